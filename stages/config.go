@@ -1,0 +1,522 @@
+package stages
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+	"github.com/pelletier/go-toml/v2/unstable"
+)
+
+// Config is a decoded experiments file.
+type Config struct {
+	Path        string
+	Experiments map[string]*Experiment
+	lines       map[string]int // dotted key path -> line
+}
+
+// Experiment is one named experiment: a pipeline, base settings, variants and
+// a grid whose cartesian product (times the variants) gives the trials.
+type Experiment struct {
+	Name        string
+	Description string
+	Pipeline    string
+	Settings    Settings           // defaults of the pipeline, then the file's settings, then --set
+	Variants    []Variant          // at least one (an unnamed one when the file lists none)
+	Grid        []Axis             // sorted by key
+	Tolerances  map[string]float64 // absolute tolerance per summary metric for repro; default 0
+}
+
+// Variant is a named bundle of settings (for example an optimizer and its options).
+type Variant struct {
+	Name     string
+	Settings map[string]any
+}
+
+// Axis is one grid dimension.
+type Axis struct {
+	Key    string
+	Values []any
+}
+
+// Trial is one point of an experiment's sweep.
+type Trial struct {
+	ID       string   // stable: hash of the resolved settings
+	Name     string   // variant and grid values, for people
+	Variant  string   // variant name
+	Settings Settings // fully resolved
+}
+
+type rawFile struct {
+	Experiments map[string]rawExp `toml:"experiments"`
+}
+
+type rawExp struct {
+	Description string             `toml:"description"`
+	Pipeline    string             `toml:"pipeline"`
+	Settings    map[string]any     `toml:"settings"`
+	Grid        map[string]any     `toml:"grid"`
+	Variants    []map[string]any   `toml:"variants"`
+	Tolerances  map[string]float64 `toml:"tolerances"`
+}
+
+// ConfigError is a configuration error naming the file, line and key.
+type ConfigError struct {
+	File string
+	Line int
+	Key  string
+	Err  error
+}
+
+func (e *ConfigError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	if e.Key != "" {
+		fmt.Fprintf(&b, ": %s", e.Key)
+	}
+	fmt.Fprintf(&b, ": %v", e.Err)
+	return b.String()
+}
+
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// LoadConfig reads and strictly decodes an experiments file.
+func LoadConfig(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &ConfigError{File: path, Err: err}
+	}
+	return ParseConfig(path, data)
+}
+
+// ParseConfig strictly decodes an experiments file's content. An unknown key,
+// a value of the wrong type or an invalid value is an error naming the key
+// and its line.
+func ParseConfig(path string, data []byte) (*Config, error) {
+	var raw rawFile
+	dec := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields()
+	if err := dec.Decode(&raw); err != nil {
+		return nil, tomlError(path, err)
+	}
+	c := &Config{Path: path, Experiments: map[string]*Experiment{}, lines: keyLines(data)}
+	names := make([]string, 0, len(raw.Experiments))
+	for name := range raw.Experiments {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		e, err := c.build(name, raw.Experiments[name])
+		if err != nil {
+			return nil, err
+		}
+		c.Experiments[name] = e
+	}
+	if len(c.Experiments) == 0 {
+		return nil, &ConfigError{File: path, Err: errors.New("no [experiments.NAME] tables")}
+	}
+	return c, nil
+}
+
+func tomlError(path string, err error) error {
+	var se *toml.StrictMissingError
+	if errors.As(err, &se) && len(se.Errors) > 0 {
+		de := se.Errors[0]
+		row, _ := de.Position()
+		return &ConfigError{File: path, Line: row, Key: strings.Join(de.Key(), "."), Err: errors.New("unknown key")}
+	}
+	var de *toml.DecodeError
+	if errors.As(err, &de) {
+		row, _ := de.Position()
+		return &ConfigError{File: path, Line: row, Key: strings.Join(de.Key(), "."), Err: errors.New(strings.TrimPrefix(firstLine(de.Error()), "toml: "))}
+	}
+	return &ConfigError{File: path, Err: err}
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func (c *Config) errorf(key string, format string, args ...any) error {
+	return &ConfigError{File: c.Path, Line: c.line(key), Key: key, Err: fmt.Errorf(format, args...)}
+}
+
+// line finds the line of a dotted key, falling back to its nearest parent.
+func (c *Config) line(key string) int {
+	for k := key; k != ""; {
+		if l, ok := c.lines[k]; ok {
+			return l
+		}
+		i := strings.LastIndexByte(k, '.')
+		if i < 0 {
+			break
+		}
+		k = k[:i]
+	}
+	return 0
+}
+
+func (c *Config) build(name string, r rawExp) (*Experiment, error) {
+	p := "experiments." + name
+	e := &Experiment{Name: name, Description: r.Description, Pipeline: r.Pipeline, Tolerances: map[string]float64{}}
+	if r.Pipeline == "" {
+		return nil, c.errorf(p+".pipeline", "missing; want one of %s", strings.Join(Pipelines, ", "))
+	}
+	if !contains(Pipelines, r.Pipeline) {
+		return nil, c.errorf(p+".pipeline", "unknown pipeline %q; want one of %s", r.Pipeline, strings.Join(Pipelines, ", "))
+	}
+	e.Settings = Defaults(r.Pipeline)
+	for _, k := range sortedKeys(r.Settings) {
+		v, err := c.setting(e.Pipeline, p+".settings."+k, k, r.Settings[k])
+		if err != nil {
+			return nil, err
+		}
+		e.Settings[k] = v
+	}
+	for i, rv := range r.Variants {
+		vp := fmt.Sprintf("%s.variants[%d]", p, i)
+		v := Variant{Settings: map[string]any{}}
+		nm, ok := rv["name"].(string)
+		if !ok || nm == "" {
+			return nil, c.errorf(vp, "a variant needs a name = \"...\"")
+		}
+		v.Name = nm
+		for _, k := range sortedKeys(rv) {
+			if k == "name" {
+				continue
+			}
+			val, err := c.setting(e.Pipeline, vp+"."+k, k, rv[k])
+			if err != nil {
+				return nil, err
+			}
+			v.Settings[k] = val
+		}
+		for _, o := range e.Variants {
+			if o.Name == v.Name {
+				return nil, c.errorf(vp+".name", "duplicate variant name %q", v.Name)
+			}
+		}
+		e.Variants = append(e.Variants, v)
+	}
+	for _, k := range sortedKeys(r.Grid) {
+		gp := p + ".grid." + k
+		vals, ok := r.Grid[k].([]any)
+		if !ok {
+			return nil, c.errorf(gp, "a grid entry must be an array of values, got %s", describe(r.Grid[k]))
+		}
+		if len(vals) == 0 {
+			return nil, c.errorf(gp, "empty grid")
+		}
+		ax := Axis{Key: k}
+		for i, raw := range vals {
+			v, err := c.setting(e.Pipeline, fmt.Sprintf("%s[%d]", gp, i), k, raw)
+			if err != nil {
+				return nil, err
+			}
+			for _, o := range ax.Values {
+				if FormatValue(o) == FormatValue(v) {
+					return nil, c.errorf(gp, "value %s listed twice", FormatValue(v))
+				}
+			}
+			ax.Values = append(ax.Values, v)
+		}
+		e.Grid = append(e.Grid, ax)
+	}
+	for _, k := range sortedKeys(r.Tolerances) {
+		t := r.Tolerances[k]
+		if !(t >= 0) {
+			return nil, c.errorf(p+".tolerances."+k, "must be >= 0, got %v", t)
+		}
+		e.Tolerances[k] = t
+	}
+	if len(e.Variants) == 0 {
+		e.Variants = []Variant{{Name: "", Settings: map[string]any{}}}
+	}
+	return e, nil
+}
+
+// setting checks one value of a setting key in the context of a pipeline.
+func (c *Config) setting(pipeline, path, key string, raw any) (any, error) {
+	s, ok := specByKey[key]
+	if !ok {
+		return nil, c.errorf(path, "unknown setting%s", suggest(key))
+	}
+	if !s.accepts(pipeline) {
+		return nil, c.errorf(path, "setting not used by pipeline %q (only by %s)", pipeline, strings.Join(s.Pipelines, ", "))
+	}
+	v, err := s.normalize(raw)
+	if err != nil {
+		return nil, c.errorf(path, "%v", err)
+	}
+	return v, nil
+}
+
+func suggest(key string) string {
+	best, bestD := "", 3
+	for _, s := range specs {
+		if d := editDistance(key, s.Key); d < bestD {
+			best, bestD = s.Key, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", best)
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// Defaults returns the default value of every setting a pipeline accepts.
+func Defaults(pipeline string) Settings {
+	s := Settings{}
+	for _, sp := range specs {
+		if sp.accepts(pipeline) {
+			s[sp.Key] = sp.Default
+		}
+	}
+	return s
+}
+
+// Override applies command-line --set key=value overrides. The value is read
+// as a TOML value (a bare word is taken as a string). An array for a setting
+// that is not itself a list replaces the grid of that key; any other value
+// fixes the key for every trial, removing it from the grid and the variants.
+func (e *Experiment) Override(sets []string) error {
+	for _, kv := range sets {
+		k, raw, ok := strings.Cut(kv, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return &ConfigError{File: "--set", Key: kv, Err: errors.New("want key=value")}
+		}
+		var doc map[string]any
+		if err := toml.Unmarshal([]byte("v = "+strings.TrimSpace(raw)), &doc); err != nil {
+			doc = map[string]any{"v": strings.TrimSpace(raw)}
+		}
+		v := doc["v"]
+		s, ok := specByKey[k]
+		if !ok {
+			return &ConfigError{File: "--set", Key: k, Err: fmt.Errorf("unknown setting%s", suggest(k))}
+		}
+		if !s.accepts(e.Pipeline) {
+			return &ConfigError{File: "--set", Key: k, Err: fmt.Errorf("setting not used by pipeline %q", e.Pipeline)}
+		}
+		if arr, isArr := v.([]any); isArr && s.Kind != FloatList && s.Kind != StringList {
+			if len(arr) == 0 {
+				return &ConfigError{File: "--set", Key: k, Err: errors.New("empty grid")}
+			}
+			ax := Axis{Key: k}
+			for _, r := range arr {
+				nv, err := s.normalize(r)
+				if err != nil {
+					return &ConfigError{File: "--set", Key: k, Err: err}
+				}
+				ax.Values = append(ax.Values, nv)
+			}
+			e.dropKey(k)
+			e.Grid = append(e.Grid, ax)
+			sort.Slice(e.Grid, func(i, j int) bool { return e.Grid[i].Key < e.Grid[j].Key })
+			continue
+		}
+		nv, err := s.normalize(v)
+		if err != nil {
+			return &ConfigError{File: "--set", Key: k, Err: err}
+		}
+		e.dropKey(k)
+		e.Settings[k] = nv
+	}
+	return nil
+}
+
+func (e *Experiment) dropKey(k string) {
+	g := e.Grid[:0]
+	for _, ax := range e.Grid {
+		if ax.Key != k {
+			g = append(g, ax)
+		}
+	}
+	e.Grid = g
+	for _, v := range e.Variants {
+		delete(v.Settings, k)
+	}
+}
+
+// Trials enumerates the sweep deterministically: variants in file order, then
+// the grid's cartesian product with keys in sorted order (the last key
+// varying fastest).
+func (e *Experiment) Trials() []Trial {
+	var out []Trial
+	for _, v := range e.Variants {
+		idx := make([]int, len(e.Grid))
+		for {
+			s := e.Settings.Clone()
+			for k, val := range v.Settings {
+				s[k] = val
+			}
+			var parts []string
+			if v.Name != "" {
+				parts = append(parts, v.Name)
+			}
+			for a, ax := range e.Grid {
+				s[ax.Key] = ax.Values[idx[a]]
+				parts = append(parts, ax.Key+"="+FormatValue(ax.Values[idx[a]]))
+			}
+			out = append(out, Trial{ID: TrialID(e.Pipeline, s), Name: strings.Join(parts, " "), Variant: v.Name, Settings: s})
+			a := len(idx) - 1
+			for ; a >= 0; a-- {
+				idx[a]++
+				if idx[a] < len(e.Grid[a].Values) {
+					break
+				}
+				idx[a] = 0
+			}
+			if a < 0 {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// TrialID is the stable id of a trial: a hash of its pipeline and resolved settings.
+func TrialID(pipeline string, s Settings) string {
+	h := sha256.New()
+	h.Write([]byte(pipeline))
+	h.Write([]byte{0})
+	h.Write(CanonicalJSON(s))
+	return hex.EncodeToString(h.Sum(nil))[:12]
+}
+
+// Resolved returns the experiment's full resolved configuration as canonical
+// JSON, and its hash: what a run records and what decides whether a run can
+// be resumed.
+func (e *Experiment) Resolved() (string, string) {
+	m := map[string]any{
+		"name":       e.Name,
+		"pipeline":   e.Pipeline,
+		"settings":   map[string]any(e.Settings),
+		"tolerances": e.Tolerances,
+	}
+	var vs []map[string]any
+	for _, v := range e.Variants {
+		vs = append(vs, map[string]any{"name": v.Name, "settings": v.Settings})
+	}
+	m["variants"] = vs
+	var gs []map[string]any
+	for _, ax := range e.Grid {
+		gs = append(gs, map[string]any{"key": ax.Key, "values": ax.Values})
+	}
+	m["grid"] = gs
+	b := CanonicalJSON(m)
+	sum := sha256.Sum256(b)
+	return string(b), hex.EncodeToString(sum[:])[:16]
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// keyLines maps every dotted key path of a TOML document to its line, with
+// array-of-tables elements indexed as name[i].
+func keyLines(data []byte) map[string]int {
+	lines := map[string]int{}
+	var p unstable.Parser
+	p.Reset(data)
+	var table string
+	arrays := map[string]int{}
+	for p.NextExpression() {
+		e := p.Expression()
+		switch e.Kind {
+		case unstable.Table, unstable.ArrayTable:
+			key := joinKey(e.Key())
+			line := p.Shape(e.Raw).Start.Line
+			if e.Raw.Length == 0 {
+				line = lineOfKey(&p, e.Key())
+			}
+			if e.Kind == unstable.ArrayTable {
+				i := arrays[key]
+				arrays[key] = i + 1
+				key = key + "[" + strconv.Itoa(i) + "]"
+			}
+			table = key
+			lines[key] = line
+		case unstable.KeyValue:
+			key := joinKey(e.Key())
+			if table != "" {
+				key = table + "." + key
+			}
+			lines[key] = lineOfKey(&p, e.Key())
+			if v := e.Value(); v != nil && v.Kind == unstable.Array {
+				it := v.Children()
+				for i := 0; it.Next(); i++ {
+					n := it.Node()
+					if n.Raw.Length > 0 {
+						lines[key+"["+strconv.Itoa(i)+"]"] = p.Shape(n.Raw).Start.Line
+					}
+				}
+			}
+		}
+	}
+	return lines
+}
+
+func joinKey(it unstable.Iterator) string {
+	var parts []string
+	for it.Next() {
+		parts = append(parts, string(it.Node().Data))
+	}
+	return strings.Join(parts, ".")
+}
+
+func lineOfKey(p *unstable.Parser, it unstable.Iterator) int {
+	for it.Next() {
+		n := it.Node()
+		if n.Raw.Length > 0 {
+			return p.Shape(n.Raw).Start.Line
+		}
+	}
+	return 0
+}

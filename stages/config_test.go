@@ -1,0 +1,135 @@
+package stages
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+const goodConfig = `
+[experiments.small]
+description = "a small sweep"
+pipeline = "artificial"
+
+[experiments.small.settings]
+steps = 200
+lr = 0.5
+time_steps = 5
+
+[experiments.small.grid]
+seed = [1, 2]
+lambda = [1.0, 10]
+
+[[experiments.small.variants]]
+name = "gd"
+gauge = "none"
+
+[[experiments.small.variants]]
+name = "goldstone"
+gauge = "goldstone"
+k1 = 10
+
+[experiments.small.tolerances]
+final_excess = 1e-9
+`
+
+func TestParseConfigGood(t *testing.T) {
+	c, err := ParseConfig("x.toml", []byte(goodConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := c.Experiments["small"]
+	if e.Settings.Int("steps") != 200 || e.Settings.Float("lr") != 0.5 || e.Settings.String("optimizer") != "gd" {
+		t.Fatalf("settings not resolved: %v", e.Settings)
+	}
+	trials := e.Trials()
+	if len(trials) != 8 {
+		t.Fatalf("got %d trials, want 2 variants x 2 x 2 = 8", len(trials))
+	}
+	ids := map[string]bool{}
+	for _, tr := range trials {
+		if ids[tr.ID] {
+			t.Fatalf("duplicate trial id %s", tr.ID)
+		}
+		ids[tr.ID] = true
+	}
+	if trials[0].Name != "gd lambda=1 seed=1" || trials[1].Name != "gd lambda=1 seed=2" || trials[4].Settings.Int("k1") != 10 {
+		t.Fatalf("unexpected order: %q %q", trials[0].Name, trials[1].Name)
+	}
+	// Stable ids: parsing again gives the same ids in the same order.
+	c2, _ := ParseConfig("x.toml", []byte(goodConfig))
+	for i, tr := range c2.Experiments["small"].Trials() {
+		if tr.ID != trials[i].ID {
+			t.Fatalf("trial %d id changed: %s vs %s", i, tr.ID, trials[i].ID)
+		}
+	}
+	if e.Tolerances["final_excess"] != 1e-9 {
+		t.Fatalf("tolerances: %v", e.Tolerances)
+	}
+}
+
+func TestParseConfigErrors(t *testing.T) {
+	tests := []struct {
+		name, edit, want string
+	}{
+		{"unknown top key", "[experiments.small.setings]\nlr = 1", "unknown key"},
+		{"unknown setting", "[experiments.small.settings]\nstepz = 1", `experiments.small.settings.stepz: unknown setting (did you mean "steps"?)`},
+		{"wrong type", "[experiments.small.settings]\nsteps = \"many\"", "steps: want integer, got string"},
+		{"zero steps", "[experiments.small.settings]\nsteps = 0", "steps: must be > 0"},
+		{"negative coupling", "[experiments.small.settings]\nlambda = -1.0", "lambda: must be finite and > 0"},
+		{"empty grid", "[experiments.small.grid]\nseed = []", "seed: empty grid"},
+		{"bad grid value", "[experiments.small.grid]\nlr = [0.1, -2.0]", "grid.lr[1]: must be finite and > 0"},
+		{"grid not array", "[experiments.small.grid]\nlr = 0.1", "must be an array"},
+		{"bad pipeline", "", "unknown pipeline"},
+		{"wrong pipeline key", "[experiments.small.settings]\nvocab = 10", "not used by pipeline"},
+		{"bad enum", "[experiments.small.settings]\noptimizer = \"sgd\"", "must be one of gd, adagrad, adam"},
+		{"toml syntax", "[experiments.small.settings]\nlr = = 1", "x.toml:4"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := "[experiments.small]\npipeline = \"artificial\"\n" + tt.edit + "\n"
+			if tt.name == "bad pipeline" {
+				doc = "[experiments.small]\npipeline = \"nope\"\n"
+			}
+			_, err := ParseConfig("x.toml", []byte(doc))
+			if err == nil {
+				t.Fatalf("no error for %q", doc)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %q does not contain %q", err, tt.want)
+			}
+			var ce *ConfigError
+			if !errors.As(err, &ce) || ce.Line == 0 {
+				t.Fatalf("error %q names no line", err)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error is not one line: %q", err)
+			}
+		})
+	}
+}
+
+func TestOverride(t *testing.T) {
+	c, err := ParseConfig("x.toml", []byte(goodConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := c.Experiments["small"]
+	if err := e.Override([]string{"seed=7", "steps=10", "k1=[5, 6]", "optimizer=adam"}); err != nil {
+		t.Fatal(err)
+	}
+	trials := e.Trials()
+	if len(trials) != 2*2*2 {
+		t.Fatalf("got %d trials", len(trials))
+	}
+	for _, tr := range trials {
+		if tr.Settings.Int("seed") != 7 || tr.Settings.Int("steps") != 10 || tr.Settings.String("optimizer") != "adam" {
+			t.Fatalf("override not applied: %v", tr.Settings)
+		}
+	}
+	for _, bad := range []string{"steps=0", "nokey=1", "steps", "lambda=-3", "seed=[]"} {
+		if err := e.Override([]string{bad}); err == nil {
+			t.Errorf("--set %s accepted", bad)
+		}
+	}
+}

@@ -18,8 +18,6 @@ type Edge struct {
 type Graph struct {
 	N     int    // number of time steps (nodes)
 	Edges []Edge // each undirected edge once
-
-	pinv *mat.SymDense // cached pseudoinverse of the Laplacian
 }
 
 // NewGraph validates and returns a graph over n nodes.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -519,4 +520,109 @@ func lineOfKey(p *unstable.Parser, it unstable.Iterator) int {
 		}
 	}
 	return 0
+}
+
+// ExperimentFromResolved rebuilds an experiment from the configuration a run
+// recorded (Experiment.Resolved), so that repro re-runs exactly what ran.
+func ExperimentFromResolved(js string) (*Experiment, error) {
+	var raw struct {
+		Name       string             `json:"name"`
+		Pipeline   string             `json:"pipeline"`
+		Settings   map[string]any     `json:"settings"`
+		Tolerances map[string]float64 `json:"tolerances"`
+		Variants   []struct {
+			Name     string         `json:"name"`
+			Settings map[string]any `json:"settings"`
+		} `json:"variants"`
+		Grid []struct {
+			Key    string `json:"key"`
+			Values []any  `json:"values"`
+		} `json:"grid"`
+	}
+	dec := json.NewDecoder(strings.NewReader(js))
+	dec.UseNumber()
+	if err := dec.Decode(&raw); err != nil {
+		return nil, err
+	}
+	conv := func(key string, v any) (any, error) {
+		s, ok := specByKey[key]
+		if !ok {
+			return nil, fmt.Errorf("setting %s: unknown (recorded by another version?)", key)
+		}
+		v, err := fromJSON(s.Kind, v)
+		if err != nil {
+			return nil, fmt.Errorf("setting %s: %w", key, err)
+		}
+		return s.normalize(v)
+	}
+	e := &Experiment{Name: raw.Name, Pipeline: raw.Pipeline, Settings: Settings{}, Tolerances: raw.Tolerances}
+	if e.Tolerances == nil {
+		e.Tolerances = map[string]float64{}
+	}
+	for k, v := range raw.Settings {
+		nv, err := conv(k, v)
+		if err != nil {
+			return nil, err
+		}
+		e.Settings[k] = nv
+	}
+	for _, v := range raw.Variants {
+		nv := Variant{Name: v.Name, Settings: map[string]any{}}
+		for k, x := range v.Settings {
+			val, err := conv(k, x)
+			if err != nil {
+				return nil, err
+			}
+			nv.Settings[k] = val
+		}
+		e.Variants = append(e.Variants, nv)
+	}
+	for _, g := range raw.Grid {
+		ax := Axis{Key: g.Key}
+		for _, x := range g.Values {
+			val, err := conv(g.Key, x)
+			if err != nil {
+				return nil, err
+			}
+			ax.Values = append(ax.Values, val)
+		}
+		e.Grid = append(e.Grid, ax)
+	}
+	return e, nil
+}
+
+func fromJSON(k Kind, v any) (any, error) {
+	num := func(x any) (any, error) {
+		n, ok := x.(json.Number)
+		if !ok {
+			return x, nil
+		}
+		if k == Int {
+			return n.Int64()
+		}
+		return n.Float64()
+	}
+	switch k {
+	case Int, Float:
+		return num(v)
+	case FloatList:
+		xs, ok := v.([]any)
+		if !ok {
+			return v, nil
+		}
+		out := make([]any, len(xs))
+		for i, x := range xs {
+			n, ok := x.(json.Number)
+			if !ok {
+				return nil, fmt.Errorf("want a number, got %v", x)
+			}
+			f, err := n.Float64()
+			if err != nil {
+				return nil, err
+			}
+			out[i] = f
+		}
+		return out, nil
+	}
+	return v, nil
 }

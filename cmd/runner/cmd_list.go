@@ -1,0 +1,35 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"text/tabwriter"
+
+	"goldstone/stages"
+)
+
+func init() {
+	commands = append(commands, &command{name: "list", summary: "list the experiments of the experiments file", run: runList})
+}
+
+func runList(_ context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) error {
+	cfg, err := stages.LoadConfig(g.config)
+	if err != nil {
+		return &exitError{exitUsage, err}
+	}
+	var names []string
+	for n := range cfg.Experiments {
+		names = append(names, n)
+	}
+	tw := tabwriter.NewWriter(g.stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "EXPERIMENT\tPIPELINE\tTRIALS\tDESCRIPTION")
+	for _, n := range sortedStrings(names) {
+		e := cfg.Experiments[n]
+		if err := e.Override(g.sets); err != nil {
+			return &exitError{exitUsage, err}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", n, e.Pipeline, len(e.Trials()), e.Description)
+	}
+	return tw.Flush()
+}

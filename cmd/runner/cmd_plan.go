@@ -1,0 +1,53 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"text/tabwriter"
+
+	"goldstone/pipeline"
+	"goldstone/stages"
+)
+
+func init() {
+	commands = append(commands, &command{name: "plan", summary: "dry run: list each stage as cached or to run, with the reason", run: runPlan})
+}
+
+func runPlan(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) error {
+	e, err := g.loadExperiment()
+	if err != nil {
+		return err
+	}
+	trials := e.Trials()
+	built, err := stages.Build(e, trials, stages.Env{DataDir: g.dataDir})
+	if err != nil {
+		return &exitError{exitUsage, err}
+	}
+	items, err := pipeline.Plan(ctx, built.Graph, pipeline.Options{WorkDir: g.workdir, Jobs: g.jobs})
+	if err != nil {
+		return &exitError{exitUsage, err}
+	}
+	names := map[string]string{}
+	for _, tn := range built.Trials {
+		for _, n := range tn.Nodes {
+			names[n] = tn.Trial.Name
+		}
+	}
+	tw := tabwriter.NewWriter(g.stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "STAGE\tNODE\tSTATUS\tREASON\tTRIAL")
+	run := 0
+	for _, it := range items {
+		status := "cached"
+		if !it.Cached {
+			status = "run"
+			run++
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", it.Stage, it.Node, status, it.Reason, names[it.Node])
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(g.stdout, "%d stages: %d cached, %d to run\n", len(items), len(items)-run, run)
+	return nil
+}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"goldstone/runs"
+	"goldstone/stages"
+)
+
+var reproFlags struct {
+	run int64
+}
+
+func init() {
+	commands = append(commands, &command{
+		name:    "repro",
+		summary: "re-run a recorded run from scratch (no cache) and compare every summary metric",
+		flags: func(fs *flag.FlagSet) {
+			fs.Int64Var(&reproFlags.run, "run", 0, "run id to check (default: the latest finished run of the experiment)")
+		},
+		run: runRepro,
+	})
+}
+
+func runRepro(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) error {
+	st, err := runs.Open(ctx, g.db)
+	if err != nil {
+		return &exitError{exitUsage, fmt.Errorf("open results database: %w", err)}
+	}
+	defer st.Close()
+	var ri *runs.RunInfo
+	if reproFlags.run != 0 {
+		ri, err = st.Run(ctx, reproFlags.run)
+	} else {
+		if g.experiment == "" {
+			return usageErr("missing --experiment NAME or --run ID")
+		}
+		ri, err = st.LatestRun(ctx, g.experiment, runs.KindRun)
+	}
+	if err != nil {
+		return &exitError{exitUsage, err}
+	}
+	if ri == nil {
+		return usageErr("%s: no recorded run of %q to reproduce", g.db, g.experiment)
+	}
+	if ri.Status != runs.StatusDone {
+		return usageErr("run %d is %s, not done: finish it first (run the experiment again to resume)", ri.ID, ri.Status)
+	}
+	// The recorded configuration is what is reproduced, not today's file.
+	e, err := stages.ExperimentFromResolved(ri.ConfigJSON)
+	if err != nil {
+		return &exitError{exitUsage, fmt.Errorf("run %d: recorded configuration: %w", ri.ID, err)}
+	}
+	recorded, err := st.Summaries(ctx, ri.ID)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(g.workdir, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(g.workdir, "repro-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	prog := newProgress(g, len(e.Trials()))
+	out, err := stages.Execute(ctx, st, e, stages.RunOptions{
+		WorkDir: filepath.Join(tmp, "work"), DataDir: g.dataDir, Jobs: g.jobs, Force: true,
+		Kind: runs.KindRepro, Log: g.log, Observer: prog,
+	})
+	prog.Close()
+	if err != nil {
+		return &exitError{exitUsage, err}
+	}
+	if out.DataErr != nil {
+		return &exitError{exitUsage, out.DataErr}
+	}
+	now, err := st.Summaries(ctx, out.RunID)
+	if err != nil {
+		return err
+	}
+	names := map[string]string{}
+	for _, t := range e.Trials() {
+		names[t.ID] = t.Name
+	}
+	drifts := stages.Compare(recorded, now, names, e.Tolerances)
+	compared := 0
+	for _, m := range recorded {
+		for k := range m {
+			if !stages.IsTiming(k) {
+				compared++
+			}
+		}
+	}
+	for _, d := range drifts {
+		fmt.Fprintf(g.stdout, "DRIFT trial %s (%s) %s: recorded %s, now %s (tolerance %g)\n", d.Trial, d.Name, d.Metric, fmtF(d.Recorded), fmtF(d.Now), d.Tolerance)
+	}
+	if len(drifts) > 0 {
+		return &exitError{exitFailed, fmt.Errorf("repro of run %d (repro run %d): %d of %d metrics drifted", ri.ID, out.RunID, len(drifts), compared)}
+	}
+	fmt.Fprintf(g.stdout, "repro of run %d (repro run %d): all %d summary metrics of %d trials match\n", ri.ID, out.RunID, compared, len(recorded))
+	return nil
+}
+
+func fmtF(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

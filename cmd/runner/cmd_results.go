@@ -1,0 +1,208 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"text/tabwriter"
+
+	"goldstone/runs"
+)
+
+var resultsFlags struct {
+	format string
+	run    int64
+}
+
+func init() {
+	commands = append(commands, &command{
+		name:    "results",
+		summary: "one row per trial of the latest run: id, status, settings, summary metrics",
+		flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&resultsFlags.format, "format", "table", "table, csv or json")
+			fs.Int64Var(&resultsFlags.run, "run", 0, "run id (default: the latest run of the experiment)")
+		},
+		run: runResults,
+	})
+}
+
+// resultRow is one trial in `runner results`.
+type resultRow struct {
+	Trial   string              `json:"trial"`
+	Status  string              `json:"status"`
+	Error   string              `json:"error,omitempty"`
+	Params  map[string]any      `json:"params"`
+	Metrics map[string]*float64 `json:"metrics"` // null: no value (NaN); Inf as +/-1e308*10 cannot be JSON: see jsonNumber
+}
+
+func runResults(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) error {
+	if g.experiment == "" && resultsFlags.run == 0 {
+		return usageErr("missing --experiment NAME or --run ID")
+	}
+	switch resultsFlags.format {
+	case "table", "csv", "json":
+	default:
+		return usageErr("--format must be table, csv or json, got %q", resultsFlags.format)
+	}
+	st, err := runs.Open(ctx, g.db)
+	if err != nil {
+		return &exitError{exitUsage, fmt.Errorf("open results database: %w", err)}
+	}
+	defer st.Close()
+	var ri *runs.RunInfo
+	if resultsFlags.run != 0 {
+		ri, err = st.Run(ctx, resultsFlags.run)
+	} else {
+		ri, err = st.LatestRun(ctx, g.experiment, runs.KindRun)
+	}
+	if err != nil {
+		return &exitError{exitUsage, err}
+	}
+	if ri == nil {
+		return usageErr("%s: no run of experiment %q yet", g.db, g.experiment)
+	}
+	trials, err := st.Trials(ctx, ri.ID)
+	if err != nil {
+		return err
+	}
+	sums, err := st.Summaries(ctx, ri.ID)
+	if err != nil {
+		return err
+	}
+	rows := make([]resultRow, 0, len(trials))
+	paramKeys, metricKeys := map[string]bool{}, map[string]bool{}
+	for _, t := range trials {
+		r := resultRow{Trial: t.ID, Status: t.Status, Error: t.Error, Params: map[string]any{}, Metrics: map[string]*float64{}}
+		for k, v := range t.Params {
+			var x any
+			if json.Unmarshal([]byte(v), &x) != nil {
+				x = v
+			}
+			r.Params[k] = x
+			paramKeys[k] = true
+		}
+		for k, v := range sums[t.ID] {
+			if math.IsNaN(v) {
+				r.Metrics[k] = nil
+			} else {
+				v := v
+				r.Metrics[k] = &v
+			}
+			metricKeys[k] = true
+		}
+		rows = append(rows, r)
+	}
+	switch resultsFlags.format {
+	case "json":
+		for _, r := range rows {
+			for k, v := range r.Metrics {
+				if v != nil && math.IsInf(*v, 0) {
+					r.Metrics[k] = nil // JSON has no infinity; the database keeps it
+				}
+			}
+		}
+		enc := json.NewEncoder(g.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rows)
+	case "csv":
+		w := csv.NewWriter(g.stdout)
+		pk, mk := varyingKeys(rows, paramKeys, true), sortedKeys(metricKeys)
+		w.Write(append(append([]string{"trial", "status"}, pk...), mk...))
+		for _, r := range rows {
+			rec := []string{r.Trial, r.Status}
+			for _, k := range pk {
+				rec = append(rec, paramText(r.Params[k]))
+			}
+			for _, k := range mk {
+				rec = append(rec, metricText(r.Metrics[k], 'g', -1))
+			}
+			w.Write(rec)
+		}
+		w.Flush()
+		return w.Error()
+	default:
+		fmt.Fprintf(g.stdout, "run %d of %s (%s, started %s)\n", ri.ID, ri.Experiment, ri.Status, ri.Started.Format("2006-01-02 15:04:05"))
+		tw := tabwriter.NewWriter(g.stdout, 2, 4, 2, ' ', 0)
+		pk, mk := varyingKeys(rows, paramKeys, false), sortedKeys(metricKeys)
+		head := append(append([]string{"TRIAL", "STATUS"}, pk...), mk...)
+		for i, h := range head {
+			if i > 0 {
+				fmt.Fprint(tw, "\t")
+			}
+			fmt.Fprint(tw, h)
+		}
+		fmt.Fprintln(tw)
+		for _, r := range rows {
+			fmt.Fprintf(tw, "%s\t%s", r.Trial, r.Status)
+			for _, k := range pk {
+				fmt.Fprintf(tw, "\t%s", paramText(r.Params[k]))
+			}
+			for _, k := range mk {
+				fmt.Fprintf(tw, "\t%s", metricText(r.Metrics[k], 'g', 6))
+			}
+			fmt.Fprintln(tw)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		for _, r := range rows {
+			if r.Error != "" {
+				fmt.Fprintf(g.stdout, "%s: %s\n", r.Trial, oneLine(r.Error))
+			}
+		}
+		return nil
+	}
+}
+
+// varyingKeys lists the setting keys to show: all of them (csv), or only
+// those that differ between trials (table), sorted.
+func varyingKeys(rows []resultRow, keys map[string]bool, all bool) []string {
+	var out []string
+	for _, k := range sortedKeys(keys) {
+		if all || len(rows) < 2 {
+			out = append(out, k)
+			continue
+		}
+		first := paramText(rows[0].Params[k])
+		for _, r := range rows[1:] {
+			if paramText(r.Params[k]) != first {
+				out = append(out, k)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func paramText(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	default:
+		b, _ := json.Marshal(x)
+		return string(b)
+	}
+}
+
+func metricText(v *float64, f byte, prec int) string {
+	if v == nil {
+		return "null"
+	}
+	return strconv.FormatFloat(*v, f, prec, 64)
+}

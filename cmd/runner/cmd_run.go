@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+
+	"goldstone/runs"
+	"goldstone/stages"
+)
+
+var runFlags struct {
+	failFast    bool
+	retryFailed bool
+}
+
+func init() {
+	commands = append(commands, &command{
+		name:    "run",
+		summary: "run or resume an experiment (the default command)",
+		flags: func(fs *flag.FlagSet) {
+			fs.BoolVar(&runFlags.failFast, "fail-fast", false, "cancel the remaining trials at the first failure")
+			fs.BoolVar(&runFlags.retryFailed, "retry-failed", false, "run the failed trials of a finished run again")
+		},
+		run: runRun,
+	})
+}
+
+func runRun(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) error {
+	e, err := g.loadExperiment()
+	if err != nil {
+		return err
+	}
+	st, err := runs.Open(ctx, g.db)
+	if err != nil {
+		return &exitError{exitUsage, fmt.Errorf("open results database: %w", err)}
+	}
+	defer st.Close()
+	prog := newProgress(g, len(e.Trials()))
+	defer prog.Close()
+	out, err := stages.Execute(ctx, st, e, stages.RunOptions{
+		WorkDir:     g.workdir,
+		DataDir:     g.dataDir,
+		Jobs:        g.jobs,
+		FailFast:    runFlags.failFast,
+		RetryFailed: runFlags.retryFailed,
+		Log:         g.log,
+		Observer:    prog,
+	})
+	prog.Close()
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			if out != nil {
+				fmt.Fprintf(g.stdout, "run %d interrupted: %d of %d trials done; run the same command again to resume\n", out.RunID, out.Done, out.Trials)
+			}
+			return err
+		}
+		return &exitError{exitUsage, err}
+	}
+	switch {
+	case out.UpToDate:
+		fmt.Fprintf(g.stdout, "%s: up to date (run %d, %d trials: %d done, %d failed); nothing to run\n", e.Name, out.RunID, out.Trials, out.Done, out.Failed)
+	default:
+		verb := "finished"
+		if out.Resumed {
+			verb = "resumed and finished"
+		}
+		fmt.Fprintf(g.stdout, "%s: run %d %s: %d trials: %d done, %d failed; stages: %d ran, %d cached\n", e.Name, out.RunID, verb, out.Trials, out.Done, out.Failed, out.Ran, out.Cached)
+	}
+	if out.DataErr != nil {
+		return &exitError{exitUsage, out.DataErr}
+	}
+	if out.Failed > 0 {
+		for id, msg := range out.Failures {
+			fmt.Fprintf(g.stdout, "  failed %s: %s\n", id, oneLine(msg))
+		}
+		return &exitError{exitFailed, fmt.Errorf("%d of %d trials failed (see 'runner results --experiment %s')", out.Failed, out.Trials, e.Name)}
+	}
+	return nil
+}

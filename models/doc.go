@@ -1,0 +1,29 @@
+// Package models holds the models goldstone trains: their local losses
+// l(X_t; Z_t) with gradients, their coupling graphs, initialisers, data
+// generators and evaluation helpers.
+//
+//   - DenseMF: dense dynamic Gaussian matrix factorisation (the paper's
+//     artificial experiment; Artificial and OptimalLoss generate its data and
+//     its optimum).
+//   - LogisticMF: sparse dynamic logistic matrix factorisation of binary
+//     ratings (the MovieLens experiment), with EvaluateRatings, BaseRate and
+//     AUC for held-out metrics.
+//   - PlantedDistance compares learned embeddings with planted ones up to a
+//     global orthogonal map.
+//
+// Invariants:
+//   - Parameters are one flat []float64 laid out as optim.Blocks with Offset 0:
+//     column i of Z_t is x[(t*N+i)*D : (t*N+i+1)*D]. For the matrix
+//     factorisations the first columns of every Z_t are the row (user) vectors
+//     U_t and the remaining ones the column (item) vectors V_t.
+//   - LocalLoss returns l plus local regularisers and OVERWRITES grad with its
+//     gradient. It does not include psi: the coupling is returned by Graph and
+//     added by the optimizer driver (see ProblemOf).
+//   - Every local loss is invariant under a common orthogonal map of all
+//     columns of a Z_t.
+//   - LocalLoss allocates nothing after the first call and splits its work into
+//     chunks that depend only on the data, reducing partial sums in chunk
+//     order, so results are bit-identical at any worker count.
+//   - A model value is not safe for concurrent use; its exported fields must
+//     not change after the first call of a method.
+package models

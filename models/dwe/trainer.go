@@ -1,0 +1,103 @@
+package dwe
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+
+	"goldstone/optim"
+)
+
+// Trainable is what Trainer trains: *MAP or *Variational. It is
+// models.Model plus Resample, which draws the randomness (minibatch, and for
+// Variational the noise) that the next LocalLoss calls use.
+type Trainable interface {
+	NumParams() int
+	Blocks() optim.Blocks
+	Graph() *optim.Graph
+	Init(x []float64, rng *rand.Rand)
+	LocalLoss(grad, x []float64) float64
+	Resample(rng *rand.Rand, nw, nc int)
+}
+
+var (
+	_ Trainable = (*MAP)(nil)
+	_ Trainable = (*Variational)(nil)
+)
+
+// DefaultAdam is the DWE optimizer: Adam with rho_s = 0.1 (1000/(s+1000))^0.7.
+func DefaultAdam() *optim.Adam {
+	return &optim.Adam{Rate: optim.Schedule{Rho0: 0.1, S0: 1000, Kappa: 0.7}}
+}
+
+// Trainer runs the DWE training schedule on top of optim.Driver: a first
+// phase of MinibatchSteps steps on random minibatches of BatchWords words x
+// BatchContexts contexts (likelihood rescaled to be unbiased; the prior and
+// entropy are always exact), then full-batch steps. A fresh minibatch (and
+// noise, for Variational) is drawn before every step from a generator seeded
+// by Seed. Gauge, if set, acts on the means (Model.Blocks) after every K1
+// steps (the paper: Goldstone-GD with K1 = 10, K2 = 10).
+type Trainer struct {
+	Model  Trainable
+	Method optim.Method // nil: DefaultAdam()
+	Gauge  optim.Gauge  // nil: none
+	K1     int
+
+	Steps                     int // total number of steps
+	MinibatchSteps            int // steps of the first phase
+	BatchWords, BatchContexts int // first-phase minibatch sizes (<= 0 or >= V: all)
+	Seed                      uint64
+}
+
+// Iter describes one training step (see optim.Iter); Minibatch reports the
+// phase. Loss, Local and Psi are at x before the step's update.
+type Iter struct {
+	optim.Iter
+	Minibatch bool
+}
+
+// Run trains x (len Model.NumParams(), initialised by the caller, e.g. with
+// Model.Init) in place, calling each after every step (nil ok; it may return
+// an error to stop). It stops with ctx.Err() when ctx is done and with an
+// error wrapping optim.ErrDiverged on a non-finite loss.
+func (tr *Trainer) Run(ctx context.Context, x []float64, each func(it *Iter) error) error {
+	if tr.Model == nil {
+		return errors.New("dwe trainer: no model")
+	}
+	checkLen("x", x, tr.Model.NumParams())
+	method := tr.Method
+	if method == nil {
+		method = DefaultAdam()
+	}
+	rng := rand.New(rand.NewPCG(tr.Seed, 0x64776521))
+	draw := func(step int) {
+		if step < tr.MinibatchSteps {
+			tr.Model.Resample(rng, tr.BatchWords, tr.BatchContexts)
+		} else {
+			tr.Model.Resample(rng, 0, 0)
+		}
+	}
+	if tr.Steps <= 0 {
+		return nil
+	}
+	draw(0)
+	d := optim.Driver{Method: method, Gauge: tr.Gauge, K1: tr.K1}
+	p := optim.Problem{Local: tr.Model.LocalLoss, Blocks: tr.Model.Blocks(), Graph: tr.Model.Graph()}
+	var it Iter
+	return d.Run(p, x, tr.Steps, func(oi *optim.Iter) error {
+		it.Iter = *oi
+		it.Minibatch = oi.Step < tr.MinibatchSteps
+		if each != nil {
+			if err := each(&it); err != nil {
+				return err
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if oi.Step+1 < tr.Steps {
+			draw(oi.Step + 1)
+		}
+		return nil
+	})
+}

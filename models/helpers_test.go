@@ -1,0 +1,126 @@
+package models
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"goldstone/optim"
+	"gonum.org/v1/gonum/mat"
+)
+
+// chunkPool runs chunks on up to w goroutines via optim.Chunks.
+type chunkPool int // workers
+
+func (w chunkPool) Chunks(n, chunk int, fn func(c, lo, hi int)) { optim.Chunks(n, chunk, int(w), fn) }
+
+func randVec(rng *rand.Rand, n int, std float64) []float64 {
+	x := make([]float64, n)
+	for i := range x {
+		x[i] = std * rng.NormFloat64()
+	}
+	return x
+}
+
+// checkGrad compares the gradient written by f with central differences of
+// f at x, coordinate by coordinate. grad is filled with NaN first to check
+// that f overwrites it.
+func checkGrad(t *testing.T, f func(grad, x []float64) float64, x []float64, tol float64) {
+	t.Helper()
+	n := len(x)
+	grad := make([]float64, n)
+	for i := range grad {
+		grad[i] = math.NaN()
+	}
+	f0 := f(grad, x)
+	if math.IsNaN(f0) || math.IsInf(f0, 0) {
+		t.Fatalf("loss = %v", f0)
+	}
+	scratch := make([]float64, n)
+	xp := append([]float64(nil), x...)
+	const h = 1e-6
+	bad := 0
+	for i := 0; i < n; i++ {
+		xp[i] = x[i] + h
+		fp := f(scratch, xp)
+		xp[i] = x[i] - h
+		fm := f(scratch, xp)
+		xp[i] = x[i]
+		fd := (fp - fm) / (2 * h)
+		if d := math.Abs(fd - grad[i]); !(d <= tol*math.Max(1, math.Abs(fd))) {
+			if bad++; bad <= 5 {
+				t.Errorf("grad[%d] = %.10g, finite difference %.10g", i, grad[i], fd)
+			}
+		}
+	}
+	if bad > 5 {
+		t.Errorf("%d of %d coordinates wrong", bad, n)
+	}
+}
+
+// withPsi adds psi and its gradient over g to a local objective.
+func withPsi(f func(grad, x []float64) float64, b optim.Blocks, g *optim.Graph) func(grad, x []float64) float64 {
+	return func(grad, x []float64) float64 {
+		return f(grad, x) + optim.AddPsiGrad(grad, x, b, g)
+	}
+}
+
+// randOrthogonal returns a random d x d orthogonal matrix (row-major).
+func randOrthogonal(rng *rand.Rand, d int) []float64 {
+	a := mat.NewDense(d, d, randVec(rng, d*d, 1))
+	var qr mat.QR
+	qr.Factorize(a)
+	var q mat.Dense
+	qr.QTo(&q)
+	return append([]float64(nil), q.RawMatrix().Data...)
+}
+
+// rotateBlocks returns a copy of x with every column of Z_t mapped by q[t]
+// (d x d row-major).
+func rotateBlocks(x []float64, b optim.Blocks, q [][]float64) []float64 {
+	y := append([]float64(nil), x...)
+	d := b.D
+	for t := 0; t < b.T; t++ {
+		zx, zy := b.Block(x, t), b.Block(y, t)
+		for c := 0; c < b.N; c++ {
+			for i := 0; i < d; i++ {
+				var s float64
+				for j := 0; j < d; j++ {
+					s += q[t][i*d+j] * zx[c*d+j]
+				}
+				zy[c*d+i] = s
+			}
+		}
+	}
+	return y
+}
+
+// synthRatings draws n ratings with Zipf-distributed users and items,
+// uniform bins and P(x=+1) = 0.55.
+func synthRatings(seed uint64, n, users, items, bins int) *Ratings {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	zu := rand.NewZipf(rng, 1.2, 8, uint64(users-1))
+	zi := rand.NewZipf(rng, 1.1, 4, uint64(items-1))
+	r := &Ratings{
+		T: make([]int32, n), User: make([]int32, n), Item: make([]int32, n), X: make([]int8, n),
+	}
+	for k := 0; k < n; k++ {
+		r.T[k] = int32(rng.IntN(bins))
+		r.User[k] = int32(zu.Uint64())
+		r.Item[k] = int32(zi.Uint64())
+		r.X[k] = -1
+		if rng.Float64() < 0.55 {
+			r.X[k] = 1
+		}
+	}
+	return r
+}
+
+func sameBits(t *testing.T, name string, a, b []float64) {
+	t.Helper()
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			t.Fatalf("%s[%d]: %v != %v", name, i, a[i], b[i])
+		}
+	}
+}

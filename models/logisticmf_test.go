@@ -1,0 +1,252 @@
+package models
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"goldstone/optim"
+)
+
+func newLogisticTest(seed uint64, n, users, items, d, T int) *LogisticMF {
+	m := &LogisticMF{
+		Train: synthRatings(seed, n, users, items, T),
+		Users: users, Items: items, D: d, T: T,
+		Lambda: 1.5, Gamma: 0.5, Seed: seed,
+	}
+	if err := m.Validate(); err != nil {
+		panic(err)
+	}
+	return m
+}
+
+func TestLogisticMFGradient(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		batch     int
+		gamma     float64
+		psi       bool
+		chunkCost int
+	}{
+		{"full", 0, 0.5, false, 0},
+		{"full/no-gamma/chunks", 0, 0, false, 20},
+		{"full+psi/chunks", 0, 0.5, true, 20},
+		{"minibatch", 25, 0.5, false, 0},
+		{"minibatch+psi/chunks", 25, 0.5, true, 20},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newLogisticTest(11, 80, 9, 6, 3, 3)
+			m.Gamma, m.MinibatchSize, m.chunkCost = tc.gamma, tc.batch, tc.chunkCost
+			x := randVec(rand.New(rand.NewPCG(1, 1)), m.NumParams(), 0.7)
+			f := func(grad, x []float64) float64 { return m.BatchLoss(grad, x, 7) }
+			if tc.psi {
+				f = withPsi(f, m.Blocks(), m.Graph())
+			}
+			checkGrad(t, f, x, 1e-6)
+		})
+	}
+}
+
+func TestLogisticMFLossValue(t *testing.T) {
+	// Users=1, Items=2, D=1, T=1: u = 1, v = (2, -3).
+	train := &Ratings{}
+	train.Append(0, 0, 0, -1) // y = -2: -log sigmoid(-2) = softplus(2)
+	train.Append(0, 0, 1, -1) // y = 3: softplus(-3)
+	m := &LogisticMF{Train: train, Users: 1, Items: 2, D: 1, T: 1, Gamma: 0.5}
+	x := []float64{1, 2, -3}
+	g := make([]float64, 3)
+	want := math.Log1p(math.Exp(2)) + math.Log1p(math.Exp(-3)) + 0.25*(1+4+9)
+	if got := m.LocalLoss(g, x); math.Abs(got-want) > 1e-14 {
+		t.Errorf("loss = %v, want %v", got, want)
+	}
+	s := func(y float64) float64 { return 1 / (1 + math.Exp(-y)) }
+	// d/ds softplus(-x s) = -x sigmoid(-x s)
+	c0, c1 := s(2), s(-3)
+	wantG := []float64{c0*2 + c1*(-3) + 0.5, c0*1 + 0.5*2, c1*1 + 0.5*(-3)}
+	for i := range g {
+		if math.Abs(g[i]-wantG[i]) > 1e-14 {
+			t.Errorf("grad[%d] = %v, want %v", i, g[i], wantG[i])
+		}
+	}
+}
+
+func TestLogisticMFStable(t *testing.T) {
+	train := &Ratings{}
+	train.Append(0, 0, 0, 1)
+	train.Append(0, 0, 1, -1)
+	m := &LogisticMF{Train: train, Users: 1, Items: 2, D: 1, T: 1}
+	x := []float64{100, 10, 10} // scores 1000: x=+1 costs ~0, x=-1 costs 1000
+	g := make([]float64, 3)
+	if l := m.LocalLoss(g, x); math.Abs(l-1000) > 1e-9 {
+		t.Errorf("loss = %v, want 1000", l)
+	}
+	if g[0] != 10 || g[1] != 0 || g[2] != 100 {
+		t.Errorf("grad = %v, want [10 0 100]", g)
+	}
+}
+
+func TestLogisticMFRotationInvariance(t *testing.T) {
+	for _, batch := range []int{0, 40} {
+		m := newLogisticTest(5, 200, 12, 8, 4, 4)
+		m.MinibatchSize = batch
+		b := m.Blocks()
+		rng := rand.New(rand.NewPCG(2, 3))
+		x := randVec(rng, m.NumParams(), 1)
+		qs := make([][]float64, b.T)
+		for i := range qs {
+			qs[i] = randOrthogonal(rng, b.D)
+		}
+		g := make([]float64, len(x))
+		l0 := m.BatchLoss(g, x, 3)
+		l1 := m.BatchLoss(g, rotateBlocks(x, b, qs), 3)
+		if math.Abs(l1-l0) > 1e-10*math.Abs(l0) {
+			t.Errorf("batch %d: loss changed under rotations: %v -> %v", batch, l0, l1)
+		}
+	}
+}
+
+func TestLogisticMFWorkers(t *testing.T) {
+	for _, batch := range []int{0, 300} {
+		var x []float64
+		var losses []float64
+		var grads [][]float64
+		pool1, pool3 := optim.NewPool(1), optim.NewPool(3)
+		defer pool1.Close()
+		defer pool3.Close()
+		for _, p := range []Parallel{nil, chunkPool(1), chunkPool(3), pool1, pool3} {
+			m := newLogisticTest(8, 2000, 60, 40, 5, 6)
+			m.MinibatchSize, m.Pool, m.chunkCost = batch, p, 200
+			m.prepare()
+			if len(m.uPart) < 3 || len(m.iPart) < 3 {
+				t.Fatalf("chunks: %d user, %d item", len(m.uPart), len(m.iPart))
+			}
+			if x == nil {
+				x = randVec(rand.New(rand.NewPCG(4, 4)), m.NumParams(), 1)
+			}
+			g := make([]float64, len(x))
+			m.LocalLoss(g, x) // batch 0
+			losses = append(losses, m.LocalLoss(g, x))
+			grads = append(grads, g)
+		}
+		for k := 1; k < len(losses); k++ {
+			if math.Float64bits(losses[k]) != math.Float64bits(losses[0]) {
+				t.Errorf("batch %d: loss %d: %v != %v", batch, k, losses[k], losses[0])
+			}
+			sameBits(t, "grad", grads[k], grads[0])
+		}
+	}
+}
+
+func TestLogisticMFChunkingInvariant(t *testing.T) {
+	// Different chunk boundaries change only the summation order of the loss.
+	m1 := newLogisticTest(8, 2000, 60, 40, 5, 6)
+	m2 := newLogisticTest(8, 2000, 60, 40, 5, 6)
+	m2.chunkCost = 100
+	x := randVec(rand.New(rand.NewPCG(4, 4)), m1.NumParams(), 1)
+	g1, g2 := make([]float64, len(x)), make([]float64, len(x))
+	l1, l2 := m1.LocalLoss(g1, x), m2.LocalLoss(g2, x)
+	if math.Abs(l1-l2) > 1e-12*l1 {
+		t.Errorf("loss %v vs %v", l1, l2)
+	}
+	sameBits(t, "grad", g1, g2) // per-column sums run in the same order
+}
+
+func TestLogisticMFMinibatch(t *testing.T) {
+	m := newLogisticTest(21, 500, 20, 10, 3, 4)
+	full := newLogisticTest(21, 500, 20, 10, 3, 4)
+	m.MinibatchSize = 100
+	x := randVec(rand.New(rand.NewPCG(6, 6)), m.NumParams(), 0.8)
+	g, gf := make([]float64, len(x)), make([]float64, len(x))
+	lf := full.LocalLoss(gf, x)
+
+	a := m.LocalLoss(g, x)
+	if m.Batch() != 1 {
+		t.Fatalf("Batch() = %d after one call", m.Batch())
+	}
+	if b := m.LocalLoss(g, x); a == b {
+		t.Errorf("consecutive minibatches have equal loss %v", a)
+	}
+	m.SetBatch(0)
+	if b := m.LocalLoss(g, x); a != b {
+		t.Errorf("batch 0 repeated: %v != %v", b, a)
+	}
+	if b := m.BatchLoss(g, x, 0); a != b {
+		t.Errorf("BatchLoss(0) = %v, LocalLoss at batch 0 = %v", b, a)
+	}
+
+	// Unbiased: the mean over many batches approaches the full-batch loss and gradient.
+	const n = 2000
+	var mean float64
+	meanG := make([]float64, len(x))
+	for k := range n {
+		mean += m.BatchLoss(g, x, uint64(k)) / n
+		for i, v := range g {
+			meanG[i] += v / n
+		}
+	}
+	if math.Abs(mean-lf) > 0.01*lf {
+		t.Errorf("mean minibatch loss %v, full %v", mean, lf)
+	}
+	var num, den float64
+	for i := range gf {
+		num += (meanG[i] - gf[i]) * (meanG[i] - gf[i])
+		den += gf[i] * gf[i]
+	}
+	if r := math.Sqrt(num / den); r > 0.05 {
+		t.Errorf("mean minibatch gradient relative error %v", r)
+	}
+}
+
+func TestLogisticMFZeroAlloc(t *testing.T) {
+	for _, batch := range []int{0, 100} {
+		m := newLogisticTest(3, 1000, 50, 30, 4, 5)
+		m.MinibatchSize, m.chunkCost = batch, 100
+		x := randVec(rand.New(rand.NewPCG(1, 1)), m.NumParams(), 0.1)
+		g := make([]float64, len(x))
+		m.LocalLoss(g, x)
+		if a := testing.AllocsPerRun(10, func() { m.LocalLoss(g, x) }); a != 0 {
+			t.Errorf("batch %d: %v allocs per call", batch, a)
+		}
+	}
+}
+
+func TestLogisticMFValidate(t *testing.T) {
+	good := func() *LogisticMF {
+		r := &Ratings{}
+		r.Append(1, 2, 3, 1)
+		return &LogisticMF{Train: r, Users: 3, Items: 4, D: 2, T: 2}
+	}
+	if err := good().Validate(); err != nil {
+		t.Fatalf("valid model: %v", err)
+	}
+	for name, mutate := range map[string]func(m *LogisticMF){
+		"bin":       func(m *LogisticMF) { m.Train.T[0] = 2 },
+		"user":      func(m *LogisticMF) { m.Train.User[0] = -1 },
+		"item":      func(m *LogisticMF) { m.Train.Item[0] = 4 },
+		"x":         func(m *LogisticMF) { m.Train.X[0] = 0 },
+		"lengths":   func(m *LogisticMF) { m.Train.X = append(m.Train.X, 1) },
+		"no train":  func(m *LogisticMF) { m.Train = nil },
+		"minibatch": func(m *LogisticMF) { m.MinibatchSize = -1 },
+		"coupling":  func(m *LogisticMF) { m.Coupling = optim.Chain(3, 1) },
+		"dim":       func(m *LogisticMF) { m.D = 0 },
+	} {
+		m := good()
+		mutate(m)
+		if err := m.Validate(); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+func TestLogisticMFZeroAllocPool(t *testing.T) {
+	pool := optim.NewPool(2)
+	defer pool.Close()
+	m := newLogisticTest(3, 1000, 50, 30, 4, 5)
+	m.Pool, m.chunkCost = pool, 100
+	x := randVec(rand.New(rand.NewPCG(1, 1)), m.NumParams(), 0.1)
+	g := make([]float64, len(x))
+	m.LocalLoss(g, x)
+	if a := testing.AllocsPerRun(20, func() { m.LocalLoss(g, x) }); a != 0 {
+		t.Errorf("%v allocs per call", a)
+	}
+}

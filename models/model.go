@@ -1,0 +1,72 @@
+package models
+
+import (
+	"math/rand/v2"
+
+	"goldstone/optim"
+)
+
+// Model is a model with per-time-step embedding blocks and a coupling graph
+// over time steps.
+type Model interface {
+	// NumParams is the length of the flat parameter vector.
+	NumParams() int
+	// Blocks describes where the Z_t live in the parameter vector.
+	Blocks() optim.Blocks
+	// Graph is the coupling over time steps (psi = 1/2 Tr(Z^T L Z)); nil = none.
+	Graph() *optim.Graph
+	// Init writes initial parameters into x (len NumParams) drawing from rng.
+	Init(x []float64, rng *rand.Rand)
+	// LocalLoss returns l plus local regularisers at x and overwrites grad
+	// with its gradient.
+	LocalLoss(grad, x []float64) float64
+}
+
+// Parallel runs fn(c, lo, hi) for the consecutive chunks [lo, hi) of [0, n)
+// of size chunk (the last may be shorter), possibly concurrently, and returns
+// when all are done. *optim.Pool satisfies it.
+type Parallel interface {
+	Chunks(n, chunk int, fn func(c, lo, hi int))
+}
+
+// runChunks runs fn over the chunks of [0, n) on p, or inline when p is nil.
+func runChunks(p Parallel, n, chunk int, fn func(c, lo, hi int)) {
+	if p != nil {
+		p.Chunks(n, chunk, fn)
+		return
+	}
+	if n <= 0 {
+		return
+	}
+	if chunk <= 0 {
+		chunk = n
+	}
+	for c, lo := 0, 0; lo < n; c, lo = c+1, lo+chunk {
+		fn(c, lo, min(lo+chunk, n))
+	}
+}
+
+// chainOrGraph returns g if non-nil, else a chain over t steps with weight
+// lambda, or nil when lambda is zero.
+func chainOrGraph(g *optim.Graph, t int, lambda float64) *optim.Graph {
+	if g != nil {
+		return g
+	}
+	if lambda == 0 {
+		return nil
+	}
+	return optim.Chain(t, lambda)
+}
+
+// initNormal fills the blocks of x with independent N(0, std^2) entries.
+func initNormal(x []float64, rng *rand.Rand, std float64) {
+	for i := range x {
+		x[i] = std * rng.NormFloat64()
+	}
+}
+
+// ProblemOf returns the optimisation problem of m: its local loss, blocks and
+// coupling graph (psi is added by the optim.Driver).
+func ProblemOf(m Model) optim.Problem {
+	return optim.Problem{Local: m.LocalLoss, Blocks: m.Blocks(), Graph: m.Graph()}
+}

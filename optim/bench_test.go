@@ -1,0 +1,83 @@
+package optim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+var benchSink float64
+
+// Paper-scale sizes (MovieLens: T = 100, d = 30) with N = 10,000 embeddings per step.
+var benchBlocks = Blocks{T: 100, N: 10000, D: 30}
+
+func benchParams(b *testing.B) []float64 {
+	b.Helper()
+	rng := rand.New(rand.NewPCG(20, 1))
+	return twisted(rng, benchBlocks, 0.01, 0.1)
+}
+
+func BenchmarkStep(b *testing.B) {
+	x := benchParams(b)
+	grad := make([]float64, len(x))
+	for i := range grad {
+		grad[i] = 1e-3 * float64(i%7-3)
+	}
+	for _, tc := range []struct {
+		name string
+		m    Method
+	}{{"GD", &GD{Clip: 0.01}}, {"AdaGrad", &AdaGrad{}}, {"Adam", &Adam{}}} {
+		b.Run(tc.name, func(b *testing.B) {
+			tc.m.Init(len(x))
+			tc.m.Step(x, grad, 0)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				tc.m.Step(x, grad, i)
+			}
+			b.ReportMetric(float64(len(x))*float64(b.N)/b.Elapsed().Seconds(), "params/s")
+		})
+	}
+}
+
+func BenchmarkGaugeRound(b *testing.B) {
+	x := benchParams(b)
+	g := Chain(benchBlocks.T, 10)
+	for _, w := range []int{1, 2} {
+		for _, tc := range []struct {
+			name string
+			g    Gauge
+		}{
+			{"GoldstoneExact", &Goldstone{Workers: w}},
+			{"GoldstoneLinear", &Goldstone{Workers: w, Rotation: RotationLinear}},
+			{"Procrustes", &Procrustes{Workers: w}},
+		} {
+			b.Run(fmt.Sprintf("%s/workers=%d", tc.name, w), func(b *testing.B) {
+				if err := tc.g.Init(benchBlocks, g); err != nil {
+					b.Fatal(err)
+				}
+				tc.g.Round(x) // warm-up
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					benchSink = tc.g.Round(x).PsiAfter
+				}
+				b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(b.N)/float64(benchBlocks.Len()), "ns/param")
+			})
+		}
+	}
+}
+
+func BenchmarkGaugeGap(b *testing.B) {
+	x := benchParams(b)
+	g := Chain(benchBlocks.T, 10)
+	if _, err := GaugeGap(x, benchBlocks, g); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		benchSink, _ = GaugeGap(x, benchBlocks, g)
+	}
+	b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(b.N)/float64(benchBlocks.Len()), "ns/param")
+}

@@ -1,0 +1,216 @@
+package optim
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// quadProblem is the convex, rotation-invariant local loss
+// l = sum_t 1/2 Tr(Z_t K_t Z_t^T) with K_t = a_t I + B_t B_t^T / N positive
+// definite; with the chain coupling the unique optimum is Z = 0, L* = 0.
+type quadProblem struct {
+	b Blocks
+	k [][]float64 // per t, N x N
+}
+
+func newQuad(rng *rand.Rand, b Blocks) *quadProblem {
+	q := &quadProblem{b: b}
+	n := b.N
+	for t := 0; t < b.T; t++ {
+		bm := randVec(rng, n*n, 1)
+		k := make([]float64, n*n)
+		for i := 0; i < n; i++ {
+			for j := 0; j < n; j++ {
+				var s float64
+				for l := 0; l < n; l++ {
+					s += bm[i*n+l] * bm[j*n+l]
+				}
+				k[i*n+j] = s / float64(n)
+			}
+			k[i*n+i] += 0.2 + 0.1*float64(t%3)
+		}
+		q.k = append(q.k, k)
+	}
+	return q
+}
+
+func (q *quadProblem) local(grad, x []float64) float64 {
+	clear(grad)
+	b, n, d := q.b, q.b.N, q.b.D
+	var loss float64
+	for t := 0; t < b.T; t++ {
+		z, g := b.Block(x, t), b.Block(grad, t)
+		k := q.k[t]
+		for i := 0; i < n; i++ {
+			gi := g[i*d : (i+1)*d]
+			for j := 0; j < n; j++ {
+				kij := k[i*n+j]
+				for a, v := range z[j*d : (j+1)*d] {
+					gi[a] += kij * v
+				}
+			}
+			for a, v := range gi {
+				loss += 0.5 * z[i*d+a] * v
+			}
+		}
+	}
+	return loss
+}
+
+func TestQuadGrad(t *testing.T) {
+	rng := rand.New(rand.NewPCG(16, 1))
+	b := Blocks{Offset: 1, T: 3, N: 4, D: 2}
+	q := newQuad(rng, b)
+	x := randVec(rng, b.Offset+b.Len(), 1)
+	grad := make([]float64, len(x))
+	q.local(grad, x)
+	idx := make([]int, len(x))
+	for i := range idx {
+		idx[i] = i
+	}
+	scratch := make([]float64, len(x))
+	checkGrad(t, "quad", func(x []float64) float64 { return q.local(scratch, x) }, x, grad, idx, 1e-7)
+}
+
+// TestDriver runs every base method with every gauge step on the same convex
+// problem: it must converge to the known optimum, a re-run must give
+// bit-identical parameters, and so must a run with a different worker count.
+func TestDriver(t *testing.T) {
+	methods := []struct {
+		name string
+		m    func() Method
+		tol  float64
+	}{
+		{"GD", func() Method { return &GD{Rate: Constant(0.1)} }, 1e-8},
+		{"GDClip", func() Method { return &GD{Rate: Schedule{Rho0: 0.1, S0: 500, Kappa: 0.5}, Clip: 1} }, 1e-6},
+		{"AdaGrad", func() Method { return &AdaGrad{Rate: Constant(0.5)} }, 1e-6},
+		{"Adam", func() Method { return &Adam{Rate: Schedule{Rho0: 0.05, S0: 100, Kappa: 1}} }, 1e-5},
+	}
+	gauges := []struct {
+		name string
+		g    func(workers int) Gauge
+	}{
+		{"none", func(int) Gauge { return nil }},
+		{"goldstone exact keep guard", func(w int) Gauge { return &Goldstone{K2: 5, Workers: w} }},
+		{"goldstone exact reset", func(w int) Gauge { return &Goldstone{Reset: true, Workers: w} }},
+		{"goldstone linear keep", func(w int) Gauge { return &Goldstone{Rotation: RotationLinear, Workers: w} }},
+		{"procrustes", func(w int) Gauge { return &Procrustes{Workers: w} }},
+	}
+	rng := rand.New(rand.NewPCG(17, 1))
+	b := Blocks{Offset: 2, T: 8, N: 6, D: 3}
+	q := newQuad(rng, b)
+	p := Problem{Local: q.local, Blocks: b, Graph: Chain(b.T, 1)}
+	x0 := twisted(rng, b, 0.4, 0.3)
+	x0[0], x0[1] = 0.5, -0.5 // outside the blocks: untouched by gauges, not by the loss (no gradient)
+	const steps = 600
+	for _, m := range methods {
+		for _, gg := range gauges {
+			t.Run(m.name+"/"+gg.name, func(t *testing.T) {
+				run := func(workers int) ([]float64, []Iter) {
+					x := append([]float64(nil), x0...)
+					d := &Driver{Method: m.m(), Gauge: gg.g(workers), K1: 20}
+					var its []Iter
+					err := d.Run(p, x, steps, func(it *Iter) error {
+						c := *it
+						if it.Gauge != nil {
+							s := *it.Gauge
+							c.Gauge = &s
+						}
+						its = append(its, c)
+						return nil
+					})
+					if err != nil {
+						t.Fatal(err)
+					}
+					return x, its
+				}
+				x, its := run(1)
+				first, last := its[0], its[len(its)-1]
+				if !(last.Loss < m.tol*first.Loss) {
+					t.Errorf("loss %.4g -> %.4g after %d steps, want below %.1g of the start", first.Loss, last.Loss, steps, m.tol)
+				}
+				rounds, rejected := 0, 0
+				for _, it := range its {
+					if it.Gauge != nil && it.Gauge.Rejected {
+						rejected++
+					}
+					if (it.Gauge != nil) != (gg.name != "none" && (it.Step+1)%20 == 0) {
+						t.Fatalf("step %d: Gauge stats %v", it.Step, it.Gauge)
+					}
+					if it.Gauge != nil {
+						rounds++
+					}
+					if math.Abs(it.Loss-it.Local-it.Psi) > 1e-12*it.Loss {
+						t.Fatalf("step %d: Loss %v != Local %v + Psi %v", it.Step, it.Loss, it.Local, it.Psi)
+					}
+				}
+				t.Logf("loss %.4g -> %.4g, psi %.4g -> %.4g, %d gauge rounds, %d rejected", first.Loss, last.Loss, first.Psi, last.Psi, rounds, rejected)
+				if rounds > 0 && !(last.GaugeSeconds > 0) {
+					t.Errorf("%d gauge rounds but GaugeSeconds %v", rounds, last.GaugeSeconds)
+				}
+				for _, w := range []int{1, 3} {
+					y, _ := run(w)
+					for i := range x {
+						if x[i] != y[i] {
+							t.Fatalf("re-run with %d workers: x[%d] = %v, first run %v", w, i, y[i], x[i])
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestDriverErrors(t *testing.T) {
+	rng := rand.New(rand.NewPCG(18, 1))
+	b := Blocks{T: 3, N: 4, D: 2}
+	q := newQuad(rng, b)
+	p := Problem{Local: q.local, Blocks: b, Graph: Chain(b.T, 1)}
+	x := randVec(rng, b.Len(), 1)
+	err := (&Driver{Method: &GD{Rate: Constant(100)}}).Run(p, x, 1000, nil)
+	if !errors.Is(err, ErrDiverged) || !strings.Contains(err.Error(), "step ") {
+		t.Fatalf("diverging run: err %v, want ErrDiverged naming the step", err)
+	}
+	stop := errors.New("stop")
+	n := 0
+	x = randVec(rng, b.Len(), 1)
+	err = (&Driver{Method: &GD{}}).Run(p, x, 100, func(it *Iter) error {
+		n++
+		if it.Step == 4 {
+			return stop
+		}
+		return nil
+	})
+	if err != stop || n != 5 {
+		t.Fatalf("each error: got %v after %d calls", err, n)
+	}
+	cycle, _ := NewGraph(3, []Edge{{0, 1, 1}, {1, 2, 1}, {2, 0, 1}})
+	p.Graph = cycle
+	if err := (&Driver{Method: &GD{}, Gauge: &Procrustes{}, K1: 1}).Run(p, x, 1, nil); err == nil {
+		t.Fatal("Procrustes on a cycle: no error")
+	}
+	p.Graph = nil
+	if err := (&Driver{Method: &GD{}, Gauge: &Goldstone{}, K1: 1}).Run(p, x, 1, nil); err == nil {
+		t.Fatal("gauge without graph: no error")
+	}
+}
+
+func TestDriverNoAlloc(t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 1))
+	b := Blocks{T: 4, N: 50, D: 3}
+	mf := newMF(rng, 20, 30, 3, 4)
+	p := Problem{Local: mf.local, Blocks: b, Graph: Chain(b.T, 1)}
+	x := randVec(rng, b.Len(), 0.3)
+	d := &Driver{Method: &Adam{}, Gauge: &Goldstone{Workers: 2}, K1: 1}
+	d.Run(p, x, 2, nil)
+	// Whole runs allocate a gradient buffer and the gauge state once; the
+	// per-step cost must not grow with the number of steps.
+	a10 := testing.AllocsPerRun(3, func() { d.Run(p, x, 10, nil) })
+	a40 := testing.AllocsPerRun(3, func() { d.Run(p, x, 40, nil) })
+	if a40 != a10 {
+		t.Fatalf("allocations grow with steps: %v for 10 steps, %v for 40", a10, a40)
+	}
+}

@@ -1,0 +1,440 @@
+package optim
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Rotation selects how Goldstone applies the gauge fields to the parameters.
+type Rotation int
+
+const (
+	// RotationExact applies R_t = exp(Gamma_t), an exact rotation (the default).
+	RotationExact Rotation = iota
+	// RotationLinear applies the paper's first-order form Z_t <- Z_t + Gamma_t Z_t.
+	RotationLinear
+)
+
+// DefaultK2 is the number of natural-gradient gauge steps per round when Goldstone.K2 is zero.
+const DefaultK2 = 10
+
+// Goldstone is the symmetry step of Goldstone-GD (Bamler and Mandt, ICML
+// 2018). A round
+//
+//  1. computes the overlaps M_st = Z_s Z_t^T for the edges of the graph;
+//  2. takes K2 natural-gradient steps on the gauge fields G_t (d x d) of the
+//     second-order model L”(G) of psi(exp(Gamma_1) Z_1, ...) - psi(Z),
+//     Gamma_t = G_t - G_t^T:
+//     G_t <- G_t - rho' sum_t' (L^+)_tt' dL”/dG_t', with L^+ the
+//     pseudoinverse of the graph Laplacian;
+//  3. applies R_t = exp(Gamma_t) (RotationExact) or I + Gamma_t
+//     (RotationLinear) to every Z_t.
+//
+// Interpretation of "G is kept between rounds" (the paper's momentum): the
+// model L” is always expanded around the current Z (M is recomputed every
+// round, after the previous round's rotation was applied), and the K2 steps
+// start from the G the previous round ended with instead of from zero; the
+// rotation built from the final G is applied to the current Z. Reset starts
+// every round from G = 0 instead.
+//
+// Guard (on unless NoGuard): before touching x, the round predicts psi after
+// the rotation exactly from the overlaps (and, for RotationLinear, the Gram
+// matrices C_t = Z_t Z_t^T): psi(RZ) - psi(Z) = sum over edges (s,t) of
+// w [1/2 (q_s + q_t) - Tr(R_t^T R_s M_st) + Tr M_st], q_t = Tr(Gamma_t C_t
+// Gamma_t^T) (zero for a rotation). If psi would rise, or an exp(Gamma_t) is
+// not orthogonal to 1e-9 (huge Gamma), x is left untouched, G is reset to
+// zero and the round reports Rejected. This needs no copy of the parameters.
+//
+// The zero value is ready for Init. Rounds are parallel over edges and time
+// steps with fixed chunks, so results are bit-identical at any Workers.
+// After Init, Round does not allocate (for d <= 64).
+type Goldstone struct {
+	K2       int      // natural-gradient steps per round; 0 means DefaultK2
+	Rate     float64  // rho'; <= 0 means automatic 1/(T N <Z^2>), <Z^2> the mean squared block entry
+	Rotation Rotation // RotationExact (default) or RotationLinear
+	Reset    bool     // start every round from G = 0 (default: keep G, as the paper)
+	NoGuard  bool     // apply rounds even if they raise psi
+	Workers  int      // parallel workers; <= 0 means GOMAXPROCS
+
+	b     Blocks
+	d, dd int
+	edges []Edge
+	adj   [][]halfEdge // incident edges per node
+	deg   []float64
+	pinv  []float64 // T x T
+	pool  *Pool
+
+	m       []float64 // E x dd: M_e = Z_S Z_T^T
+	gram    []float64 // T x dd: C_t = Z_t Z_t^T (linear rotation with guard only)
+	f       []float64 // T x dd: F_s = sum_t A_st M_st
+	gf      []float64 // T x dd: gauge fields G_t
+	gam     []float64 // T x dd: Gamma_t
+	h       []float64 // T x dd: H_s
+	grad    []float64 // T x dd: dL''/dG_s
+	rot     []float64 // T x dd: applied map R_t
+	work    []float64 // T x 2dd: expm scratch
+	rowBuf  []float64 // T x rotRows*d
+	edgePsi []float64 // E
+	edgeDel []float64 // E: predicted psi change
+	nodeSq  []float64 // T: ||Z_t||^2
+	nodeQ   []float64 // T: Tr(Gamma_t C_t Gamma_t^T)
+
+	x      []float64 // parameters during a Round
+	rho    float64   // rho' during a Round
+	needC  bool
+	ovFn   func(c, lo, hi int)
+	hFn    func(c, lo, hi int)
+	natFn  func(c, lo, hi int)
+	rotFn  func(c, lo, hi int)
+	delFn  func(c, lo, hi int)
+	appFn  func(c, lo, hi int)
+	psiFn  func(c, lo, hi int)
+	skewFn func(c, lo, hi int)
+}
+
+var _ Gauge = (*Goldstone)(nil)
+
+// halfEdge is an edge seen from one of its nodes.
+type halfEdge struct {
+	e     int     // edge index
+	other int     // the other node
+	w     float64 // weight
+	fwd   bool    // this node is Edges[e].S, so M_{this,other} = M_e (else M_e^T)
+}
+
+// Init implements Gauge. It computes the Laplacian pseudoinverse and
+// allocates all per-round buffers; it zeroes the gauge fields.
+func (g *Goldstone) Init(b Blocks, gr *Graph) error {
+	if gr == nil {
+		return errors.New("goldstone: nil graph")
+	}
+	if gr.N != b.T {
+		return fmt.Errorf("goldstone: graph has %d nodes, blocks have T=%d", gr.N, b.T)
+	}
+	if b.T <= 0 || b.N < 0 || b.D <= 0 {
+		return fmt.Errorf("goldstone: bad blocks %+v", b)
+	}
+	if g.Rotation != RotationExact && g.Rotation != RotationLinear {
+		return fmt.Errorf("goldstone: unknown rotation %d", g.Rotation)
+	}
+	T, d := b.T, b.D
+	g.b, g.d, g.dd = b, d, d*d
+	g.edges = append(g.edges[:0], gr.Edges...)
+	g.adj = make([][]halfEdge, T)
+	g.deg = resize(g.deg, T)
+	clear(g.deg)
+	for k, e := range g.edges {
+		g.adj[e.S] = append(g.adj[e.S], halfEdge{e: k, other: e.T, w: e.W, fwd: true})
+		g.adj[e.T] = append(g.adj[e.T], halfEdge{e: k, other: e.S, w: e.W, fwd: false})
+		g.deg[e.S] += e.W
+		g.deg[e.T] += e.W
+	}
+	g.pinv = resize(g.pinv, T*T)
+	p := gr.LaplacianPinv()
+	for i := 0; i < T; i++ {
+		for j := 0; j < T; j++ {
+			g.pinv[i*T+j] = p.At(i, j)
+		}
+	}
+	E, dd := len(g.edges), g.dd
+	g.needC = g.Rotation == RotationLinear && !g.NoGuard
+	g.m = resize(g.m, E*dd)
+	if g.needC {
+		g.gram = resize(g.gram, T*dd)
+	}
+	g.f = resize(g.f, T*dd)
+	g.gf = resize(g.gf, T*dd)
+	clear(g.gf)
+	g.gam = resize(g.gam, T*dd)
+	g.h = resize(g.h, T*dd)
+	g.grad = resize(g.grad, T*dd)
+	g.rot = resize(g.rot, T*dd)
+	g.work = resize(g.work, T*2*dd)
+	g.rowBuf = resize(g.rowBuf, T*rotRows*d)
+	g.edgePsi = resize(g.edgePsi, E)
+	g.edgeDel = resize(g.edgeDel, E)
+	g.nodeSq = resize(g.nodeSq, T)
+	g.nodeQ = resize(g.nodeQ, T)
+	clear(g.nodeQ)
+	workers := g.Workers
+	if workers <= 0 {
+		workers = defaultWorkers()
+	}
+	if g.pool == nil || g.pool.Workers() != workers {
+		g.pool.Close()
+		g.pool = NewPool(workers)
+	}
+	if g.ovFn == nil {
+		g.ovFn, g.hFn, g.natFn, g.rotFn = g.overlapChunk, g.hChunk, g.natChunk, g.rotChunk
+		g.delFn, g.appFn, g.psiFn, g.skewFn = g.deltaChunk, g.applyChunk, g.psiChunk, g.skewChunk
+	}
+	return nil
+}
+
+// Round implements Gauge.
+func (g *Goldstone) Round(x []float64) RoundStats {
+	if g.pool == nil {
+		panic("optim: Goldstone.Round before Init")
+	}
+	if g.b.Offset+g.b.Len() > len(x) {
+		panic(fmt.Sprintf("optim: blocks %+v do not fit in len(x)=%d", g.b, len(x)))
+	}
+	g.x = x
+	defer g.release()
+	T, E := g.b.T, len(g.edges)
+
+	g.pool.Chunks(E+T, 1, g.ovFn)
+	var st RoundStats
+	for _, v := range g.edgePsi {
+		st.PsiBefore += v
+	}
+	st.PsiAfter = st.PsiBefore
+	var sz float64
+	for _, v := range g.nodeSq {
+		sz += v
+	}
+	if E == 0 || sz == 0 {
+		return st
+	}
+	g.rho = g.Rate
+	if g.rho <= 0 {
+		// 1/(T N <Z^2>) with <Z^2> = sz/(T N d).
+		g.rho = float64(g.d) / sz
+	}
+	if g.Reset {
+		clear(g.gf)
+	}
+	g.buildF()
+	k2 := g.K2
+	if k2 <= 0 {
+		k2 = DefaultK2
+	}
+	g.pool.Chunks(T, 1, g.skewFn)
+	for k := 0; k < k2; k++ {
+		g.pool.Chunks(T, 1, g.hFn)
+		g.pool.Chunks(T, 1, g.natFn)
+	}
+	g.pool.Chunks(T, 1, g.rotFn)
+	if !g.NoGuard {
+		g.pool.Chunks(E, 1, g.delFn)
+		var del float64
+		for _, v := range g.edgeDel {
+			del += v
+		}
+		if !(del <= 0) { // also rejects NaN
+			clear(g.gf)
+			st.Rejected = true
+			return st
+		}
+	}
+	g.pool.Chunks(T, 1, g.appFn)
+	g.pool.Chunks(E, 1, g.psiFn)
+	st.PsiAfter = 0
+	for _, v := range g.edgePsi {
+		st.PsiAfter += v
+	}
+	return st
+}
+
+func (g *Goldstone) release() { g.x = nil }
+
+// Fields returns the gauge fields G_t (T x d x d, row-major), for inspection.
+func (g *Goldstone) Fields() []float64 { return g.gf }
+
+func (g *Goldstone) block(t int) []float64 { return g.b.Block(g.x, t) }
+
+// overlapChunk: chunks [0,E) compute M_e and psi_e; chunks [E,E+T) compute
+// ||Z_t||^2 and, if needed, the Gram matrix C_t.
+func (g *Goldstone) overlapChunk(c, _, _ int) {
+	n, d, dd := g.b.N, g.d, g.dd
+	if c < len(g.edges) {
+		e := g.edges[c]
+		zs, zt := g.block(e.S), g.block(e.T)
+		overlap(g.m[c*dd:(c+1)*dd], zs, zt, n, d)
+		g.edgePsi[c] = e.W * halfSqDist(zs, zt)
+		return
+	}
+	t := c - len(g.edges)
+	z := g.block(t)
+	var s float64
+	for _, v := range z {
+		s += v * v
+	}
+	g.nodeSq[t] = s
+	if g.needC {
+		overlap(g.gram[t*dd:(t+1)*dd], z, z, n, d)
+	}
+}
+
+// buildF sets F_s = sum_t A_st M_st.
+func (g *Goldstone) buildF() {
+	d, dd := g.d, g.dd
+	for s, hs := range g.adj {
+		f := g.f[s*dd : (s+1)*dd]
+		clear(f)
+		for _, he := range hs {
+			m := g.m[he.e*dd : (he.e+1)*dd]
+			if he.fwd {
+				for i, v := range m {
+					f[i] += he.w * v
+				}
+				continue
+			}
+			for i := 0; i < d; i++ {
+				for j := 0; j < d; j++ {
+					f[i*d+j] += he.w * m[j*d+i]
+				}
+			}
+		}
+	}
+}
+
+// skewChunk sets Gamma_t = G_t - G_t^T.
+func (g *Goldstone) skewChunk(t, _, _ int) {
+	d, dd := g.d, g.dd
+	skew(g.gam[t*dd:(t+1)*dd], g.gf[t*dd:(t+1)*dd], d)
+}
+
+// skew sets dst = a - a^T.
+func skew(dst, a []float64, d int) {
+	for i := 0; i < d; i++ {
+		for j := 0; j < d; j++ {
+			dst[i*d+j] = a[i*d+j] - a[j*d+i]
+		}
+	}
+}
+
+// hChunk computes, for node s,
+//
+//	H_s = sum_t A_st [ M_st + 1/2 (-M_st Gamma_t - Gamma_t M_ts + M_ts Gamma_s + Gamma_s M_ts) ]
+//	    = F_s + 1/2 (F_s^T Gamma_s + Gamma_s F_s^T) - 1/2 sum_t A_st (M_st Gamma_t + Gamma_t M_st^T)
+//
+// and the gradient dL”/dG_s = H_s - H_s^T.
+func (g *Goldstone) hChunk(s, _, _ int) {
+	d, dd := g.d, g.dd
+	h := g.h[s*dd : (s+1)*dd]
+	f := g.f[s*dd : (s+1)*dd]
+	gs := g.gam[s*dd : (s+1)*dd]
+	copy(h, f)
+	gemm(true, false, d, d, d, 0.5, f, d, gs, d, 1, h, d)
+	gemm(false, true, d, d, d, 0.5, gs, d, f, d, 1, h, d)
+	for _, he := range g.adj[s] {
+		m := g.m[he.e*dd : (he.e+1)*dd]
+		gt := g.gam[he.other*dd : (he.other+1)*dd]
+		// M_st = m (fwd) or m^T; M_ts = M_st^T.
+		gemm(!he.fwd, false, d, d, d, -0.5*he.w, m, d, gt, d, 1, h, d)
+		gemm(false, he.fwd, d, d, d, -0.5*he.w, gt, d, m, d, 1, h, d)
+	}
+	skew(g.grad[s*dd:(s+1)*dd], h, d)
+}
+
+// natChunk takes the natural-gradient step for node t,
+// G_t -= rho' sum_t' (L^+)_tt' grad_t', and refreshes Gamma_t. It reads every
+// grad but writes only node t.
+func (g *Goldstone) natChunk(t, _, _ int) {
+	T, d, dd := g.b.T, g.d, g.dd
+	gt := g.gf[t*dd : (t+1)*dd]
+	row := g.pinv[t*T : (t+1)*T]
+	for u, p := range row {
+		if p == 0 {
+			continue
+		}
+		a := -g.rho * p
+		for i, v := range g.grad[u*dd : (u+1)*dd] {
+			gt[i] += a * v
+		}
+	}
+	skew(g.gam[t*dd:(t+1)*dd], gt, d)
+}
+
+// rotChunk builds the applied map R_t and, when needed, q_t.
+func (g *Goldstone) rotChunk(t, _, _ int) {
+	d, dd := g.d, g.dd
+	r := g.rot[t*dd : (t+1)*dd]
+	gam := g.gam[t*dd : (t+1)*dd]
+	if g.Rotation == RotationExact {
+		w := g.work[t*2*dd : (t+1)*2*dd]
+		expm(r, gam, d, w)
+		if !g.NoGuard {
+			// The guard's prediction assumes R is orthogonal; exp of a huge
+			// Gamma loses that to rounding, and such a round is rejected.
+			g.nodeQ[t] = 0
+			if orthErr(r, d, w[:dd]) > orthTol {
+				g.nodeQ[t] = math.Inf(1)
+			}
+		}
+		return
+	}
+	copy(r, gam)
+	for i := 0; i < d; i++ {
+		r[i*d+i]++
+	}
+	if g.needC {
+		// q_t = Tr(Gamma C Gamma^T) = sum_ij (Gamma C)_ij Gamma_ij.
+		tmp := g.work[t*2*dd : t*2*dd+dd]
+		gemm(false, false, d, d, d, 1, gam, d, g.gram[t*dd:(t+1)*dd], d, 0, tmp, d)
+		var q float64
+		for i, v := range tmp {
+			q += v * gam[i]
+		}
+		g.nodeQ[t] = q
+	}
+}
+
+// deltaChunk predicts the change of edge e's psi term under the maps R.
+func (g *Goldstone) deltaChunk(k, _, _ int) {
+	e := g.edges[k]
+	g.edgeDel[k] = edgeDelta(g.m[k*g.dd:(k+1)*g.dd], g.rot[e.S*g.dd:(e.S+1)*g.dd],
+		g.rot[e.T*g.dd:(e.T+1)*g.dd], g.d, e.W, g.nodeQ[e.S], g.nodeQ[e.T])
+}
+
+// edgeDelta returns w [1/2 (qs + qt) - Tr(Rt^T Rs M) + Tr M], the change of
+// 1/2 w ||Z_s - Z_t||^2 when Z_s <- Rs Z_s and Z_t <- Rt Z_t, with M = Z_s Z_t^T
+// and qs, qt the changes of ||Z_s||^2, ||Z_t||^2.
+func edgeDelta(m, rs, rt []float64, d int, w, qs, qt float64) float64 {
+	// Tr(Rt^T Rs M) - Tr M = sum_{i,j} (Rt_ij (Rs M)_ij) - sum_i M_ii.
+	var tr float64
+	for i := 0; i < d; i++ {
+		rsi := rs[i*d : (i+1)*d]
+		rti := rt[i*d : (i+1)*d]
+		for j := 0; j < d; j++ {
+			var v float64
+			for k, r := range rsi {
+				v += r * m[k*d+j]
+			}
+			tr += rti[j] * v
+		}
+		tr -= m[i*d+i]
+	}
+	return w * (0.5*(qs+qt) - tr)
+}
+
+func (g *Goldstone) applyChunk(t, _, _ int) {
+	d := g.d
+	rotate(g.block(t), g.b.N, d, g.rot[t*g.dd:(t+1)*g.dd], g.rowBuf[t*rotRows*d:(t+1)*rotRows*d])
+}
+
+func (g *Goldstone) psiChunk(k, _, _ int) {
+	e := g.edges[k]
+	g.edgePsi[k] = e.W * halfSqDist(g.block(e.S), g.block(e.T))
+}
+
+// orthTol bounds max |R^T R - I| for a map the guard treats as orthogonal.
+const orthTol = 1e-9
+
+// orthErr returns max |R^T R - I| for the d x d matrix r, using work (d*d).
+func orthErr(r []float64, d int, work []float64) float64 {
+	gemm(true, false, d, d, d, 1, r, d, r, d, 0, work, d)
+	for i := 0; i < d; i++ {
+		work[i*d+i]--
+	}
+	var e float64
+	for _, v := range work[:d*d] {
+		e = max(e, math.Abs(v))
+	}
+	if math.IsNaN(e) {
+		return math.Inf(1)
+	}
+	return e
+}

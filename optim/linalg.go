@@ -1,0 +1,204 @@
+package optim
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Small dense kernels on row-major []float64 matrices. They never allocate
+// and never start goroutines, so callers control parallelism and results do
+// not depend on it.
+
+var blasImpl gonum.Implementation
+
+// gemmTile is the largest tile handed to gonum's Dgemm; at most 64x64 output
+// tiles keep gonum on its serial, allocation-free path.
+const gemmTile = 64
+
+// gemm computes C = alpha op(A) op(B) + beta C, where op(A) is m x k and
+// op(B) is k x n, serially.
+func gemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	ta, tb := blas.NoTrans, blas.NoTrans
+	if tA {
+		ta = blas.Trans
+	}
+	if tB {
+		tb = blas.Trans
+	}
+	for i0 := 0; i0 < m; i0 += gemmTile {
+		mi := min(gemmTile, m-i0)
+		as := a[i0*lda:]
+		if tA {
+			as = a[i0:]
+		}
+		for j0 := 0; j0 < n; j0 += gemmTile {
+			nj := min(gemmTile, n-j0)
+			bs := b[j0:]
+			if tB {
+				bs = b[j0*ldb:]
+			}
+			blasImpl.Dgemm(ta, tb, mi, nj, k, alpha, as, lda, bs, ldb, beta, c[i0*ldc+j0:], ldc)
+		}
+	}
+}
+
+// overlap sets the d x d matrix m = Z_s Z_t^T = sum_i z_{s,i} z_{t,i}^T for
+// blocks stored column by column (zs, zt are n x d row-major).
+func overlap(m, zs, zt []float64, n, d int) {
+	if n == 0 {
+		clear(m[:d*d])
+		return
+	}
+	gemm(true, false, d, d, n, 1, zs, d, zt, d, 0, m, d)
+}
+
+// halfSqDist returns 1/2 ||a - b||^2.
+func halfSqDist(a, b []float64) float64 {
+	b = b[:len(a)]
+	var s float64
+	for i, v := range a {
+		e := v - b[i]
+		s += e * e
+	}
+	return 0.5 * s
+}
+
+// rotRows is the number of columns of Z_t rotated per gemm call.
+const rotRows = 64
+
+// rotate sets Z <- R Z for the d x n block z (n x d row-major, so Z^T <- Z^T R^T).
+// buf must hold rotRows*d values.
+func rotate(z []float64, n, d int, r, buf []float64) {
+	for i := 0; i < n; i += rotRows {
+		rows := min(rotRows, n-i)
+		zi := z[i*d : (i+rows)*d]
+		gemm(false, true, rows, d, d, 1, zi, d, r, d, 0, buf, d)
+		copy(zi, buf[:rows*d])
+	}
+}
+
+// setIdentity sets the d x d matrix a to I.
+func setIdentity(a []float64, d int) {
+	clear(a[:d*d])
+	for i := 0; i < d; i++ {
+		a[i*d+i] = 1
+	}
+}
+
+// expm sets dst = exp(a) for the d x d matrix a by scaling and squaring with
+// a Taylor series: a is scaled by 2^-s so that its 1-norm is at most 1/2, the
+// series is summed until a term is below 1e-18 in every entry (at most 30
+// terms), and the result is squared s times. work must hold 2*d*d values and
+// must not overlap dst or a.
+func expm(dst, a []float64, d int, work []float64) {
+	dd := d * d
+	var norm float64
+	for j := 0; j < d; j++ {
+		var s float64
+		for i := 0; i < d; i++ {
+			s += math.Abs(a[i*d+j])
+		}
+		norm = max(norm, s)
+	}
+	s := 0
+	for norm > 0.5 && s < 1000 {
+		norm /= 2
+		s++
+	}
+	scale := math.Ldexp(1, -s)
+	term, tmp := work[:dd], work[dd:2*dd]
+	setIdentity(dst, d)
+	setIdentity(term, d)
+	for k := 1; k <= 30; k++ {
+		gemm(false, false, d, d, d, scale/float64(k), term, d, a, d, 0, tmp, d)
+		term, tmp = tmp, term
+		var big float64
+		for i, v := range term {
+			dst[i] += v
+			big = max(big, math.Abs(v))
+		}
+		if big <= 1e-18 {
+			break
+		}
+	}
+	for ; s > 0; s-- {
+		gemm(false, false, d, d, d, 1, dst, d, dst, d, 0, tmp, d)
+		copy(dst[:dd], tmp)
+	}
+}
+
+// detSign returns the sign (-1, 0 or +1) of det(a) for the d x d matrix a by
+// Gaussian elimination with partial pivoting on work (d*d values).
+func detSign(a []float64, d int, work []float64) float64 {
+	w := work[:d*d]
+	copy(w, a[:d*d])
+	sign := 1.0
+	for k := 0; k < d; k++ {
+		p := k
+		for i := k + 1; i < d; i++ {
+			if math.Abs(w[i*d+k]) > math.Abs(w[p*d+k]) {
+				p = i
+			}
+		}
+		if w[p*d+k] == 0 {
+			return 0
+		}
+		if p != k {
+			for j := 0; j < d; j++ {
+				w[k*d+j], w[p*d+j] = w[p*d+j], w[k*d+j]
+			}
+			sign = -sign
+		}
+		if w[k*d+k] < 0 {
+			sign = -sign
+		}
+		for i := k + 1; i < d; i++ {
+			f := w[i*d+k] / w[k*d+k]
+			for j := k; j < d; j++ {
+				w[i*d+j] -= f * w[k*d+j]
+			}
+		}
+	}
+	return sign
+}
+
+// LaplacianPinv returns the Moore-Penrose pseudoinverse L^+ of the graph
+// Laplacian, from its eigendecomposition: eigenvalues at most 1e-10 times the
+// largest (one per connected component, the constant modes) are left at zero.
+func (g *Graph) LaplacianPinv() *mat.SymDense {
+	n := g.N
+	var eig mat.EigenSym
+	if !eig.Factorize(g.Laplacian(), true) {
+		panic("optim: eigendecomposition of the Laplacian failed")
+	}
+	vals := eig.Values(nil)
+	var vecs mat.Dense
+	eig.VectorsTo(&vecs)
+	var top float64
+	for _, v := range vals {
+		top = max(top, math.Abs(v))
+	}
+	tol := 1e-10 * top
+	w := mat.DenseCopyOf(&vecs)
+	for k, lam := range vals {
+		inv := 0.0
+		if math.Abs(lam) > tol {
+			inv = 1 / lam
+		}
+		for i := 0; i < n; i++ {
+			w.Set(i, k, w.At(i, k)*inv)
+		}
+	}
+	var full mat.Dense
+	full.Mul(w, vecs.T())
+	p := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			p.SetSym(i, j, 0.5*(full.At(i, j)+full.At(j, i)))
+		}
+	}
+	return p
+}

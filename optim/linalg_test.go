@@ -1,0 +1,101 @@
+package optim
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+func TestGemmTiles(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	for _, tc := range []struct {
+		tA, tB  bool
+		m, n, k int
+	}{{false, false, 70, 130, 5}, {true, false, 65, 3, 200}, {false, true, 129, 66, 7}, {true, true, 2, 200, 3}} {
+		a := randVec(rng, tc.m*tc.k, 1)
+		b := randVec(rng, tc.k*tc.n, 1)
+		c := randVec(rng, tc.m*tc.n, 1)
+		var am, bm mat.Matrix
+		lda, ldb := tc.k, tc.n
+		am = mat.NewDense(tc.m, tc.k, a)
+		if tc.tA {
+			lda = tc.m
+			am = mat.NewDense(tc.k, tc.m, a).T()
+		}
+		bm = mat.NewDense(tc.k, tc.n, b)
+		if tc.tB {
+			ldb = tc.k
+			bm = mat.NewDense(tc.n, tc.k, b).T()
+		}
+		var want mat.Dense
+		want.Mul(am, bm)
+		want.Scale(2, &want)
+		want.Add(&want, mat.NewDense(tc.m, tc.n, append([]float64(nil), c...)))
+		gemm(tc.tA, tc.tB, tc.m, tc.n, tc.k, 2, a, lda, b, ldb, 1, c, tc.n)
+		if !mat.EqualApprox(&want, mat.NewDense(tc.m, tc.n, c), 1e-12) {
+			t.Errorf("%+v: gemm differs from mat.Mul", tc)
+		}
+	}
+}
+
+func TestExpm(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 1))
+	for _, tc := range []struct {
+		d     int
+		scale float64
+		skew  bool
+	}{{1, 1, false}, {2, 0.1, true}, {3, 3, true}, {5, 1e-8, true}, {30, 0.5, true}, {30, 20, true}, {6, 2, false}} {
+		a := randVec(rng, tc.d*tc.d, tc.scale)
+		if tc.skew {
+			s := make([]float64, len(a))
+			skew(s, a, tc.d)
+			a = s
+		}
+		got := make([]float64, tc.d*tc.d)
+		expm(got, a, tc.d, make([]float64, 2*tc.d*tc.d))
+		var want mat.Dense
+		want.Exp(mat.NewDense(tc.d, tc.d, a))
+		if !mat.EqualApprox(&want, mat.NewDense(tc.d, tc.d, got), 1e-11*math.Max(1, mat.Norm(&want, math.Inf(1)))) {
+			t.Errorf("%+v: expm differs from mat.Exp", tc)
+		}
+		if tc.skew { // orthogonal
+			g := mat.NewDense(tc.d, tc.d, got)
+			var qtq mat.Dense
+			qtq.Mul(g.T(), g)
+			if !mat.EqualApprox(&qtq, eye(tc.d), 1e-12) {
+				t.Errorf("%+v: exp(skew) not orthogonal", tc)
+			}
+		}
+	}
+	d := 30
+	a, dst, w := randVec(rng, d*d, 1), make([]float64, d*d), make([]float64, 2*d*d)
+	if n := testing.AllocsPerRun(10, func() { expm(dst, a, d, w) }); n != 0 {
+		t.Fatalf("expm allocates %v times", n)
+	}
+}
+
+func eye(d int) *mat.Dense {
+	m := mat.NewDense(d, d, nil)
+	for i := 0; i < d; i++ {
+		m.Set(i, i, 1)
+	}
+	return m
+}
+
+func TestDetSign(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 1))
+	for d := 1; d <= 7; d++ {
+		for k := 0; k < 20; k++ {
+			a := randVec(rng, d*d, 1)
+			want := math.Copysign(1, mat.Det(mat.NewDense(d, d, a)))
+			if got := detSign(a, d, make([]float64, d*d)); got != want {
+				t.Fatalf("d=%d: detSign %v, want %v", d, got, want)
+			}
+		}
+	}
+	if got := detSign(make([]float64, 4), 2, make([]float64, 4)); got != 0 {
+		t.Fatalf("singular: detSign %v", got)
+	}
+}

@@ -1,0 +1,301 @@
+package optim
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"gonum.org/v1/gonum/lapack"
+	lapackgonum "gonum.org/v1/gonum/lapack/gonum"
+)
+
+// Procrustes is exact gauge fixing on a tree-shaped coupling (a chain is a
+// tree). Each edge term of psi depends only on the relative map
+// Q = R_p^T R_c between parent p and child c, and on a tree those relative
+// maps are independent, so setting each to its orthogonal-Procrustes optimum
+// Q = argmin ||Q Z_c - Z_p||_F = U V^T, with Z_p Z_c^T = U S V^T, minimises psi
+// globally over per-time-step orthogonal maps. The absolute maps are chained
+// from a BFS root: R_root = I, R_c = R_p Q_c. Edge weights do not change the
+// per-edge optimum.
+//
+// By default the maps range over O(d) (reflections allowed, which can undo a
+// reflected time step that rotations cannot); SO restricts them to rotations
+// (the sign of the last singular vector is flipped when det(U V^T) < 0).
+//
+// The zero value is ready for Init. After Init, Round does not allocate for
+// d <= 64 (gonum's LAPACK goes parallel and allocates for larger d).
+type Procrustes struct {
+	SO      bool // restrict to rotations, SO(d); default O(d)
+	Workers int  // parallel workers; <= 0 means GOMAXPROCS
+
+	b      Blocks
+	d, dd  int
+	edges  []Edge
+	order  []int // BFS order, order[0] is the root
+	parent []int // parent node, -1 for the root
+	pedge  []int // edge to the parent
+	pool   *Pool
+
+	m       []float64 // E x dd: M_e = Z_S Z_T^T
+	q       []float64 // E x dd: optimal relative map of the child edge
+	rot     []float64 // T x dd: absolute maps
+	svdA    []float64 // E x dd
+	svdS    []float64 // E x d
+	svdU    []float64 // E x dd
+	svdVT   []float64 // E x dd
+	svdWork []float64 // E x lwork
+	lwork   int
+	rowBuf  []float64 // T x rotRows*d
+	edgePsi []float64 // E
+	edgeGap []float64 // E
+
+	x     []float64
+	ovFn  func(c, lo, hi int)
+	svdFn func(c, lo, hi int)
+	appFn func(c, lo, hi int)
+	psiFn func(c, lo, hi int)
+}
+
+var _ Gauge = (*Procrustes)(nil)
+
+var lapackImpl lapackgonum.Implementation
+
+// Init implements Gauge. It returns an error unless the graph is a tree.
+func (p *Procrustes) Init(b Blocks, g *Graph) error {
+	if g == nil {
+		return errors.New("procrustes: nil graph")
+	}
+	if g.N != b.T {
+		return fmt.Errorf("procrustes: graph has %d nodes, blocks have T=%d", g.N, b.T)
+	}
+	if b.T <= 0 || b.N < 0 || b.D <= 0 {
+		return fmt.Errorf("procrustes: bad blocks %+v", b)
+	}
+	if !g.IsTree() {
+		return fmt.Errorf("procrustes: coupling graph (%d nodes, %d edges) is not a tree", g.N, len(g.Edges))
+	}
+	T, d := b.T, b.D
+	p.b, p.d, p.dd = b, d, d*d
+	p.edges = append(p.edges[:0], g.Edges...)
+	adj := make([][]halfEdge, T)
+	for k, e := range p.edges {
+		adj[e.S] = append(adj[e.S], halfEdge{e: k, other: e.T, w: e.W, fwd: true})
+		adj[e.T] = append(adj[e.T], halfEdge{e: k, other: e.S, w: e.W, fwd: false})
+	}
+	p.order = append(p.order[:0], 0)
+	p.parent = resizeInt(p.parent, T)
+	p.pedge = resizeInt(p.pedge, T)
+	for i := range p.parent {
+		p.parent[i] = -2
+	}
+	p.parent[0], p.pedge[0] = -1, -1
+	for i := 0; i < len(p.order); i++ {
+		u := p.order[i]
+		for _, he := range adj[u] {
+			if p.parent[he.other] != -2 {
+				continue
+			}
+			p.parent[he.other] = u
+			p.pedge[he.other] = he.e
+			p.order = append(p.order, he.other)
+		}
+	}
+	E, dd := len(p.edges), p.dd
+	q := []float64{0}
+	lapackImpl.Dgesvd(lapack.SVDAll, lapack.SVDAll, d, d, make([]float64, dd), d, make([]float64, d),
+		make([]float64, dd), d, make([]float64, dd), d, q, -1)
+	p.lwork = int(q[0])
+	p.m = resize(p.m, E*dd)
+	p.q = resize(p.q, E*dd)
+	p.rot = resize(p.rot, T*dd)
+	p.svdA = resize(p.svdA, E*dd)
+	p.svdS = resize(p.svdS, E*d)
+	p.svdU = resize(p.svdU, E*dd)
+	p.svdVT = resize(p.svdVT, E*dd)
+	p.svdWork = resize(p.svdWork, E*p.lwork)
+	p.rowBuf = resize(p.rowBuf, T*rotRows*d)
+	p.edgePsi = resize(p.edgePsi, E)
+	p.edgeGap = resize(p.edgeGap, E)
+	workers := p.Workers
+	if workers <= 0 {
+		workers = defaultWorkers()
+	}
+	if p.pool == nil || p.pool.Workers() != workers {
+		p.pool.Close()
+		p.pool = NewPool(workers)
+	}
+	if p.ovFn == nil {
+		p.ovFn, p.svdFn, p.appFn, p.psiFn = p.overlapChunk, p.svdChunk, p.applyChunk, p.psiChunk
+	}
+	return nil
+}
+
+func resizeInt(s []int, n int) []int {
+	if n > cap(s) {
+		return make([]int, n)
+	}
+	return s[:n]
+}
+
+// Round implements Gauge: it applies the psi-minimising maps to x. It never
+// rejects: the result is the global minimum of psi over the maps.
+func (p *Procrustes) Round(x []float64) RoundStats {
+	st := p.solve(x)
+	defer p.release()
+	if len(p.edges) == 0 {
+		return st
+	}
+	// Chain the relative maps from the root.
+	d, dd := p.d, p.dd
+	setIdentity(p.rot[p.order[0]*dd:(p.order[0]+1)*dd], d)
+	for _, c := range p.order[1:] {
+		par, k := p.parent[c], p.pedge[c]
+		gemm(false, false, d, d, d, 1, p.rot[par*dd:(par+1)*dd], d, p.q[k*dd:(k+1)*dd], d, 0, p.rot[c*dd:(c+1)*dd], d)
+	}
+	p.pool.Chunks(p.b.T, 1, p.appFn)
+	p.pool.Chunks(len(p.edges), 1, p.psiFn)
+	st.PsiAfter = 0
+	for _, v := range p.edgePsi {
+		st.PsiAfter += v
+	}
+	return st
+}
+
+// Gap returns the gauge gap psi(x) - min_R psi(R x) over the maps allowed by
+// p (O(d), or SO(d) if p.SO), without changing x. It is computed per edge as
+// w (sum of the (signed) singular values of M - Tr M). After Init it does not
+// allocate.
+func (p *Procrustes) Gap(x []float64) float64 {
+	p.solve(x)
+	p.release()
+	var gap float64
+	for _, v := range p.edgeGap {
+		gap += v
+	}
+	return gap
+}
+
+// solve computes the overlaps, psi and the per-edge optima; x is kept in p.x.
+func (p *Procrustes) solve(x []float64) RoundStats {
+	if p.pool == nil {
+		panic("optim: Procrustes used before Init")
+	}
+	if p.b.Offset+p.b.Len() > len(x) {
+		panic(fmt.Sprintf("optim: blocks %+v do not fit in len(x)=%d", p.b, len(x)))
+	}
+	p.x = x
+	E := len(p.edges)
+	p.pool.Chunks(E, 1, p.ovFn)
+	var st RoundStats
+	for _, v := range p.edgePsi {
+		st.PsiBefore += v
+	}
+	st.PsiAfter = st.PsiBefore
+	p.pool.Chunks(E, 1, p.svdFn)
+	return st
+}
+
+func (p *Procrustes) release() { p.x = nil }
+
+func (p *Procrustes) overlapChunk(k, _, _ int) {
+	e := p.edges[k]
+	zs, zt := p.b.Block(p.x, e.S), p.b.Block(p.x, e.T)
+	overlap(p.m[k*p.dd:(k+1)*p.dd], zs, zt, p.b.N, p.d)
+	p.edgePsi[k] = e.W * halfSqDist(zs, zt)
+}
+
+func (p *Procrustes) psiChunk(k, _, _ int) {
+	e := p.edges[k]
+	p.edgePsi[k] = e.W * halfSqDist(p.b.Block(p.x, e.S), p.b.Block(p.x, e.T))
+}
+
+// svdChunk solves the Procrustes problem of edge k: with parent p and child
+// c, M_pc = Z_p Z_c^T = U S V^T and Q = U V^T (U diag(1,..,1,-1) V^T for SO
+// when det(U V^T) < 0). It also records the edge's gauge gap
+// w (sum_i s_i sigma_i - Tr M).
+func (p *Procrustes) svdChunk(k, _, _ int) {
+	d, dd := p.d, p.dd
+	e := p.edges[k]
+	m := p.m[k*dd : (k+1)*dd]
+	a := p.svdA[k*dd : (k+1)*dd]
+	// The child is the endpoint whose parent edge is k.
+	parentIsS := p.pedge[e.T] == k
+	if parentIsS {
+		copy(a, m) // M_pc = M_ST
+	} else {
+		for i := 0; i < d; i++ {
+			for j := 0; j < d; j++ {
+				a[i*d+j] = m[j*d+i]
+			}
+		}
+	}
+	var tr float64
+	for i := 0; i < d; i++ {
+		tr += m[i*d+i]
+	}
+	s := p.svdS[k*d : (k+1)*d]
+	u := p.svdU[k*dd : (k+1)*dd]
+	vt := p.svdVT[k*dd : (k+1)*dd]
+	work := p.svdWork[k*p.lwork : (k+1)*p.lwork]
+	if !lapackImpl.Dgesvd(lapack.SVDAll, lapack.SVDAll, d, d, a, d, s, u, d, vt, d, work, p.lwork) {
+		panic("optim: SVD did not converge")
+	}
+	q := p.q[k*dd : (k+1)*dd]
+	gemm(false, false, d, d, d, 1, u, d, vt, d, 0, q, d)
+	var sum float64
+	for _, v := range s {
+		sum += v
+	}
+	if p.SO && detSign(q, d, a) < 0 {
+		// Flip the last left singular vector: Q -= 2 u_d v_d^T.
+		for i := 0; i < d; i++ {
+			ui := u[i*d+d-1]
+			for j := 0; j < d; j++ {
+				q[i*d+j] -= 2 * ui * vt[(d-1)*d+j]
+			}
+		}
+		sum -= 2 * s[d-1]
+	}
+	p.edgeGap[k] = e.W * (sum - tr)
+}
+
+func (p *Procrustes) applyChunk(t, _, _ int) {
+	d := p.d
+	rotate(p.b.Block(p.x, t), p.b.N, d, p.rot[t*p.dd:(t+1)*p.dd], p.rowBuf[t*rotRows*d:(t+1)*rotRows*d])
+}
+
+// gapCache keeps one serial Procrustes per (blocks, graph) for GaugeGap so
+// repeated calls do not allocate.
+var gapCache = sync.Pool{New: func() any { return new(Procrustes) }}
+
+// GaugeGap returns psi(x) - min psi(R_1 Z_1, ..., R_T Z_T) over orthogonal
+// maps R_t in O(d): the energy stored in Goldstone modes. It is exact on
+// trees and returns an error for any other graph. It runs serially and does
+// not allocate in steady state for a fixed (b, g).
+func GaugeGap(x []float64, b Blocks, g *Graph) (float64, error) {
+	if g == nil {
+		return 0, errors.New("gauge gap: nil graph")
+	}
+	p := gapCache.Get().(*Procrustes)
+	defer gapCache.Put(p)
+	if p.pool == nil || p.b != b || len(p.edges) != len(g.Edges) || !sameEdges(p.edges, g.Edges) {
+		p.Workers, p.SO = 1, false
+		if err := p.Init(b, g); err != nil {
+			p.pool = nil
+			return 0, fmt.Errorf("gauge gap: %w", err)
+		}
+	}
+	return p.Gap(x), nil
+}
+
+func sameEdges(a, b []Edge) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,175 @@
+package optim
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// bruteChain2 minimises psi over maps of a d=2 chain with R_0 = I (psi is
+// invariant under a common map) by a grid over the angles of the other maps
+// followed by a finer grid around the best point. Each map is a rotation, or
+// also a reflection when reflect is set.
+func bruteChain2(x []float64, b Blocks, g *Graph, reflect bool) float64 {
+	if b.D != 2 || b.T != 3 {
+		panic("bruteChain2: d=2, T=3 only")
+	}
+	mapOf := func(th float64, refl bool) []float64 {
+		c, s := math.Cos(th), math.Sin(th)
+		if refl {
+			return []float64{c, s, s, -c}
+		}
+		return []float64{c, -s, s, c}
+	}
+	id := []float64{1, 0, 0, 1}
+	eval := func(t1, t2 float64, r1, r2 bool) float64 {
+		return Psi(applyMaps(x, b, [][]float64{id, mapOf(t1, r1), mapOf(t2, r2)}), b, g)
+	}
+	best := math.Inf(1)
+	for _, r1 := range []bool{false, true} {
+		for _, r2 := range []bool{false, true} {
+			if !reflect && (r1 || r2) {
+				continue
+			}
+			const n = 120
+			bt1, bt2, bv := 0.0, 0.0, math.Inf(1)
+			for i := 0; i < n; i++ {
+				for j := 0; j < n; j++ {
+					t1, t2 := 2*math.Pi*float64(i)/n, 2*math.Pi*float64(j)/n
+					if v := eval(t1, t2, r1, r2); v < bv {
+						bt1, bt2, bv = t1, t2, v
+					}
+				}
+			}
+			// Refine by shrinking grids around the best point.
+			for h := 2 * math.Pi / n; h > 1e-9; h /= 4 {
+				c1, c2 := bt1, bt2
+				for i := -4; i <= 4; i++ {
+					for j := -4; j <= 4; j++ {
+						t1, t2 := c1+h*float64(i)/2, c2+h*float64(j)/2
+						if v := eval(t1, t2, r1, r2); v < bv {
+							bt1, bt2, bv = t1, t2, v
+						}
+					}
+				}
+			}
+			best = min(best, bv)
+		}
+	}
+	return best
+}
+
+func TestProcrustesBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 1))
+	b := Blocks{T: 3, N: 4, D: 2}
+	g := ChainWeights([]float64{1, 2.5})
+	for trial := 0; trial < 4; trial++ {
+		x := randVec(rng, b.Len(), 1)
+		for _, so := range []bool{false, true} {
+			p := &Procrustes{SO: so, Workers: 2}
+			if err := p.Init(b, g); err != nil {
+				t.Fatal(err)
+			}
+			y := append([]float64(nil), x...)
+			st := p.Round(y)
+			want := bruteChain2(x, b, g, !so)
+			if math.Abs(st.PsiAfter-want) > 1e-9*(1+want) {
+				t.Errorf("trial %d SO=%v: Procrustes psi %.12g, brute force %.12g", trial, so, st.PsiAfter, want)
+			}
+		}
+	}
+}
+
+func TestProcrustesOptimal(t *testing.T) {
+	rng := rand.New(rand.NewPCG(14, 1))
+	b := Blocks{Offset: 1, T: 6, N: 7, D: 3}
+	star, _ := NewGraph(6, []Edge{{2, 0, 1}, {2, 1, 0.5}, {2, 3, 2}, {3, 4, 1}, {5, 3, 1}})
+	for _, g := range []*Graph{Chain(b.T, 3), star} {
+		for _, so := range []bool{false, true} {
+			x := randVec(rng, b.Offset+b.Len(), 1)
+			p := &Procrustes{SO: so, Workers: 3}
+			if err := p.Init(b, g); err != nil {
+				t.Fatal(err)
+			}
+			gap := p.Gap(x)
+			y := append([]float64(nil), x...)
+			st := p.Round(y)
+			if e := math.Abs(st.PsiBefore - st.PsiAfter - gap); e > 1e-10*st.PsiBefore {
+				t.Errorf("SO=%v: Gap %v, psi drop %v", so, gap, st.PsiBefore-st.PsiAfter)
+			}
+			if !so {
+				gg, err := GaugeGap(x, b, g)
+				if err != nil || math.Abs(gg-gap) > 1e-10*st.PsiBefore {
+					t.Errorf("GaugeGap %v (%v), want %v", gg, err, gap)
+				}
+			}
+			// Applied maps are orthogonal; SO keeps det = +1.
+			for s := 0; s < b.T; s++ {
+				r := mat.NewDense(b.D, b.D, p.rot[s*p.dd:(s+1)*p.dd])
+				var rtr mat.Dense
+				rtr.Mul(r.T(), r)
+				if !mat.EqualApprox(&rtr, eye(b.D), 1e-12) {
+					t.Fatalf("map %d not orthogonal", s)
+				}
+				if so && math.Abs(mat.Det(r)-1) > 1e-12 {
+					t.Fatalf("SO: map %d has det %v", s, mat.Det(r))
+				}
+			}
+			// No random set of maps does better.
+			for k := 0; k < 200; k++ {
+				maps := make([][]float64, b.T)
+				for s := range maps {
+					det := 1.0
+					if !so && rng.IntN(2) == 0 {
+						det = -1
+					}
+					maps[s] = randOrth(rng, b.D, det)
+				}
+				if v := Psi(applyMaps(x, b, maps), b, g); v < st.PsiAfter*(1-1e-12) {
+					t.Fatalf("SO=%v: random maps give psi %v < Procrustes %v", so, v, st.PsiAfter)
+				}
+			}
+		}
+	}
+}
+
+// TestProcrustesReflection: a reflected time step is undone by O(d) but not by SO(d).
+func TestProcrustesReflection(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 1))
+	b := Blocks{T: 4, N: 8, D: 3}
+	g := Chain(b.T, 1)
+	x := twisted(rng, b, 0.3, 0)
+	refl := []float64{1, 0, 0, 0, 1, 0, 0, 0, -1}
+	id := []float64{1, 0, 0, 0, 1, 0, 0, 0, 1}
+	x = applyMaps(x, b, [][]float64{id, id, refl, refl})
+	for _, tc := range []struct {
+		so      bool
+		wantGap bool
+	}{{false, false}, {true, true}} {
+		y := append([]float64(nil), x...)
+		p := &Procrustes{SO: tc.so}
+		if err := p.Init(b, g); err != nil {
+			t.Fatal(err)
+		}
+		st := p.Round(y)
+		if left := st.PsiAfter > 1e-9*st.PsiBefore; left != tc.wantGap {
+			t.Errorf("SO=%v: psi %v -> %v", tc.so, st.PsiBefore, st.PsiAfter)
+		}
+	}
+}
+
+func TestProcrustesNotTree(t *testing.T) {
+	cycle, _ := NewGraph(3, []Edge{{0, 1, 1}, {1, 2, 1}, {2, 0, 1}})
+	b := Blocks{T: 3, N: 2, D: 2}
+	if err := new(Procrustes).Init(b, cycle); err == nil {
+		t.Fatal("Procrustes.Init accepted a cycle")
+	}
+	if _, err := GaugeGap(make([]float64, b.Len()), b, cycle); err == nil {
+		t.Fatal("GaugeGap accepted a cycle")
+	}
+	if _, err := GaugeGap(make([]float64, b.Len()), b, Chain(3, 1)); err != nil {
+		t.Fatalf("GaugeGap on a chain after a cycle: %v", err)
+	}
+}

@@ -1,0 +1,39 @@
+// Package pipeline runs a DAG of cached stages.
+//
+// A Graph is a list of Nodes; each Node runs one Stage, names its inputs as
+// Refs (an output of another node, or an external file or directory) and
+// declares the names of the outputs it writes. Run executes the nodes as soon
+// as their inputs are ready, at most Options.Jobs at a time; Plan is the dry
+// run that says which nodes would run and why.
+//
+// # Cache contract
+//
+// The key of a node is the SHA-256 of its stage name, stage version,
+// canonical parameter JSON (CanonicalJSON of Stage.Params), its declared
+// output names and the sorted (input name, input content digest) pairs. An
+// external input's digest is the SHA-256 of the file's content (of a
+// directory: of its sorted relative file paths and their digests); the digest
+// of another node's output is the one recorded in that node's cache manifest.
+//
+// Two nodes with the same key must produce the same outputs. A stage therefore
+// has to be a pure function of (version, params, input contents): everything
+// that changes its output goes into Params, a change in the code that changes
+// the output bumps Version, and the result must not depend on IO.Workers or
+// on scheduling. The runner does not check this; it trusts it.
+//
+// A cache entry lives at WorkDir/cache/<stage>/<key>/ and holds one file or
+// directory per output plus manifest.json. It is built inside WorkDir/tmp/,
+// fsynced, and renamed into place in one step, manifest last, so an entry is
+// either complete or absent. An entry is trusted if its manifest parses,
+// carries the expected key and lists every declared output, and those outputs
+// exist; output contents are not re-hashed. Cache entries must be treated as
+// read-only by stages.
+//
+// Run holds an exclusive lock on WorkDir/lock for its whole duration and
+// clears WorkDir/tmp/ at start, so crash leftovers never become cache
+// entries. The last key of each node ID is recorded under WorkDir/state/nodes
+// so that Plan can say why a node will run again. Digests of external files
+// are memoised in WorkDir/state/digests.json by (absolute path, size,
+// mtime); files modified within the last two seconds are never memoised,
+// so a quick same-size rewrite is not missed.
+package pipeline

@@ -1,0 +1,43 @@
+//go:build unix
+
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// ErrBusy is wrapped by the error of a Run whose WorkDir is locked by
+// another runner.
+var ErrBusy = errors.New("workdir busy")
+
+// lockWorkDir takes a non-blocking exclusive flock on dir/lock and writes the
+// pid into it. The lock is released by the returned func or at exit.
+func lockWorkDir(dir string) (unlock func(), err error) {
+	path := filepath.Join(dir, "lock")
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("lock workdir: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		b, _ := os.ReadFile(path)
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+			return nil, fmt.Errorf("workdir %s is in use by another runner (pid %d): %w", dir, pid, ErrBusy)
+		}
+		return nil, fmt.Errorf("lock workdir %s: %w", dir, err)
+	}
+	if err := f.Truncate(0); err == nil {
+		f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	return func() {
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, nil
+}

@@ -1,0 +1,56 @@
+// Package runs is the SQLite results store: one file holds every run of
+// every experiment, its trials, their parameters, metric series, summary
+// values and artifact records.
+//
+// # Writing
+//
+// A Store has exactly one writing connection, owned by one writer
+// goroutine. Metric, Summary and Artifact only queue a row; the writer
+// commits queued rows in transactions of at most 5000 rows or 200 ms,
+// whichever comes first, so any number of concurrent producers never see
+// "database is locked". Flush waits until everything queued before it is
+// committed. A row that cannot be written (e.g. an unknown run id) is
+// dropped and recorded: the first such error, with the count of lost rows,
+// is sticky and returned by Err, Flush and Close. Queueing never blocks
+// past the writer's exit; use after Close records ErrClosed.
+//
+// CreateRun, FinishRun, SetRunStatus, UpsertTrial and MarkStale are
+// synchronous: they run in their own transaction on the same writer
+// goroutine, after the rows queued before them are committed, and return
+// their own error. If ctx ends while such a call waits for the writer, the
+// call returns ctx.Err() but the operation may still be applied.
+//
+// Re-recording a key replaces the row (upsert), so a resumed run that
+// re-emits metrics never duplicates them. Keys: metrics (run_id, trial,
+// name, step); summaries (run_id, trial, name); artifacts (run_id, trial,
+// path) with trial "" for run-level files; trials (run_id, trial).
+//
+// Several processes may open the same file: the database is in WAL mode
+// with a 10 s busy timeout and write transactions begin IMMEDIATE, so
+// writers from different Stores queue for the lock instead of failing.
+//
+// # Schema and query interface
+//
+// Tables: schema_version, runs, trials, trial_param_rows (one row per
+// trial parameter, value as JSON text), metrics, summaries, artifacts.
+// Migrations are a versioned list applied once each, in one transaction,
+// when a Store is opened. Plain SQL should use the four views:
+//
+//	series(experiment, run_id, trial, metric, step, value)
+//	summary(experiment, run_id, trial, metric, value)
+//	trial_params(experiment, run_id, trial, key, value)
+//	trial_status(experiment, run_id, trial, status, error)
+//
+// # Non-finite values
+//
+// SQLite cannot store NaN (it becomes NULL) but does store infinities. In
+// the views, value is the REAL for finite numbers, +Inf/-Inf for
+// infinities (SQLite prints them as Inf/-Inf and reads the literals 9e999
+// and -9e999 as them, e.g. WHERE value = 9e999), and NULL for NaN. The
+// tables metrics and summaries keep a kind column ('finite', 'nan', '+inf',
+// '-inf', '-0') next to value, so Summaries and Series return NaN, ±Inf and
+// even -0 (which SQLite would store as integer 0) exactly.
+//
+// Times are stored as fixed-width UTC RFC 3339 text with nanoseconds
+// (sortable as text), NULL for the zero time, and are returned in UTC.
+package runs

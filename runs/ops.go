@@ -1,0 +1,194 @@
+package runs
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// CreateRun inserts a run and returns its id. Empty Kind and Status default
+// to KindRun and StatusRunning, a zero Started to now; info.ID is ignored.
+func (s *Store) CreateRun(ctx context.Context, info RunInfo) (int64, error) {
+	if info.Kind == "" {
+		info.Kind = KindRun
+	}
+	if info.Status == "" {
+		info.Status = StatusRunning
+	}
+	if info.Started.IsZero() {
+		info.Started = time.Now()
+	}
+	if info.Kind != KindRun && info.Kind != KindRepro {
+		return 0, fmt.Errorf("create run %q: invalid kind %q", info.Experiment, info.Kind)
+	}
+	if !validRunStatus(info.Status) {
+		return 0, fmt.Errorf("create run %q: invalid status %q", info.Experiment, info.Status)
+	}
+	var id int64
+	err := s.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO runs (experiment, kind, config_json, config_hash, status,
+			started_at, ended_at, git_commit, git_dirty, go_version, os, arch, cpu_model, gomaxprocs, host, pid, note)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			info.Experiment, info.Kind, info.ConfigJSON, info.ConfigHash, info.Status,
+			encodeTime(info.Started), encodeTime(info.Ended), info.GitCommit, info.GitDirty,
+			info.GoVersion, info.OS, info.Arch, info.CPUModel, info.GOMAXPROCS, info.Host, info.PID, info.Note)
+		if err != nil {
+			return err
+		}
+		id, err = res.LastInsertId()
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("create run %q: %w", info.Experiment, err)
+	}
+	return id, nil
+}
+
+// FinishRun sets a run's final status and end time (now). A non-empty note
+// replaces the run's note; "" keeps it.
+func (s *Store) FinishRun(ctx context.Context, id int64, status, note string) error {
+	if !validRunStatus(status) {
+		return fmt.Errorf("finish run %d: invalid status %q", id, status)
+	}
+	err := s.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE runs SET status = ?, ended_at = ?,
+			note = CASE WHEN ? = '' THEN note ELSE ? END WHERE id = ?`,
+			status, encodeTime(time.Now()), note, note, id)
+		return affected(res, err)
+	})
+	if err != nil {
+		return fmt.Errorf("finish run %d: %w", id, err)
+	}
+	return nil
+}
+
+// SetRunStatus changes a run's status. Setting StatusRunning (on resume)
+// clears the end time; other statuses leave it as is.
+func (s *Store) SetRunStatus(ctx context.Context, id int64, status string) error {
+	if !validRunStatus(status) {
+		return fmt.Errorf("set run %d status: invalid status %q", id, status)
+	}
+	err := s.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE runs SET status = ?,
+			ended_at = CASE WHEN ? = 'running' THEN NULL ELSE ended_at END WHERE id = ?`, status, status, id)
+		return affected(res, err)
+	})
+	if err != nil {
+		return fmt.Errorf("set run %d status: %w", id, err)
+	}
+	return nil
+}
+
+func affected(res sql.Result, err error) error {
+	if err != nil {
+		return err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// UpsertTrial inserts or fully replaces the trial (t.RunID, t.ID), except
+// that a nil Params leaves the stored parameters unchanged (none for a new
+// trial). Each Params value must be valid JSON; it is stored compacted.
+func (s *Store) UpsertTrial(ctx context.Context, t Trial) error {
+	if t.ID == "" {
+		return fmt.Errorf("upsert trial of run %d: empty trial id", t.RunID)
+	}
+	if !validTrialStatus(t.Status) {
+		return fmt.Errorf("upsert trial %q of run %d: invalid status %q", t.ID, t.RunID, t.Status)
+	}
+	var (
+		keys   []string
+		vals   []string
+		params string
+	)
+	if t.Params != nil {
+		keys = make([]string, 0, len(t.Params))
+		for k := range t.Params {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		vals = make([]string, len(keys))
+		obj := make(map[string]json.RawMessage, len(keys))
+		for i, k := range keys {
+			var buf bytes.Buffer
+			if err := json.Compact(&buf, []byte(t.Params[k])); err != nil {
+				return fmt.Errorf("upsert trial %q of run %d: param %q: value %q is not JSON: %w", t.ID, t.RunID, k, t.Params[k], err)
+			}
+			vals[i] = buf.String()
+			obj[k] = buf.Bytes()
+		}
+		b, err := json.Marshal(obj) // encoding/json sorts map keys
+		if err != nil {
+			return fmt.Errorf("upsert trial %q of run %d: params: %w", t.ID, t.RunID, err)
+		}
+		params = string(b)
+	}
+	err := s.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var pj any = "{}"
+		if t.Params != nil {
+			pj = params
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO trials (run_id, trial, params_json, seed, status, error,
+			started_at, ended_at, wall_seconds) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (run_id, trial) DO UPDATE SET
+				params_json = CASE WHEN ? THEN excluded.params_json ELSE params_json END,
+				seed = excluded.seed, status = excluded.status, error = excluded.error,
+				started_at = excluded.started_at, ended_at = excluded.ended_at,
+				wall_seconds = excluded.wall_seconds`,
+			t.RunID, t.ID, pj, t.Seed, t.Status, t.Error,
+			encodeTime(t.Started), encodeTime(t.Ended), t.WallSeconds, t.Params != nil); err != nil {
+			return err
+		}
+		if t.Params == nil {
+			return nil
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM trial_param_rows WHERE run_id = ? AND trial = ?`, t.RunID, t.ID); err != nil {
+			return err
+		}
+		if len(keys) == 0 {
+			return nil
+		}
+		st, err := tx.PrepareContext(ctx, `INSERT INTO trial_param_rows (run_id, trial, key, value) VALUES (?, ?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		for i, k := range keys {
+			if _, err := st.ExecContext(ctx, t.RunID, t.ID, k, vals[i]); err != nil {
+				return fmt.Errorf("param %q: %w", k, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("upsert trial %q of run %d: %w", t.ID, t.RunID, err)
+	}
+	return nil
+}
+
+// MarkStale marks the run's trials still "running" as "interrupted" (with
+// an error text if they had none). Call it when resuming a run whose
+// process died, before rescheduling its trials.
+func (s *Store) MarkStale(ctx context.Context, runID int64) error {
+	err := s.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE trials SET status = 'interrupted',
+			error = CASE WHEN error = '' THEN 'interrupted: still running when its run stopped' ELSE error END
+			WHERE run_id = ? AND status = 'running'`, runID)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("mark stale trials of run %d: %w", runID, err)
+	}
+	return nil
+}

@@ -1,0 +1,192 @@
+package runs
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+
+	_ "github.com/mattn/go-sqlite3" // registers driver "sqlite3"
+)
+
+const (
+	busyTimeoutMS = 10000
+	readerConns   = 4
+	queueLen      = 8192
+)
+
+// Store is a results database. It is safe for concurrent use. All writes go
+// through one writer goroutine holding the only write connection; reads use
+// a separate pool and see only committed data (call Flush first to see rows
+// queued with Metric, Summary or Artifact).
+type Store struct {
+	path string
+	w    *sql.DB // one connection, used only by the writer goroutine
+	r    *sql.DB // read-only pool
+
+	stmtMetric, stmtMetrics, stmtSummary, stmtArtifact *sql.Stmt
+	args                                               []any // writer goroutine only
+
+	ops  chan op
+	done chan struct{} // closed when the writer goroutine has exited
+
+	sendMu sync.RWMutex // held shared while sending, exclusively to close
+	closed bool
+
+	closeOnce sync.Once
+	closeErr  error
+
+	errMu   sync.Mutex
+	err     error // first write error (sticky)
+	dropped int64 // rows not written
+}
+
+// dsn builds a mattn/go-sqlite3 URI DSN for path with the given options.
+func dsn(path string, opts url.Values) string {
+	u := url.URL{Path: path}
+	return "file:" + u.EscapedPath() + "?" + opts.Encode()
+}
+
+// Open opens (creating if needed, along with its parent directory) the
+// results database at path and brings its schema up to date.
+func Open(ctx context.Context, path string) (*Store, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("open results %s: %w", path, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		return nil, fmt.Errorf("open results %s: %w", path, err)
+	}
+	common := func() url.Values {
+		v := url.Values{}
+		v.Set("_busy_timeout", fmt.Sprint(busyTimeoutMS))
+		v.Set("_foreign_keys", "on")
+		return v
+	}
+	wopts := common()
+	wopts.Set("_journal_mode", "WAL")
+	wopts.Set("_synchronous", "NORMAL")
+	wopts.Set("_txlock", "immediate")
+	w, err := sql.Open("sqlite3", dsn(abs, wopts))
+	if err != nil {
+		return nil, fmt.Errorf("open results %s: %w", path, err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(0)
+	w.SetConnMaxIdleTime(0)
+	s := &Store{path: abs, w: w}
+	fail := func(err error) (*Store, error) {
+		s.closeDBs()
+		return nil, fmt.Errorf("open results %s: %w", path, err)
+	}
+	if err := migrate(ctx, w); err != nil {
+		return fail(err)
+	}
+
+	ropts := common()
+	ropts.Set("_query_only", "1")
+	r, err := sql.Open("sqlite3", dsn(abs, ropts))
+	if err != nil {
+		return fail(err)
+	}
+	r.SetMaxOpenConns(readerConns)
+	r.SetMaxIdleConns(readerConns)
+	s.r = r
+	if err := r.PingContext(ctx); err != nil {
+		return fail(err)
+	}
+
+	for _, p := range []struct {
+		dst  **sql.Stmt
+		text string
+	}{
+		{&s.stmtMetric, metricInsert(1)},
+		{&s.stmtMetrics, metricInsert(metricChunk)},
+		{&s.stmtSummary, `INSERT INTO summaries (run_id, trial, name, value, kind) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (run_id, trial, name) DO UPDATE SET value = excluded.value, kind = excluded.kind`},
+		{&s.stmtArtifact, `INSERT INTO artifacts (run_id, trial, path, sha256, kind) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (run_id, trial, path) DO UPDATE SET sha256 = excluded.sha256, kind = excluded.kind`},
+	} {
+		st, err := w.PrepareContext(ctx, p.text)
+		if err != nil {
+			return fail(fmt.Errorf("prepare: %w", err))
+		}
+		*p.dst = st
+	}
+
+	s.ops = make(chan op, queueLen)
+	s.done = make(chan struct{})
+	go s.loop()
+	return s, nil
+}
+
+// Path returns the absolute path of the database file.
+func (s *Store) Path() string { return s.path }
+
+// DB returns the read-only connection pool, for ad-hoc SQL over the views
+// series, summary, trial_params and trial_status. Do not close it.
+func (s *Store) DB() *sql.DB { return s.r }
+
+// Close commits everything queued, stops the writer and closes the
+// database. It returns the first write error, if any (see Err). Calls
+// after the first return the same result.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		s.sendMu.Lock()
+		s.closed = true
+		s.sendMu.Unlock()
+		reply := make(chan error, 1)
+		select {
+		case s.ops <- op{kind: opClose, reply: reply}:
+		case <-s.done:
+		}
+		<-s.done
+		s.closeErr = errors.Join(s.Err(), s.closeDBs())
+	})
+	return s.closeErr
+}
+
+func (s *Store) closeDBs() error {
+	var errs []error
+	for _, st := range []*sql.Stmt{s.stmtMetric, s.stmtMetrics, s.stmtSummary, s.stmtArtifact} {
+		if st != nil {
+			errs = append(errs, st.Close())
+		}
+	}
+	if s.r != nil {
+		errs = append(errs, s.r.Close())
+	}
+	if s.w != nil {
+		errs = append(errs, s.w.Close())
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("close results %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// Err returns the sticky write error: the first failure to write a queued
+// row, with the number of rows lost so far, or nil. Once set it stays set,
+// and Flush and Close return it.
+func (s *Store) Err() error {
+	s.errMu.Lock()
+	defer s.errMu.Unlock()
+	if s.err == nil {
+		return nil
+	}
+	return fmt.Errorf("results %s: %d row(s) not written; first error: %w", s.path, s.dropped, s.err)
+}
+
+func (s *Store) fail(rows int, err error) {
+	s.errMu.Lock()
+	defer s.errMu.Unlock()
+	if s.err == nil {
+		s.err = err
+	}
+	s.dropped += int64(rows)
+}

@@ -1,0 +1,104 @@
+package runs
+
+import (
+	"errors"
+	"time"
+)
+
+// Run statuses (runs.status).
+const (
+	StatusRunning     = "running"
+	StatusDone        = "done"
+	StatusFailed      = "failed"
+	StatusInterrupted = "interrupted"
+)
+
+// Trial statuses (trials.status): the run statuses plus these two.
+const (
+	StatusPending = "pending"
+	StatusCached  = "cached" // result reused from an earlier run, not recomputed
+)
+
+// Run kinds (runs.kind).
+const (
+	KindRun   = "run"   // an ordinary experiment run
+	KindRepro = "repro" // a reproduction check of an earlier run
+)
+
+var (
+	// ErrNotFound is returned (wrapped) when a run id does not exist.
+	ErrNotFound = errors.New("runs: not found")
+	// ErrClosed is returned (or recorded) when the Store is used after Close.
+	ErrClosed = errors.New("runs: store closed")
+)
+
+// RunInfo is one row of the runs table. Times are returned in UTC; a zero
+// time is stored as NULL.
+type RunInfo struct {
+	ID         int64
+	Experiment string
+	Kind       string // KindRun or KindRepro; "" means KindRun on CreateRun
+	ConfigJSON string
+	ConfigHash string
+	Status     string // a run status; "" means StatusRunning on CreateRun
+	GitCommit  string // "" when not a git checkout
+	GitDirty   bool
+	GoVersion  string
+	OS         string
+	Arch       string
+	CPUModel   string
+	Host       string
+	GOMAXPROCS int
+	PID        int
+	Started    time.Time
+	Ended      time.Time
+	Note       string
+}
+
+// Trial is one row of the trials table. ID is a stable identifier of the
+// trial within its run (e.g. a digest of its parameters); trials are
+// ordered by ID. Each Params value is a JSON text (e.g. `0.1`, `"adam"`,
+// `[1,2]`); keys are free-form.
+type Trial struct {
+	RunID       int64
+	ID          string
+	Params      map[string]string
+	Seed        int64
+	Status      string
+	Error       string
+	Started     time.Time
+	Ended       time.Time
+	WallSeconds float64
+}
+
+// Point is one step of a metric series.
+type Point struct {
+	Step  int
+	Value float64
+}
+
+// Artifact records a file produced by a run; Trial is "" for run-level
+// artifacts.
+type Artifact struct {
+	RunID  int64
+	Trial  string
+	Path   string
+	SHA256 string
+	Kind   string
+}
+
+func validRunStatus(s string) bool {
+	switch s {
+	case StatusRunning, StatusDone, StatusFailed, StatusInterrupted:
+		return true
+	}
+	return false
+}
+
+func validTrialStatus(s string) bool {
+	switch s {
+	case StatusPending, StatusRunning, StatusDone, StatusFailed, StatusInterrupted, StatusCached:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,306 @@
+package runs
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+)
+
+const (
+	maxBatch = 5000                   // rows per transaction at most
+	maxDelay = 200 * time.Millisecond // a queued row waits at most this long
+)
+
+type opKind uint8
+
+const (
+	opMetric opKind = iota
+	opSummary
+	opArtifact
+	opFlush
+	opSync
+	opClose
+)
+
+// op is one request to the writer goroutine. Rows (metric, summary,
+// artifact) are batched; the other kinds first commit the pending batch.
+type op struct {
+	kind  opKind
+	run   int64
+	step  int
+	value float64
+	trial string
+	name  string // metric/summary name, artifact path
+	sha   string
+	akind string
+
+	ctx   context.Context
+	fn    func(ctx context.Context, tx *sql.Tx) error
+	reply chan error
+}
+
+// Metric queues the value of metric name at step for a trial of a run.
+// Re-recording the same (run, trial, name, step) replaces the value. Write
+// errors surface from Flush, Close and Err.
+func (s *Store) Metric(run int64, trial, name string, step int, v float64) {
+	s.enqueue(op{kind: opMetric, run: run, trial: trial, name: name, step: step, value: v})
+}
+
+// Summary queues the final value of name for a trial of a run, replacing
+// any earlier value for the same key.
+func (s *Store) Summary(run int64, trial, name string, v float64) {
+	s.enqueue(op{kind: opSummary, run: run, trial: trial, name: name, value: v})
+}
+
+// Artifact queues a record of a file written by a run (trial "" for
+// run-level files), replacing any earlier record for the same path.
+func (s *Store) Artifact(run int64, trial, path, sha256, kind string) {
+	s.enqueue(op{kind: opArtifact, run: run, trial: trial, name: path, sha: sha256, akind: kind})
+}
+
+// Flush waits until every row queued before the call is committed and
+// returns the sticky write error (see Err).
+func (s *Store) Flush(ctx context.Context) error {
+	reply := make(chan error, 1)
+	if err := s.send(ctx, op{kind: opFlush, reply: reply}); err != nil {
+		return err
+	}
+	return s.wait(ctx, reply)
+}
+
+func (s *Store) enqueue(o op) {
+	if err := s.send(context.Background(), o); err != nil {
+		s.fail(1, err)
+	}
+}
+
+// send hands o to the writer. It never blocks past ctx or the writer's exit.
+func (s *Store) send(ctx context.Context, o op) error {
+	s.sendMu.RLock()
+	defer s.sendMu.RUnlock()
+	if s.closed {
+		return ErrClosed
+	}
+	select {
+	case s.ops <- o:
+		return nil
+	case <-s.done:
+		return ErrClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (s *Store) wait(ctx context.Context, reply <-chan error) error {
+	select {
+	case err := <-reply:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-s.done:
+		select {
+		case err := <-reply:
+			return err
+		default:
+			return ErrClosed
+		}
+	}
+}
+
+// do runs fn in its own transaction on the writer goroutine, after the rows
+// queued before it are committed, and returns its error.
+func (s *Store) do(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	reply := make(chan error, 1)
+	if err := s.send(ctx, op{kind: opSync, ctx: ctx, fn: fn, reply: reply}); err != nil {
+		return err
+	}
+	return s.wait(ctx, reply)
+}
+
+// loop is the writer goroutine.
+func (s *Store) loop() {
+	defer close(s.done)
+	defer func() {
+		if r := recover(); r != nil {
+			s.fail(0, fmt.Errorf("writer stopped: %v", r))
+		}
+	}()
+	batch := make([]op, 0, maxBatch)
+	timer := time.NewTimer(maxDelay)
+	timer.Stop()
+	armed := false
+	commit := func() {
+		if armed {
+			timer.Stop()
+			armed = false
+		}
+		if len(batch) > 0 {
+			s.writeBatch(batch)
+			clear(batch)
+			batch = batch[:0]
+		}
+	}
+	for {
+		select {
+		case o := <-s.ops:
+			switch o.kind {
+			case opMetric, opSummary, opArtifact:
+				batch = append(batch, o)
+				if len(batch) >= maxBatch {
+					commit()
+				} else if !armed {
+					timer.Reset(maxDelay)
+					armed = true
+				}
+			case opFlush:
+				commit()
+				o.reply <- s.Err()
+			case opSync:
+				commit()
+				o.reply <- s.runSync(o)
+			case opClose:
+				commit()
+				o.reply <- nil
+				return
+			}
+		case <-timer.C:
+			armed = false
+			commit()
+		}
+	}
+}
+
+func (s *Store) runSync(o op) error {
+	if err := o.ctx.Err(); err != nil {
+		return err
+	}
+	tx, err := s.w.BeginTx(o.ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer tx.Rollback()
+	if err := o.fn(o.ctx, tx); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// metricChunk is the number of metric rows per multi-row INSERT; one
+// statement per chunk instead of per row roughly halves the per-row cost.
+const metricChunk = 64
+
+// metricInsert returns the metric upsert for n rows.
+func metricInsert(n int) string {
+	var b strings.Builder
+	b.WriteString("INSERT INTO metrics (run_id, trial, name, step, value, kind) VALUES ")
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("(?, ?, ?, ?, ?, ?)")
+	}
+	b.WriteString(" ON CONFLICT (run_id, trial, name, step) DO UPDATE SET value = excluded.value, kind = excluded.kind")
+	return b.String()
+}
+
+// writeBatch writes rows in one transaction. A row that fails (e.g. an
+// unknown run id) is dropped and recorded; the others are still committed.
+// Metric rows keep their relative order, so the last of several rows with
+// the same key wins; the tables are independent, so they are written one
+// after the other.
+func (s *Store) writeBatch(batch []op) {
+	ctx := context.Background()
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		s.fail(len(batch), fmt.Errorf("begin batch of %d rows: %w", len(batch), err))
+		return
+	}
+	defer tx.Rollback()
+	failed := 0
+	stmts := map[*sql.Stmt]*sql.Stmt{}
+	stmt := func(st *sql.Stmt) *sql.Stmt {
+		if t, ok := stmts[st]; ok {
+			return t
+		}
+		t := tx.StmtContext(ctx, st)
+		stmts[st] = t
+		return t
+	}
+	// one writes a single row; it reports whether the row was written.
+	one := func(o *op) bool {
+		var err error
+		switch o.kind {
+		case opMetric:
+			v, k := encodeValue(o.value)
+			if _, err = stmt(s.stmtMetric).ExecContext(ctx, o.run, o.trial, o.name, o.step, v, k); err != nil {
+				err = fmt.Errorf("metric run %d trial %q name %q step %d: %w", o.run, o.trial, o.name, o.step, err)
+			}
+		case opSummary:
+			v, k := encodeValue(o.value)
+			if _, err = stmt(s.stmtSummary).ExecContext(ctx, o.run, o.trial, o.name, v, k); err != nil {
+				err = fmt.Errorf("summary run %d trial %q name %q: %w", o.run, o.trial, o.name, err)
+			}
+		case opArtifact:
+			if _, err = stmt(s.stmtArtifact).ExecContext(ctx, o.run, o.trial, o.name, o.sha, o.akind); err != nil {
+				err = fmt.Errorf("artifact run %d trial %q path %q: %w", o.run, o.trial, o.name, err)
+			}
+		}
+		if err != nil {
+			s.fail(1, err)
+			failed++
+			return false
+		}
+		return true
+	}
+
+	// Metrics: full chunks through the multi-row statement. A chunk that
+	// fails is rolled back by SQLite as one statement and retried row by
+	// row, so only the bad rows are lost.
+	chunk := make([]*op, 0, metricChunk)
+	flushChunk := func() {
+		if len(chunk) < metricChunk {
+			for _, o := range chunk {
+				one(o)
+			}
+		} else {
+			args := s.args[:0]
+			for _, o := range chunk {
+				v, k := encodeValue(o.value)
+				args = append(args, o.run, o.trial, o.name, o.step, v, k)
+			}
+			_, err := stmt(s.stmtMetrics).ExecContext(ctx, args...)
+			clear(args)
+			s.args = args[:0]
+			if err != nil {
+				for _, o := range chunk {
+					one(o)
+				}
+			}
+		}
+		chunk = chunk[:0]
+	}
+	for i := range batch {
+		if batch[i].kind == opMetric {
+			if chunk = append(chunk, &batch[i]); len(chunk) == metricChunk {
+				flushChunk()
+			}
+		}
+	}
+	flushChunk()
+	for i := range batch {
+		if batch[i].kind != opMetric {
+			one(&batch[i])
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		s.fail(len(batch)-failed, fmt.Errorf("commit batch of %d rows: %w", len(batch), err))
+	}
+}

@@ -1,0 +1,51 @@
+package stages
+
+import (
+	"context"
+	"math"
+	"testing"
+)
+
+func artificialSettings(t *testing.T, sets ...string) Settings {
+	t.Helper()
+	c, err := ParseConfig("t.toml", []byte("[experiments.a]\npipeline = \"artificial\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := c.Experiments["a"]
+	if err := e.Override(sets); err != nil {
+		t.Fatal(err)
+	}
+	return e.Trials()[0].Settings
+}
+
+func TestTrainArtificialWritesResults(t *testing.T) {
+	s := artificialSettings(t, "steps=300", "gauge=goldstone", "k1=50", "clip=0.01", "lr=1", "lr_s0=100", "snapshots=[0, 300]")
+	dir := t.TempDir()
+	if err := TrainArtificial(context.Background(), s, 1, dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := ReadSummary(dir + "/summary.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ser, err := ReadSeries(dir + "/series.arrow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ex := ser.Of("excess")
+	if len(ex) != 300 {
+		t.Fatalf("excess has %d points, want 300", len(ex))
+	}
+	if !(ex[len(ex)-1] < ex[0]) {
+		t.Fatalf("excess did not fall: %v -> %v", ex[0], ex[len(ex)-1])
+	}
+	for _, k := range []string{"final_excess", "final_psi", "l_star", "wall_seconds", "gauge_seconds", "steps_to_excess_1", "steps_to_excess_0.01"} {
+		if _, ok := sum[k]; !ok {
+			t.Errorf("summary lacks %s", k)
+		}
+	}
+	if math.IsNaN(sum["final_excess"]) || sum["final_excess"] < -1e-9 {
+		t.Fatalf("final excess %v", sum["final_excess"])
+	}
+}

@@ -1,0 +1,324 @@
+package figures
+
+import (
+	"errors"
+	"fmt"
+	"image/color"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// CurveSpec describes a figure of one or more panels of line series.
+type CurveSpec struct {
+	Title  string  // figure title above all panels; "" = none
+	Panels []Panel // drawn row by row
+	// Cols is the number of panels per row; 0 means all panels in one row
+	// when there are at most 3, two per row for 4, three per row otherwise.
+	Cols int
+}
+
+// Panel is one set of axes.
+type Panel struct {
+	Title, XLabel, YLabel string
+	// LogX and LogY select log10 axes. Points with a non-positive coordinate
+	// on a log axis are dropped (so a loss gap that reaches exactly 0, or step
+	// 0, simply does not appear).
+	LogX, LogY bool
+	Series     []Series
+}
+
+// Series is one line. X and Y must have equal lengths; non-finite points are
+// dropped, and series longer than 2000 points are thinned for drawing.
+type Series struct {
+	// Name labels the series in the figure's legend; series of the same
+	// Name, colour and dash share one legend entry, "" means no entry.
+	Name string
+	// Group is the colour key: series with the same key have the same colour
+	// in every panel. "" means Name. Keys get palette colours in order of
+	// first appearance (panel by panel, series by series); with more than 10
+	// keys, evenly spaced hues are used instead.
+	Group string
+	// Color, if non-nil, overrides the colour derived from Group (use
+	// Palette(k) to keep colours fixed across figures).
+	Color  color.Color
+	Dashed bool
+	X, Y   []float64
+}
+
+// panel tile size in Curves.
+const (
+	curveTileW = 4.4 * vg.Inch
+	curveTileH = 3.3 * vg.Inch
+)
+
+// Curves draws spec into a PNG at path, written atomically. Panels are tiled
+// with aligned data areas; one legend for the whole figure is drawn to the
+// right of the panels. See Panel and Series for the treatment of log axes,
+// non-finite values, long series and colours.
+func Curves(path string, spec CurveSpec) error {
+	if len(spec.Panels) == 0 {
+		return fmt.Errorf("curves %s: no panels", path)
+	}
+	for pi, pn := range spec.Panels {
+		for si, s := range pn.Series {
+			if len(s.X) != len(s.Y) {
+				return fmt.Errorf("curves %s: panel %d (%q) series %d (%q): len(X)=%d != len(Y)=%d",
+					path, pi, pn.Title, si, s.Name, len(s.X), len(s.Y))
+			}
+		}
+	}
+	colors := curveColors(spec.Panels)
+
+	cols := spec.Cols
+	if cols <= 0 {
+		switch n := len(spec.Panels); {
+		case n <= 3:
+			cols = n
+		case n == 4:
+			cols = 2
+		default:
+			cols = 3
+		}
+	}
+	cols = min(cols, len(spec.Panels))
+	rows := (len(spec.Panels) + cols - 1) / cols
+
+	plots := make([][]*plot.Plot, rows)
+	var entries []legendEntry
+	seen := map[legendKey]bool{}
+	for r := range rows {
+		plots[r] = make([]*plot.Plot, cols)
+		for c := range cols {
+			k := r*cols + c
+			if k >= len(spec.Panels) {
+				continue
+			}
+			p, lines, err := curvePanel(spec.Panels[k], colors)
+			if err != nil {
+				return fmt.Errorf("curves %s: panel %d (%q): %w", path, k, spec.Panels[k].Title, err)
+			}
+			plots[r][c] = p
+			for i, s := range spec.Panels[k].Series {
+				key := legendKey{s.Name, colorKey(lineColor(s, colors)), s.Dashed}
+				if s.Name == "" || seen[key] {
+					continue
+				}
+				seen[key] = true
+				entries = append(entries, legendEntry{s.Name, lines[i]})
+			}
+		}
+	}
+
+	leg, lw, lh := sideLegend(entries)
+	th := titleHeight(spec.Title)
+	w := vg.Length(cols)*curveTileW + lw
+	h := th + max(vg.Length(rows)*curveTileH, lh+vg.Points(20))
+	img, dc := newCanvas(w, h)
+	dc = drawTitle(dc, spec.Title)
+	grid := draw.Crop(dc, 0, -lw, 0, 0)
+	tiles := draw.Tiles{
+		Rows: rows, Cols: cols,
+		PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(8),
+		PadX: vg.Points(16), PadY: vg.Points(12),
+	}
+	cvs := plot.Align(plots, tiles, grid)
+	for r := range rows {
+		for c := range cols {
+			if plots[r][c] != nil {
+				plots[r][c].Draw(cvs[r][c])
+			}
+		}
+	}
+	if len(entries) > 0 {
+		lc := draw.Crop(dc, w-lw, 0, 0, -vg.Points(20))
+		lc = draw.Crop(lc, vg.Points(4), 0, 0, 0)
+		leg.Draw(lc)
+	}
+	return savePNG(path, img)
+}
+
+type legendKey struct {
+	name   string
+	color  [4]uint32
+	dashed bool
+}
+
+func colorKey(c color.Color) [4]uint32 {
+	r, g, b, a := c.RGBA()
+	return [4]uint32{r, g, b, a}
+}
+
+// curveColors assigns a colour to every colour key (Group, else Name) of
+// series without an explicit Color, in order of first appearance.
+func curveColors(panels []Panel) map[string]color.Color {
+	var keys []string
+	idx := map[string]int{}
+	for _, pn := range panels {
+		for _, s := range pn.Series {
+			if s.Color != nil {
+				continue
+			}
+			k := seriesKey(s)
+			if _, ok := idx[k]; !ok {
+				idx[k] = len(keys)
+				keys = append(keys, k)
+			}
+		}
+	}
+	m := make(map[string]color.Color, len(keys))
+	for i, k := range keys {
+		if len(keys) <= len(palette) {
+			m[k] = Palette(i)
+		} else {
+			m[k] = hue(i, len(keys))
+		}
+	}
+	return m
+}
+
+func seriesKey(s Series) string {
+	if s.Group != "" {
+		return s.Group
+	}
+	return s.Name
+}
+
+func lineColor(s Series, colors map[string]color.Color) color.Color {
+	if s.Color != nil {
+		return s.Color
+	}
+	return colors[seriesKey(s)]
+}
+
+// curvePanel builds the plot of one panel and returns the line of each series
+// (for legend thumbnails; lines of series with no drawable point are not
+// added to the plot).
+func curvePanel(pn Panel, colors map[string]color.Color) (*plot.Plot, []*plotter.Line, error) {
+	p := plot.New()
+	p.Title.Text = pn.Title
+	p.X.Label.Text = pn.XLabel
+	p.Y.Label.Text = pn.YLabel
+	p.Title.TextStyle.Font.Size = vg.Points(12)
+
+	xr, yr := newRange(), newRange()
+	lines := make([]*plotter.Line, len(pn.Series))
+	var drawn []plot.Plotter
+	for i, s := range pn.Series {
+		xy := cleanXY(s.X, s.Y, pn.LogX, pn.LogY)
+		if len(xy) > maxDrawPoints {
+			xs, ys := splitXY(xy)
+			if idx := downsample(xs, ys, maxDrawPoints, pn.LogX); idx != nil {
+				thin := make(plotter.XYs, len(idx))
+				for j, k := range idx {
+					thin[j] = xy[k]
+				}
+				xy = thin
+			}
+		}
+		l := &plotter.Line{XYs: xy, LineStyle: draw.LineStyle{
+			Color: lineColor(s, colors),
+			Width: vg.Points(1.6),
+		}}
+		if s.Dashed {
+			l.Dashes = dashes
+		}
+		lines[i] = l
+		if len(xy) == 0 {
+			continue
+		}
+		for _, q := range xy {
+			xr.add(q.X)
+			yr.add(q.Y)
+		}
+		drawn = append(drawn, l)
+		if len(xy) == 1 { // a line of one point is invisible
+			drawn = append(drawn, &plotter.Scatter{XYs: xy, GlyphStyle: draw.GlyphStyle{
+				Color: l.Color, Radius: vg.Points(3), Shape: draw.CircleGlyph{}}})
+		}
+	}
+	if len(drawn) == 0 {
+		drawn = append(drawn, note("no drawable data"))
+	}
+	g := plotter.NewGrid()
+	g.Vertical.Color = color.Gray{0xe0}
+	g.Horizontal.Color = color.Gray{0xe0}
+	p.Add(g)
+	p.Add(drawn...)
+	if err := setAxis(&p.X, xr, pn.LogX); err != nil {
+		return nil, nil, fmt.Errorf("x axis: %w", err)
+	}
+	if err := setAxis(&p.Y, yr, pn.LogY); err != nil {
+		return nil, nil, fmt.Errorf("y axis: %w", err)
+	}
+	return p, lines, nil
+}
+
+// cleanXY returns the finite points of (x, y), without non-positive
+// coordinates on log axes.
+func cleanXY(x, y []float64, logX, logY bool) plotter.XYs {
+	xy := make(plotter.XYs, 0, len(x))
+	for i, xv := range x {
+		yv := y[i]
+		if !finite(xv) || !finite(yv) || (logX && xv <= 0) || (logY && yv <= 0) {
+			continue
+		}
+		xy = append(xy, plotter.XY{X: xv, Y: yv})
+	}
+	return xy
+}
+
+func splitXY(xy plotter.XYs) (x, y []float64) {
+	x = make([]float64, len(xy))
+	y = make([]float64, len(xy))
+	for i, q := range xy {
+		x[i], y[i] = q.X, q.Y
+	}
+	return x, y
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+type span struct{ lo, hi float64 }
+
+func newRange() span { return span{math.Inf(1), math.Inf(-1)} }
+
+func (s *span) add(v float64) {
+	s.lo = math.Min(s.lo, v)
+	s.hi = math.Max(s.hi, v)
+}
+
+func (s span) empty() bool { return s.lo > s.hi }
+
+var errNoScale = errors.New("invalid axis range")
+
+// setAxis fixes the range of a log axis (plot's log scale panics on
+// non-positive bounds, including those of an empty panel) and installs the
+// log scale and ticks. Linear axes keep plot's automatic range, except that an
+// empty one gets [0, 1].
+func setAxis(a *plot.Axis, r span, log bool) error {
+	if !log {
+		if r.empty() {
+			a.Min, a.Max = 0, 1
+		}
+		a.Tick.Marker = linTicks{}
+		return nil
+	}
+	lo, hi := r.lo, r.hi
+	switch {
+	case r.empty():
+		lo, hi = 1, 10
+	case lo == hi:
+		lo, hi = lo/math.Sqrt(10), hi*math.Sqrt(10)
+	}
+	if !(lo > 0) || !(hi > lo) {
+		return fmt.Errorf("%w [%g, %g] for a log axis", errNoScale, lo, hi)
+	}
+	a.Min, a.Max = lo, hi
+	a.Scale = plot.LogScale{}
+	a.Tick.Marker = logTicks{}
+	return nil
+}

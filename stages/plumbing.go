@@ -1,0 +1,5 @@
+package stages
+
+import "runtime"
+
+func numCPU() int { return runtime.NumCPU() }

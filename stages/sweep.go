@@ -1,0 +1,461 @@
+package stages
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"goldstone/pipeline"
+	"goldstone/runs"
+)
+
+// RunOptions configures Execute.
+type RunOptions struct {
+	WorkDir     string // stage outputs and caches
+	DataDir     string
+	Jobs        int // trials (stages) at once
+	Cores       int // cores of the machine (0: runtime.NumCPU)
+	FailFast    bool
+	RetryFailed bool // re-run a finished run's failed trials
+	Force       bool // ignore the cache (repro)
+	Kind        string
+	Log         *slog.Logger
+	Observer    pipeline.Observer // extra observer (progress display); optional
+}
+
+// Outcome is what a run did.
+type Outcome struct {
+	RunID       int64
+	Resumed     bool
+	UpToDate    bool
+	Trials      int
+	Done        int
+	Failed      int
+	Interrupted int
+	Ran, Cached int   // stage counts
+	DataErr     error // a non-trial stage (ingest, binning...) failed
+	Failures    map[string]string
+}
+
+// workersPerTrial splits the machine's cores over the trials that run at
+// once, so jobs x workers never oversubscribes it.
+func workersPerTrial(jobs, cores int) int {
+	return max(1, cores/max(1, jobs))
+}
+
+// Execute runs an experiment: it creates (or resumes) a run in the store,
+// builds the pipeline graph of its trials, runs it with the content cache,
+// and records every trial's settings, status, step-wise series and summary
+// metrics, and the report's artifacts.
+//
+// A run whose resolved configuration matches the latest run of the
+// experiment is resumed when that run did not finish, and left alone when it
+// did ("up to date"); a changed configuration starts a new run, and stages
+// whose cache keys did not change are reused from the cache.
+func Execute(ctx context.Context, st *runs.Store, e *Experiment, opts RunOptions) (*Outcome, error) {
+	log := opts.Log
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if opts.Kind == "" {
+		opts.Kind = runs.KindRun
+	}
+	trials := e.Trials()
+	cfgJSON, cfgHash := e.Resolved()
+	out := &Outcome{Trials: len(trials), Failures: map[string]string{}}
+
+	var runID int64
+	if opts.Kind == runs.KindRun {
+		last, err := st.LatestRun(ctx, e.Name, runs.KindRun)
+		if err != nil {
+			return nil, err
+		}
+		if last != nil && last.ConfigHash == cfgHash {
+			switch {
+			case last.Status == runs.StatusRunning && processAlive(last):
+				return nil, fmt.Errorf("run %d of %s is in progress (pid %d on %s)", last.ID, e.Name, last.PID, last.Host)
+			case last.Status == runs.StatusDone && !opts.RetryFailed:
+				out.RunID, out.UpToDate = last.ID, true
+				if err := countStatuses(ctx, st, out); err != nil {
+					return nil, err
+				}
+				log.Info("up to date: nothing to run", "experiment", e.Name, "run", last.ID, "trials", out.Trials, "failed", out.Failed)
+				return out, nil
+			default:
+				runID, out.Resumed = last.ID, true
+				if err := st.MarkStale(ctx, runID); err != nil {
+					return nil, err
+				}
+				if err := st.SetRunStatus(ctx, runID, runs.StatusRunning); err != nil {
+					return nil, err
+				}
+				log.Info("resuming run", "experiment", e.Name, "run", runID, "was", last.Status)
+			}
+		}
+	}
+	if runID == 0 {
+		info := runs.Environment()
+		info.Experiment, info.Kind, info.ConfigJSON, info.ConfigHash = e.Name, opts.Kind, cfgJSON, cfgHash
+		id, err := st.CreateRun(ctx, info)
+		if err != nil {
+			return nil, err
+		}
+		runID = id
+		log.Info("new run", "experiment", e.Name, "run", runID, "trials", len(trials), "kind", opts.Kind)
+	}
+	out.RunID = runID
+
+	done := map[string]bool{}
+	if out.Resumed {
+		prev, err := st.Trials(ctx, runID)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range prev {
+			if t.Status == runs.StatusDone || (t.Status == runs.StatusFailed && !opts.RetryFailed) {
+				done[t.ID] = true
+			}
+		}
+	}
+	for _, tr := range trials {
+		if done[tr.ID] {
+			continue
+		}
+		if err := st.UpsertTrial(ctx, runs.Trial{RunID: runID, ID: tr.ID, Params: trialParams(tr), Seed: int64(tr.Settings.Int("seed")), Status: runs.StatusPending}); err != nil {
+			return nil, err
+		}
+	}
+
+	cores := opts.Cores
+	if cores <= 0 {
+		cores = numCPU()
+	}
+	built, err := Build(e, trials, Env{DataDir: opts.DataDir, Workers: workersPerTrial(opts.Jobs, cores)})
+	if err != nil {
+		return nil, err
+	}
+	// Trials already finished in this run are not run again: drop their
+	// nodes unless the report needs their outputs (then they come from the
+	// cache at no cost).
+	rec := &recorder{ctx: ctx, st: st, run: runID, built: built, log: log, out: out, skip: done, started: map[string]time.Time{}, finished: map[string]bool{}, extra: opts.Observer}
+	res, runErr := pipeline.Run(ctx, built.Graph, pipeline.Options{
+		WorkDir:  opts.WorkDir,
+		Jobs:     opts.Jobs,
+		Force:    opts.Force,
+		FailFast: opts.FailFast,
+		Workers:  workersPerTrial(opts.Jobs, cores),
+		Observer: rec,
+	})
+	_ = res
+	if ferr := st.Flush(context.WithoutCancel(ctx)); ferr != nil {
+		return nil, ferr
+	}
+	status := runs.StatusDone
+	switch {
+	case ctx.Err() != nil:
+		status = runs.StatusInterrupted
+		ictx := context.WithoutCancel(ctx)
+		if err := st.MarkStale(ictx, runID); err != nil {
+			log.Error("mark interrupted", "err", err)
+		}
+	case out.DataErr != nil:
+		status = runs.StatusFailed
+	}
+	if err := countStatuses(context.WithoutCancel(ctx), st, out); err != nil {
+		return nil, err
+	}
+	if out.Failed > 0 && status == runs.StatusDone {
+		status = runs.StatusDone // a finished run with failed trials is done; its trials say which failed
+	}
+	note := fmt.Sprintf("%d trials: %d done, %d failed, %d interrupted", out.Trials, out.Done, out.Failed, out.Interrupted)
+	if err := st.FinishRun(context.WithoutCancel(ctx), runID, status, note); err != nil {
+		return nil, err
+	}
+	if ctx.Err() != nil {
+		return out, ctx.Err()
+	}
+	if runErr != nil && out.DataErr == nil && out.Failed == 0 {
+		return out, runErr
+	}
+	return out, nil
+}
+
+func countStatuses(ctx context.Context, st *runs.Store, out *Outcome) error {
+	ts, err := st.Trials(ctx, out.RunID)
+	if err != nil {
+		return err
+	}
+	out.Done, out.Failed, out.Interrupted = 0, 0, 0
+	for _, t := range ts {
+		switch t.Status {
+		case runs.StatusDone, runs.StatusCached:
+			out.Done++
+		case runs.StatusFailed:
+			out.Failed++
+			out.Failures[t.ID] = t.Error
+		case runs.StatusInterrupted, runs.StatusRunning, runs.StatusPending:
+			out.Interrupted++
+		}
+	}
+	return nil
+}
+
+func trialParams(tr Trial) map[string]string {
+	m := make(map[string]string, len(tr.Settings)+1)
+	for k, v := range tr.Settings {
+		m[k] = string(CanonicalJSON(map[string]any{"v": v}))[5:]
+		m[k] = m[k][:len(m[k])-1]
+	}
+	if tr.Variant != "" {
+		m["variant"] = string(CanonicalJSON(map[string]any{"v": tr.Variant}))[5:]
+		m["variant"] = m["variant"][:len(m["variant"])-1]
+	}
+	return m
+}
+
+// TrialObserver is told when a trial finishes; a RunOptions.Observer may
+// implement it (progress displays do).
+type TrialObserver interface {
+	TrialFinished(trial, status string)
+}
+
+// recorder turns pipeline events into rows of the results store.
+type recorder struct {
+	ctx      context.Context
+	st       *runs.Store
+	run      int64
+	built    *Built
+	log      *slog.Logger
+	out      *Outcome
+	skip     map[string]bool
+	mu       sync.Mutex
+	started  map[string]time.Time
+	finished map[string]bool
+	extra    pipeline.Observer
+}
+
+func (r *recorder) Event(ev pipeline.Event) {
+	if r.extra != nil {
+		r.extra.Event(ev)
+	}
+	ti := r.built.TrialOf(ev.Node)
+	ctx := context.WithoutCancel(r.ctx)
+	switch ev.Kind {
+	case pipeline.Started:
+		r.out.Ran++
+		r.log.Debug("stage started", "node", ev.Node)
+		if ti >= 0 {
+			tn := r.built.Trials[ti]
+			r.started[tn.Trial.ID] = time.Now()
+			r.upsert(ctx, tn.Trial, runs.StatusRunning, "", 0)
+		}
+	case pipeline.Cached, pipeline.Done:
+		if ev.Kind == pipeline.Cached {
+			r.out.Cached++
+		}
+		r.log.Debug("stage finished", "node", ev.Node, "cached", ev.Kind == pipeline.Cached)
+		if ti >= 0 && r.built.Trials[ti].Result == ev.Node {
+			tn := r.built.Trials[ti]
+			if r.skip[tn.Trial.ID] {
+				return
+			}
+			if err := r.recordTrial(ctx, tn, ev.Outputs["result"]); err != nil {
+				r.log.Error("record trial", "trial", tn.Trial.ID, "err", err)
+				r.upsert(ctx, tn.Trial, runs.StatusFailed, "record results: "+err.Error(), 0)
+			}
+		}
+		if ev.Node == r.built.Report {
+			r.recordArtifacts(ctx, ev.Outputs)
+		}
+	case pipeline.Failed, pipeline.Skipped:
+		msg := ""
+		if ev.Err != nil {
+			msg = ev.Err.Error()
+		} else {
+			msg = ev.Reason
+		}
+		if errors.Is(ev.Err, context.Canceled) {
+			if ti >= 0 {
+				r.upsert(ctx, r.built.Trials[ti].Trial, runs.StatusInterrupted, "interrupted", 0)
+			}
+			return
+		}
+		if ti >= 0 {
+			tn := r.built.Trials[ti]
+			if r.skip[tn.Trial.ID] {
+				return
+			}
+			r.log.Warn("trial failed", "trial", tn.Trial.ID, "name", tn.Trial.Name, "stage", ev.Node, "err", msg)
+			r.upsert(ctx, tn.Trial, runs.StatusFailed, ev.Node+": "+msg, 0)
+		} else if ev.Node != r.built.Report && ev.Kind == pipeline.Failed {
+			r.out.DataErr = fmt.Errorf("stage %s: %s", ev.Node, msg)
+			r.log.Error("stage failed", "node", ev.Node, "err", msg)
+		} else if ev.Kind == pipeline.Failed {
+			r.log.Error("report failed", "err", msg)
+		}
+	}
+}
+
+func (r *recorder) upsert(ctx context.Context, tr Trial, status, errText string, wall float64) {
+	terminal := status != runs.StatusRunning && status != runs.StatusPending
+	if r.finished[tr.ID] {
+		return // the first outcome of a trial is its outcome (a failure, not the skips after it)
+	}
+	if terminal {
+		r.finished[tr.ID] = true
+	}
+	t := runs.Trial{RunID: r.run, ID: tr.ID, Params: trialParams(tr), Seed: int64(tr.Settings.Int("seed")), Status: status, Error: errText, WallSeconds: wall}
+	if s, ok := r.started[tr.ID]; ok {
+		t.Started = s
+	}
+	if status != runs.StatusRunning {
+		t.Ended = time.Now()
+		if to, ok := r.extra.(TrialObserver); ok && status != runs.StatusPending {
+			to.TrialFinished(tr.ID, status)
+		}
+	}
+	if err := r.st.UpsertTrial(ctx, t); err != nil {
+		r.log.Error("record trial status", "trial", tr.ID, "err", err)
+	}
+}
+
+// recordTrial writes a finished trial's series and summary into the store.
+func (r *recorder) recordTrial(ctx context.Context, tn TrialNodes, dir string) error {
+	sum, err := ReadSummary(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		return err
+	}
+	ser, err := ReadSeries(filepath.Join(dir, "series.arrow"))
+	if err != nil {
+		return err
+	}
+	id := tn.Trial.ID
+	for i := range ser.Step {
+		r.st.Metric(r.run, id, ser.Metric[i], int(ser.Step[i]), ser.Value[i])
+	}
+	for _, k := range sum.Keys() {
+		r.st.Summary(r.run, id, k, sum[k])
+	}
+	if err := r.st.Flush(ctx); err != nil {
+		return err
+	}
+	r.upsert(ctx, tn.Trial, runs.StatusDone, "", sum["wall_seconds"])
+	return nil
+}
+
+func (r *recorder) recordArtifacts(ctx context.Context, outputs map[string]string) {
+	for _, dir := range outputs {
+		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || d.Name() == "manifest.json" {
+				return err
+			}
+			sum, err := fileSHA256(p)
+			if err != nil {
+				return err
+			}
+			kind := strings.TrimPrefix(filepath.Ext(p), ".")
+			r.st.Artifact(r.run, "", p, sum, kind)
+			return nil
+		})
+	}
+	if err := r.st.Flush(ctx); err != nil {
+		r.log.Error("record artifacts", "err", err)
+	}
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// processAlive reports whether the run's process is still alive on this host.
+func processAlive(ri *runs.RunInfo) bool {
+	host, _ := os.Hostname()
+	if ri.Host != host || ri.PID <= 0 {
+		return false
+	}
+	if ri.PID == os.Getpid() {
+		return true
+	}
+	p, err := os.FindProcess(ri.PID)
+	if err != nil {
+		return false
+	}
+	return p.Signal(syscall.Signal(0)) == nil
+}
+
+// Drift is one summary metric that did not reproduce.
+type Drift struct {
+	Trial, Name, Metric string
+	Recorded, Now       float64
+	Tolerance           float64
+}
+
+// Compare checks every summary metric of every trial of a recorded run
+// against a new one, within the experiment's tolerances; timings (metrics
+// ending in _seconds) are skipped. A metric present in one run only drifts.
+func Compare(recorded, now map[string]map[string]float64, names map[string]string, tol map[string]float64) []Drift {
+	var out []Drift
+	trials := make([]string, 0, len(recorded))
+	for t := range recorded {
+		trials = append(trials, t)
+	}
+	for t := range now {
+		if _, ok := recorded[t]; !ok {
+			trials = append(trials, t)
+		}
+	}
+	sort.Strings(trials)
+	for _, t := range trials {
+		a, b := recorded[t], now[t]
+		keys := map[string]bool{}
+		for k := range a {
+			keys[k] = true
+		}
+		for k := range b {
+			keys[k] = true
+		}
+		ks := make([]string, 0, len(keys))
+		for k := range keys {
+			ks = append(ks, k)
+		}
+		sort.Strings(ks)
+		for _, k := range ks {
+			if IsTiming(k) {
+				continue
+			}
+			va, oka := a[k]
+			vb, okb := b[k]
+			if !oka {
+				va = math.NaN()
+			}
+			if !okb {
+				vb = math.NaN()
+			}
+			if oka != okb || !SameValue(va, vb, tol[k]) {
+				out = append(out, Drift{Trial: t, Name: names[t], Metric: k, Recorded: va, Now: vb, Tolerance: tol[k]})
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,193 @@
+package stages
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"goldstone/optim"
+)
+
+// Optimizer is a trial's optimizer as built from its settings.
+type Optimizer struct {
+	Method optim.Method
+	Gauge  optim.Gauge // nil: no symmetry step
+	K1     int
+	Pool   *optim.Pool
+}
+
+// BuildOptimizer builds the base method and the symmetry step that the
+// settings name. workers is the number of cores the trial may use.
+func BuildOptimizer(s Settings, workers int) (*Optimizer, error) {
+	rate := optim.Schedule{Rho0: s.Float("lr"), S0: s.Float("lr_s0"), Kappa: s.Float("lr_kappa")}
+	if rate.S0 == 0 {
+		rate.Kappa = 0
+	}
+	o := &Optimizer{K1: s.Int("k1")}
+	if workers > 1 {
+		o.Pool = optim.NewPool(workers)
+	}
+	switch s.String("optimizer") {
+	case "gd":
+		o.Method = &optim.GD{Rate: rate, Clip: s.Float("clip")}
+	case "adagrad":
+		o.Method = &optim.AdaGrad{Rate: rate, Eps: s.Float("adagrad_eps")}
+	case "adam":
+		o.Method = &optim.Adam{Rate: rate, Beta1: s.Float("adam_beta1"), Beta2: s.Float("adam_beta2"), Eps: s.Float("adam_eps")}
+	default:
+		return nil, fmt.Errorf("setting optimizer: unknown %q", s.String("optimizer"))
+	}
+	switch s.String("gauge") {
+	case "none":
+	case "goldstone":
+		g := &optim.Goldstone{K2: s.Int("k2"), Rate: s.Float("gauge_lr"), Reset: !s.Bool("keep_fields"), NoGuard: !s.Bool("guard"), Workers: workers}
+		if s.String("rotation") == "linear" {
+			g.Rotation = optim.RotationLinear
+		}
+		o.Gauge = g
+	case "procrustes":
+		o.Gauge = &optim.Procrustes{SO: !s.Bool("reflections"), Workers: workers}
+	default:
+		return nil, fmt.Errorf("setting gauge: unknown %q", s.String("gauge"))
+	}
+	return o, nil
+}
+
+// Close releases the optimizer's worker pool.
+func (o *Optimizer) Close() {
+	if o.Pool != nil {
+		o.Pool.Close()
+	}
+}
+
+// Loop is the shared training loop of the MF pipelines: it runs the driver,
+// records loss, local loss, psi and the gauge gap as step-wise metrics, and
+// wall and gauge time as summary metrics.
+type Loop struct {
+	Problem  optim.Problem
+	Opt      *Optimizer
+	Steps    int
+	LogEvery int
+	GapEvery int // 0: with every logged step
+	Series   *Series
+	Summary  Summary
+	// Extra is called at every logged step, after the standard metrics, to
+	// record model-specific ones; it may return an error to stop.
+	Extra func(it *optim.Iter, x []float64) error
+	// AtStep is called before step s is taken (for snapshots); optional.
+	AtStep func(step int, x []float64)
+	// Progress reports the current step; optional.
+	Progress func(step, total int)
+}
+
+// Run trains x in place.
+func (l *Loop) Run(x []float64) error {
+	d := &optim.Driver{Method: l.Opt.Method, Gauge: l.Opt.Gauge, K1: l.Opt.K1}
+	tree := l.Problem.Graph != nil && l.Problem.Graph.IsTree()
+	gapEvery := l.GapEvery
+	if gapEvery <= 0 {
+		gapEvery = l.LogEvery
+	}
+	var gm *gapMeter
+	if tree {
+		var err error
+		if gm, err = newGapMeter(l.Problem.Blocks, l.Problem.Graph); err != nil {
+			return err
+		}
+	}
+	start := time.Now()
+	var gaugeSeconds, lastLoss, lastPsi float64
+	if l.AtStep != nil {
+		l.AtStep(0, x)
+	}
+	err := d.Run(l.Problem, x, l.Steps, func(it *optim.Iter) error {
+		gaugeSeconds = it.GaugeSeconds
+		lastLoss, lastPsi = it.Loss, it.Psi
+		if it.Step%l.LogEvery == 0 || it.Step == l.Steps-1 {
+			l.Series.Add("loss", it.Step, it.Loss)
+			l.Series.Add("local_loss", it.Step, it.Local)
+			l.Series.Add("psi", it.Step, it.Psi)
+			if tree && (it.Step%gapEvery == 0 || it.Step == l.Steps-1) {
+				// The gap of the iterate this step was evaluated at is not
+				// available any more (x has moved on); record it for the
+				// current x, labelled with the next step.
+				l.Series.Add("gauge_gap", it.Step+1, gm.gap(x))
+			}
+			if l.Extra != nil {
+				if err := l.Extra(it, x); err != nil {
+					return err
+				}
+			}
+		}
+		if l.AtStep != nil {
+			l.AtStep(it.Step+1, x)
+		}
+		if l.Progress != nil {
+			l.Progress(it.Step+1, l.Steps)
+		}
+		return nil
+	})
+	l.Summary["wall_seconds"] = time.Since(start).Seconds()
+	l.Summary["gauge_seconds"] = gaugeSeconds
+	l.Summary["final_loss"] = lastLoss
+	l.Summary["final_psi"] = lastPsi
+	return err
+}
+
+// firstBelow returns the first step at which metric falls below thr, or NaN.
+func firstBelow(s *Series, metric string, thr float64) float64 {
+	for i, m := range s.Metric {
+		if m == metric && s.Value[i] < thr {
+			return float64(s.Step[i])
+		}
+	}
+	return math.NaN()
+}
+
+// settleStep is the first step from which metric stays within rel of its
+// final value (the last recorded one), or NaN when there is no series.
+func settleStep(s *Series, metric string, rel float64) float64 {
+	steps, vals := s.Of(metric)
+	if len(vals) == 0 {
+		return math.NaN()
+	}
+	final := vals[len(vals)-1]
+	k := len(vals) - 1
+	for k > 0 && math.Abs(vals[k-1]-final) <= rel*math.Abs(final) {
+		k--
+	}
+	return steps[k]
+}
+
+// gapMeter measures the gauge gap psi(Z) - min_R psi(R Z) on a tree coupling
+// with one reusable Procrustes solver and scratch copy (no allocation per call).
+type gapMeter struct {
+	p       optim.Procrustes
+	b       optim.Blocks
+	scratch []float64
+}
+
+func newGapMeter(b optim.Blocks, g *optim.Graph) (*gapMeter, error) {
+	m := &gapMeter{b: b}
+	if err := m.p.Init(optim.Blocks{T: b.T, N: b.N, D: b.D}, g); err != nil {
+		return nil, err
+	}
+	m.scratch = make([]float64, b.Len())
+	return m, nil
+}
+
+func (m *gapMeter) gap(x []float64) float64 {
+	// With a finite sum of squares every overlap M_tt' is finite
+	// (Cauchy-Schwarz); otherwise the iterate diverged and the driver
+	// reports it at the next step.
+	var ss float64
+	for _, v := range x[m.b.Offset : m.b.Offset+m.b.Len()] {
+		ss += v * v
+	}
+	if math.IsNaN(ss) || math.IsInf(ss, 0) {
+		return math.NaN()
+	}
+	copy(m.scratch, x[m.b.Offset:m.b.Offset+m.b.Len()])
+	st := m.p.Round(m.scratch)
+	return max(st.PsiBefore-st.PsiAfter, 0)
+}

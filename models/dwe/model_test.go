@@ -49,6 +49,7 @@ func TestMAPRecoversPlanted(t *testing.T) {
 	}{
 		{"adam", nil},
 		{"adam+goldstone", &optim.Goldstone{K2: 10}},
+		{"adam+procrustes", &optim.Procrustes{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, err := NewMAP(c, Config{Dim: 3, Diffusion: 1e-3})
@@ -291,4 +292,27 @@ func FuzzReadWord2Vec(f *testing.F) {
 			t.Fatalf("%d words, d=%d, %d values", len(words), d, len(vecs))
 		}
 	})
+}
+
+func TestVariationalRecoversPlanted(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 21))
+	c, planted, err := Planted{V: 30, T: 4, Dim: 2}.Generate(rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := NewVariational(c, Config{Dim: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := make([]float64, m.NumParams())
+	m.Init(x, rand.New(rand.NewPCG(22, 22)))
+	tr := Trainer{Model: m, Steps: 1500, MinibatchSteps: 200, BatchWords: 15, BatchContexts: 15, Seed: 5}
+	if err := tr.Run(context.Background(), x, nil); err != nil {
+		t.Fatal(err)
+	}
+	e := alignedError(t, m.Means(x), planted, 2)
+	t.Logf("variational means: aligned relative error %.3g", e)
+	if e > 0.1 {
+		t.Errorf("aligned relative error %.3g, want < 0.1", e)
+	}
 }

@@ -2,6 +2,7 @@ package models
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -71,9 +72,9 @@ func setupLogisticBench(b *testing.B) *logisticBench {
 	lb.x, lb.grad, lb.state = make([]float64, np), make([]float64, np), make([]float64, np)
 	const chunk = 1 << 20
 	lb.pool.Chunks(np, chunk, func(c, lo, hi int) {
-		rng := rand.New(rand.NewPCG(uint64(c), 3))
-		for i := lo; i < hi; i++ {
-			lb.x[i] = 0.1 * rng.NormFloat64()
+		rng := rand.NewPCG(uint64(c), 3)
+		for i := lo; i < hi; i++ { // uniform, std 0.1: cheaper than normal at 5e8 entries
+			lb.x[i] = 0.1 * math.Sqrt(12) * (float64(rng.Uint64()>>11)/(1<<53) - 0.5)
 			lb.state[i] = 1
 		}
 	})

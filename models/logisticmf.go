@@ -54,23 +54,25 @@ type LogisticMF struct {
 	// uRat[uPtr[k]:uPtr[k+1]], each the column t*N+Users+item of the item,
 	// bit-complemented (^col) when x = -1. Grouped by key t*Items+item: the
 	// ratings of key k are iRat[iPtr[k]:iPtr[k+1]], each the user column
-	// t*N+user, and iIdx holds their positions in uRat (and coef).
-	uPtr, uRat       []int32
-	iPtr, iRat, iIdx []int32
-	coef             []float64 // dl/ds of every rating in uRat order, written by the user pass
+	// t*N+user. uToI[p] is the position in iRat of the rating at uRat[p].
+	uPtr, uRat, uToI []int32
+	iPtr, iRat       []int32
+	coef             []float64 // dl/ds of every rating in iRat order, written by the user pass
 
-	uBounds, iBounds []int // chunk c covers keys bounds[c]..bounds[c+1]
-	chunkCost        int   // target cost per chunk (tests lower it)
-	uPart, iPart     []float64
+	uBounds, iBounds []int     // chunk c covers keys bounds[c]..bounds[c+1]
+	chunkCost        int       // target cost per chunk (tests lower it)
+	uPart            []float64 // per-chunk likelihoods of the user pass
+	nItemChk         int
+	rPart            []float64 // per-chunk squared norms of the regulariser pass
 
 	// State of the current call.
-	cx, cg   []float64
-	thr      uint64 // keep a rating when its hash < thr (when sample is true)
-	sample   bool
-	scale    float64
-	batchKey uint64
-	next     uint64 // batch number of the next LocalLoss call
-	uFn, iFn func(c, lo, hi int)
+	cx, cg        []float64
+	thr           uint64 // keep a rating when its hash < thr (when sample is true)
+	sample        bool
+	scale         float64
+	batchKey      uint64
+	next          uint64 // batch number of the next LocalLoss call
+	uFn, iFn, rFn func(c, lo, hi int)
 }
 
 var _ Model = (*LogisticMF)(nil)
@@ -125,18 +127,20 @@ func (m *LogisticMF) prepare() {
 		t := r.T[k]
 		return t*users + r.User[k], signed(t*n+users+r.Item[k], r.X[k])
 	})
-	upos := make([]int32, r.Len()) // position in uRat of input rating k
-	for j, k := range usrc {
-		upos[k] = int32(j)
-	}
-	usrc = nil
-	m.iPtr, m.iRat, m.iIdx = group(m.T*m.Items, r.Len(), func(k int) (key, val int32) {
+	var isrc []int32
+	m.iPtr, m.iRat, isrc = group(m.T*m.Items, r.Len(), func(k int) (key, val int32) {
 		t := r.T[k]
 		return t*items + r.Item[k], t*n + r.User[k]
 	})
-	for j, k := range m.iIdx { // iIdx held input positions; map them to uRat positions
-		m.iIdx[j] = upos[k]
+	ipos := make([]int32, r.Len()) // position in iRat of input rating k
+	for j, k := range isrc {
+		ipos[k] = int32(j)
 	}
+	isrc = nil
+	for j, k := range usrc { // reuse usrc as uToI
+		usrc[j] = ipos[k]
+	}
+	m.uToI = usrc
 	m.coef = make([]float64, r.Len())
 	if m.chunkCost <= 0 {
 		m.chunkCost = defaultChunkCost
@@ -144,8 +148,9 @@ func (m *LogisticMF) prepare() {
 	m.uBounds = balance(m.uPtr, m.chunkCost)
 	m.iBounds = balance(m.iPtr, m.chunkCost)
 	m.uPart = make([]float64, len(m.uBounds)-1)
-	m.iPart = make([]float64, len(m.iBounds)-1)
-	m.uFn, m.iFn = m.userChunk, m.itemChunk
+	m.nItemChk = len(m.iBounds) - 1
+	m.rPart = make([]float64, optim.NumChunks(m.NumParams(), regChunk))
+	m.uFn, m.iFn, m.rFn = m.userChunk, m.itemChunk, m.regChunk
 	m.prepared = true
 }
 
@@ -253,14 +258,16 @@ func (m *LogisticMF) BatchLoss(grad, x []float64, batch uint64) float64 {
 		m.batchKey = mix64(m.Seed ^ mix64(batch+0x9e3779b97f4a7c15))
 	}
 	m.cx, m.cg = x, grad
-	runChunks(m.Pool, len(m.uPart), 1, m.uFn) // writes coef, read by the item pass
-	runChunks(m.Pool, len(m.iPart), 1, m.iFn)
+	runChunks(m.Pool, len(x), regChunk, m.rFn) // grad = Gamma x
+	runChunks(m.Pool, len(m.uPart), 1, m.uFn)  // writes coef, read by the item pass
+	runChunks(m.Pool, m.nItemChk, 1, m.iFn)
 	m.cx, m.cg = nil, nil
-	var loss float64
-	for _, v := range m.uPart {
-		loss += v
+	var sq float64
+	for _, v := range m.rPart {
+		sq += v
 	}
-	for _, v := range m.iPart {
+	loss := 0.5 * m.Gamma * sq
+	for _, v := range m.uPart {
 		loss += v
 	}
 	return loss
@@ -292,33 +299,39 @@ func (m *LogisticMF) userChunk(c, _, _ int) {
 	lo, hi := m.uBounds[c], m.uBounds[c+1]
 	d, per := m.D, m.Users
 	x, grad, coef := m.cx, m.cg, m.coef
-	gamma, sample, scale := m.Gamma, m.sample, m.scale
-	var reg, lik float64
+	sample, scale := m.sample, m.scale
+	var lik float64
 	var sc [userBlock]float64
+	var kept [userBlock]bool
 	t, i := lo/per, lo%per
 	for k := lo; k < hi; k++ {
 		col := t*m.n + i
 		if i++; i == per {
 			t, i = t+1, 0
 		}
+		p0, end := int(m.uPtr[k]), int(m.uPtr[k+1])
+		if p0 == end {
+			continue
+		}
 		z := x[col*d : col*d+d : col*d+d]
 		g := grad[col*d : col*d+d : col*d+d]
-		reg += scaleNorm(g, gamma, z)
-		for p, end := int(m.uPtr[k]), int(m.uPtr[k+1]); p < end; p += userBlock {
+		for p := p0; p < end; p += userBlock {
 			rs := m.uRat[p:min(p+userBlock, end)]
-			cs := coef[p : p+len(rs)]
+			pos := m.uToI[p : p+len(rs)]
 			for b, e := range rs {
 				other := e ^ (e >> 31) // ^e when e < 0
 				if sample && !m.keep(int32(col), other) {
-					cs[b] = 0
+					kept[b] = false
+					coef[pos[b]] = 0
 					continue
 				}
+				kept[b] = true
 				o := int(other) * d
 				sc[b] = dot(z, x[o:o+d:o+d])
-				cs[b] = 1 // kept
 			}
+			prod := 1.0 // product of the (1+ex) of the block: one log per block
 			for b, e := range rs {
-				if cs[b] == 0 {
+				if !kept[b] {
 					continue
 				}
 				o := int(e^(e>>31)) * d
@@ -327,50 +340,55 @@ func (m *LogisticMF) userChunk(c, _, _ int) {
 				if e < 0 {
 					y = -y
 				}
-				var sig float64
-				if y >= 0 {
-					ex := math.Exp(-y)
-					sig = ex / (1 + ex)
-					lik += math.Log1p(ex)
-				} else {
-					ex := math.Exp(y)
-					sig = 1 / (1 + ex)
-					lik += math.Log1p(ex) - y
+				// With a = |y| and ex = e^-a: softplus(-y) = log(1+ex) + max(-y, 0)
+				// and sigmoid(-y) = (y >= 0 ? ex : 1) / (1+ex). The log terms of
+				// a block are summed as the log of a product of factors in
+				// (1, 2]: the error is a few 1e-16 absolute per rating.
+				a, num, neg := y, 1.0, 0.0
+				if y < 0 {
+					a, neg = -y, -y
 				}
-				cf := sig * scale
+				ex := math.Exp(-a)
+				if y >= 0 {
+					num = ex
+				}
+				opx := 1 + ex
+				prod *= opx
+				lik += neg
+				cf := num / opx * scale
 				if e >= 0 {
 					cf = -cf
 				}
-				cs[b] = cf
+				coef[pos[b]] = cf
 				axpy(g, cf, x[o:o+d:o+d])
 			}
+			lik += math.Log(prod)
 		}
 	}
-	m.uPart[c] = 0.5*gamma*reg + scale*lik
+	m.uPart[c] = scale * lik
 }
 
-// itemChunk handles the (t, item) keys of item chunk c: it writes the
-// gradients of their item vectors from the coefficients of the user pass and
-// stores their regulariser loss in iPart[c].
+// itemChunk handles the (t, item) keys of item chunk c: it adds the
+// likelihood gradients of their item vectors, from the coefficients of the
+// user pass, to grad.
 func (m *LogisticMF) itemChunk(c, _, _ int) {
 	lo, hi := m.iBounds[c], m.iBounds[c+1]
 	d, per := m.D, m.Items
 	x, grad, coef := m.cx, m.cg, m.coef
-	gamma := m.Gamma
-	var reg float64
 	t, i := lo/per, lo%per
 	for k := lo; k < hi; k++ {
 		col := t*m.n + m.Users + i
 		if i++; i == per {
 			t, i = t+1, 0
 		}
-		z := x[col*d : col*d+d : col*d+d]
-		g := grad[col*d : col*d+d : col*d+d]
-		reg += scaleNorm(g, gamma, z)
 		p, end := int(m.iPtr[k]), int(m.iPtr[k+1])
-		idx := m.iIdx[p:end]
+		if p == end {
+			continue
+		}
+		g := grad[col*d : col*d+d : col*d+d]
+		cs := coef[p:end]
 		for b, u := range m.iRat[p:end] {
-			cf := coef[idx[b]]
+			cf := cs[b]
 			if cf == 0 {
 				continue
 			}
@@ -378,5 +396,13 @@ func (m *LogisticMF) itemChunk(c, _, _ int) {
 			axpy(g, cf, x[o:o+d:o+d])
 		}
 	}
-	m.iPart[c] = 0.5 * gamma * reg
+}
+
+// regChunk is the chunk size of the regulariser pass.
+const regChunk = 1 << 15
+
+// regChunk writes grad = Gamma x on [lo, hi) and stores the squared norm of x
+// there in rPart[c].
+func (m *LogisticMF) regChunk(c, lo, hi int) {
+	m.rPart[c] = scaleNorm(m.cg[lo:hi], m.Gamma, m.cx[lo:hi])
 }

@@ -23,6 +23,7 @@ type Gauge interface {
 type RoundStats struct {
 	PsiBefore, PsiAfter float64 // psi at x before and after the round
 	Rejected            bool    // the round was undone because it would have raised psi
+	Flips               int     // time steps reflected to remove domain walls (Goldstone on trees)
 }
 
 // Problem is a model loss split into its local part and the coupling psi.

@@ -46,6 +46,20 @@ const DefaultK2 = 10
 // not orthogonal to 1e-9 (huge Gamma), x is left untouched, G is reset to
 // zero and the round reports Rejected. This needs no copy of the parameters.
 //
+// Domain walls (unless NoFlip; tree couplings only): the local loss is
+// invariant under O(d), but exp(Gamma) only reaches rotations, SO(d). When
+// neighbouring steps converge to fits that differ by a reflection, no rotation
+// can remove the psi stored in that "domain wall", and gradient descent and
+// the natural-gradient steps stay stuck on it. An edge (p, c) of the tree is a
+// wall when det M_pc < 0 (its best orthogonal map Z_c -> Z_p is a
+// reflection). Each round first applies, to the whole subtree beyond every
+// wall edge, that edge's optimal orthogonal map Q = U V^T (M_pc = U S V^T),
+// composed along the path from the root. Edges inside a subtree keep their
+// psi (both ends get the same map); each wall edge drops to its O(d)
+// minimum; so psi never rises, the local loss is unchanged, and the gauge
+// fields are reset (they were expressed in the old frames). Rounds without
+// walls are the paper's algorithm unchanged.
+//
 // The zero value is ready for Init. Rounds are parallel over edges and time
 // steps with fixed chunks, so results are bit-identical at any Workers.
 // After Init, Round does not allocate (for d <= 64).
@@ -55,6 +69,7 @@ type Goldstone struct {
 	Rotation Rotation // RotationExact (default) or RotationLinear
 	Reset    bool     // start every round from G = 0 (default: keep G, as the paper)
 	NoGuard  bool     // apply rounds even if they raise psi
+	NoFlip   bool     // on tree couplings, do not remove reflection domain walls (see Goldstone)
 	Workers  int      // parallel workers; <= 0 means GOMAXPROCS
 
 	b     Blocks
@@ -80,17 +95,26 @@ type Goldstone struct {
 	nodeSq  []float64 // T: ||Z_t||^2
 	nodeQ   []float64 // T: Tr(Gamma_t C_t Gamma_t^T)
 
-	x      []float64 // parameters during a Round
-	rho    float64   // rho' during a Round
-	needC  bool
-	ovFn   func(c, lo, hi int)
-	hFn    func(c, lo, hi int)
-	natFn  func(c, lo, hi int)
-	rotFn  func(c, lo, hi int)
-	delFn  func(c, lo, hi int)
-	appFn  func(c, lo, hi int)
-	psiFn  func(c, lo, hi int)
-	skewFn func(c, lo, hi int)
+	x   []float64 // parameters during a Round
+	rho float64   // rho' during a Round
+
+	// Domain-wall flips (tree couplings).
+	tree                   bool
+	order, parent, pedge   []int
+	flipRot                []float64 // T x dd: map applied to each node
+	flipped                []bool
+	fa, fs, fu, fvt, fwork []float64
+	flwork                 int
+	flipFn                 func(c, lo, hi int)
+	needC                  bool
+	ovFn                   func(c, lo, hi int)
+	hFn                    func(c, lo, hi int)
+	natFn                  func(c, lo, hi int)
+	rotFn                  func(c, lo, hi int)
+	delFn                  func(c, lo, hi int)
+	appFn                  func(c, lo, hi int)
+	psiFn                  func(c, lo, hi int)
+	skewFn                 func(c, lo, hi int)
 }
 
 var _ Gauge = (*Goldstone)(nil)
@@ -165,6 +189,10 @@ func (g *Goldstone) Init(b Blocks, gr *Graph) error {
 		g.pool.Close()
 		g.pool = NewPool(workers)
 	}
+	g.tree = gr.IsTree() && !g.NoFlip
+	if g.tree {
+		g.initFlip(adjacency(T, g.edges))
+	}
 	if g.ovFn == nil {
 		g.ovFn, g.hFn, g.natFn, g.rotFn = g.overlapChunk, g.hChunk, g.natChunk, g.rotChunk
 		g.delFn, g.appFn, g.psiFn, g.skewFn = g.deltaChunk, g.applyChunk, g.psiChunk, g.skewChunk
@@ -190,6 +218,17 @@ func (g *Goldstone) Round(x []float64) RoundStats {
 		st.PsiBefore += v
 	}
 	st.PsiAfter = st.PsiBefore
+	if g.tree && !g.NoFlip {
+		if n := g.flipWalls(); n > 0 {
+			st.Flips = n
+			clear(g.gf)
+			g.pool.Chunks(E+T, 1, g.ovFn)
+			st.PsiAfter = 0
+			for _, v := range g.edgePsi {
+				st.PsiAfter += v
+			}
+		}
+	}
 	var sz float64
 	for _, v := range g.nodeSq {
 		sz += v
@@ -225,7 +264,7 @@ func (g *Goldstone) Round(x []float64) RoundStats {
 		if !(del <= 0) { // also rejects NaN
 			clear(g.gf)
 			st.Rejected = true
-			return st
+			return st // PsiAfter: after the wall flips, if any
 		}
 	}
 	g.pool.Chunks(T, 1, g.appFn)

@@ -205,7 +205,8 @@ func TestGoldstoneRound(t *testing.T) {
 }
 
 // TestGoldstoneGuard runs many aggressive rounds and checks that a guarded
-// round never raises psi and that a rejected round leaves x untouched.
+// round never raises psi and that a rejected round without wall flips
+// leaves x untouched (flips lower psi on their own and are kept).
 func TestGoldstoneGuard(t *testing.T) {
 	for _, rot := range []Rotation{RotationExact, RotationLinear} {
 		rng := rand.New(rand.NewPCG(10, uint64(rot)))
@@ -226,7 +227,10 @@ func TestGoldstoneGuard(t *testing.T) {
 					if psi > st.PsiBefore*(1+1e-12) {
 						t.Fatalf("rotation %d trial %d round %d: psi rose %v -> %v (stats %+v)", rot, trial, r, st.PsiBefore, psi, st)
 					}
-					if st.Rejected {
+					if math.Abs(psi-st.PsiAfter) > 1e-9*(1+psi) {
+						t.Fatalf("round %d: reported psi after %v, actual %v", r, st.PsiAfter, psi)
+					}
+					if st.Rejected && st.Flips == 0 {
 						rejected++
 						for i := range x {
 							if x[i] != before[i] {
@@ -301,5 +305,50 @@ func TestGaugeNoAlloc(t *testing.T) {
 	GaugeGap(x, b, gr)
 	if n := testing.AllocsPerRun(5, func() { GaugeGap(x, b, gr) }); n != 0 {
 		t.Errorf("GaugeGap allocates %v times", n)
+	}
+}
+
+// TestGoldstoneRemovesReflectionWall builds a chain whose second half is the
+// reflection of the first: no rotation lowers psi, so without flips the
+// round cannot help; with flips one round removes the wall and keeps the
+// local loss (any common orthogonal map of a block leaves it unchanged).
+func TestGoldstoneRemovesReflectionWall(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	b := Blocks{T: 10, N: 12, D: 3}
+	z := randVec(rng, b.N*b.D, 1)
+	x := make([]float64, b.Len())
+	for t := 0; t < b.T; t++ {
+		blk := b.Block(x, t)
+		copy(blk, z)
+		for i := range blk {
+			blk[i] += 0.01 * rng.NormFloat64()
+		}
+		if t >= 5 {
+			for i := 0; i < b.N; i++ {
+				blk[i*b.D+2] = -blk[i*b.D+2] // reflect the last coordinate
+			}
+		}
+	}
+	gr := Chain(b.T, 1)
+	for _, noFlip := range []bool{true, false} {
+		y := append([]float64(nil), x...)
+		g := Goldstone{NoFlip: noFlip, Workers: 2}
+		if err := g.Init(b, gr); err != nil {
+			t.Fatal(err)
+		}
+		psi0 := Psi(y, b, gr)
+		var st RoundStats
+		for r := 0; r < 3; r++ {
+			st = g.Round(y)
+		}
+		psi1 := Psi(y, b, gr)
+		gap, _ := GaugeGap(y, b, gr)
+		t.Logf("noFlip=%v: psi %.4g -> %.4g (gap %.3g)", noFlip, psi0, psi1, gap)
+		if noFlip && psi1 < 0.1*psi0 {
+			t.Errorf("rotations alone removed a reflection wall: psi %v -> %v", psi0, psi1)
+		}
+		if !noFlip && !(psi1 < 0.01*psi0) {
+			t.Errorf("flips did not remove the wall: psi %v -> %v (last round %+v)", psi0, psi1, st)
+		}
 	}
 }

@@ -25,7 +25,7 @@ type Snapshot struct {
 var artificialKeys = []string{
 	"seed", "steps", "log_every", "gauge_gap_every", "init_scale",
 	"optimizer", "lr", "lr_s0", "lr_kappa", "clip", "adagrad_eps", "adam_beta1", "adam_beta2", "adam_eps",
-	"gauge", "k1", "k2", "gauge_lr", "rotation", "keep_fields", "guard", "reflections",
+	"gauge", "k1", "k2", "gauge_lr", "rotation", "keep_fields", "guard", "flip_walls", "reflections",
 	"dim", "lambda", "gamma", "time_steps", "rows", "cols", "rank", "noise_var", "snapshots",
 }
 

@@ -149,6 +149,7 @@ var specs = []*Spec{
 	{Key: "rotation", Kind: String, Default: "exact", Doc: "Goldstone-GD: apply exp(Gamma) (exact) or Z + Gamma Z (linear, the paper's)", Check: oneOf("exact", "linear")},
 	{Key: "keep_fields", Kind: Bool, Default: true, Doc: "Goldstone-GD: keep the gauge fields between rounds (the paper) instead of resetting them"},
 	{Key: "guard", Kind: Bool, Default: true, Doc: "Goldstone-GD: reject a round that raises psi and reset the fields"},
+	{Key: "flip_walls", Kind: Bool, Default: true, Doc: "Goldstone-GD on tree couplings: remove reflection domain walls (exp(Gamma) reaches only rotations) before the continuous steps"},
 	{Key: "reflections", Kind: Bool, Default: true, Doc: "Procrustes: allow reflections (O(d)); false restricts to SO(d)"},
 	// Models.
 	{Key: "dim", Kind: Int, Default: int64(3), Doc: "embedding dimension d", Check: positive},

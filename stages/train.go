@@ -40,7 +40,7 @@ func BuildOptimizer(s Settings, workers int) (*Optimizer, error) {
 	switch s.String("gauge") {
 	case "none":
 	case "goldstone":
-		g := &optim.Goldstone{K2: s.Int("k2"), Rate: s.Float("gauge_lr"), Reset: !s.Bool("keep_fields"), NoGuard: !s.Bool("guard"), Workers: workers}
+		g := &optim.Goldstone{K2: s.Int("k2"), Rate: s.Float("gauge_lr"), Reset: !s.Bool("keep_fields"), NoGuard: !s.Bool("guard"), NoFlip: !s.Bool("flip_walls"), Workers: workers}
 		if s.String("rotation") == "linear" {
 			g.Rotation = optim.RotationLinear
 		}

@@ -2,10 +2,6 @@ package stages
 
 import "fmt"
 
-func buildMovieLens(b *Built, e *Experiment, trials []Trial, env Env) error {
-	return fmt.Errorf("experiment %s: the movielens pipeline is not wired yet", e.Name)
-}
-
 func buildDWE(b *Built, e *Experiment, trials []Trial, env Env) error {
 	return fmt.Errorf("experiment %s: the dwe pipeline is not wired yet", e.Name)
 }

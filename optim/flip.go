@@ -1,0 +1,119 @@
+package optim
+
+import (
+	"gonum.org/v1/gonum/lapack"
+)
+
+// adjacency returns the incident half-edges of every node.
+func adjacency(T int, edges []Edge) [][]halfEdge {
+	adj := make([][]halfEdge, T)
+	for k, e := range edges {
+		adj[e.S] = append(adj[e.S], halfEdge{e: k, other: e.T, w: e.W, fwd: true})
+		adj[e.T] = append(adj[e.T], halfEdge{e: k, other: e.S, w: e.W, fwd: false})
+	}
+	return adj
+}
+
+// initFlip prepares the BFS tree and buffers of the domain-wall flips.
+func (g *Goldstone) initFlip(adj [][]halfEdge) {
+	T, d, dd := g.b.T, g.d, g.dd
+	g.order = append(g.order[:0], 0)
+	g.parent = resizeInt(g.parent, T)
+	g.pedge = resizeInt(g.pedge, T)
+	for i := range g.parent {
+		g.parent[i] = -2
+	}
+	g.parent[0], g.pedge[0] = -1, -1
+	for i := 0; i < len(g.order); i++ {
+		u := g.order[i]
+		for _, he := range adj[u] {
+			if g.parent[he.other] != -2 {
+				continue
+			}
+			g.parent[he.other] = u
+			g.pedge[he.other] = he.e
+			g.order = append(g.order, he.other)
+		}
+	}
+	q := []float64{0}
+	lapackImpl.Dgesvd(lapack.SVDAll, lapack.SVDAll, d, d, make([]float64, dd), d, make([]float64, d),
+		make([]float64, dd), d, make([]float64, dd), d, q, -1)
+	g.flwork = int(q[0])
+	g.flipRot = resize(g.flipRot, T*dd)
+	if cap(g.flipped) < T {
+		g.flipped = make([]bool, T)
+	}
+	g.flipped = g.flipped[:T]
+	g.fa = resize(g.fa, dd)
+	g.fs = resize(g.fs, d)
+	g.fu = resize(g.fu, dd)
+	g.fvt = resize(g.fvt, dd)
+	g.fwork = resize(g.fwork, max(g.flwork, dd))
+	if g.flipFn == nil {
+		g.flipFn = g.flipChunk
+	}
+}
+
+// flipWalls removes the reflection domain walls of a tree coupling (see
+// Goldstone) using the overlaps of the current round, and returns the number
+// of time steps it reflected. It needs g.m computed for the current x.
+func (g *Goldstone) flipWalls() int {
+	d, dd := g.d, g.dd
+	walls := false
+	for k := range g.edges {
+		if detSign(g.m[k*dd:(k+1)*dd], d, g.fa) < 0 {
+			walls = true
+			break
+		}
+	}
+	if !walls {
+		return 0
+	}
+	n := 0
+	root := g.order[0]
+	setIdentity(g.flipRot[root*dd:(root+1)*dd], d)
+	g.flipped[root] = false
+	for _, c := range g.order[1:] {
+		p, k := g.parent[c], g.pedge[c]
+		rc, rp := g.flipRot[c*dd:(c+1)*dd], g.flipRot[p*dd:(p+1)*dd]
+		m := g.m[k*dd : (k+1)*dd]
+		if detSign(m, d, g.fa) >= 0 {
+			copy(rc, rp)
+			g.flipped[c] = g.flipped[p]
+		} else {
+			// M_pc = Z_p Z_c^T is M_e when p is the edge's S end, else M_e^T.
+			if g.edges[k].S == p {
+				copy(g.fa, m)
+			} else {
+				for i := 0; i < d; i++ {
+					for j := 0; j < d; j++ {
+						g.fa[i*d+j] = m[j*d+i]
+					}
+				}
+			}
+			if !lapackImpl.Dgesvd(lapack.SVDAll, lapack.SVDAll, d, d, g.fa, d, g.fs, g.fu, d, g.fvt, d, g.fwork, g.flwork) {
+				copy(rc, rp) // leave this wall alone
+				g.flipped[c] = g.flipped[p]
+				continue
+			}
+			// Q = U V^T; R_c = R_p Q.
+			gemm(false, false, d, d, d, 1, g.fu, d, g.fvt, d, 0, g.fa, d)
+			gemm(false, false, d, d, d, 1, rp, d, g.fa, d, 0, rc, d)
+			g.flipped[c] = true
+		}
+		if g.flipped[c] {
+			n++
+		}
+	}
+	g.pool.Chunks(g.b.T, 1, g.flipFn)
+	return n
+}
+
+func (g *Goldstone) flipChunk(t, _, _ int) {
+	if !g.flipped[t] {
+		return
+	}
+	d := g.d
+	rotate(g.block(t), g.b.N, d, g.flipRot[t*g.dd:(t+1)*g.dd], g.rowBuf[t*rotRows*d:(t+1)*rotRows*d])
+}
+

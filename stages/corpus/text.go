@@ -1,0 +1,186 @@
+package corpus
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Tokenizer splits text into word tokens: maximal runs of Unicode letters (with their
+// combining marks), apostrophes (' and U+2019, the latter stored as ') and the runes of
+// Extra. Everything else, including invalid UTF-8 bytes and control characters, separates
+// tokens. The zero value lower-cases and trims apostrophes at both ends of a token, so that
+// 'quoted' words lose their quotes ("nation's" keeps its own).
+type Tokenizer struct {
+	KeepCase            bool   // do not lower-case
+	Extra               string // further runes allowed in tokens, e.g. "-" or "0123456789"
+	KeepEdgeApostrophes bool   // keep leading and trailing apostrophes
+}
+
+func (tk *Tokenizer) inToken(r rune, started bool) bool {
+	switch {
+	case unicode.IsLetter(r), r == '\'', r == '\u2019':
+		return true
+	case started && unicode.IsMark(r):
+		return true
+	case tk.Extra != "" && strings.ContainsRune(tk.Extra, r):
+		return r != utf8.RuneError
+	}
+	return false
+}
+
+// Append appends the tokens of text to dst and returns the extended slice.
+func (tk *Tokenizer) Append(dst []string, text string) []string {
+	start := -1
+	emit := func(end int) {
+		tok := text[start:end]
+		start = -1
+		if strings.ContainsRune(tok, '\u2019') {
+			tok = strings.ReplaceAll(tok, "\u2019", "'")
+		}
+		if !tk.KeepEdgeApostrophes {
+			tok = strings.Trim(tok, "'")
+		}
+		if tok == "" {
+			return
+		}
+		if !tk.KeepCase {
+			tok = strings.ToLower(tok)
+		}
+		dst = append(dst, tok)
+	}
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		ok := !(r == utf8.RuneError && size <= 1) && tk.inToken(r, start >= 0)
+		switch {
+		case ok && start < 0:
+			start = i
+		case !ok && start >= 0:
+			emit(i)
+		}
+		i += size
+	}
+	if start >= 0 {
+		emit(len(text))
+	}
+	return dst
+}
+
+// Document is one dated text.
+type Document struct {
+	Time int    // year
+	Name string // file name, or "file:line" for CSV rows
+	Text string
+}
+
+// YearOfName returns the year a file name starts with: its leading decimal digits.
+func YearOfName(name string) (int, bool) {
+	n := 0
+	for n < len(name) && n < 9 && name[n] >= '0' && name[n] <= '9' {
+		n++
+	}
+	if n == 0 {
+		return 0, false
+	}
+	y, err := strconv.Atoi(name[:n])
+	return y, err == nil
+}
+
+// ScanDir passes to fn, in file-name order, every regular file of dir whose name starts
+// with a year (e.g. "1790_george_washington_n.txt"); other files (LICENSE, SHA256SUMS,
+// hidden files) and sub-directories are skipped. Files are read as UTF-8 text.
+func ScanDir(ctx context.Context, dir string, fn func(Document) error) error {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	found := false
+	for _, e := range ents {
+		y, ok := YearOfName(e.Name())
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return err
+		}
+		found = true
+		if err := fn(Document{Time: y, Name: e.Name(), Text: string(b)}); err != nil {
+			return err
+		}
+	}
+	if !found {
+		return fmt.Errorf("scan %s: no file name starts with a year", dir)
+	}
+	return nil
+}
+
+// Column names of a dated CSV file.
+const (
+	FieldTime = "time"
+	FieldText = "text"
+)
+
+// ScanCSV passes to fn every row of a CSV file (plain or gzip) with a header holding the
+// columns "time" (an integer year) and "text", in any order; other columns are ignored.
+func ScanCSV(ctx context.Context, r io.Reader, name string, fn func(Document) error) error {
+	dr, err := Decompress(r)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", name, err)
+	}
+	cr := csv.NewReader(dr)
+	cr.ReuseRecord = true
+	head, err := cr.Read()
+	if err != nil {
+		return fmt.Errorf("read %s: header: %w", name, err)
+	}
+	ti, xi := -1, -1
+	for i, h := range head {
+		switch strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")) {
+		case FieldTime:
+			ti = i
+		case FieldText:
+			xi = i
+		}
+	}
+	if ti < 0 || xi < 0 {
+		return &ParseError{File: name, Line: 1, Err: fmt.Errorf("header %q lacks columns %q and %q", strings.Join(head, ","), FieldTime, FieldText)}
+	}
+	for n := 0; ; n++ {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				return &ParseError{File: name, Line: pe.Line, Err: pe.Err}
+			}
+			return fmt.Errorf("read %s: %w", name, err)
+		}
+		line, _ := cr.FieldPos(ti)
+		t, err := strconv.Atoi(strings.TrimSpace(rec[ti]))
+		if err != nil {
+			return &ParseError{File: name, Line: line, Field: FieldTime, Err: fmt.Errorf("%.40q is not an integer year", rec[ti])}
+		}
+		if n&1023 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if err := fn(Document{Time: t, Name: fmt.Sprintf("%s:%d", name, line), Text: rec[xi]}); err != nil {
+			return err
+		}
+	}
+}

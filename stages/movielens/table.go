@@ -1,0 +1,269 @@
+package movielens
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// DefaultRowGroupSize is the number of rows per Parquet row group when none is given.
+const DefaultRowGroupSize = 1 << 20
+
+// readBatch is the number of rows Read hands to its callback at a time.
+const readBatch = 1 << 14
+
+// Rating is one row of an ingested ratings table (Ingest's output).
+type Rating struct {
+	User      int32   `parquet:"user"`
+	Item      int32   `parquet:"item"`
+	Rating    float32 `parquet:"rating"`
+	Timestamp int64   `parquet:"timestamp"` // unix seconds
+}
+
+// Binary is one row of a binarized table (Binarize's output): X is +1 above the median, -1 below.
+type Binary struct {
+	User      int32 `parquet:"user"`
+	Item      int32 `parquet:"item"`
+	X         int8  `parquet:"x"`
+	Timestamp int64 `parquet:"timestamp"`
+}
+
+// Binned is one row of a binned table (Bin's and Split's output). User and Item are dense
+// indices 0..U-1 and 0..I-1 (see IDMap); Bin is in 0..T-1.
+type Binned struct {
+	User      int32 `parquet:"user"`
+	Item      int32 `parquet:"item"`
+	X         int8  `parquet:"x"`
+	Timestamp int64 `parquet:"timestamp"`
+	Bin       int32 `parquet:"bin"`
+}
+
+// IDMap is one row of an id-map table: dense index Index stands for original id ID.
+type IDMap struct {
+	Index int32 `parquet:"index"`
+	ID    int32 `parquet:"id"`
+}
+
+// Row is the set of row types this package reads and writes.
+type Row interface {
+	Rating | Binary | Binned | IDMap
+}
+
+// Read streams the rows of a Parquet table in file order, calling fn with batches of at most
+// 16384 rows. The batch slice is reused between calls: fn must copy what it keeps. A table
+// lacking a column of T is an error.
+func Read[T Row](ctx context.Context, path string, fn func(rows []T) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	defer f.Close()
+	r, n, err := openReader[T](f)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	defer r.Close()
+	buf := make([]T, min(int64(readBatch), max(n, 1)))
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		k, err := r.Read(buf)
+		if k > 0 {
+			if err := fn(buf[:k]); err != nil {
+				return err
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read %s: %w", path, err)
+		}
+	}
+}
+
+// ReadAll loads a whole Parquet table into memory.
+func ReadAll[T Row](ctx context.Context, path string) ([]T, error) {
+	var out []T
+	err := Read(ctx, path, func(rows []T) error {
+		if out == nil {
+			out = make([]T, 0, len(rows))
+		}
+		out = append(out, rows...)
+		return nil
+	})
+	return out, err
+}
+
+// ReadRatings streams an ingested ratings table; see Read.
+func ReadRatings(ctx context.Context, path string, fn func(rows []Rating) error) error {
+	return Read(ctx, path, fn)
+}
+
+// NumRows returns the number of rows of a Parquet file from its footer.
+func NumRows(path string) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		return 0, fmt.Errorf("open %s: %w", path, err)
+	}
+	return pf.NumRows(), nil
+}
+
+func openReader[T Row](f *os.File) (*parquet.GenericReader[T], int64, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, 0, err
+	}
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		return nil, 0, err
+	}
+	want := parquet.SchemaOf(new(T))
+	have := pf.Schema()
+	for _, fld := range want.Fields() {
+		if _, ok := have.Lookup(fld.Name()); !ok {
+			return nil, 0, fmt.Errorf("table has no column %q (columns: %v)", fld.Name(), have.Columns())
+		}
+	}
+	return parquet.NewGenericReader[T](pf), pf.NumRows(), nil
+}
+
+// Columns holds a binned table column by column, the layout the models train on.
+type Columns struct {
+	User, Item []int32
+	X          []int8
+	Timestamp  []int64
+	Bin        []int32
+}
+
+// Len returns the number of rows.
+func (c *Columns) Len() int { return len(c.X) }
+
+// LoadColumns loads a Binned table (Bin's or Split's output) into columns.
+func LoadColumns(ctx context.Context, path string) (*Columns, error) {
+	n, err := NumRows(path)
+	if err != nil {
+		return nil, err
+	}
+	c := &Columns{
+		User: make([]int32, 0, n), Item: make([]int32, 0, n), X: make([]int8, 0, n),
+		Timestamp: make([]int64, 0, n), Bin: make([]int32, 0, n),
+	}
+	err = Read(ctx, path, func(rows []Binned) error {
+		for _, r := range rows {
+			c.User = append(c.User, r.User)
+			c.Item = append(c.Item, r.Item)
+			c.X = append(c.X, r.X)
+			c.Timestamp = append(c.Timestamp, r.Timestamp)
+			c.Bin = append(c.Bin, r.Bin)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// writeAtomic writes dst through a temporary file dst.tmp-* in the same directory, renamed
+// onto dst only when write succeeded; otherwise the temporary file is removed.
+func writeAtomic(dst string, write func(w io.Writer) error) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(dst), filepath.Base(dst)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("create %s: %w", dst, err)
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	bw := bufio.NewWriterSize(f, 1<<20)
+	if err = write(bw); err != nil {
+		return err
+	}
+	if err = bw.Flush(); err != nil {
+		return fmt.Errorf("write %s: %w", dst, err)
+	}
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", dst, err)
+	}
+	if err = os.Rename(tmp, dst); err != nil {
+		return fmt.Errorf("rename %s: %w", dst, err)
+	}
+	return nil
+}
+
+// writeTable writes a Parquet table of T atomically; fill writes the rows.
+func writeTable[T Row](dst string, rowGroup int, fill func(w *parquet.GenericWriter[T]) error) error {
+	if rowGroup <= 0 {
+		rowGroup = DefaultRowGroupSize
+	}
+	return writeAtomic(dst, func(out io.Writer) error {
+		w := parquet.NewGenericWriter[T](out,
+			parquet.Compression(&parquet.Zstd),
+			parquet.MaxRowsPerRowGroup(int64(rowGroup)),
+			parquet.CreatedBy("goldstone", "", ""),
+		)
+		if err := fill(w); err != nil {
+			return err
+		}
+		if err := w.Close(); err != nil {
+			return fmt.Errorf("write %s: %w", dst, err)
+		}
+		return nil
+	})
+}
+
+// WriteIDMap writes ids (dense index i stands for original id ids[i]) as an IDMap table.
+func WriteIDMap(ctx context.Context, dst string, ids []int32) error {
+	return writeTable(dst, 0, func(w *parquet.GenericWriter[IDMap]) error {
+		buf := make([]IDMap, 0, readBatch)
+		for i, id := range ids {
+			buf = append(buf, IDMap{Index: int32(i), ID: id})
+			if len(buf) == cap(buf) || i == len(ids)-1 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				if _, err := w.Write(buf); err != nil {
+					return fmt.Errorf("write %s: %w", dst, err)
+				}
+				buf = buf[:0]
+			}
+		}
+		return nil
+	})
+}
+
+// ReadIDMap reads an IDMap table back into ids[index] = original id.
+func ReadIDMap(ctx context.Context, path string) ([]int32, error) {
+	rows, err := ReadAll[IDMap](ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]int32, len(rows))
+	for i, r := range rows {
+		if int(r.Index) != i {
+			return nil, fmt.Errorf("read %s: row %d has index %d", path, i, r.Index)
+		}
+		ids[i] = r.ID
+	}
+	return ids, nil
+}

@@ -116,4 +116,3 @@ func (g *Goldstone) flipChunk(t, _, _ int) {
 	d := g.d
 	rotate(g.block(t), g.b.N, d, g.flipRot[t*g.dd:(t+1)*g.dd], g.rowBuf[t*rotRows*d:(t+1)*rotRows*d])
 }
-

@@ -119,7 +119,7 @@ func fractions3(v any) error {
 var (
 	art = []string{"artificial"}
 	ml  = []string{"movielens"}
-	dwe = []string{"dwe"}
+	dweOnly = []string{"dwe"}
 	mf  = []string{"artificial", "movielens"}
 )
 
@@ -164,9 +164,9 @@ var specs = []*Spec{
 	// MovieLens.
 	{Key: "dataset", Kind: String, Default: "ml-latest-small", Doc: "MovieLens release name under the data directory, \"planted\", or a path to a ratings file", Pipelines: ml},
 	{Key: "fetch", Kind: Bool, Default: false, Doc: "download the release from GroupLens when it is missing", Pipelines: ml},
-	{Key: "bins", Kind: Int, Default: int64(100), Doc: "number of time bins T", Pipelines: append(ml, "dwe"), Check: positive},
+	{Key: "bins", Kind: Int, Default: int64(100), Doc: "number of time bins T", Pipelines: []string{"movielens", "dwe"}, Check: positive},
 	{Key: "split", Kind: FloatList, Default: []float64{0.5, 0.2, 0.3}, Doc: "train, validation, test fractions", Pipelines: ml, Check: fractions3},
-	{Key: "split_seed", Kind: Int, Default: int64(1), Doc: "seed of the random train/validation/test split", Pipelines: ml, Check: nonNegative},
+	{Key: "split_seed", Kind: Int, Default: int64(1), Doc: "seed of the random train/validation/test split (MovieLens: ratings; dwe: whole time steps)", Pipelines: []string{"movielens", "dwe"}, Check: nonNegative},
 	{Key: "minibatch", Kind: Int, Default: int64(0), Doc: "ratings per minibatch; 0 uses full batches", Pipelines: ml, Check: nonNegative},
 	{Key: "valid_every", Kind: Int, Default: int64(50), Doc: "record the validation log-likelihood every this many steps", Pipelines: ml, Check: positive},
 	{Key: "planted_users", Kind: Int, Default: int64(138000), Pipelines: ml, Check: positive},
@@ -175,19 +175,23 @@ var specs = []*Spec{
 	{Key: "planted_dim", Kind: Int, Default: int64(10), Pipelines: ml, Check: positive},
 	{Key: "planted_seed", Kind: Int, Default: int64(1), Pipelines: ml, Check: nonNegative},
 	// Dynamic word embeddings.
-	{Key: "corpus", Kind: String, Default: "sotu", Doc: "corpus under the data directory or a path", Pipelines: dwe},
-	{Key: "corpus_format", Kind: String, Default: "text", Doc: "text (dated files), csv, ngram-v2 or ngram-v3", Pipelines: dwe, Check: oneOf("text", "csv", "ngram-v2", "ngram-v3")},
-	{Key: "vocab", Kind: Int, Default: int64(2000), Doc: "vocabulary size V", Pipelines: dwe, Check: positive},
-	{Key: "bin_years", Kind: Int, Default: int64(0), Doc: "width of a time bin in years (0: use bins)", Pipelines: dwe, Check: nonNegative},
-	{Key: "heldout", Kind: Int, Default: int64(2), Doc: "number of held-out time steps", Pipelines: dwe, Check: nonNegative},
-	{Key: "window", Kind: Int, Default: int64(4), Doc: "c_max of the word2vec window", Pipelines: dwe, Check: positive},
-	{Key: "ngram_scheme", Kind: String, Default: "all-pairs", Pipelines: dwe, Check: oneOf("all-pairs", "histwords")},
-	{Key: "diffusion", Kind: Float, Default: 1e-3, Doc: "D of the OU prior, per year", Pipelines: dwe, Check: positive},
-	{Key: "sigma0_sq", Kind: Float, Default: 1.0, Pipelines: dwe, Check: positive},
-	{Key: "inference", Kind: String, Default: "map", Doc: "map or vi (smoothing)", Pipelines: dwe, Check: oneOf("map", "vi")},
-	{Key: "minibatch_words", Kind: Int, Default: int64(0), Pipelines: dwe, Check: nonNegative},
-	{Key: "minibatch_steps", Kind: Int, Default: int64(0), Pipelines: dwe, Check: nonNegative},
-	{Key: "queries", Kind: StringList, Default: []string{"car", "computer", "dna", "electricity", "tuberculosis"}, Pipelines: dwe},
+	{Key: "corpus", Kind: String, Default: "sotu", Doc: "corpus under the data directory or a path", Pipelines: dweOnly},
+	{Key: "corpus_format", Kind: String, Default: "text", Doc: "text (dated files), csv, ngram-v2 or ngram-v3", Pipelines: dweOnly, Check: oneOf("text", "csv", "ngram-v2", "ngram-v3")},
+	{Key: "vocab", Kind: Int, Default: int64(2000), Doc: "vocabulary size V", Pipelines: dweOnly, Check: positive},
+	{Key: "bin_years", Kind: Int, Default: int64(0), Doc: "width of a time bin in years (0: use bins)", Pipelines: dweOnly, Check: nonNegative},
+	{Key: "heldout", Kind: Int, Default: int64(2), Doc: "number of held-out test time steps (never the first or last)", Pipelines: dweOnly, Check: nonNegative},
+	{Key: "window", Kind: Int, Default: int64(4), Doc: "c_max of the word2vec window", Pipelines: dweOnly, Check: positive},
+	{Key: "ngram_scheme", Kind: String, Default: "all", Doc: "n-gram pair counting: all (every pair of every n-gram), ends (HistWords: pairs with the first or last token) or centre (pairs with the middle token)", Pipelines: dweOnly, Check: oneOf("all", "ends", "centre")},
+	{Key: "from_year", Kind: Int, Default: int64(0), Doc: "keep only years >= this (0: all)", Pipelines: dweOnly, Check: nonNegative},
+	{Key: "to_year", Kind: Int, Default: int64(0), Doc: "keep only years <= this (0: all)", Pipelines: dweOnly, Check: nonNegative},
+	{Key: "valid_steps", Kind: Int, Default: int64(0), Doc: "number of held-out validation time steps", Pipelines: dweOnly, Check: nonNegative},
+	{Key: "batch_contexts", Kind: Int, Default: int64(0), Doc: "contexts per minibatch in the first phase (0: as minibatch_words)", Pipelines: dweOnly, Check: nonNegative},
+	{Key: "diffusion", Kind: Float, Default: 1e-3, Doc: "D of the OU prior, per year", Pipelines: dweOnly, Check: positive},
+	{Key: "sigma0_sq", Kind: Float, Default: 1.0, Pipelines: dweOnly, Check: positive},
+	{Key: "inference", Kind: String, Default: "map", Doc: "map or vi (smoothing)", Pipelines: dweOnly, Check: oneOf("map", "vi")},
+	{Key: "minibatch_words", Kind: Int, Default: int64(0), Pipelines: dweOnly, Check: nonNegative},
+	{Key: "minibatch_steps", Kind: Int, Default: int64(0), Pipelines: dweOnly, Check: nonNegative},
+	{Key: "queries", Kind: StringList, Default: []string{"car", "computer", "dna", "electricity", "tuberculosis"}, Pipelines: dweOnly},
 }
 
 var specByKey = func() map[string]*Spec {

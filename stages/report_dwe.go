@@ -1,0 +1,89 @@
+package stages
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"goldstone/pipeline"
+	"goldstone/stages/figures"
+)
+
+// ReportDWE draws the paper's Figure 4 (histograms of cos(u_first, u_last)
+// over the vocabulary, one sample per variant), the training curves, and a
+// Markdown report with the summary metrics, the histogram counts and the
+// word aging tables of every trial.
+func ReportDWE(ctx context.Context, experiment string, trials []Trial, io *pipeline.IO, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var samples []figures.Sample
+	var loss, psi []figures.Series
+	var ts []Trial
+	var ss []Summary
+	var md strings.Builder
+	for _, tr := range trials {
+		if !io.HasInput(tr.ID) {
+			continue
+		}
+		d := io.Input(tr.ID)
+		sum, err := ReadSummary(filepath.Join(d, "summary.json"))
+		if err != nil {
+			return err
+		}
+		ser, err := ReadSeries(filepath.Join(d, "series.arrow"))
+		if err != nil {
+			return err
+		}
+		meta, err := readJSONMeta(filepath.Join(d, "model.json"))
+		if err != nil {
+			return err
+		}
+		cos, err := readFloats(filepath.Join(d, "first_last_cos.f64"), meta.V)
+		if err != nil {
+			return err
+		}
+		ts, ss = append(ts, tr), append(ss, sum)
+		samples = append(samples, figures.Sample{Name: tr.Name, Values: cos})
+		v := tr.Variant
+		if v == "" {
+			v = tr.Settings.String("gauge")
+		}
+		lx, ly := ser.Of("loss")
+		loss = append(loss, figures.Series{Name: tr.Name, Group: v, X: shift(lx), Y: ly})
+		px, py := ser.Of("psi")
+		psi = append(psi, figures.Series{Name: tr.Name, Group: v, X: shift(px), Y: py})
+		aging, err := os.ReadFile(filepath.Join(d, "aging.md"))
+		if err != nil {
+			return err
+		}
+		counts := figures.HistCounts(cos, 20, -1, 1)
+		fmt.Fprintf(&md, "\n## %s (%s)\n\nmedian cos(first, last) = %.4f; histogram over [-1, 1] in 20 bins: %v\n\nword aging:\n\n%s", tr.Name, tr.ID, sum["median_first_last_cos"], counts, aging)
+	}
+	if err := figures.Histogram(filepath.Join(dir, "figure4.png"), figures.HistSpec{
+		Title: experiment + ": cosine between each word's first and last embedding", XLabel: "cos(u_first, u_last)",
+		Bins: 40, Min: -1, Max: 1, Stacked: true, Samples: samples,
+	}); err != nil {
+		return err
+	}
+	if err := figures.Curves(filepath.Join(dir, "curves.png"), figures.CurveSpec{
+		Title: experiment + ": training curves (colour = variant)",
+		Panels: []figures.Panel{
+			{Title: "loss", XLabel: "step + 1", YLabel: "L", LogX: true, Series: loss},
+			{Title: "psi", XLabel: "step + 1", YLabel: "psi", LogX: true, LogY: true, Series: psi},
+		},
+	}); err != nil {
+		return err
+	}
+	return writeFileAtomic(filepath.Join(dir, "report.md"), []byte(markdownTable(experiment, ts, ss)+md.String()))
+}
+
+func readJSONMeta(path string) (*dweMeta, error) {
+	var m dweMeta
+	if err := readJSON(path, &m); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}

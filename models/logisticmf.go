@@ -59,20 +59,18 @@ type LogisticMF struct {
 	iPtr, iRat       []int32
 	coef             []float64 // dl/ds of every rating in iRat order, written by the user pass
 
-	uBounds, iBounds []int     // chunk c covers keys bounds[c]..bounds[c+1]
-	chunkCost        int       // target cost per chunk (tests lower it)
-	uPart            []float64 // per-chunk likelihoods of the user pass
-	nItemChk         int
-	rPart            []float64 // per-chunk squared norms of the regulariser pass
+	uBounds, iBounds []int // chunk c covers keys bounds[c]..bounds[c+1]
+	chunkCost        int   // target cost per chunk (tests lower it)
+	uPart, iPart     []float64
 
 	// State of the current call.
-	cx, cg        []float64
-	thr           uint64 // keep a rating when its hash < thr (when sample is true)
-	sample        bool
-	scale         float64
-	batchKey      uint64
-	next          uint64 // batch number of the next LocalLoss call
-	uFn, iFn, rFn func(c, lo, hi int)
+	cx, cg   []float64
+	thr      uint64 // keep a rating when its hash < thr (when sample is true)
+	sample   bool
+	scale    float64
+	batchKey uint64
+	next     uint64 // batch number of the next LocalLoss call
+	uFn, iFn func(c, lo, hi int)
 }
 
 var _ Model = (*LogisticMF)(nil)
@@ -148,9 +146,8 @@ func (m *LogisticMF) prepare() {
 	m.uBounds = balance(m.uPtr, m.chunkCost)
 	m.iBounds = balance(m.iPtr, m.chunkCost)
 	m.uPart = make([]float64, len(m.uBounds)-1)
-	m.nItemChk = len(m.iBounds) - 1
-	m.rPart = make([]float64, optim.NumChunks(m.NumParams(), regChunk))
-	m.uFn, m.iFn, m.rFn = m.userChunk, m.itemChunk, m.regChunk
+	m.iPart = make([]float64, len(m.iBounds)-1)
+	m.uFn, m.iFn = m.userChunk, m.itemChunk
 	m.prepared = true
 }
 
@@ -258,16 +255,14 @@ func (m *LogisticMF) BatchLoss(grad, x []float64, batch uint64) float64 {
 		m.batchKey = mix64(m.Seed ^ mix64(batch+0x9e3779b97f4a7c15))
 	}
 	m.cx, m.cg = x, grad
-	runChunks(m.Pool, len(x), regChunk, m.rFn) // grad = Gamma x
-	runChunks(m.Pool, len(m.uPart), 1, m.uFn)  // writes coef, read by the item pass
-	runChunks(m.Pool, m.nItemChk, 1, m.iFn)
+	runChunks(m.Pool, len(m.uPart), 1, m.uFn) // writes coef, read by the item pass
+	runChunks(m.Pool, len(m.iPart), 1, m.iFn)
 	m.cx, m.cg = nil, nil
-	var sq float64
-	for _, v := range m.rPart {
-		sq += v
-	}
-	loss := 0.5 * m.Gamma * sq
+	var loss float64
 	for _, v := range m.uPart {
+		loss += v
+	}
+	for _, v := range m.iPart {
 		loss += v
 	}
 	return loss
@@ -299,8 +294,8 @@ func (m *LogisticMF) userChunk(c, _, _ int) {
 	lo, hi := m.uBounds[c], m.uBounds[c+1]
 	d, per := m.D, m.Users
 	x, grad, coef := m.cx, m.cg, m.coef
-	sample, scale := m.sample, m.scale
-	var lik float64
+	gamma, sample, scale := m.Gamma, m.sample, m.scale
+	var reg, lik float64
 	var sc [userBlock]float64
 	var kept [userBlock]bool
 	t, i := lo/per, lo%per
@@ -309,13 +304,10 @@ func (m *LogisticMF) userChunk(c, _, _ int) {
 		if i++; i == per {
 			t, i = t+1, 0
 		}
-		p0, end := int(m.uPtr[k]), int(m.uPtr[k+1])
-		if p0 == end {
-			continue
-		}
 		z := x[col*d : col*d+d : col*d+d]
 		g := grad[col*d : col*d+d : col*d+d]
-		for p := p0; p < end; p += userBlock {
+		reg += scaleNorm(g, gamma, z)
+		for p, end := int(m.uPtr[k]), int(m.uPtr[k+1]); p < end; p += userBlock {
 			rs := m.uRat[p:min(p+userBlock, end)]
 			pos := m.uToI[p : p+len(rs)]
 			for b, e := range rs {
@@ -365,27 +357,28 @@ func (m *LogisticMF) userChunk(c, _, _ int) {
 			lik += math.Log(prod)
 		}
 	}
-	m.uPart[c] = scale * lik
+	m.uPart[c] = 0.5*gamma*reg + scale*lik
 }
 
-// itemChunk handles the (t, item) keys of item chunk c: it adds the
-// likelihood gradients of their item vectors, from the coefficients of the
-// user pass, to grad.
+// itemChunk handles the (t, item) keys of item chunk c: it writes the
+// gradients of their item vectors from the coefficients of the user pass and
+// stores their regulariser loss in iPart[c].
 func (m *LogisticMF) itemChunk(c, _, _ int) {
 	lo, hi := m.iBounds[c], m.iBounds[c+1]
 	d, per := m.D, m.Items
 	x, grad, coef := m.cx, m.cg, m.coef
+	gamma := m.Gamma
+	var reg float64
 	t, i := lo/per, lo%per
 	for k := lo; k < hi; k++ {
 		col := t*m.n + m.Users + i
 		if i++; i == per {
 			t, i = t+1, 0
 		}
-		p, end := int(m.iPtr[k]), int(m.iPtr[k+1])
-		if p == end {
-			continue
-		}
+		z := x[col*d : col*d+d : col*d+d]
 		g := grad[col*d : col*d+d : col*d+d]
+		reg += scaleNorm(g, gamma, z)
+		p, end := int(m.iPtr[k]), int(m.iPtr[k+1])
 		cs := coef[p:end]
 		for b, u := range m.iRat[p:end] {
 			cf := cs[b]
@@ -396,13 +389,5 @@ func (m *LogisticMF) itemChunk(c, _, _ int) {
 			axpy(g, cf, x[o:o+d:o+d])
 		}
 	}
-}
-
-// regChunk is the chunk size of the regulariser pass.
-const regChunk = 1 << 15
-
-// regChunk writes grad = Gamma x on [lo, hi) and stores the squared norm of x
-// there in rPart[c].
-func (m *LogisticMF) regChunk(c, lo, hi int) {
-	m.rPart[c] = scaleNorm(m.cg[lo:hi], m.Gamma, m.cx[lo:hi])
+	m.iPart[c] = 0.5 * gamma * reg
 }

@@ -117,8 +117,8 @@ func TestLogisticMFWorkers(t *testing.T) {
 			m := newLogisticTest(8, 2000, 60, 40, 5, 6)
 			m.MinibatchSize, m.Pool, m.chunkCost = batch, p, 200
 			m.prepare()
-			if len(m.uPart) < 3 || m.nItemChk < 3 {
-				t.Fatalf("chunks: %d user, %d item", len(m.uPart), m.nItemChk)
+			if len(m.uPart) < 3 || len(m.iPart) < 3 {
+				t.Fatalf("chunks: %d user, %d item", len(m.uPart), len(m.iPart))
 			}
 			if x == nil {
 				x = randVec(rand.New(rand.NewPCG(4, 4)), m.NumParams(), 1)

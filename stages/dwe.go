@@ -3,7 +3,6 @@ package stages
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -548,5 +547,35 @@ func cosineSim(a, b []float64) float64 {
 	return ab / math.Sqrt(aa*bb)
 }
 
-// errNoEmbedding is returned by the words command when no trained model is cached.
-var errNoEmbedding = errors.New("no trained embedding in the cache: run the experiment first")
+// Embedding is a trained dynamic word embedding, as the words command reads it.
+type Embedding struct {
+	T, V, D int
+	Times   []float64
+	Vocab   []string
+	Means   []float64
+	Blocks  optim.Blocks
+}
+
+// LoadEmbedding reads the embedding of an evaluate-dwe (or train-dwe) output.
+func LoadEmbedding(dir string) (*Embedding, error) {
+	meta, x, b, err := loadEmbedding(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Embedding{T: meta.T, V: meta.V, D: meta.D, Times: meta.Times, Vocab: meta.Vocab, Means: x, Blocks: b}, nil
+}
+
+// NearestStep returns the time step whose time stamp is nearest to tau, or
+// def when tau is NaN.
+func (e *Embedding) NearestStep(tau float64, def int) int {
+	if math.IsNaN(tau) {
+		return def
+	}
+	best := 0
+	for t, x := range e.Times {
+		if math.Abs(x-tau) < math.Abs(e.Times[best]-tau) {
+			best = t
+		}
+	}
+	return best
+}

@@ -117,10 +117,10 @@ func fractions3(v any) error {
 }
 
 var (
-	art = []string{"artificial"}
-	ml  = []string{"movielens"}
+	art     = []string{"artificial"}
+	ml      = []string{"movielens"}
 	dweOnly = []string{"dwe"}
-	mf  = []string{"artificial", "movielens"}
+	mf      = []string{"artificial", "movielens"}
 )
 
 // specs is the registry of every setting an experiment may use.

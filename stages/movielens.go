@@ -96,7 +96,9 @@ func buildMovieLens(b *Built, e *Experiment, trials []Trial, env Env) error {
 				return fmt.Errorf("dataset %s: %w", dataset, err)
 			}
 			// Fetch now, before the graph runs: the data set is an external input.
-			path, err = movielens.Fetch(context.Background(), "", dataset, env.DataDir, nil)
+			// GOLDSTONE_MOVIELENS_URL points at a mirror (or a test server) with
+			// the official layout: <base>/<name>.zip and <base>/<name>.zip.md5.
+			path, err = movielens.Fetch(context.Background(), os.Getenv("GOLDSTONE_MOVIELENS_URL"), dataset, env.DataDir, nil)
 			if err != nil {
 				return fmt.Errorf("dataset %s: fetch: %w", dataset, err)
 			}

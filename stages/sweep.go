@@ -33,6 +33,7 @@ type RunOptions struct {
 	Kind        string
 	Log         *slog.Logger
 	Observer    pipeline.Observer // extra observer (progress display); optional
+	ReportDir   string            // the report's files are copied to ReportDir/<experiment>/run-<id>/ ("" keeps them in the cache only)
 }
 
 // Outcome is what a run did.
@@ -47,6 +48,7 @@ type Outcome struct {
 	Ran, Cached int   // stage counts
 	DataErr     error // a non-trial stage (ingest, binning...) failed
 	Failures    map[string]string
+	ReportPath  string // where the report's files were copied
 }
 
 // workersPerTrial splits the machine's cores over the trials that run at
@@ -149,7 +151,7 @@ func Execute(ctx context.Context, st *runs.Store, e *Experiment, opts RunOptions
 	// Trials already finished in this run are not run again: drop their
 	// nodes unless the report needs their outputs (then they come from the
 	// cache at no cost).
-	rec := &recorder{ctx: ctx, st: st, run: runID, built: built, log: log, out: out, skip: done, started: map[string]time.Time{}, finished: map[string]bool{}, extra: opts.Observer}
+	rec := &recorder{reportDir: opts.ReportDir, experiment: e.Name, ctx: ctx, st: st, run: runID, built: built, log: log, out: out, skip: done, started: map[string]time.Time{}, finished: map[string]bool{}, extra: opts.Observer}
 	res, runErr := pipeline.Run(ctx, built.Graph, pipeline.Options{
 		WorkDir:  opts.WorkDir,
 		Jobs:     opts.Jobs,
@@ -233,17 +235,21 @@ type TrialObserver interface {
 
 // recorder turns pipeline events into rows of the results store.
 type recorder struct {
-	ctx      context.Context
-	st       *runs.Store
-	run      int64
-	built    *Built
-	log      *slog.Logger
-	out      *Outcome
-	skip     map[string]bool
-	mu       sync.Mutex
-	started  map[string]time.Time
-	finished map[string]bool
-	extra    pipeline.Observer
+	reportDir  string
+	experiment string
+	// ReportPath is where the report's files were copied ("" if not).
+	reportPath string
+	ctx        context.Context
+	st         *runs.Store
+	run        int64
+	built      *Built
+	log        *slog.Logger
+	out        *Outcome
+	skip       map[string]bool
+	mu         sync.Mutex
+	started    map[string]time.Time
+	finished   map[string]bool
+	extra      pipeline.Observer
 }
 
 func (r *recorder) Event(ev pipeline.Event) {
@@ -356,8 +362,16 @@ func (r *recorder) recordTrial(ctx context.Context, tn TrialNodes, dir string) e
 }
 
 func (r *recorder) recordArtifacts(ctx context.Context, outputs map[string]string) {
+	dst := ""
+	if r.reportDir != "" {
+		dst = filepath.Join(r.reportDir, r.experiment, fmt.Sprintf("run-%d", r.run))
+		if err := os.MkdirAll(dst, 0o755); err != nil {
+			r.log.Error("report directory", "err", err)
+			dst = ""
+		}
+	}
 	for _, dir := range outputs {
-		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 			if err != nil || d.IsDir() || d.Name() == "manifest.json" {
 				return err
 			}
@@ -365,10 +379,28 @@ func (r *recorder) recordArtifacts(ctx context.Context, outputs map[string]strin
 			if err != nil {
 				return err
 			}
+			path := p
+			if dst != "" {
+				rel, _ := filepath.Rel(dir, p)
+				path = filepath.Join(dst, rel)
+				if err := copyFile(p, path); err != nil {
+					return err
+				}
+				if abs, err := filepath.Abs(path); err == nil {
+					path = abs
+				}
+			}
 			kind := strings.TrimPrefix(filepath.Ext(p), ".")
-			r.st.Artifact(r.run, "", p, sum, kind)
+			r.st.Artifact(r.run, "", path, sum, kind)
 			return nil
 		})
+		if err != nil {
+			r.log.Error("record artifacts", "err", err)
+		}
+	}
+	if dst != "" {
+		r.reportPath = dst
+		r.out.ReportPath = dst
 	}
 	if err := r.st.Flush(ctx); err != nil {
 		r.log.Error("record artifacts", "err", err)

@@ -47,6 +47,7 @@ func runRun(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) 
 		RetryFailed: runFlags.retryFailed,
 		Log:         g.log,
 		Observer:    prog,
+		ReportDir:   g.reports,
 	})
 	prog.Close()
 	if err != nil {
@@ -67,6 +68,9 @@ func runRun(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) 
 			verb = "resumed and finished"
 		}
 		fmt.Fprintf(g.stdout, "%s: run %d %s: %d trials: %d done, %d failed; stages: %d ran, %d cached\n", e.Name, out.RunID, verb, out.Trials, out.Done, out.Failed, out.Ran, out.Cached)
+	}
+	if out.ReportPath != "" {
+		fmt.Fprintf(g.stdout, "report: %s\n", out.ReportPath)
 	}
 	if out.DataErr != nil {
 		return &exitError{exitUsage, out.DataErr}

@@ -22,6 +22,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"syscall"
@@ -67,6 +68,7 @@ type globalOptions struct {
 	quiet      bool
 	logFormat  string
 	experiment string
+	reports    string
 	stdout     io.Writer
 	stderr     io.Writer
 	log        *slog.Logger
@@ -76,16 +78,27 @@ func (g *globalOptions) register(fs *flag.FlagSet) {
 	fs.StringVar(&g.config, "config", "experiments.toml", "experiments file")
 	fs.StringVar(&g.db, "db", "results.db", "SQLite results database")
 	fs.StringVar(&g.workdir, "workdir", "work", "directory for stage outputs and caches")
-	def := os.Getenv("GOLDSTONE_DATA")
-	if def == "" {
-		def = "data"
-	}
-	fs.StringVar(&g.dataDir, "data-dir", def, "directory of data sets (default $GOLDSTONE_DATA, else ./data)")
+	fs.StringVar(&g.dataDir, "data-dir", defaultDataDir(), "directory of data sets (default: $GOLDSTONE_DATA, else ./data, else ../shared/data if it exists)")
+	fs.StringVar(&g.reports, "reports", "reports", "directory the figures and Markdown reports are copied to (<dir>/<experiment>/run-<id>/)")
 	fs.IntVar(&g.jobs, "jobs", runtime.NumCPU(), "trials (stages) run at once; each gets NumCPU/jobs cores")
 	fs.Var(&g.sets, "set", "override a setting: key=value (repeatable; an array value makes it a grid)")
 	fs.BoolVar(&g.quiet, "quiet", false, "print only warnings, errors and the final result")
 	fs.StringVar(&g.logFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&g.experiment, "experiment", "", "experiment name from the experiments file")
+}
+
+// defaultDataDir is $GOLDSTONE_DATA, else ./data, else ../shared/data (the
+// layout of a checkout beside a shared data folder) when it exists, else ./data.
+func defaultDataDir() string {
+	if d := os.Getenv("GOLDSTONE_DATA"); d != "" {
+		return d
+	}
+	for _, d := range []string{"data", filepath.Join("..", "shared", "data")} {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			return d
+		}
+	}
+	return "data"
 }
 
 func (g *globalOptions) setup() error {

@@ -99,3 +99,60 @@ func TestDetSign(t *testing.T) {
 		t.Fatalf("singular: detSign %v", got)
 	}
 }
+
+// overlapGemm and rotateGemm are the gonum Dgemm formulations of overlap and
+// rotate, kept as references for tests and benchmarks.
+func overlapGemm(m, zs, zt []float64, n, d int) {
+	if n == 0 {
+		clear(m[:d*d])
+		return
+	}
+	gemm(true, false, d, d, n, 1, zs, d, zt, d, 0, m, d)
+}
+
+func rotateGemm(z []float64, n, d int, r, buf []float64) {
+	for i := 0; i < n; i += rotRows {
+		rows := min(rotRows, n-i)
+		zi := z[i*d : (i+rows)*d]
+		gemm(false, true, rows, d, d, 1, zi, d, r, d, 0, buf, d)
+		copy(zi, buf[:rows*d])
+	}
+}
+
+func TestOverlapRotate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 1))
+	for _, tc := range []struct{ n, d int }{
+		{0, 3}, {1, 1}, {1, 5}, {2, 2}, {3, 4}, {7, 7}, {64, 30}, {65, 30}, {129, 6}, {200, 9}, {131, 100},
+	} {
+		zs := randVec(rng, tc.n*tc.d, 1)
+		zt := randVec(rng, tc.n*tc.d, 1)
+		r := randVec(rng, tc.d*tc.d, 1)
+		var want mat.Dense
+		if tc.n > 0 {
+			want.Mul(mat.NewDense(tc.n, tc.d, zs).T(), mat.NewDense(tc.n, tc.d, zt))
+		} else {
+			want.ReuseAs(tc.d, tc.d)
+		}
+		m := randVec(rng, tc.d*tc.d, 1) // overwritten
+		overlap(m, zs, zt, tc.n, tc.d)
+		if !mat.EqualApprox(&want, mat.NewDense(tc.d, tc.d, m), 1e-12*float64(tc.n+1)) {
+			t.Errorf("n=%d d=%d: overlap differs from mat.Mul", tc.n, tc.d)
+		}
+		if tc.n == 0 {
+			continue
+		}
+		var rot mat.Dense
+		rot.Mul(mat.NewDense(tc.n, tc.d, zs), mat.NewDense(tc.d, tc.d, r).T())
+		buf := make([]float64, rotRows*tc.d)
+		rotate(zs, tc.n, tc.d, r, buf)
+		if !mat.EqualApprox(&rot, mat.NewDense(tc.n, tc.d, zs), 1e-12*float64(tc.d)) {
+			t.Errorf("n=%d d=%d: rotate differs from mat.Mul", tc.n, tc.d)
+		}
+	}
+	n, d := 100, 30
+	zs, zt, m := randVec(rng, n*d, 1), randVec(rng, n*d, 1), make([]float64, d*d)
+	r, buf := randVec(rng, d*d, 1), make([]float64, rotRows*d)
+	if a := testing.AllocsPerRun(5, func() { overlap(m, zs, zt, n, d); rotate(zs, n, d, r, buf) }); a != 0 {
+		t.Fatalf("overlap+rotate allocate %v times", a)
+	}
+}

@@ -14,27 +14,36 @@ func adjacency(T int, edges []Edge) [][]halfEdge {
 	return adj
 }
 
+// bfsTree orders the nodes of a connected graph breadth-first from node 0
+// and returns, reusing the given slices, the order, each node's parent (-1
+// for the root) and the index of the edge to its parent (-1 for the root).
+func bfsTree(adj [][]halfEdge, order, parent, pedge []int) ([]int, []int, []int) {
+	T := len(adj)
+	order = append(order[:0], 0)
+	parent = resizeInt(parent, T)
+	pedge = resizeInt(pedge, T)
+	for i := range parent {
+		parent[i] = -2
+	}
+	parent[0], pedge[0] = -1, -1
+	for i := 0; i < len(order); i++ {
+		u := order[i]
+		for _, he := range adj[u] {
+			if parent[he.other] != -2 {
+				continue
+			}
+			parent[he.other] = u
+			pedge[he.other] = he.e
+			order = append(order, he.other)
+		}
+	}
+	return order, parent, pedge
+}
+
 // initFlip prepares the BFS tree and buffers of the domain-wall flips.
 func (g *Goldstone) initFlip(adj [][]halfEdge) {
 	T, d, dd := g.b.T, g.d, g.dd
-	g.order = append(g.order[:0], 0)
-	g.parent = resizeInt(g.parent, T)
-	g.pedge = resizeInt(g.pedge, T)
-	for i := range g.parent {
-		g.parent[i] = -2
-	}
-	g.parent[0], g.pedge[0] = -1, -1
-	for i := 0; i < len(g.order); i++ {
-		u := g.order[i]
-		for _, he := range adj[u] {
-			if g.parent[he.other] != -2 {
-				continue
-			}
-			g.parent[he.other] = u
-			g.pedge[he.other] = he.e
-			g.order = append(g.order, he.other)
-		}
-	}
+	g.order, g.parent, g.pedge = bfsTree(adj, g.order, g.parent, g.pedge)
 	q := []float64{0}
 	lapackImpl.Dgesvd(lapack.SVDAll, lapack.SVDAll, d, d, make([]float64, dd), d, make([]float64, d),
 		make([]float64, dd), d, make([]float64, dd), d, q, -1)

@@ -77,29 +77,7 @@ func (p *Procrustes) Init(b Blocks, g *Graph) error {
 	T, d := b.T, b.D
 	p.b, p.d, p.dd = b, d, d*d
 	p.edges = append(p.edges[:0], g.Edges...)
-	adj := make([][]halfEdge, T)
-	for k, e := range p.edges {
-		adj[e.S] = append(adj[e.S], halfEdge{e: k, other: e.T, w: e.W, fwd: true})
-		adj[e.T] = append(adj[e.T], halfEdge{e: k, other: e.S, w: e.W, fwd: false})
-	}
-	p.order = append(p.order[:0], 0)
-	p.parent = resizeInt(p.parent, T)
-	p.pedge = resizeInt(p.pedge, T)
-	for i := range p.parent {
-		p.parent[i] = -2
-	}
-	p.parent[0], p.pedge[0] = -1, -1
-	for i := 0; i < len(p.order); i++ {
-		u := p.order[i]
-		for _, he := range adj[u] {
-			if p.parent[he.other] != -2 {
-				continue
-			}
-			p.parent[he.other] = u
-			p.pedge[he.other] = he.e
-			p.order = append(p.order, he.other)
-		}
-	}
+	p.order, p.parent, p.pedge = bfsTree(adjacency(T, p.edges), p.order, p.parent, p.pedge)
 	E, dd := len(p.edges), p.dd
 	q := []float64{0}
 	lapackImpl.Dgesvd(lapack.SVDAll, lapack.SVDAll, d, d, make([]float64, dd), d, make([]float64, d),

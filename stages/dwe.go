@@ -35,16 +35,9 @@ type dweSteps struct {
 }
 
 func buildDWE(b *Built, e *Experiment, trials []Trial, env Env) error {
-	for _, k := range append([]string{"corpus", "corpus_format", "vocab", "window", "ngram_scheme"}, dweBinKeys...) {
-		for _, tr := range trials {
-			if FormatValue(tr.Settings[k]) != FormatValue(trials[0].Settings[k]) {
-				return fmt.Errorf("experiment %s: setting %s varies across trials; data preparation settings must be the same for the whole sweep", e.Name, k)
-			}
-		}
-	}
-	s0 := e.Settings
-	if len(trials) > 0 {
-		s0 = trials[0].Settings
+	s0, err := sharedSettings(e, trials, append([]string{"corpus", "corpus_format", "vocab", "window", "ngram_scheme"}, dweBinKeys...))
+	if err != nil {
+		return err
 	}
 	src := s0.String("corpus")
 	if !filepath.IsAbs(src) {

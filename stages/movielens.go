@@ -52,18 +52,11 @@ type binInfo struct {
 }
 
 func buildMovieLens(b *Built, e *Experiment, trials []Trial, env Env) error {
-	s0 := e.Settings
 	// Data preparation is shared by every trial; the settings it reads must
 	// not vary across the sweep.
-	for _, k := range append([]string{"dataset", "bins", "split", "split_seed"}, mlPlantedKeys...) {
-		for _, tr := range trials {
-			if FormatValue(tr.Settings[k]) != FormatValue(trials[0].Settings[k]) {
-				return fmt.Errorf("experiment %s: setting %s varies across trials; data preparation settings must be the same for the whole sweep", e.Name, k)
-			}
-		}
-	}
-	if len(trials) > 0 {
-		s0 = trials[0].Settings
+	s0, err := sharedSettings(e, trials, append([]string{"dataset", "bins", "split", "split_seed"}, mlPlantedKeys...))
+	if err != nil {
+		return err
 	}
 	dataset := s0.String("dataset")
 	planted := dataset == "planted"
@@ -222,6 +215,23 @@ func buildMovieLens(b *Built, e *Experiment, trials []Trial, env Env) error {
 		Outputs: []string{"figures"},
 	})
 	return nil
+}
+
+// sharedSettings checks that the data preparation settings keys are the same
+// in every trial (the data stages are shared by the sweep) and returns the
+// settings of the first trial (the experiment's when there is none).
+func sharedSettings(e *Experiment, trials []Trial, keys []string) (Settings, error) {
+	for _, k := range keys {
+		for _, tr := range trials {
+			if FormatValue(tr.Settings[k]) != FormatValue(trials[0].Settings[k]) {
+				return nil, fmt.Errorf("experiment %s: setting %s varies across trials; data preparation settings must be the same for the whole sweep", e.Name, k)
+			}
+		}
+	}
+	if len(trials) == 0 {
+		return e.Settings, nil
+	}
+	return trials[0].Settings, nil
 }
 
 func writeJSON(path string, v any) error {

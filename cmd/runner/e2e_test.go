@@ -316,3 +316,46 @@ func TestConfigErrorsExitTwoWithOneLine(t *testing.T) {
 		t.Fatalf("bad config: exit %d: %s", code, errs)
 	}
 }
+
+func TestInterruptMarksRunningTrialsAndResumes(t *testing.T) {
+	e := newEnv(t)
+	cmd := exec.Command(runnerBin, "--experiment", "slow", "--jobs", "2")
+	cmd.Dir = e.dir
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	db := e.db()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		var n int
+		db.QueryRow(`SELECT count(*) FROM trials WHERE status = 'running'`).Scan(&n)
+		if n >= 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("no trial started within 2 minutes")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("exit after Ctrl-C: %v, want 130\n%s", err, out.String())
+	}
+	var running, interrupted int
+	var runStatus string
+	db.QueryRow(`SELECT count(*) FROM trials WHERE status = 'running'`).Scan(&running)
+	db.QueryRow(`SELECT count(*) FROM trials WHERE status = 'interrupted'`).Scan(&interrupted)
+	db.QueryRow(`SELECT status FROM runs`).Scan(&runStatus)
+	if running != 0 || interrupted == 0 || runStatus != "interrupted" {
+		t.Fatalf("after Ctrl-C: %d running, %d interrupted trials, run %s", running, interrupted, runStatus)
+	}
+	res := e.mustRun(0, "--experiment", "slow", "--jobs", "2")
+	if !strings.Contains(res, "resumed") || !strings.Contains(res, "6 trials: 6 done") {
+		t.Fatalf("resume after Ctrl-C: %s", res)
+	}
+}

@@ -10,6 +10,8 @@ import (
 	"runtime/debug"
 	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // Options configures Plan and Run.
@@ -482,6 +484,13 @@ func (s *session) loop(parent context.Context) []error {
 		return u.outDigests, u.outPaths, u.state == stateOK
 	}
 	doneCh := make(chan outcome)
+	// The fan-out goes through an errgroup limited to Jobs; the loop itself
+	// also never starts more than Jobs, so Go only waits for a finishing
+	// goroutine to return. Stage errors travel on doneCh, not through the
+	// group, because a failure must not cancel the siblings (unless FailFast).
+	var eg errgroup.Group
+	eg.SetLimit(s.jobs)
+	defer eg.Wait()
 	running := 0
 	var errs []error
 	failFastBy := ""
@@ -529,7 +538,7 @@ func (s *session) loop(parent context.Context) []error {
 			t.state = stateRunning
 			running++
 			s.emit(Event{Kind: Started, Node: t.n.ID, Stage: t.stage, Key: t.key, Reason: t.reason})
-			go func(t *task) { doneCh <- s.execute(ctx, t) }(t)
+			eg.Go(func() error { doneCh <- s.execute(ctx, t); return nil })
 		}
 		if running == 0 {
 			break

@@ -12,6 +12,9 @@ import (
 type Env struct {
 	DataDir string // data sets (MovieLens releases, corpora)
 	Workers int    // cores a trial may use
+	// Fetch allows downloading a missing data set whose experiment sets
+	// fetch = true (a run does; plan and words only look).
+	Fetch bool
 }
 
 // TrialNodes ties a trial to the node whose "result" output holds its
@@ -64,14 +67,16 @@ func progressFunc(io *pipeline.IO) func(step, total int) {
 }
 
 // Build returns the pipeline graph of an experiment's trials.
-func Build(e *Experiment, trials []Trial, env Env) (*Built, error) {
+// A missing data set is downloaded first when env.Fetch and the experiment
+// allow it; ctx bounds that download.
+func Build(ctx context.Context, e *Experiment, trials []Trial, env Env) (*Built, error) {
 	b := &Built{Graph: &pipeline.Graph{}, byNode: map[string]int{}}
 	var err error
 	switch e.Pipeline {
 	case "artificial":
 		err = buildArtificial(b, e, trials, env)
 	case "movielens":
-		err = buildMovieLens(b, e, trials, env)
+		err = buildMovieLens(ctx, b, e, trials, env)
 	case "dwe":
 		err = buildDWE(b, e, trials, env)
 	default:

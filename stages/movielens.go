@@ -51,7 +51,7 @@ type binInfo struct {
 	MaxTime int64 `json:"max_time"`
 }
 
-func buildMovieLens(b *Built, e *Experiment, trials []Trial, env Env) error {
+func buildMovieLens(ctx context.Context, b *Built, e *Experiment, trials []Trial, env Env) error {
 	// Data preparation is shared by every trial; the settings it reads must
 	// not vary across the sweep.
 	s0, err := sharedSettings(e, trials, append([]string{"dataset", "bins", "split", "split_seed"}, mlPlantedKeys...))
@@ -82,7 +82,7 @@ func buildMovieLens(b *Built, e *Experiment, trials []Trial, env Env) error {
 	default:
 		path, err := movielens.Locate(env.DataDir, dataset)
 		if err != nil {
-			if !s0.Bool("fetch") || !errors.Is(err, movielens.ErrNotFound) {
+			if !s0.Bool("fetch") || !env.Fetch || !errors.Is(err, movielens.ErrNotFound) {
 				return fmt.Errorf("dataset %s: %w", dataset, err)
 			}
 			if _, known := movielens.Releases[dataset]; !known {
@@ -91,7 +91,7 @@ func buildMovieLens(b *Built, e *Experiment, trials []Trial, env Env) error {
 			// Fetch now, before the graph runs: the data set is an external input.
 			// GOLDSTONE_MOVIELENS_URL points at a mirror (or a test server) with
 			// the official layout: <base>/<name>.zip and <base>/<name>.zip.md5.
-			path, err = movielens.Fetch(context.Background(), os.Getenv("GOLDSTONE_MOVIELENS_URL"), dataset, env.DataDir, nil)
+			path, err = movielens.Fetch(ctx, os.Getenv("GOLDSTONE_MOVIELENS_URL"), dataset, env.DataDir, nil)
 			if err != nil {
 				return fmt.Errorf("dataset %s: fetch: %w", dataset, err)
 			}

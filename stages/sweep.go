@@ -78,6 +78,16 @@ func Execute(ctx context.Context, st *runs.Store, e *Experiment, opts RunOptions
 	cfgJSON, cfgHash := e.Resolved()
 	out := &Outcome{Trials: len(trials), Failures: map[string]string{}}
 
+	cores := opts.Cores
+	if cores <= 0 {
+		cores = numCPU()
+	}
+	// Build before touching the store: a missing data set or a bad sweep
+	// leaves no run behind.
+	built, err := Build(ctx, e, trials, Env{DataDir: opts.DataDir, Workers: workersPerTrial(opts.Jobs, cores), Fetch: true})
+	if err != nil {
+		return nil, err
+	}
 	var runID int64
 	if opts.Kind == runs.KindRun {
 		last, err := st.LatestRun(ctx, e.Name, runs.KindRun)
@@ -140,14 +150,6 @@ func Execute(ctx context.Context, st *runs.Store, e *Experiment, opts RunOptions
 		}
 	}
 
-	cores := opts.Cores
-	if cores <= 0 {
-		cores = numCPU()
-	}
-	built, err := Build(e, trials, Env{DataDir: opts.DataDir, Workers: workersPerTrial(opts.Jobs, cores)})
-	if err != nil {
-		return nil, err
-	}
 	// Trials already finished in this run are not run again: drop their
 	// nodes unless the report needs their outputs (then they come from the
 	// cache at no cost).

@@ -20,7 +20,7 @@ func runPlan(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string)
 		return err
 	}
 	trials := e.Trials()
-	built, err := stages.Build(e, trials, stages.Env{DataDir: g.dataDir})
+	built, err := stages.Build(ctx, e, trials, stages.Env{DataDir: g.dataDir})
 	if err != nil {
 		return &exitError{exitUsage, err}
 	}

@@ -555,7 +555,8 @@ func ExperimentFromResolved(js string) (*Experiment, error) {
 		}
 		return s.normalize(v)
 	}
-	e := &Experiment{Name: raw.Name, Pipeline: raw.Pipeline, Settings: Settings{}, Tolerances: raw.Tolerances}
+	// Settings added since the run was recorded take their defaults.
+	e := &Experiment{Name: raw.Name, Pipeline: raw.Pipeline, Settings: Defaults(raw.Pipeline), Tolerances: raw.Tolerances}
 	if e.Tolerances == nil {
 		e.Tolerances = map[string]float64{}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -216,16 +217,25 @@ func countStatuses(ctx context.Context, st *runs.Store, out *Outcome) error {
 	return nil
 }
 
+// trialParams renders a trial's settings as JSON texts for the store, with
+// its variant and its name (variant and grid values: stable across code
+// versions that add settings, which change trial ids).
 func trialParams(tr Trial) map[string]string {
-	m := make(map[string]string, len(tr.Settings)+1)
+	m := make(map[string]string, len(tr.Settings)+2)
+	js := func(v any) string {
+		b, err := json.Marshal(v)
+		if err != nil {
+			panic(err)
+		}
+		return string(b)
+	}
 	for k, v := range tr.Settings {
-		m[k] = string(CanonicalJSON(map[string]any{"v": v}))[5:]
-		m[k] = m[k][:len(m[k])-1]
+		m[k] = js(v)
 	}
 	if tr.Variant != "" {
-		m["variant"] = string(CanonicalJSON(map[string]any{"v": tr.Variant}))[5:]
-		m["variant"] = m["variant"][:len(m["variant"])-1]
+		m["variant"] = js(tr.Variant)
 	}
+	m["name"] = js(tr.Name)
 	return m
 }
 

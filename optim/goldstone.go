@@ -89,7 +89,8 @@ type Goldstone struct {
 	grad    []float64 // T x dd: dL''/dG_s
 	rot     []float64 // T x dd: applied map R_t
 	work    []float64 // T x 2dd: expm scratch
-	rowBuf  []float64 // T x rotRows*d
+	rowBuf  []float64 // (T+E) x scratchLen(d): overlap/rotate scratch per chunk
+	sqEdge  []int     // T: edge whose overlap chunk computes ||Z_t||^2, or -1
 	edgePsi []float64 // E
 	edgeDel []float64 // E: predicted psi change
 	nodeSq  []float64 // T: ||Z_t||^2
@@ -175,11 +176,19 @@ func (g *Goldstone) Init(b Blocks, gr *Graph) error {
 	g.grad = resize(g.grad, T*dd)
 	g.rot = resize(g.rot, T*dd)
 	g.work = resize(g.work, T*2*dd)
-	g.rowBuf = resize(g.rowBuf, T*rotRows*d)
+	g.rowBuf = resize(g.rowBuf, (T+E)*scratchLen(d)) // node t: [t], edge k: [T+k]
 	g.edgePsi = resize(g.edgePsi, E)
 	g.edgeDel = resize(g.edgeDel, E)
 	g.nodeSq = resize(g.nodeSq, T)
 	g.nodeQ = resize(g.nodeQ, T)
+	g.sqEdge = g.sqEdge[:0]
+	for t := 0; t < T; t++ {
+		k := -1 // the edge whose overlap also computes ||Z_t||^2
+		if len(g.adj[t]) > 0 && !g.needC {
+			k = g.adj[t][0].e
+		}
+		g.sqEdge = append(g.sqEdge, k)
+	}
 	clear(g.nodeQ)
 	workers := g.Workers
 	if workers <= 0 {
@@ -283,26 +292,41 @@ func (g *Goldstone) Fields() []float64 { return g.gf }
 
 func (g *Goldstone) block(t int) []float64 { return g.b.Block(g.x, t) }
 
-// overlapChunk: chunks [0,E) compute M_e and psi_e; chunks [E,E+T) compute
-// ||Z_t||^2 and, if needed, the Gram matrix C_t.
+// scratch returns the overlap/rotate scratch of chunk k (node t: k = t, edge
+// e: k = T + e).
+func (g *Goldstone) scratch(k int) []float64 {
+	n := scratchLen(g.d)
+	return g.rowBuf[k*n : (k+1)*n]
+}
+
+// overlapChunk: chunks [0,E) compute M_e and psi_e, and ||Z_t||^2 for the
+// nodes whose first edge is e; chunks [E,E+T) compute ||Z_t||^2 for the
+// other nodes and, if needed, the Gram matrix C_t (and ||Z_t||^2 with it).
 func (g *Goldstone) overlapChunk(c, _, _ int) {
 	n, d, dd := g.b.N, g.d, g.dd
 	if c < len(g.edges) {
 		e := g.edges[c]
 		zs, zt := g.block(e.S), g.block(e.T)
-		overlap(g.m[c*dd:(c+1)*dd], zs, zt, n, d)
-		g.edgePsi[c] = e.W * halfSqDist(zs, zt)
+		dist, ss, st := overlap(g.m[c*dd:(c+1)*dd], zs, zt, n, d, g.scratch(g.b.T+c))
+		g.edgePsi[c] = e.W * dist
+		if g.sqEdge[e.S] == c {
+			g.nodeSq[e.S] = ss
+		}
+		if g.sqEdge[e.T] == c {
+			g.nodeSq[e.T] = st
+		}
 		return
 	}
 	t := c - len(g.edges)
 	z := g.block(t)
-	var s float64
-	for _, v := range z {
-		s += v * v
-	}
-	g.nodeSq[t] = s
 	if g.needC {
-		overlap(g.gram[t*dd:(t+1)*dd], z, z, n, d)
+		_, g.nodeSq[t], _ = overlap(g.gram[t*dd:(t+1)*dd], z, z, n, d, g.scratch(t))
+	} else if g.sqEdge[t] < 0 {
+		var s float64
+		for _, v := range z {
+			s += v * v
+		}
+		g.nodeSq[t] = s
 	}
 }
 
@@ -374,16 +398,9 @@ func (g *Goldstone) hChunk(s, _, _ int) {
 func (g *Goldstone) natChunk(t, _, _ int) {
 	T, d, dd := g.b.T, g.d, g.dd
 	gt := g.gf[t*dd : (t+1)*dd]
-	row := g.pinv[t*T : (t+1)*T]
-	for u, p := range row {
-		if p == 0 {
-			continue
-		}
-		a := -g.rho * p
-		for i, v := range g.grad[u*dd : (u+1)*dd] {
-			gt[i] += a * v
-		}
-	}
+	// gt += (-rho row_t(L^+)) grad: a 1 x T times T x dd product, the same
+	// per-entry axpys in the same order as a plain loop, on gonum's kernels.
+	gemm(false, false, 1, dd, T, -g.rho, g.pinv[t*T:(t+1)*T], T, g.grad[:T*dd], dd, 1, gt, dd)
 	skew(g.gam[t*dd:(t+1)*dd], gt, d)
 }
 
@@ -451,7 +468,7 @@ func edgeDelta(m, rs, rt []float64, d int, w, qs, qt float64) float64 {
 
 func (g *Goldstone) applyChunk(t, _, _ int) {
 	d := g.d
-	rotate(g.block(t), g.b.N, d, g.rot[t*g.dd:(t+1)*g.dd], g.rowBuf[t*rotRows*d:(t+1)*rotRows*d])
+	rotate(g.block(t), g.b.N, d, g.rot[t*g.dd:(t+1)*g.dd], g.scratch(t))
 }
 
 func (g *Goldstone) psiChunk(k, _, _ int) {

@@ -256,23 +256,46 @@ func TestGoldstoneDeterministic(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 1))
 	b := Blocks{Offset: 2, T: 7, N: 150, D: 4}
 	x0 := twisted(rng, b, 0.2, 0.1)
-	var ref []float64
-	for _, w := range []int{1, 2, 3, 5} {
-		x := append([]float64(nil), x0...)
-		g := Goldstone{Workers: w, Rotation: RotationLinear}
-		if err := g.Init(b, Chain(b.T, 2)); err != nil {
-			t.Fatal(err)
-		}
-		for r := 0; r < 3; r++ {
-			g.Round(x)
-		}
-		if ref == nil {
-			ref = x
-			continue
-		}
-		for i := range x {
-			if x[i] != ref[i] {
-				t.Fatalf("workers %d: x[%d] = %v, workers 1 gave %v", w, i, x[i], ref[i])
+	// A cycle with a chord plus an isolated node: ||Z_t||^2 comes from an
+	// edge's overlap for most nodes and from the node's own chunk for node 6.
+	loop, err := NewGraph(b.T, []Edge{{0, 1, 2}, {1, 2, 1}, {2, 3, 3}, {3, 4, 2}, {4, 5, 1}, {5, 0, 2}, {1, 4, 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		g    *Graph
+		rot  Rotation
+	}{
+		{"chain/linear", Chain(b.T, 2), RotationLinear},
+		{"chain/exact", Chain(b.T, 2), RotationExact},
+		{"loop/exact", loop, RotationExact},
+		{"loop/linear", loop, RotationLinear},
+	} {
+		var ref []float64
+		for _, w := range []int{1, 2, 3, 5} {
+			x := append([]float64(nil), x0...)
+			g := Goldstone{Workers: w, Rotation: tc.rot}
+			if err := g.Init(b, tc.g); err != nil {
+				t.Fatal(err)
+			}
+			for r := 0; r < 3; r++ {
+				before := append([]float64(nil), x...)
+				g.Round(x)
+				for k := 0; k < b.T; k++ {
+					if want := sumSq(b.Block(before, k)); relErr(g.nodeSq[k], want) > 1e-13 {
+						t.Fatalf("%s: workers %d round %d: ||Z_%d||^2 = %v, want %v", tc.name, w, r, k, g.nodeSq[k], want)
+					}
+				}
+			}
+			if ref == nil {
+				ref = x
+				continue
+			}
+			for i := range x {
+				if x[i] != ref[i] {
+					t.Fatalf("%s: workers %d: x[%d] = %v, workers 1 gave %v", tc.name, w, i, x[i], ref[i])
+				}
 			}
 		}
 	}

@@ -45,87 +45,72 @@ func gemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []flo
 	}
 }
 
-// ovRows is the number of columns of Z per pass of the overlap tiles: two
-// 64-column panels of d <= 30 floats stay in L1 while every tile reads them.
-const ovRows = 64
+// ovCols is the number of columns per packed panel in overlap.
+const ovCols = 64
+
+// scratchLen returns the scratch length overlap and rotate need for blocks of
+// dimension d.
+func scratchLen(d int) int { return max(2*ovCols, rotRows) * d }
 
 // overlap sets the d x d matrix m = Z_s Z_t^T = sum_i z_{s,i} z_{t,i}^T for
-// blocks stored column by column (zs, zt are n x d row-major). It sums the
-// columns in panels of ovRows, accumulating each 2x4 tile of m in registers,
-// so the result depends only on n and d.
-func overlap(m, zs, zt []float64, n, d int) {
+// blocks stored column by column (zs, zt are n x d row-major) and, in the same
+// pass over the blocks, returns dist = 1/2 ||Z_s - Z_t||^2, ss = ||Z_s||^2 and
+// st = ||Z_t||^2 (each summed in a fixed order: even and odd entries
+// separately). buf must hold scratchLen(d) values.
+//
+// The columns are copied, ovCols at a time, into two transposed d x ovCols
+// panels in buf while the sums are taken, and m is accumulated from the
+// panels by Dgemm(NoTrans, Trans) with k = ovCols: dot products over
+// cache-resident panels instead of one length-d axpy per column and entry of
+// Z_s, and no second pass over memory for the norms. The panel order is
+// fixed, so the result depends only on the inputs.
+func overlap(m, zs, zt []float64, n, d int, buf []float64) (dist, ss, st float64) {
 	m = m[:d*d]
-	clear(m)
 	zs, zt = zs[:n*d], zt[:n*d]
-	for lo := 0; lo < n*d; lo += ovRows * d {
-		hi := min(n*d, lo+ovRows*d)
-		a := 0
-		for ; a+2 <= d; a += 2 {
-			b := 0
-			for ; b+4 <= d; b += 4 {
-				ovTile24(m, zs[lo:hi], zt[lo:hi], a, b, d)
+	buf = buf[:2*ovCols*d]
+	clear(m)
+	// Two accumulators per sum (even and odd entries) halve the add-latency
+	// chains of the copy loop.
+	var d0, d1, s0, s1, t0, t1 float64
+	for lo := 0; lo < n; lo += ovCols {
+		c := min(ovCols, n-lo)
+		as, bs := buf[:c*d], buf[c*d:2*c*d]
+		a := zs[lo*d : (lo+c)*d]
+		b := zt[lo*d : (lo+c)*d]
+		for i := 0; i < c; i++ {
+			ra := a[i*d : (i+1)*d]
+			rb := b[i*d : (i+1)*d][:len(ra)]
+			j := 0
+			for ; j+1 < len(ra); j += 2 {
+				v, w := ra[j], rb[j]
+				as[j*c+i] = v
+				bs[j*c+i] = w
+				e := v - w
+				d0 += e * e
+				s0 += v * v
+				t0 += w * w
+				v, w = ra[j+1], rb[j+1]
+				as[(j+1)*c+i] = v
+				bs[(j+1)*c+i] = w
+				e = v - w
+				d1 += e * e
+				s1 += v * v
+				t1 += w * w
 			}
-			for ; b < d; b++ {
-				ovTile21(m, zs[lo:hi], zt[lo:hi], a, b, d)
+			if j < len(ra) {
+				v, w := ra[j], rb[j]
+				as[j*c+i] = v
+				bs[j*c+i] = w
+				e := v - w
+				d0 += e * e
+				s0 += v * v
+				t0 += w * w
 			}
 		}
-		if a < d {
-			for b := 0; b < d; b++ {
-				ovTile11(m, zs[lo:hi], zt[lo:hi], a, b, d)
-			}
-		}
+		gemm(false, true, d, d, c, 1, as, c, bs, c, 1, m, d)
 	}
-}
-
-// ovTile24 adds sum_i zs[i,a:a+2]^T zt[i,b:b+4] to m[a:a+2, b:b+4].
-func ovTile24(m, zs, zt []float64, a, b, d int) {
-	var c00, c01, c02, c03, c10, c11, c12, c13 float64
-	for p := 0; p < len(zs); p += d {
-		s := zs[p+a:][:2]
-		t := zt[p+b:][:4]
-		s0, s1 := s[0], s[1]
-		t0, t1, t2, t3 := t[0], t[1], t[2], t[3]
-		c00 = math.FMA(s0, t0, c00)
-		c01 = math.FMA(s0, t1, c01)
-		c02 = math.FMA(s0, t2, c02)
-		c03 = math.FMA(s0, t3, c03)
-		c10 = math.FMA(s1, t0, c10)
-		c11 = math.FMA(s1, t1, c11)
-		c12 = math.FMA(s1, t2, c12)
-		c13 = math.FMA(s1, t3, c13)
-	}
-	m0 := m[a*d+b:][:4]
-	m0[0] += c00
-	m0[1] += c01
-	m0[2] += c02
-	m0[3] += c03
-	m1 := m[(a+1)*d+b:][:4]
-	m1[0] += c10
-	m1[1] += c11
-	m1[2] += c12
-	m1[3] += c13
-}
-
-// ovTile21 adds sum_i zs[i,a:a+2]^T zt[i,b] to m[a:a+2, b].
-func ovTile21(m, zs, zt []float64, a, b, d int) {
-	var c0, c1 float64
-	for p := 0; p < len(zs); p += d {
-		s := zs[p+a:][:2]
-		t := zt[p+b]
-		c0 += s[0] * t
-		c1 += s[1] * t
-	}
-	m[a*d+b] += c0
-	m[(a+1)*d+b] += c1
-}
-
-// ovTile11 adds sum_i zs[i,a] zt[i,b] to m[a,b].
-func ovTile11(m, zs, zt []float64, a, b, d int) {
-	var c float64
-	for p := 0; p < len(zs); p += d {
-		c += zs[p+a] * zt[p+b]
-	}
-	m[a*d+b] += c
+	dist, ss, st = d0+d1, s0+s1, t0+t1
+	return 0.5 * dist, ss, st
 }
 
 // halfSqDist returns 1/2 ||a - b||^2.
@@ -139,88 +124,17 @@ func halfSqDist(a, b []float64) float64 {
 	return 0.5 * s
 }
 
-// rotRows is the number of columns of Z_t rotated into buf before being
-// copied back.
+// rotRows is the number of columns of Z_t rotated per gemm call.
 const rotRows = 64
 
-// rotate sets Z <- R Z for the d x n block z (n x d row-major, so each column
-// z_i <- R z_i). Pairs of columns are multiplied by four rows of R at a time
-// with the sums held in registers. buf must hold rotRows*d values.
+// rotate sets Z <- R Z for the d x n block z (n x d row-major, so Z^T <- Z^T R^T).
+// buf must hold rotRows*d values (scratchLen(d) is enough).
 func rotate(z []float64, n, d int, r, buf []float64) {
-	r = r[:d*d]
-	for lo := 0; lo < n; lo += rotRows {
-		rows := min(rotRows, n-lo)
-		zc := z[lo*d : (lo+rows)*d]
-		out := buf[:rows*d]
-		i := 0
-		for ; i+2 <= rows; i += 2 {
-			rotPair(out[i*d:(i+2)*d], zc[i*d:(i+2)*d], r, d)
-		}
-		if i < rows {
-			rotOne(out[i*d:(i+1)*d], zc[i*d:(i+1)*d], r, d)
-		}
-		copy(zc, out)
-	}
-}
-
-// rotPair sets dst[k*d:(k+1)*d] = R z[k*d:(k+1)*d] for k = 0, 1.
-func rotPair(dst, z, r []float64, d int) {
-	x := z[:d]
-	y := z[d : 2*d]
-	dx := dst[:d]
-	dy := dst[d : 2*d]
-	a := 0
-	for ; a+4 <= d; a += 4 {
-		r0 := r[a*d : (a+1)*d]
-		r1 := r[(a+1)*d : (a+2)*d][:len(r0)]
-		r2 := r[(a+2)*d : (a+3)*d][:len(r0)]
-		r3 := r[(a+3)*d : (a+4)*d][:len(r0)]
-		x := x[:len(r0)]
-		y := y[:len(r0)]
-		var c00, c01, c02, c03, c10, c11, c12, c13 float64
-		for b, v := range r0 {
-			xb, yb := x[b], y[b]
-			c00 += v * xb
-			c10 += v * yb
-			v = r1[b]
-			c01 += v * xb
-			c11 += v * yb
-			v = r2[b]
-			c02 += v * xb
-			c12 += v * yb
-			v = r3[b]
-			c03 += v * xb
-			c13 += v * yb
-		}
-		ox := dx[a : a+4]
-		ox[0], ox[1], ox[2], ox[3] = c00, c01, c02, c03
-		oy := dy[a : a+4]
-		oy[0], oy[1], oy[2], oy[3] = c10, c11, c12, c13
-	}
-	for ; a < d; a++ {
-		ra := r[a*d : (a+1)*d]
-		x := x[:len(ra)]
-		y := y[:len(ra)]
-		var c0, c1 float64
-		for b, v := range ra {
-			c0 += v * x[b]
-			c1 += v * y[b]
-		}
-		dx[a], dy[a] = c0, c1
-	}
-}
-
-// rotOne sets dst = R z for one column z of length d.
-func rotOne(dst, z, r []float64, d int) {
-	z = z[:d]
-	for a := range dst[:d] {
-		ra := r[a*d : (a+1)*d]
-		z := z[:len(ra)]
-		var c float64
-		for b, v := range ra {
-			c += v * z[b]
-		}
-		dst[a] = c
+	for i := 0; i < n; i += rotRows {
+		rows := min(rotRows, n-i)
+		zi := z[i*d : (i+rows)*d]
+		gemm(false, true, rows, d, d, 1, zi, d, r, d, 0, buf, d)
+		copy(zi, buf[:rows*d])
 	}
 }
 

@@ -111,12 +111,22 @@ func overlapGemm(m, zs, zt []float64, n, d int) {
 }
 
 func rotateGemm(z []float64, n, d int, r, buf []float64) {
+	const rotRows = 64
 	for i := 0; i < n; i += rotRows {
 		rows := min(rotRows, n-i)
 		zi := z[i*d : (i+rows)*d]
 		gemm(false, true, rows, d, d, 1, zi, d, r, d, 0, buf, d)
 		copy(zi, buf[:rows*d])
 	}
+}
+
+// sumSq returns sum_i z_i^2 in storage order.
+func sumSq(z []float64) float64 {
+	var s float64
+	for _, v := range z {
+		s += v * v
+	}
+	return s
 }
 
 func TestOverlapRotate(t *testing.T) {
@@ -134,16 +144,24 @@ func TestOverlapRotate(t *testing.T) {
 			want.ReuseAs(tc.d, tc.d)
 		}
 		m := randVec(rng, tc.d*tc.d, 1) // overwritten
-		overlap(m, zs, zt, tc.n, tc.d)
+		buf := randVec(rng, scratchLen(tc.d), 1)
+		dist, ss, st := overlap(m, zs, zt, tc.n, tc.d, buf)
 		if !mat.EqualApprox(&want, mat.NewDense(tc.d, tc.d, m), 1e-12*float64(tc.n+1)) {
 			t.Errorf("n=%d d=%d: overlap differs from mat.Mul", tc.n, tc.d)
+		}
+		for _, c := range []struct {
+			name      string
+			got, want float64
+		}{{"1/2||Z_s-Z_t||^2", dist, halfSqDist(zs, zt)}, {"||Z_s||^2", ss, sumSq(zs)}, {"||Z_t||^2", st, sumSq(zt)}} {
+			if relErr(c.got, c.want) > 1e-13 {
+				t.Errorf("n=%d d=%d: overlap %s = %v, want %v", tc.n, tc.d, c.name, c.got, c.want)
+			}
 		}
 		if tc.n == 0 {
 			continue
 		}
 		var rot mat.Dense
 		rot.Mul(mat.NewDense(tc.n, tc.d, zs), mat.NewDense(tc.d, tc.d, r).T())
-		buf := make([]float64, rotRows*tc.d)
 		rotate(zs, tc.n, tc.d, r, buf)
 		if !mat.EqualApprox(&rot, mat.NewDense(tc.n, tc.d, zs), 1e-12*float64(tc.d)) {
 			t.Errorf("n=%d d=%d: rotate differs from mat.Mul", tc.n, tc.d)
@@ -151,8 +169,8 @@ func TestOverlapRotate(t *testing.T) {
 	}
 	n, d := 100, 30
 	zs, zt, m := randVec(rng, n*d, 1), randVec(rng, n*d, 1), make([]float64, d*d)
-	r, buf := randVec(rng, d*d, 1), make([]float64, rotRows*d)
-	if a := testing.AllocsPerRun(5, func() { overlap(m, zs, zt, n, d); rotate(zs, n, d, r, buf) }); a != 0 {
+	r, buf := randVec(rng, d*d, 1), make([]float64, scratchLen(d))
+	if a := testing.AllocsPerRun(5, func() { overlap(m, zs, zt, n, d, buf); rotate(zs, n, d, r, buf) }); a != 0 {
 		t.Fatalf("overlap+rotate allocate %v times", a)
 	}
 }

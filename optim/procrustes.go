@@ -45,7 +45,7 @@ type Procrustes struct {
 	svdVT   []float64 // E x dd
 	svdWork []float64 // E x lwork
 	lwork   int
-	rowBuf  []float64 // T x rotRows*d
+	rowBuf  []float64 // max(T,E) x scratchLen(d): scratch of node t (rotate) or edge k (overlap)
 	edgePsi []float64 // E
 	edgeGap []float64 // E
 
@@ -91,7 +91,7 @@ func (p *Procrustes) Init(b Blocks, g *Graph) error {
 	p.svdU = resize(p.svdU, E*dd)
 	p.svdVT = resize(p.svdVT, E*dd)
 	p.svdWork = resize(p.svdWork, E*p.lwork)
-	p.rowBuf = resize(p.rowBuf, T*rotRows*d)
+	p.rowBuf = resize(p.rowBuf, max(T, E)*scratchLen(d))
 	p.edgePsi = resize(p.edgePsi, E)
 	p.edgeGap = resize(p.edgeGap, E)
 	workers := p.Workers
@@ -175,11 +175,18 @@ func (p *Procrustes) solve(x []float64) RoundStats {
 
 func (p *Procrustes) release() { p.x = nil }
 
+// scratch returns scratch buffer k: node k's in applyChunk, edge k's in
+// overlapChunk (the two never run at the same time).
+func (p *Procrustes) scratch(k int) []float64 {
+	n := scratchLen(p.d)
+	return p.rowBuf[k*n : (k+1)*n]
+}
+
 func (p *Procrustes) overlapChunk(k, _, _ int) {
 	e := p.edges[k]
 	zs, zt := p.b.Block(p.x, e.S), p.b.Block(p.x, e.T)
-	overlap(p.m[k*p.dd:(k+1)*p.dd], zs, zt, p.b.N, p.d)
-	p.edgePsi[k] = e.W * halfSqDist(zs, zt)
+	dist, _, _ := overlap(p.m[k*p.dd:(k+1)*p.dd], zs, zt, p.b.N, p.d, p.scratch(k))
+	p.edgePsi[k] = e.W * dist
 }
 
 func (p *Procrustes) psiChunk(k, _, _ int) {
@@ -239,7 +246,7 @@ func (p *Procrustes) svdChunk(k, _, _ int) {
 
 func (p *Procrustes) applyChunk(t, _, _ int) {
 	d := p.d
-	rotate(p.b.Block(p.x, t), p.b.N, d, p.rot[t*p.dd:(t+1)*p.dd], p.rowBuf[t*rotRows*d:(t+1)*rotRows*d])
+	rotate(p.b.Block(p.x, t), p.b.N, d, p.rot[t*p.dd:(t+1)*p.dd], p.scratch(t))
 }
 
 // gapCache keeps one serial Procrustes per (blocks, graph) for GaugeGap so

@@ -373,9 +373,11 @@ func (e *Experiment) dropKey(k string) {
 
 // Trials enumerates the sweep deterministically: variants in file order, then
 // the grid's cartesian product with keys in sorted order (the last key
-// varying fastest).
+// varying fastest). A point equal to an earlier one in its effective settings
+// is the same trial and is listed once.
 func (e *Experiment) Trials() []Trial {
 	var out []Trial
+	seen := map[string]bool{}
 	for _, v := range e.Variants {
 		idx := make([]int, len(e.Grid))
 		for {
@@ -391,7 +393,10 @@ func (e *Experiment) Trials() []Trial {
 				s[ax.Key] = ax.Values[idx[a]]
 				parts = append(parts, ax.Key+"="+FormatValue(ax.Values[idx[a]]))
 			}
-			out = append(out, Trial{ID: TrialID(e.Pipeline, s), Name: strings.Join(parts, " "), Variant: v.Name, Settings: s})
+			if id := TrialID(e.Pipeline, s); !seen[id] {
+				seen[id] = true
+				out = append(out, Trial{ID: id, Name: strings.Join(parts, " "), Variant: v.Name, Settings: s})
+			}
 			a := len(idx) - 1
 			for ; a >= 0; a-- {
 				idx[a]++
@@ -408,12 +413,14 @@ func (e *Experiment) Trials() []Trial {
 	return out
 }
 
-// TrialID is the stable id of a trial: a hash of its pipeline and resolved settings.
+// TrialID is the stable id of a trial: a hash of its pipeline and its
+// effective settings (see Settings.Effective), so two grid points that differ
+// only in a setting the trial does not use are one trial.
 func TrialID(pipeline string, s Settings) string {
 	h := sha256.New()
 	h.Write([]byte(pipeline))
 	h.Write([]byte{0})
-	h.Write(CanonicalJSON(s))
+	h.Write(CanonicalJSON(s.Effective()))
 	return hex.EncodeToString(h.Sum(nil))[:12]
 }
 

@@ -119,8 +119,10 @@ func TestOverride(t *testing.T) {
 		t.Fatal(err)
 	}
 	trials := e.Trials()
-	if len(trials) != 2*2*2 {
-		t.Fatalf("got %d trials", len(trials))
+	// k1 only matters to the goldstone variant: gd x 2 lambdas (k1 irrelevant,
+	// one trial each) + goldstone x 2 lambdas x 2 k1.
+	if len(trials) != 2+2*2 {
+		t.Fatalf("got %d trials, want 6", len(trials))
 	}
 	for _, tr := range trials {
 		if tr.Settings.Int("seed") != 7 || tr.Settings.Int("steps") != 10 || tr.Settings.String("optimizer") != "adam" {
@@ -131,5 +133,31 @@ func TestOverride(t *testing.T) {
 		if err := e.Override([]string{bad}); err == nil {
 			t.Errorf("--set %s accepted", bad)
 		}
+	}
+}
+
+func TestEffectiveSettingsDedupeTrials(t *testing.T) {
+	c, err := ParseConfig("x.toml", []byte(goodConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := c.Experiments["small"]
+	before := map[string]string{}
+	for _, tr := range e.Trials() {
+		before[tr.Name] = tr.ID
+	}
+	// k2 does not matter to the gd variant: its trial ids stay, goldstone's change.
+	if err := e.Override([]string{"k2=7"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range e.Trials() {
+		same := before[tr.Name] == tr.ID
+		if (tr.Variant == "gd") != same {
+			t.Errorf("trial %q: id %s -> %s after changing k2", tr.Name, before[tr.Name], tr.ID)
+		}
+	}
+	s := e.Trials()[0].Settings
+	if _, ok := s.Params("k2", "clip")["k2"]; ok {
+		t.Errorf("k2 is a cache parameter of a trial without a gauge step")
 	}
 }

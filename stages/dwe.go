@@ -169,10 +169,10 @@ func buildDWE(b *Built, e *Experiment, trials []Trial, env Env) error {
 	reportIn := map[string]pipeline.Ref{}
 	for _, tr := range trials {
 		s := tr.Settings
-		tid, eid := "train/"+tr.ID, "evaluate/"+tr.ID
+		tid, eid := "train/"+tr.Slug(), "evaluate/"+tr.Slug()
 		b.Graph.Add(&pipeline.Node{
 			ID: tid,
-			Stage: &funcStage{name: "train-dwe", version: "1", params: s.Subset(dweTrainKeys...),
+			Stage: &funcStage{name: "train-dwe", version: "1", params: s.Params(dweTrainKeys...),
 				run: func(ctx context.Context, io *pipeline.IO) error {
 					return TrainDWE(ctx, s, io, io.Output("model"))
 				}},

@@ -3,6 +3,7 @@ package stages
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"goldstone/pipeline"
@@ -85,6 +86,7 @@ func Build(ctx context.Context, e *Experiment, trials []Trial, env Env) (*Built,
 	if err != nil {
 		return nil, err
 	}
+	b.prefix(e.Name + "/")
 	for i, tn := range b.Trials {
 		for _, n := range tn.Nodes {
 			b.byNode[n] = i
@@ -93,14 +95,50 @@ func Build(ctx context.Context, e *Experiment, trials []Trial, env Env) (*Built,
 	return b, nil
 }
 
+// prefix puts every node ID under the experiment's name, so experiments
+// sharing a work directory never see each other's node state (the cache
+// itself is keyed by content and shared).
+func (b *Built) prefix(p string) {
+	for _, n := range b.Graph.Nodes {
+		n.ID = p + n.ID
+		in := make(map[string]pipeline.Ref, len(n.Inputs)) // input maps may be shared between nodes
+		for k, r := range n.Inputs {
+			if !r.External() {
+				r.Node = p + r.Node
+			}
+			in[k] = r
+		}
+		n.Inputs = in
+	}
+	for i := range b.Trials {
+		b.Trials[i].Result = p + b.Trials[i].Result
+		for j := range b.Trials[i].Nodes {
+			b.Trials[i].Nodes[j] = p + b.Trials[i].Nodes[j]
+		}
+	}
+	if b.Report != "" {
+		b.Report = p + b.Report
+	}
+}
+
+// Slug names a trial's nodes: its variant and grid values without spaces
+// ("goldstone,seed=1"), stable when other settings change, so that plan can
+// say which setting changed; "main" for an experiment of one trial.
+func (t Trial) Slug() string {
+	if t.Name == "" {
+		return "main"
+	}
+	return strings.ReplaceAll(t.Name, " ", ",")
+}
+
 func buildArtificial(b *Built, e *Experiment, trials []Trial, env Env) error {
 	reportIn := map[string]pipeline.Ref{}
 	for _, tr := range trials {
 		s := tr.Settings
-		id := "train/" + tr.ID
+		id := "train/" + tr.Slug()
 		b.Graph.Add(&pipeline.Node{
 			ID: id,
-			Stage: &funcStage{name: "train-artificial", version: "1", params: s.Subset(artificialKeys...),
+			Stage: &funcStage{name: "train-artificial", version: "1", params: s.Params(artificialKeys...),
 				run: func(ctx context.Context, io *pipeline.IO) error {
 					return TrainArtificial(ctx, s, io.Workers(), io.Output("result"), progressFunc(io))
 				}},

@@ -167,10 +167,10 @@ func buildMovieLens(ctx context.Context, b *Built, e *Experiment, trials []Trial
 	reportIn := map[string]pipeline.Ref{}
 	for _, tr := range trials {
 		s := tr.Settings
-		tid, eid := "train/"+tr.ID, "evaluate/"+tr.ID
+		tid, eid := "train/"+tr.Slug(), "evaluate/"+tr.Slug()
 		b.Graph.Add(&pipeline.Node{
 			ID: tid,
-			Stage: &funcStage{name: "train-logistic-mf", version: "1", params: s.Subset(mlTrainKeys...),
+			Stage: &funcStage{name: "train-logistic-mf", version: "1", params: s.Params(mlTrainKeys...),
 				run: func(ctx context.Context, io *pipeline.IO) error {
 					return TrainMovieLens(ctx, s, io.Input("binned"), io.Input("split"), io.Workers(), io.Output("model"), progressFunc(io))
 				}},

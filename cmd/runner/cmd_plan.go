@@ -31,7 +31,7 @@ func runPlan(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string)
 	names := map[string]string{}
 	for _, tn := range built.Trials {
 		for _, n := range tn.Nodes {
-			names[n] = tn.Trial.Name
+			names[n] = tn.Trial.ID
 		}
 	}
 	tw := tabwriter.NewWriter(g.stdout, 2, 4, 2, ' ', 0)

@@ -247,7 +247,7 @@ func TestMovieLensEndToEnd(t *testing.T) {
 	for _, l := range strings.Split(plan, "\n") {
 		f := strings.Fields(l)
 		if len(f) >= 3 && (f[2] == "cached" || f[2] == "run") {
-			status[f[1]] = f[2]
+			status[strings.TrimPrefix(f[1], "ml/")] = f[2] // node ids are <experiment>/<node>
 		}
 	}
 	for _, n := range []string{"ingest", "binarize", "bin", "split"} {
@@ -268,6 +268,9 @@ func TestMovieLensEndToEnd(t *testing.T) {
 		if st != "run" {
 			t.Errorf("plan: %s is %s, want run\n%s", n, st, plan)
 		}
+	}
+	if !strings.Contains(plan, "params changed: dim") {
+		t.Errorf("plan does not say which setting changed:\n%s", plan)
 	}
 	if train != 2 || eval != 2 {
 		t.Errorf("plan lists %d train and %d evaluate nodes, want 2 and 2\n%s", train, eval, plan)

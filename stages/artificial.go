@@ -96,9 +96,6 @@ func TrainArtificial(ctx context.Context, s Settings, workers int, dir string, p
 	sum["final_excess"] = finalLoss - lstar
 	sum["steps_to_excess_1"] = firstBelow(series, "excess", 1)
 	sum["steps_to_excess_0.01"] = firstBelow(series, "excess", 0.01)
-	if gap, err := optim.GaugeGap(x, m.Blocks(), m.Graph()); err == nil {
-		sum["final_gauge_gap"] = gap
-	}
 	if err := WriteSeries(filepath.Join(dir, "series.arrow"), series); err != nil {
 		return err
 	}

@@ -127,6 +127,9 @@ func (l *Loop) Run(x []float64) error {
 		}
 		return nil
 	})
+	if gm != nil && err == nil {
+		l.Summary["final_gauge_gap"] = gm.gap(x)
+	}
 	l.Summary["wall_seconds"] = time.Since(start).Seconds()
 	l.Summary["gauge_seconds"] = gaugeSeconds
 	l.Summary["final_loss"] = lastLoss

@@ -52,9 +52,9 @@ func ReportDWE(ctx context.Context, experiment string, trials []Trial, io *pipel
 			v = tr.Settings.String("gauge")
 		}
 		lx, ly := ser.Of("loss")
-		loss = append(loss, figures.Series{Name: tr.Name, Group: v, X: shift(lx), Y: ly})
+		loss = append(loss, figures.Series{Name: v, Group: v, X: shift(lx), Y: ly})
 		px, py := ser.Of("psi")
-		psi = append(psi, figures.Series{Name: tr.Name, Group: v, X: shift(px), Y: py})
+		psi = append(psi, figures.Series{Name: v, Group: v, X: shift(px), Y: py})
 		aging, err := os.ReadFile(filepath.Join(d, "aging.md"))
 		if err != nil {
 			return err

@@ -38,7 +38,7 @@ func ReportMovieLens(ctx context.Context, experiment string, trials []Trial, io 
 		if v == "" {
 			v = tr.Settings.String("gauge")
 		}
-		name := tr.Name
+		name := v // one legend entry per variant
 		add := func(dst *[]figures.Series, metric string) {
 			x, y := ser.Of(metric)
 			*dst = append(*dst, figures.Series{Name: name, Group: v, X: shift(x), Y: y})

@@ -195,16 +195,7 @@ func buildDWE(b *Built, e *Experiment, trials []Trial, env Env) error {
 		b.Trials = append(b.Trials, TrialNodes{Trial: tr, Result: eid, Nodes: []string{tid, eid}})
 		reportIn[tr.ID] = pipeline.Out(eid, "result")
 	}
-	b.Report = "report"
-	b.Graph.Add(&pipeline.Node{
-		ID: "report",
-		Stage: &funcStage{name: "report-dwe", version: "1", params: map[string]any{"experiment": e.Name, "trials": trialNames(trials)},
-			run: func(ctx context.Context, io *pipeline.IO) error {
-				return ReportDWE(ctx, e.Name, trials, io, io.Output("figures"))
-			}},
-		Inputs:  reportIn,
-		Outputs: []string{"figures"},
-	})
+	addReport(b, e, trials, "report-dwe", reportIn, ReportDWE)
 	return nil
 }
 

@@ -147,17 +147,26 @@ func buildArtificial(b *Built, e *Experiment, trials []Trial, env Env) error {
 		b.Trials = append(b.Trials, TrialNodes{Trial: tr, Result: id, Nodes: []string{id}})
 		reportIn[tr.ID] = pipeline.Out(id, "result")
 	}
+	addReport(b, e, trials, "report-artificial", reportIn, ReportArtificial)
+	return nil
+}
+
+// reportFunc draws an experiment's report from its trials' results (the
+// node's inputs, named by trial id) into dir.
+type reportFunc func(ctx context.Context, experiment string, trials []Trial, io *pipeline.IO, dir string) error
+
+// addReport adds the report node, which reads every trial's result.
+func addReport(b *Built, e *Experiment, trials []Trial, stage string, in map[string]pipeline.Ref, report reportFunc) {
 	b.Report = "report"
 	b.Graph.Add(&pipeline.Node{
 		ID: "report",
-		Stage: &funcStage{name: "report-artificial", version: "1", params: map[string]any{"experiment": e.Name, "trials": trialNames(trials)},
+		Stage: &funcStage{name: stage, version: "1", params: map[string]any{"experiment": e.Name, "trials": trialNames(trials)},
 			run: func(ctx context.Context, io *pipeline.IO) error {
-				return ReportArtificial(ctx, e.Name, trials, io, io.Output("figures"))
+				return report(ctx, e.Name, trials, io, io.Output("figures"))
 			}},
-		Inputs:  reportIn,
+		Inputs:  in,
 		Outputs: []string{"figures"},
 	})
-	return nil
 }
 
 func trialNames(trials []Trial) map[string]string {

@@ -204,16 +204,7 @@ func buildMovieLens(ctx context.Context, b *Built, e *Experiment, trials []Trial
 		b.Trials = append(b.Trials, TrialNodes{Trial: tr, Result: eid, Nodes: []string{tid, eid}})
 		reportIn[tr.ID] = pipeline.Out(eid, "result")
 	}
-	b.Report = "report"
-	b.Graph.Add(&pipeline.Node{
-		ID: "report",
-		Stage: &funcStage{name: "report-movielens", version: "1", params: map[string]any{"experiment": e.Name, "trials": trialNames(trials)},
-			run: func(ctx context.Context, io *pipeline.IO) error {
-				return ReportMovieLens(ctx, e.Name, trials, io, io.Output("figures"))
-			}},
-		Inputs:  reportIn,
-		Outputs: []string{"figures"},
-	})
+	addReport(b, e, trials, "report-movielens", reportIn, ReportMovieLens)
 	return nil
 }
 

@@ -109,11 +109,7 @@ func (m *DenseMF) Graph() *optim.Graph {
 func (m *DenseMF) Init(x []float64, rng *rand.Rand) {
 	m.prepare()
 	checkLen("x", x, m.NumParams())
-	std := m.InitStd
-	if std == 0 {
-		std = DefaultInitStd
-	}
-	initNormal(x, rng, std)
+	initNormal(x, rng, m.InitStd)
 }
 
 // LocalLoss returns sum_t l_t at x and overwrites grad with its gradient.

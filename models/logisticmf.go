@@ -218,11 +218,7 @@ func (m *LogisticMF) Graph() *optim.Graph {
 func (m *LogisticMF) Init(x []float64, rng *rand.Rand) {
 	m.prepare()
 	checkLen("x", x, m.NumParams())
-	std := m.InitStd
-	if std == 0 {
-		std = DefaultInitStd
-	}
-	initNormal(x, rng, std)
+	initNormal(x, rng, m.InitStd)
 }
 
 // Batch returns the batch number the next LocalLoss call uses.

@@ -58,8 +58,12 @@ func chainOrGraph(g *optim.Graph, t int, lambda float64) *optim.Graph {
 	return optim.Chain(t, lambda)
 }
 
-// initNormal fills the blocks of x with independent N(0, std^2) entries.
+// initNormal fills the blocks of x with independent N(0, std^2) entries;
+// std 0 means DefaultInitStd.
 func initNormal(x []float64, rng *rand.Rand, std float64) {
+	if std == 0 {
+		std = DefaultInitStd
+	}
 	for i := range x {
 		x[i] = std * rng.NormFloat64()
 	}

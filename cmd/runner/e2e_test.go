@@ -98,19 +98,7 @@ func newEnv(t *testing.T) *env {
 // run runs the runner in the env's directory and returns stdout, stderr and the exit code.
 func (e *env) run(args ...string) (string, string, int) {
 	e.t.Helper()
-	cmd := exec.Command(runnerBin, args...)
-	cmd.Dir = e.dir
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		e.t.Fatal(err)
-	}
-	return out.String(), errb.String(), code
+	return e.runWithEnv(nil, args...)
 }
 
 func (e *env) mustRun(want int, args ...string) string {

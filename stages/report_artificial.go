@@ -23,45 +23,17 @@ func ReportArtificial(ctx context.Context, experiment string, trials []Trial, io
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	type loaded struct {
-		tr  Trial
-		ser *Series
-		sum Summary
-	}
-	var all []loaded
-	for _, tr := range trials {
-		if !io.HasInput(tr.ID) {
-			continue
-		}
-		d := io.Input(tr.ID)
-		ser, err := ReadSeries(filepath.Join(d, "series.arrow"))
-		if err != nil {
-			return err
-		}
-		sum, err := ReadSummary(filepath.Join(d, "summary.json"))
-		if err != nil {
-			return err
-		}
-		all = append(all, loaded{tr, ser, sum})
-	}
-	variantOf := func(t Trial) string {
-		if t.Variant != "" {
-			return t.Variant
-		}
-		return t.Settings.String("gauge")
+	all, err := loadResults(trials, io)
+	if err != nil {
+		return err
 	}
 	var excess, psi, gap []figures.Series
 	for _, l := range all {
-		v := variantOf(l.tr)
-		name := v
-		sx, sy := l.ser.Of("excess")
-		excess = append(excess, figures.Series{Name: name, Group: v, X: shift(sx), Y: sy})
-		px, py := l.ser.Of("psi")
-		psi = append(psi, figures.Series{Name: name, Group: v, X: shift(px), Y: py})
-		gx, gy := l.ser.Of("gauge_gap")
-		gap = append(gap, figures.Series{Name: name, Group: v, X: shift(gx), Y: gy})
+		excess = append(excess, l.curve("excess", true))
+		psi = append(psi, l.curve("psi", true))
+		gap = append(gap, l.curve("gauge_gap", true))
 	}
-	err := figures.Curves(filepath.Join(dir, "curves.png"), figures.CurveSpec{
+	err = figures.Curves(filepath.Join(dir, "curves.png"), figures.CurveSpec{
 		Title: experiment + ": every trial (colour = variant)",
 		Panels: []figures.Panel{
 			{Title: "L - L*", XLabel: "step + 1", YLabel: "L - L*", LogX: true, LogY: true, Series: excess},
@@ -73,10 +45,10 @@ func ReportArtificial(ctx context.Context, experiment string, trials []Trial, io
 		return err
 	}
 	// Figure 2: the lowest seed's snapshots for the first two variants.
-	seeds := map[string]loaded{}
+	seeds := map[string]trialResult{}
 	var order []string
 	for _, l := range all {
-		v := variantOf(l.tr)
+		v := l.tr.variant()
 		if old, ok := seeds[v]; !ok || l.tr.Settings.Int("seed") < old.tr.Settings.Int("seed") {
 			if !ok {
 				order = append(order, v)
@@ -92,7 +64,7 @@ func ReportArtificial(ctx context.Context, experiment string, trials []Trial, io
 		}
 		l := seeds[v]
 		var snaps []Snapshot
-		b, err := os.ReadFile(filepath.Join(io.Input(l.tr.ID), "snapshots.json"))
+		b, err := os.ReadFile(filepath.Join(l.dir, "snapshots.json"))
 		if err != nil {
 			return err
 		}
@@ -120,19 +92,56 @@ func ReportArtificial(ctx context.Context, experiment string, trials []Trial, io
 			return err
 		}
 	}
-	ts, ss := trialsOf(all, func(l loaded) (Trial, Summary) { return l.tr, l.sum })
-	return writeFileAtomic(filepath.Join(dir, "summary.md"), []byte(markdownTable(experiment, ts, ss)))
+	return writeFileAtomic(filepath.Join(dir, "summary.md"), []byte(markdownTable(experiment, all)))
 }
 
-func trialsOf[T any](xs []T, f func(T) (Trial, Summary)) ([]Trial, []Summary) {
-	var ts []Trial
-	var ss []Summary
-	for _, x := range xs {
-		t, s := f(x)
-		ts = append(ts, t)
-		ss = append(ss, s)
+// trialResult is one trial's result directory, loaded for a report.
+type trialResult struct {
+	tr  Trial
+	dir string
+	ser *Series
+	sum Summary
+}
+
+// loadResults reads the series and summary of every trial the report node
+// has as an input (named by trial id), in trial order.
+func loadResults(trials []Trial, io *pipeline.IO) ([]trialResult, error) {
+	var out []trialResult
+	for _, tr := range trials {
+		if !io.HasInput(tr.ID) {
+			continue
+		}
+		d := io.Input(tr.ID)
+		ser, err := ReadSeries(filepath.Join(d, "series.arrow"))
+		if err != nil {
+			return nil, err
+		}
+		sum, err := ReadSummary(filepath.Join(d, "summary.json"))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, trialResult{tr: tr, dir: d, ser: ser, sum: sum})
 	}
-	return ts, ss
+	return out, nil
+}
+
+// variant names a trial's variant for legends: the variant, else its gauge step.
+func (t Trial) variant() string {
+	if t.Variant != "" {
+		return t.Variant
+	}
+	return t.Settings.String("gauge")
+}
+
+// curve is a metric of a trial as a figure series, steps shifted by one
+// for log axes when shifted is set; one legend entry per variant.
+func (r trialResult) curve(metric string, shifted bool) figures.Series {
+	x, y := r.ser.Of(metric)
+	if shifted {
+		x = shift(x)
+	}
+	v := r.tr.variant()
+	return figures.Series{Name: v, Group: v, X: x, Y: y}
 }
 
 // shift turns steps into step+1 so step 0 shows on a log axis.
@@ -145,10 +154,10 @@ func shift(xs []float64) []float64 {
 }
 
 // markdownTable renders one row per trial with every summary metric.
-func markdownTable(title string, trials []Trial, sums []Summary) string {
+func markdownTable(title string, results []trialResult) string {
 	keys := map[string]bool{}
-	for _, s := range sums {
-		for k := range s {
+	for _, r := range results {
+		for k := range r.sum {
 			keys[k] = true
 		}
 	}
@@ -159,10 +168,10 @@ func markdownTable(title string, trials []Trial, sums []Summary) string {
 	sort.Strings(ks)
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n| trial | name | %s |\n|---|---|%s\n", title, strings.Join(ks, " | "), strings.Repeat("---|", len(ks)))
-	for i, t := range trials {
-		fmt.Fprintf(&b, "| %s | %s |", t.ID, t.Name)
+	for _, r := range results {
+		fmt.Fprintf(&b, "| %s | %s |", r.tr.ID, r.tr.Name)
 		for _, k := range ks {
-			v, ok := sums[i][k]
+			v, ok := r.sum[k]
 			switch {
 			case !ok:
 				b.WriteString("  |")

@@ -19,24 +19,15 @@ func ReportDWE(ctx context.Context, experiment string, trials []Trial, io *pipel
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	all, err := loadResults(trials, io)
+	if err != nil {
+		return err
+	}
 	var samples []figures.Sample
 	var loss, psi []figures.Series
-	var ts []Trial
-	var ss []Summary
 	var md strings.Builder
-	for _, tr := range trials {
-		if !io.HasInput(tr.ID) {
-			continue
-		}
-		d := io.Input(tr.ID)
-		sum, err := ReadSummary(filepath.Join(d, "summary.json"))
-		if err != nil {
-			return err
-		}
-		ser, err := ReadSeries(filepath.Join(d, "series.arrow"))
-		if err != nil {
-			return err
-		}
+	for _, r := range all {
+		tr, d, sum := r.tr, r.dir, r.sum
 		meta, err := readJSONMeta(filepath.Join(d, "model.json"))
 		if err != nil {
 			return err
@@ -45,16 +36,9 @@ func ReportDWE(ctx context.Context, experiment string, trials []Trial, io *pipel
 		if err != nil {
 			return err
 		}
-		ts, ss = append(ts, tr), append(ss, sum)
 		samples = append(samples, figures.Sample{Name: tr.Name, Values: cos})
-		v := tr.Variant
-		if v == "" {
-			v = tr.Settings.String("gauge")
-		}
-		lx, ly := ser.Of("loss")
-		loss = append(loss, figures.Series{Name: v, Group: v, X: shift(lx), Y: ly})
-		px, py := ser.Of("psi")
-		psi = append(psi, figures.Series{Name: v, Group: v, X: shift(px), Y: py})
+		loss = append(loss, r.curve("loss", true))
+		psi = append(psi, r.curve("psi", true))
 		aging, err := os.ReadFile(filepath.Join(d, "aging.md"))
 		if err != nil {
 			return err
@@ -77,7 +61,7 @@ func ReportDWE(ctx context.Context, experiment string, trials []Trial, io *pipel
 	}); err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(dir, "report.md"), []byte(markdownTable(experiment, ts, ss)+md.String()))
+	return writeFileAtomic(filepath.Join(dir, "report.md"), []byte(markdownTable(experiment, all)+md.String()))
 }
 
 func readJSONMeta(path string) (*dweMeta, error) {

@@ -17,39 +17,18 @@ func ReportMovieLens(ctx context.Context, experiment string, trials []Trial, io 
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	var loss, psi, gap, vll []figures.Series
-	var ts []Trial
-	var ss []Summary
-	for _, tr := range trials {
-		if !io.HasInput(tr.ID) {
-			continue
-		}
-		d := io.Input(tr.ID)
-		ser, err := ReadSeries(filepath.Join(d, "series.arrow"))
-		if err != nil {
-			return err
-		}
-		sum, err := ReadSummary(filepath.Join(d, "summary.json"))
-		if err != nil {
-			return err
-		}
-		ts, ss = append(ts, tr), append(ss, sum)
-		v := tr.Variant
-		if v == "" {
-			v = tr.Settings.String("gauge")
-		}
-		name := v // one legend entry per variant
-		add := func(dst *[]figures.Series, metric string) {
-			x, y := ser.Of(metric)
-			*dst = append(*dst, figures.Series{Name: name, Group: v, X: shift(x), Y: y})
-		}
-		add(&loss, "loss")
-		add(&psi, "psi")
-		add(&gap, "gauge_gap")
-		x, y := ser.Of("valid_ll")
-		vll = append(vll, figures.Series{Name: name, Group: v, X: x, Y: y})
+	all, err := loadResults(trials, io)
+	if err != nil {
+		return err
 	}
-	err := figures.Curves(filepath.Join(dir, "figure3.png"), figures.CurveSpec{
+	var loss, psi, gap, vll []figures.Series
+	for _, r := range all {
+		loss = append(loss, r.curve("loss", true))
+		psi = append(psi, r.curve("psi", true))
+		gap = append(gap, r.curve("gauge_gap", true))
+		vll = append(vll, r.curve("valid_ll", false))
+	}
+	err = figures.Curves(filepath.Join(dir, "figure3.png"), figures.CurveSpec{
 		Title: experiment + ": training curves (colour = variant)",
 		Panels: []figures.Panel{
 			{Title: "loss L", XLabel: "step + 1", YLabel: "L", LogX: true, LogY: true, Series: loss},
@@ -61,5 +40,5 @@ func ReportMovieLens(ctx context.Context, experiment string, trials []Trial, io 
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(dir, "summary.md"), []byte(markdownTable(experiment, ts, ss)))
+	return writeFileAtomic(filepath.Join(dir, "summary.md"), []byte(markdownTable(experiment, all)))
 }

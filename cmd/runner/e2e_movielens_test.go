@@ -22,36 +22,9 @@ import (
 	"sync"
 	"testing"
 	"time"
-)
 
-// sharedData returns the read-only real data directory (../shared/data
-// from the repository root, the directory holding go.mod), skipping the
-// test when sub is absent there.
-func sharedData(t *testing.T, sub string) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("no go.mod above the test directory: cannot locate ../shared/data")
-		}
-		dir = parent
-	}
-	data, err := filepath.Abs(filepath.Join(dir, "..", "shared", "data"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(data, sub)); err != nil {
-		t.Skipf("real data %s absent (%v): skipping", filepath.Join(data, sub), err)
-	}
-	return data
-}
+	"goldstone/internal/testdata"
+)
 
 // writeConfig replaces the env's experiments.toml.
 func (e *env) writeConfig(text string) {
@@ -140,7 +113,7 @@ gauge = "goldstone"
 `
 
 func TestMovieLensEndToEnd(t *testing.T) {
-	data := sharedData(t, "ml-latest-small/ratings.csv")
+	data := testdata.Dir(t, "ml-latest-small/ratings.csv")
 	e := newEnv(t)
 	e.writeConfig(fmt.Sprintf(mlConfig, mlSteps))
 	out := e.mustRun(0, "--data-dir", data, "--experiment", "ml", "--jobs", "2", "--quiet")

@@ -9,12 +9,14 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"goldstone/internal/testdata"
 )
 
 var sinkInt int
 
 func BenchmarkParseV2(b *testing.B) {
-	path := filepath.Join(sharedData(b, "google-ngram-v2"), "googlebooks-eng-all-1gram-20120701-a.head200k.tsv")
+	path := filepath.Join(testdata.Path(b, "google-ngram-v2"), "googlebooks-eng-all-1gram-20120701-a.head200k.tsv")
 	data, err := os.ReadFile(path)
 	if err != nil {
 		b.Fatal(err)
@@ -76,7 +78,7 @@ func BenchmarkCountText(b *testing.B) {
 }
 
 func BenchmarkScanSegments(b *testing.B) {
-	sotu := sharedData(b, "sotu")
+	sotu := testdata.Path(b, "sotu")
 	seg := filepath.Join(b.TempDir(), "s.parquet")
 	if _, err := IngestDir(context.Background(), sotu, seg, Tokenizer{}); err != nil {
 		b.Fatal(err)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"goldstone/internal/testdata"
 )
 
 func scanAll(t *testing.T, in string, opt NgramOptions) ([]Ngram, error) {
@@ -134,7 +136,7 @@ func itoa(x int) string {
 }
 
 func TestRealV2Excerpt(t *testing.T) {
-	path := filepath.Join(sharedData(t, "google-ngram-v2"), "googlebooks-eng-all-1gram-20120701-a.head200k.tsv")
+	path := filepath.Join(testdata.Path(t, "google-ngram-v2"), "googlebooks-eng-all-1gram-20120701-a.head200k.tsv")
 	ctx := context.Background()
 	n, minY, maxY := 0, 1<<30, -1
 	var match int64
@@ -221,7 +223,7 @@ func TestTotals(t *testing.T) {
 			t.Errorf("ParseTotals(%q) err = %v, want %q", tc.in, err, tc.want)
 		}
 	}
-	path := filepath.Join(sharedData(t, "google-ngram-v2"), "googlebooks-eng-all-totalcounts-20120701.one-record-per-line.csv")
+	path := filepath.Join(testdata.Path(t, "google-ngram-v2"), "googlebooks-eng-all-totalcounts-20120701.one-record-per-line.csv")
 	real, err := ReadTotalsFile(path)
 	if err != nil {
 		t.Fatal(err)

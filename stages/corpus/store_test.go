@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"goldstone/internal/testdata"
 )
 
 func TestIngestNgramsRoundTrip(t *testing.T) {
@@ -40,7 +42,7 @@ func TestIngestNgramsRoundTrip(t *testing.T) {
 // TestBuildSOTU runs the whole pipeline on the State of the Union addresses and checks the
 // written files against an in-memory recount.
 func TestBuildSOTU(t *testing.T) {
-	sotu := sharedData(t, "sotu")
+	sotu := testdata.Path(t, "sotu")
 	ctx := context.Background()
 	dir := t.TempDir()
 	seg := filepath.Join(dir, "sotu.parquet")

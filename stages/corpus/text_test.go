@@ -11,6 +11,8 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"goldstone/internal/testdata"
 )
 
 func TestTokenizer(t *testing.T) {
@@ -66,7 +68,7 @@ func FuzzTokenize(f *testing.F) {
 }
 
 func TestSOTU(t *testing.T) {
-	dir := sharedData(t, "sotu")
+	dir := testdata.Path(t, "sotu")
 	perYear := map[int]int{}
 	var names []string
 	var words int

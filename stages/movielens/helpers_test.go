@@ -5,35 +5,9 @@ import (
 	"compress/gzip"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
 )
-
-// sharedData returns the path of a file under the shared real-data directory (the directory
-// holding go.mod, then ../shared/data), skipping the test when it is absent.
-func sharedData(t testing.TB, rel string) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("no go.mod above the package directory; shared data unavailable")
-		}
-		dir = parent
-	}
-	p := filepath.Join(dir, "..", "shared", "data", rel)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("real data %s absent: %v", p, err)
-	}
-	return p
-}
 
 func writeFile(t testing.TB, path string, data []byte) string {
 	t.Helper()

@@ -8,10 +8,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"goldstone/internal/testdata"
 )
 
 func TestRealLatestSmall(t *testing.T) {
-	src := sharedData(t, "ml-latest-small/ratings.csv")
+	src := testdata.Path(t, "ml-latest-small/ratings.csv")
 	ctx := context.Background()
 	dir := t.TempDir()
 	raw := filepath.Join(dir, "ratings.parquet")

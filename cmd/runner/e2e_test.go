@@ -242,20 +242,8 @@ func TestKilledSweepResumesWithEveryTrialOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Wait until at least one trial is recorded as done, then SIGKILL.
-	deadline := time.Now().Add(2 * time.Minute)
 	db := e.db()
-	for {
-		var n int
-		db.QueryRow(`SELECT count(*) FROM trials WHERE status = 'done'`).Scan(&n)
-		if n >= 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("no trial finished within 2 minutes")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitForTrial(t, db, cmd, "done")
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
 	var done int
@@ -315,19 +303,7 @@ func TestInterruptMarksRunningTrialsAndResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	db := e.db()
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		var n int
-		db.QueryRow(`SELECT count(*) FROM trials WHERE status = 'running'`).Scan(&n)
-		if n >= 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("no trial started within 2 minutes")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitForTrial(t, db, cmd, "running")
 	cmd.Process.Signal(os.Interrupt)
 	err := cmd.Wait()
 	var ee *exec.ExitError
@@ -345,5 +321,24 @@ func TestInterruptMarksRunningTrialsAndResumes(t *testing.T) {
 	res := e.mustRun(0, "--experiment", "slow", "--jobs", "2")
 	if !strings.Contains(res, "resumed") || !strings.Contains(res, "6 trials: 6 done") {
 		t.Fatalf("resume after Ctrl-C: %s", res)
+	}
+}
+
+// waitForTrial polls the results database of a running runner until some
+// trial has the given status; after 2 minutes it kills the runner and fails.
+func waitForTrial(t *testing.T, db *sql.DB, cmd *exec.Cmd, status string) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		var n int
+		db.QueryRow(`SELECT count(*) FROM trials WHERE status = ?`, status).Scan(&n)
+		if n >= 1 {
+			return
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("no trial %s within 2 minutes", status)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -5,7 +5,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"goldstone/internal/fdcheck"
 	"goldstone/optim"
+
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -27,35 +29,8 @@ func randVec(rng *rand.Rand, n int, std float64) []float64 {
 // that f overwrites it.
 func checkGrad(t *testing.T, f func(grad, x []float64) float64, x []float64, tol float64) {
 	t.Helper()
-	n := len(x)
-	grad := make([]float64, n)
-	for i := range grad {
-		grad[i] = math.NaN()
-	}
-	f0 := f(grad, x)
-	if math.IsNaN(f0) || math.IsInf(f0, 0) {
-		t.Fatalf("loss = %v", f0)
-	}
-	scratch := make([]float64, n)
-	xp := append([]float64(nil), x...)
-	const h = 1e-6
-	bad := 0
-	for i := 0; i < n; i++ {
-		xp[i] = x[i] + h
-		fp := f(scratch, xp)
-		xp[i] = x[i] - h
-		fm := f(scratch, xp)
-		xp[i] = x[i]
-		fd := (fp - fm) / (2 * h)
-		if d := math.Abs(fd - grad[i]); !(d <= tol*math.Max(1, math.Abs(fd))) {
-			if bad++; bad <= 5 {
-				t.Errorf("grad[%d] = %.10g, finite difference %.10g", i, grad[i], fd)
-			}
-		}
-	}
-	if bad > 5 {
-		t.Errorf("%d of %d coordinates wrong", bad, n)
-	}
+	grad, loss := fdcheck.Overwrites(t, f, x)
+	fdcheck.Check(t, "gradient", loss, x, grad, nil, 1e-6, tol)
 }
 
 // withPsi adds psi and its gradient over g to a local objective.

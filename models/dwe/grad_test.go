@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"goldstone/internal/fdcheck"
 )
 
 // smallCounts returns random sparse counts with V words over T steps with
@@ -33,30 +35,14 @@ func smallCounts(t *testing.T, seed uint64, v, steps, nnz int) *Counts {
 	return c
 }
 
-// checkGrad compares grad of f at x against central differences on a
-// deterministic subset of coordinates (all of them if len(x) <= max).
+// checkGrad compares grad of f at x against central differences on the
+// coordinates idx.
 func checkGrad(t *testing.T, name string, f func(grad, x []float64) float64, x []float64, idx []int, tol float64) {
 	t.Helper()
-	n := len(x)
-	grad := make([]float64, n)
+	grad := make([]float64, len(x))
 	f(grad, x)
-	scratch := make([]float64, n)
-	worst := 0.0
-	for _, i := range idx {
-		h := 1e-5 * math.Max(1, math.Abs(x[i]))
-		old := x[i]
-		x[i] = old + h
-		fp := f(scratch, x)
-		x[i] = old - h
-		fm := f(scratch, x)
-		x[i] = old
-		fd := (fp - fm) / (2 * h)
-		err := math.Abs(fd-grad[i]) / math.Max(1, math.Abs(fd))
-		worst = math.Max(worst, err)
-		if err > tol {
-			t.Errorf("%s: d/dx[%d]: analytic %.10g, finite difference %.10g (rel err %.2g)", name, i, grad[i], fd, err)
-		}
-	}
+	scratch := make([]float64, len(x))
+	worst := fdcheck.Check(t, name, func(x []float64) float64 { return f(scratch, x) }, x, grad, idx, 1e-5, tol)
 	t.Logf("%s: worst rel err %.2g over %d coordinates", name, worst, len(idx))
 }
 

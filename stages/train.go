@@ -91,7 +91,11 @@ func (l *Loop) Run(x []float64) error {
 	var gm *gapMeter
 	if tree {
 		var err error
-		if gm, err = newGapMeter(l.Problem.Blocks, l.Problem.Graph); err != nil {
+		workers := 1
+		if l.Opt.Pool != nil {
+			workers = l.Opt.Pool.Workers()
+		}
+		if gm, err = newGapMeter(l.Problem.Blocks, l.Problem.Graph, workers); err != nil {
 			return err
 		}
 	}
@@ -163,19 +167,18 @@ func settleStep(s *Series, metric string, rel float64) float64 {
 }
 
 // gapMeter measures the gauge gap psi(Z) - min_R psi(R Z) on a tree coupling
-// with one reusable Procrustes solver and scratch copy (no allocation per call).
+// with one reusable Procrustes solver (no allocation per call).
 type gapMeter struct {
-	p       optim.Procrustes
-	b       optim.Blocks
-	scratch []float64
+	p optim.Procrustes
+	b optim.Blocks
 }
 
-func newGapMeter(b optim.Blocks, g *optim.Graph) (*gapMeter, error) {
+func newGapMeter(b optim.Blocks, g *optim.Graph, workers int) (*gapMeter, error) {
 	m := &gapMeter{b: b}
-	if err := m.p.Init(optim.Blocks{T: b.T, N: b.N, D: b.D}, g); err != nil {
+	m.p.Workers = workers
+	if err := m.p.Init(b, g); err != nil {
 		return nil, err
 	}
-	m.scratch = make([]float64, b.Len())
 	return m, nil
 }
 
@@ -190,7 +193,5 @@ func (m *gapMeter) gap(x []float64) float64 {
 	if math.IsNaN(ss) || math.IsInf(ss, 0) {
 		return math.NaN()
 	}
-	copy(m.scratch, x[m.b.Offset:m.b.Offset+m.b.Len()])
-	st := m.p.Round(m.scratch)
-	return max(st.PsiBefore-st.PsiAfter, 0)
+	return m.p.Gap(x)
 }

@@ -463,9 +463,6 @@ func EvaluateDWE(ctx context.Context, s Settings, io *pipeline.IO, dir string) e
 	if err := copyFile(filepath.Join(io.Input("model"), "model.json"), filepath.Join(dir, "model.json")); err != nil {
 		return err
 	}
-	if err := copyFile(filepath.Join(io.Input("model"), "means.f64"), filepath.Join(dir, "means.f64")); err != nil {
-		return err
-	}
 	return WriteSummary(filepath.Join(dir, "summary.json"), sum)
 }
 
@@ -540,7 +537,7 @@ type Embedding struct {
 	Blocks  optim.Blocks
 }
 
-// LoadEmbedding reads the embedding of an evaluate-dwe (or train-dwe) output.
+// LoadEmbedding reads the embedding of a train-dwe output ("model").
 func LoadEmbedding(dir string) (*Embedding, error) {
 	meta, x, b, err := loadEmbedding(dir)
 	if err != nil {

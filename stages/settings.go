@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 )
 
@@ -201,19 +200,6 @@ var specByKey = func() map[string]*Spec {
 	}
 	return m
 }()
-
-// LookupSpec returns the spec of a setting key.
-func LookupSpec(key string) (*Spec, bool) {
-	s, ok := specByKey[key]
-	return s, ok
-}
-
-// Specs returns every setting spec, sorted by key.
-func Specs() []*Spec {
-	out := append([]*Spec(nil), specs...)
-	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
-	return out
-}
 
 // normalize converts a decoded TOML value to the setting's Go type and checks it.
 func (s *Spec) normalize(v any) (any, error) {

@@ -249,8 +249,6 @@ type TrialObserver interface {
 type recorder struct {
 	reportDir  string
 	experiment string
-	// ReportPath is where the report's files were copied ("" if not).
-	reportPath string
 	ctx        context.Context
 	st         *runs.Store
 	run        int64
@@ -411,7 +409,6 @@ func (r *recorder) recordArtifacts(ctx context.Context, outputs map[string]strin
 		}
 	}
 	if dst != "" {
-		r.reportPath = dst
 		r.out.ReportPath = dst
 	}
 	if err := r.st.Flush(ctx); err != nil {

@@ -24,7 +24,6 @@ type progress struct {
 	tty      bool
 	total    int // trials
 	finished int // trial result nodes finished (done, cached or failed)
-	stages   int
 	start    time.Time
 	running  map[string][2]int64 // node -> (count, total)
 	last     time.Time
@@ -60,7 +59,6 @@ func (p *progress) Event(ev pipeline.Event) {
 		}
 	case pipeline.Done, pipeline.Cached, pipeline.Failed, pipeline.Skipped:
 		delete(p.running, ev.Node)
-		p.stages++
 		if !p.tty {
 			switch ev.Kind {
 			case pipeline.Done:

@@ -1,5 +1,0 @@
-package stages
-
-import "runtime"
-
-func numCPU() int { return runtime.NumCPU() }

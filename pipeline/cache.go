@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,25 +27,82 @@ func (s *session) entryDir(stage, key string) string {
 	return filepath.Join(s.work, "cache", stage, key)
 }
 
-// lookup returns the output digests of a trusted cache entry, or ok=false.
-func lookup(dir, key string, outputs []string) (digests map[string]string, ok bool) {
+// entryState is what a cache entry directory holds.
+type entryState int
+
+const (
+	entryAbsent  entryState = iota // no manifest: never completed
+	entryOK                        // complete and every output matches its digest
+	entryCorrupt                   // a manifest, but an output is missing or its content changed
+)
+
+// checkEntry verifies the cache entry at dir for key: its manifest must
+// parse, carry key and list every declared output, and every output must
+// exist with the content digest the manifest records. It returns the
+// manifest's output digests when the entry is sound, otherwise the state and
+// a one-line description of the problem. Only a cancelled ctx is an error.
+func checkEntry(ctx context.Context, dir, key string, outputs []string) (digests map[string]string, st entryState, problem string, err error) {
 	b, err := os.ReadFile(filepath.Join(dir, manifestName))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, entryAbsent, "", nil
+	}
 	if err != nil {
-		return nil, false
+		return nil, entryCorrupt, "manifest unreadable: " + err.Error(), nil
 	}
 	var m manifest
-	if err := json.Unmarshal(b, &m); err != nil || m.Key != key {
-		return nil, false
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, entryCorrupt, "manifest does not parse: " + err.Error(), nil
+	}
+	if key != "" && m.Key != key {
+		return nil, entryCorrupt, fmt.Sprintf("manifest key %.12s does not match %.12s", m.Key, key), nil
+	}
+	if outputs == nil {
+		outputs = keys(m.Outputs)
 	}
 	for _, o := range outputs {
-		if _, ok := m.Outputs[o]; !ok {
-			return nil, false
+		want, ok := m.Outputs[o]
+		if !ok || want == "" {
+			return nil, entryCorrupt, fmt.Sprintf("manifest lists no digest for output %s", o), nil
 		}
-		if _, err := os.Lstat(filepath.Join(dir, o)); err != nil {
-			return nil, false
+		p := filepath.Join(dir, o)
+		if _, err := os.Lstat(p); err != nil {
+			return nil, entryCorrupt, fmt.Sprintf("output %s missing", o), nil
+		}
+		got, err := Digest(ctx, p)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, entryAbsent, "", ctx.Err()
+			}
+			return nil, entryCorrupt, fmt.Sprintf("output %s unreadable: %v", o, err), nil
+		}
+		if got != want {
+			return nil, entryCorrupt, fmt.Sprintf("output %s content digest %.12s does not match the manifest's %.12s", o, got, want), nil
 		}
 	}
-	return m.Outputs, true
+	return m.Outputs, entryOK, "", nil
+}
+
+// lookup returns the output digests of a sound cache entry, or ok=false
+// (absent, corrupt, or ctx cancelled).
+func lookup(ctx context.Context, dir, key string, outputs []string) (digests map[string]string, ok bool) {
+	d, st, _, err := checkEntry(ctx, dir, key, outputs)
+	return d, err == nil && st == entryOK
+}
+
+// evictEntry removes a corrupt cache entry: it is first renamed into
+// tmpDir, so that the entry disappears in one step, then deleted.
+func evictEntry(dir, tmpDir string) error {
+	aside, err := os.MkdirTemp(tmpDir, "evicted-*")
+	if err != nil {
+		return fmt.Errorf("evict %s: %w", dir, err)
+	}
+	dst := filepath.Join(aside, "entry")
+	if err := os.Rename(dir, dst); err != nil {
+		os.RemoveAll(aside)
+		return fmt.Errorf("evict %s: %w", dir, err)
+	}
+	syncPath(filepath.Dir(dir))
+	return os.RemoveAll(aside)
 }
 
 // writeManifest writes m into dir and fsyncs every file and directory under
@@ -103,7 +161,7 @@ func syncPath(p string) error {
 // promote renames the complete entry tmp to final. If final already exists
 // and is trusted, tmp is discarded and the existing entry's output digests
 // are returned, unless replace is set, in which case final is replaced.
-func promote(tmp, final, key string, outputs []string, replace bool) (existing map[string]string, err error) {
+func promote(ctx context.Context, tmp, final, key string, outputs []string, replace bool) (existing map[string]string, err error) {
 	parent := filepath.Dir(final)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, err
@@ -114,7 +172,7 @@ func promote(tmp, final, key string, outputs []string, replace bool) (existing m
 		return nil, fmt.Errorf("promote cache entry: %w", err)
 	}
 	if !replace {
-		if d, ok := lookup(final, key, outputs); ok {
+		if d, ok := lookup(ctx, final, key, outputs); ok {
 			os.RemoveAll(tmp)
 			return d, nil
 		}

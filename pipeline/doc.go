@@ -24,12 +24,20 @@
 // A cache entry lives at WorkDir/cache/<stage>/<key>/ and holds one file or
 // directory per output plus manifest.json. It is built inside WorkDir/tmp/,
 // fsynced, and renamed into place in one step, manifest last, so an entry is
-// either complete or absent. An entry is trusted if its manifest parses,
-// carries the expected key and lists every declared output, and those outputs
-// exist; output contents are not re-hashed. Cache entries must be treated as
-// read-only by stages.
+// either complete or absent. The manifest records the content digest of
+// every output. An entry is reused only if its manifest parses, carries the
+// expected key and lists every declared output, and every output still has
+// its recorded digest (outputs are re-hashed once per Run or Plan). An entry
+// that fails this check is corrupt: Plan reports it (PlanItem.Corrupt), and
+// Run evicts it (Event Corrupt, with the reason) and runs the node again.
+// Verify checks the whole cache. Cache entries must be treated as read-only
+// by stages.
 //
-// Run holds an exclusive lock on WorkDir/lock for its whole duration and
+// A Tolerant node (a report over trials that may fail) runs once all its
+// upstream nodes have ended, without the inputs of those that failed.
+//
+// Run holds an exclusive lock on WorkDir/lock for its whole duration (or
+// runs under the caller's, Options.Lock, from LockWorkDir) and
 // clears WorkDir/tmp/ at start, so crash leftovers never become cache
 // entries. The last key of each node ID is recorded under WorkDir/state/nodes
 // so that Plan can say why a node will run again. Digests of external files

@@ -13,6 +13,7 @@ type IO struct {
 	outputs          map[string]string
 	workers          int
 	emit             func(Event)
+	failed           map[string]string // Tolerant node: input name -> upstream error
 }
 
 // NewIO returns an IO outside of a runner, for testing a Stage on its own:
@@ -36,7 +37,16 @@ func (io *IO) Input(name string) string {
 	return p
 }
 
+// InputFailure reports whether input name of a Tolerant node is missing
+// because the upstream node that makes it failed, and gives that node's
+// error text.
+func (io *IO) InputFailure(name string) (msg string, failed bool) {
+	msg, failed = io.failed[name]
+	return msg, failed
+}
+
 // HasInput reports whether the node has input name; for optional inputs.
+// For a Tolerant node it is false for inputs whose upstream failed.
 func (io *IO) HasInput(name string) bool {
 	_, ok := io.inputs[name]
 	return ok

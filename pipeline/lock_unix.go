@@ -16,6 +16,25 @@ import (
 // another runner.
 var ErrBusy = errors.New("workdir busy")
 
+// LockWorkDir creates dir if needed and takes its exclusive lock, the one
+// Run holds: an error wrapping ErrBusy means another process holds it. Pass
+// the Lock in Options.Lock to run under it. The lock is released by Unlock
+// or when the process exits, however it exits.
+func LockWorkDir(dir string) (*Lock, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return nil, fmt.Errorf("create workdir: %w", err)
+	}
+	unlock, err := lockWorkDir(abs)
+	if err != nil {
+		return nil, err
+	}
+	return &Lock{dir: abs, unlock: unlock}, nil
+}
+
 // lockWorkDir takes a non-blocking exclusive flock on dir/lock and writes the
 // pid into it. The lock is released by the returned func or at exit.
 func lockWorkDir(dir string) (unlock func(), err error) {

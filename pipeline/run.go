@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -32,6 +34,10 @@ type Options struct {
 	FailFast bool
 	// Observer receives events; nil discards them.
 	Observer Observer
+	// Lock, when set, is the caller's lock on WorkDir (see LockWorkDir):
+	// Run then neither takes nor releases the lock itself. It lets a caller
+	// hold the workdir before it records anything about the run.
+	Lock *Lock
 }
 
 // Observer receives a run's events. The runner serialises its calls: Event
@@ -53,6 +59,8 @@ type EventKind int
 
 // Event kinds. A node gets Planned, then either Cached, Skipped, or Started
 // followed by Done or Failed. Log and Progress come from a running stage.
+// Corrupt comes before Started when the node's cache entry failed
+// verification and was evicted; Reason says what was wrong.
 const (
 	Planned EventKind = iota + 1
 	Started
@@ -62,9 +70,10 @@ const (
 	Skipped
 	Log
 	Progress
+	Corrupt
 )
 
-var kindNames = [...]string{"", "planned", "started", "cached", "done", "failed", "skipped", "log", "progress"}
+var kindNames = [...]string{"", "planned", "started", "cached", "done", "failed", "skipped", "log", "progress", "corrupt"}
 
 func (k EventKind) String() string {
 	if k > 0 && int(k) < len(kindNames) {
@@ -101,7 +110,11 @@ type PlanItem struct {
 	Node, Stage string
 	Key         string // "" if an upstream node must run first
 	Cached      bool
-	Reason      string
+	// Corrupt: the node's cache entry exists but failed verification (an
+	// output's content no longer matches its digest); Run evicts it and
+	// runs the node.
+	Corrupt bool
+	Reason  string
 }
 
 // Result holds the outcome of every node of a Run.
@@ -153,6 +166,8 @@ type task struct {
 	cause       string // node whose failure skipped this one
 	interrupted bool
 	elapsed     time.Duration
+
+	failedInputs map[string]string // Tolerant nodes: input name -> upstream error
 }
 
 type extInfo struct {
@@ -174,6 +189,43 @@ type session struct {
 	obsMu    sync.Mutex
 	promMu   sync.Mutex
 	promoted map[string]bool
+
+	checkMu sync.Mutex
+	checked map[string]entryCheck // cache entry dir -> verification result
+}
+
+// entryCheck is the memoised verification of one cache entry.
+type entryCheck struct {
+	digests map[string]string
+	state   entryState
+	problem string
+}
+
+// check verifies t's cache entry for key once per session (the workdir
+// lock keeps it from changing under the session).
+func (s *session) check(ctx context.Context, t *task, key string) (entryCheck, error) {
+	dir := s.entryDir(t.stage, key)
+	s.checkMu.Lock()
+	c, ok := s.checked[dir]
+	s.checkMu.Unlock()
+	if ok {
+		return c, nil
+	}
+	d, st, problem, err := checkEntry(ctx, dir, key, t.n.Outputs)
+	if err != nil {
+		return entryCheck{}, err
+	}
+	c = entryCheck{d, st, problem}
+	s.checkMu.Lock()
+	s.checked[dir] = c
+	s.checkMu.Unlock()
+	return c, nil
+}
+
+func (s *session) forget(dir string) {
+	s.checkMu.Lock()
+	delete(s.checked, dir)
+	s.checkMu.Unlock()
 }
 
 func newSession(g *Graph, opts Options) (*session, error) {
@@ -188,7 +240,7 @@ func newSession(g *Graph, opts Options) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &session{opts: opts, work: work, byID: map[string]*task{}, promoted: map[string]bool{}}
+	s := &session{opts: opts, work: work, byID: map[string]*task{}, promoted: map[string]bool{}, checked: map[string]entryCheck{}}
 	s.jobs = opts.Jobs
 	if s.jobs <= 0 {
 		s.jobs = runtime.NumCPU()
@@ -270,8 +322,16 @@ func (s *session) extOf(r Ref) *extInfo {
 type upstream func(u *task) (digests, paths map[string]string, ok bool)
 
 // inputs resolves t's input digests and paths. blocker is the first
-// upstream node (in input name order) that has not finished.
+// upstream node (in input name order) that has not finished. For a
+// Tolerant node, the inputs of upstream nodes that failed (or were skipped
+// after a failure) are left out of paths and stand in digests as
+// "failed:" and the SHA-256 of the error text; their errors are in failed.
 func (s *session) inputs(t *task, up upstream) (digests, paths map[string]string, blocker *task, err error) {
+	digests, paths, _, blocker, err = s.inputsTolerant(t, up)
+	return digests, paths, blocker, err
+}
+
+func (s *session) inputsTolerant(t *task, up upstream) (digests, paths, failed map[string]string, blocker *task, err error) {
 	digests = make(map[string]string, len(t.n.Inputs))
 	paths = make(map[string]string, len(t.n.Inputs))
 	for _, name := range keys(t.n.Inputs) {
@@ -279,7 +339,7 @@ func (s *session) inputs(t *task, up upstream) (digests, paths map[string]string
 		if r.External() {
 			e := s.extOf(r)
 			if e.err != nil {
-				return nil, nil, nil, fmt.Errorf("input %s: digest %s: %w", name, r.Path, e.err)
+				return nil, nil, nil, nil, fmt.Errorf("input %s: digest %s: %w", name, r.Path, e.err)
 			}
 			digests[name] = e.digest
 			paths[name], _ = filepath.Abs(r.Path)
@@ -288,11 +348,32 @@ func (s *session) inputs(t *task, up upstream) (digests, paths map[string]string
 		u := s.byID[r.Node]
 		d, p, ok := up(u)
 		if !ok {
-			return nil, nil, u, nil
+			if msg, bad := upstreamFailure(u); t.n.Tolerant && bad {
+				if failed == nil {
+					failed = map[string]string{}
+				}
+				failed[name] = msg
+				sum := sha256.Sum256([]byte(msg))
+				digests[name] = "failed:" + hex.EncodeToString(sum[:])
+				continue
+			}
+			return nil, nil, nil, u, nil
 		}
 		digests[name], paths[name] = d[r.Output], p[r.Output]
 	}
-	return digests, paths, nil, nil
+	return digests, paths, failed, nil, nil
+}
+
+// upstreamFailure says whether u ended without outputs for a reason of its
+// own or of its upstream (not an interruption), and gives the error text.
+func upstreamFailure(u *task) (string, bool) {
+	switch {
+	case u.state == stateFailed && !u.interrupted:
+		return u.err.Error(), true
+	case u.state == stateSkipped && u.cause != "":
+		return u.err.Error(), true
+	}
+	return "", false
 }
 
 func (s *session) keyOf(t *task, digests map[string]string) string {
@@ -327,7 +408,7 @@ func (s *session) missReason(t *task, key string, digests map[string]string) str
 
 // plan decides, in topological order, which nodes are cached. Per-node
 // errors (unreadable external input) are returned joined, with the items.
-func (s *session) plan() ([]PlanItem, error) {
+func (s *session) plan(ctx context.Context) ([]PlanItem, error) {
 	type res struct{ d, p map[string]string }
 	done := map[*task]res{}
 	up := func(u *task) (map[string]string, map[string]string, bool) {
@@ -352,10 +433,17 @@ func (s *session) plan() ([]PlanItem, error) {
 			it.Reason = "upstream " + blocker.n.ID + " will run"
 		default:
 			it.Key = s.keyOf(t, digests)
-			if d, ok := lookup(s.entryDir(t.stage, it.Key), it.Key, t.n.Outputs); ok {
+			c, err := s.check(ctx, t, it.Key)
+			if err != nil {
+				return nil, err
+			}
+			switch c.state {
+			case entryOK:
 				it.Cached, it.Reason = true, "cached"
-				done[t] = res{d, s.outPaths(t, it.Key)}
-			} else {
+				done[t] = res{c.digests, s.outPaths(t, it.Key)}
+			case entryCorrupt:
+				it.Corrupt, it.Reason = true, "corrupt: "+c.problem
+			default:
 				it.Reason = s.missReason(t, it.Key, digests)
 			}
 		}
@@ -378,7 +466,7 @@ func Plan(ctx context.Context, g *Graph, opts Options) ([]PlanItem, error) {
 	if err := s.hashExternals(ctx); err != nil {
 		return nil, err
 	}
-	items, err := s.plan()
+	items, err := s.plan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("plan: %w", err)
 	}
@@ -420,14 +508,20 @@ func Run(ctx context.Context, g *Graph, opts Options) (*Result, error) {
 		return nil, err
 	}
 	tmp := filepath.Join(s.work, "tmp")
-	if err := os.MkdirAll(s.work, 0o755); err != nil {
-		return nil, fmt.Errorf("create workdir: %w", err)
+	if opts.Lock != nil {
+		if opts.Lock.dir != s.work {
+			return nil, fmt.Errorf("pipeline: Options.Lock holds %s, not the workdir %s", opts.Lock.dir, s.work)
+		}
+		if opts.Lock.released() {
+			return nil, fmt.Errorf("pipeline: Options.Lock on %s was already released", s.work)
+		}
+	} else {
+		l, err := LockWorkDir(s.work)
+		if err != nil {
+			return nil, err
+		}
+		defer l.Unlock()
 	}
-	unlock, err := lockWorkDir(s.work)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
 	if err := os.RemoveAll(tmp); err != nil {
 		return nil, fmt.Errorf("clear %s: %w", tmp, err)
 	}
@@ -440,7 +534,10 @@ func Run(ctx context.Context, g *Graph, opts Options) (*Result, error) {
 	if err := s.hashExternals(ctx); err != nil {
 		return nil, err
 	}
-	items, _ := s.plan() // per-node errors resurface below as failures
+	items, perr := s.plan(ctx) // per-node errors resurface below as failures
+	if perr != nil && ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
 	for i, it := range items {
 		s.emit(Event{Kind: Planned, Node: it.Node, Stage: it.Stage, Key: it.Key, Reason: it.Reason})
 		s.tasks[i].reason = it.Reason
@@ -500,14 +597,14 @@ func (s *session) loop(parent context.Context) []error {
 			if t.state != stateWaiting {
 				continue
 			}
-			if c := s.failedUpstream(t); c != "" {
+			if c := s.failedUpstream(t); c != "" && !t.n.Tolerant {
 				s.skip(t, "upstream "+c+" failed", c)
 				continue
 			}
 			if ctx.Err() != nil || running >= s.jobs || !depsOK(t) {
 				continue
 			}
-			digests, _, _, err := s.inputs(t, up)
+			digests, _, failed, _, err := s.inputsTolerant(t, up)
 			if err != nil {
 				t.state, t.err = stateFailed, err
 				s.emit(Event{Kind: Failed, Node: t.n.ID, Stage: t.stage, Err: err})
@@ -518,21 +615,42 @@ func (s *session) loop(parent context.Context) []error {
 				}
 				continue
 			}
-			t.key, t.inDigests = s.keyOf(t, digests), digests
+			t.key, t.inDigests, t.failedInputs = s.keyOf(t, digests), digests, failed
+			corrupt := ""
 			if !s.opts.Force {
-				if d, ok := lookup(s.entryDir(t.stage, t.key), t.key, t.n.Outputs); ok {
+				c, err := s.check(ctx, t, t.key)
+				if err != nil { // cancelled while verifying
+					continue
+				}
+				if c.state == entryOK {
 					t.state, t.cached, t.reason = stateOK, true, "cached"
-					t.outDigests, t.outPaths = d, s.outPaths(t, t.key)
+					t.outDigests, t.outPaths = c.digests, s.outPaths(t, t.key)
 					s.emit(Event{Kind: Cached, Node: t.n.ID, Stage: t.stage, Key: t.key, Outputs: t.outPaths, Reason: t.reason})
 					if err := s.record(t); err != nil {
 						errs = append(errs, err)
 					}
 					continue
 				}
+				if c.state == entryCorrupt {
+					corrupt = c.problem
+					dir := s.entryDir(t.stage, t.key)
+					s.emit(Event{Kind: Corrupt, Node: t.n.ID, Stage: t.stage, Key: t.key, Reason: c.problem})
+					err := evictEntry(dir, filepath.Join(s.work, "tmp"))
+					s.forget(dir)
+					if err != nil {
+						t.state, t.err = stateFailed, err
+						s.emit(Event{Kind: Failed, Node: t.n.ID, Stage: t.stage, Key: t.key, Err: err})
+						errs = append(errs, fmt.Errorf("node %s (stage %s): %w", t.n.ID, t.stage, err))
+						continue
+					}
+				}
 			}
-			if s.opts.Force {
+			switch {
+			case s.opts.Force:
 				t.reason = "forced"
-			} else {
+			case corrupt != "":
+				t.reason = "corrupt cache entry evicted: " + corrupt
+			default:
 				t.reason = s.missReason(t, t.key, digests)
 			}
 			t.state = stateRunning
@@ -577,7 +695,7 @@ func (s *session) loop(parent context.Context) []error {
 		if t.state != stateWaiting {
 			continue
 		}
-		if c := s.failedUpstream(t); c != "" {
+		if c := s.failedUpstream(t); c != "" && !t.n.Tolerant {
 			s.skip(t, "upstream "+c+" failed", c)
 			continue
 		}
@@ -592,11 +710,18 @@ func (s *session) loop(parent context.Context) []error {
 	return errs
 }
 
+// depsOK reports whether t may start: every upstream node is done, or, for
+// a Tolerant node, every upstream node is done or failed for a reason other
+// than an interruption.
 func depsOK(t *task) bool {
 	for _, u := range t.deps {
-		if u.state != stateOK {
-			return false
+		if u.state == stateOK {
+			continue
 		}
+		if _, bad := upstreamFailure(u); t.n.Tolerant && bad {
+			continue
+		}
+		return false
 	}
 	return true
 }
@@ -652,9 +777,12 @@ func (s *session) execute(ctx context.Context, t *task) (o outcome) {
 	io := &IO{
 		node: t.n.ID, stage: t.stage, key: t.key,
 		inputs: map[string]string{}, outputs: map[string]string{},
-		workers: s.workers, emit: s.emit,
+		workers: s.workers, emit: s.emit, failed: t.failedInputs,
 	}
 	for name, r := range t.n.Inputs {
+		if _, bad := t.failedInputs[name]; bad {
+			continue
+		}
 		if r.External() {
 			io.inputs[name], _ = filepath.Abs(r.Path)
 		} else {
@@ -695,7 +823,7 @@ func (s *session) execute(ctx context.Context, t *task) (o outcome) {
 	final := s.entryDir(t.stage, t.key)
 	s.promMu.Lock()
 	replace := s.opts.Force && !s.promoted[final]
-	existing, err := promote(tmp, final, t.key, t.n.Outputs, replace)
+	existing, err := promote(ctx, tmp, final, t.key, t.n.Outputs, replace)
 	if err == nil {
 		s.promoted[final] = true
 	}

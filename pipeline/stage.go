@@ -50,11 +50,18 @@ func (r Ref) String() string {
 
 // Node is one vertex of a Graph: a stage applied to named inputs, producing
 // named outputs.
+//
+// A Tolerant node runs once every upstream node has ended, even when some
+// failed: the inputs they would have provided are absent from its IO
+// (HasInput is false, InputFailure gives the error), and its cache key
+// counts each such input as failed with its error text. A report over
+// trials that may fail is such a node. Cancellation still stops it.
 type Node struct {
-	ID      string
-	Stage   Stage
-	Inputs  map[string]Ref
-	Outputs []string
+	ID       string
+	Stage    Stage
+	Inputs   map[string]Ref
+	Outputs  []string
+	Tolerant bool
 }
 
 // Graph is a set of nodes; edges are the Refs in the nodes' inputs.

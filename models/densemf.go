@@ -37,7 +37,7 @@ type DenseMF struct {
 	// coupling has Goldstone modes to relax, as in the paper's experiment.
 	InitStd float64
 
-	Pool Parallel // runs the loop over time steps; nil runs inline
+	Pool *optim.Pool // runs the loop over time steps; nil runs inline
 
 	prepared bool
 	graph    *optim.Graph
@@ -118,7 +118,7 @@ func (m *DenseMF) LocalLoss(grad, x []float64) float64 {
 	checkLen("x", x, m.NumParams())
 	checkLen("grad", grad, m.NumParams())
 	m.cx, m.cg = x, grad
-	runChunks(m.Pool, m.T, m.chunk, m.fn)
+	m.Pool.Chunks(m.T, m.chunk, m.fn)
 	m.cx, m.cg = nil, nil
 	var loss float64
 	for _, v := range m.part {

@@ -88,10 +88,11 @@ func TestDenseMFWorkers(t *testing.T) {
 	var x []float64
 	var losses []float64
 	var grads [][]float64
-	pool1, pool3 := optim.NewPool(1), optim.NewPool(3)
+	pool1, pool2, pool3 := optim.NewPool(1), optim.NewPool(2), optim.NewPool(3)
 	defer pool1.Close()
+	defer pool2.Close()
 	defer pool3.Close()
-	for _, p := range []Parallel{nil, chunkPool(1), chunkPool(3), pool1, pool3} {
+	for _, p := range []*optim.Pool{nil, pool1, pool2, pool3} {
 		r := rand.New(rand.NewPCG(5, 6))
 		m := newDenseTest(r, 60, 50, 6, 13, true, 0.1)
 		m.Pool = p

@@ -11,11 +11,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// chunkPool runs chunks on up to w goroutines via optim.Chunks.
-type chunkPool int // workers
-
-func (w chunkPool) Chunks(n, chunk int, fn func(c, lo, hi int)) { optim.Chunks(n, chunk, int(w), fn) }
-
 func randVec(rng *rand.Rand, n int, std float64) []float64 {
 	x := make([]float64, n)
 	for i := range x {

@@ -44,7 +44,7 @@ type LogisticMF struct {
 
 	InitStd float64 // std of the N(0, InitStd^2) initial entries; 0 means DefaultInitStd
 
-	Pool Parallel // runs the chunks of both passes; nil runs inline
+	Pool *optim.Pool // runs the chunks of both passes; nil runs inline
 
 	prepared bool
 	graph    *optim.Graph
@@ -251,8 +251,8 @@ func (m *LogisticMF) BatchLoss(grad, x []float64, batch uint64) float64 {
 		m.batchKey = mix64(m.Seed ^ mix64(batch+0x9e3779b97f4a7c15))
 	}
 	m.cx, m.cg = x, grad
-	runChunks(m.Pool, len(m.uPart), 1, m.uFn) // writes coef, read by the item pass
-	runChunks(m.Pool, len(m.iPart), 1, m.iFn)
+	m.Pool.Chunks(len(m.uPart), 1, m.uFn) // writes coef, read by the item pass
+	m.Pool.Chunks(len(m.iPart), 1, m.iFn)
 	m.cx, m.cg = nil, nil
 	var loss float64
 	for _, v := range m.uPart {

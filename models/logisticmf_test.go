@@ -110,10 +110,11 @@ func TestLogisticMFWorkers(t *testing.T) {
 		var x []float64
 		var losses []float64
 		var grads [][]float64
-		pool1, pool3 := optim.NewPool(1), optim.NewPool(3)
+		pool1, pool2, pool3 := optim.NewPool(1), optim.NewPool(2), optim.NewPool(3)
 		defer pool1.Close()
+		defer pool2.Close()
 		defer pool3.Close()
-		for _, p := range []Parallel{nil, chunkPool(1), chunkPool(3), pool1, pool3} {
+		for _, p := range []*optim.Pool{nil, pool1, pool2, pool3} {
 			m := newLogisticTest(8, 2000, 60, 40, 5, 6)
 			m.MinibatchSize, m.Pool, m.chunkCost = batch, p, 200
 			m.prepare()

@@ -22,30 +22,6 @@ type Model interface {
 	LocalLoss(grad, x []float64) float64
 }
 
-// Parallel runs fn(c, lo, hi) for the consecutive chunks [lo, hi) of [0, n)
-// of size chunk (the last may be shorter), possibly concurrently, and returns
-// when all are done. *optim.Pool satisfies it.
-type Parallel interface {
-	Chunks(n, chunk int, fn func(c, lo, hi int))
-}
-
-// runChunks runs fn over the chunks of [0, n) on p, or inline when p is nil.
-func runChunks(p Parallel, n, chunk int, fn func(c, lo, hi int)) {
-	if p != nil {
-		p.Chunks(n, chunk, fn)
-		return
-	}
-	if n <= 0 {
-		return
-	}
-	if chunk <= 0 {
-		chunk = n
-	}
-	for c, lo := 0, 0; lo < n; c, lo = c+1, lo+chunk {
-		fn(c, lo, min(lo+chunk, n))
-	}
-}
-
 // chainOrGraph returns g if non-nil, else a chain over t steps with weight
 // lambda, or nil when lambda is zero.
 func chainOrGraph(g *optim.Graph, t int, lambda float64) *optim.Graph {

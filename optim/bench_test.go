@@ -48,9 +48,9 @@ func BenchmarkGaugeRound(b *testing.B) {
 			name string
 			g    Gauge
 		}{
-			{"GoldstoneExact", &Goldstone{Workers: w}},
-			{"GoldstoneLinear", &Goldstone{Workers: w, Rotation: RotationLinear}},
-			{"Procrustes", &Procrustes{Workers: w}},
+			{"GoldstoneExact", &Goldstone{Pool: testPool(w)}},
+			{"GoldstoneLinear", &Goldstone{Pool: testPool(w), Rotation: RotationLinear}},
+			{"Procrustes", &Procrustes{Pool: testPool(w)}},
 		} {
 			b.Run(fmt.Sprintf("%s/workers=%d", tc.name, w), func(b *testing.B) {
 				if err := tc.g.Init(benchBlocks, g); err != nil {

@@ -15,6 +15,9 @@
 //     caller's buffer. The per-time-step blocks Z_t are described by Blocks.
 //   - No allocation inside an iteration once an optimizer or gauge is
 //     initialised (Method.Step, Gauge.Round, Pool.Chunks).
+//   - *Pool is the one parallel abstraction: every parallel loop runs on a
+//     *Pool handed in by the caller (a trial's core budget; nil runs inline),
+//     and no type builds a private pool.
 //   - Parallel loops split work into fixed chunks whose results do not depend
 //     on which worker runs them, and reduce in a fixed order, so results are
 //     bit-identical at any GOMAXPROCS or worker count.

@@ -91,13 +91,13 @@ func TestDriver(t *testing.T) {
 	}
 	gauges := []struct {
 		name string
-		g    func(workers int) Gauge
+		g    func(p *Pool) Gauge
 	}{
-		{"none", func(int) Gauge { return nil }},
-		{"goldstone exact keep guard", func(w int) Gauge { return &Goldstone{K2: 5, Workers: w} }},
-		{"goldstone exact reset", func(w int) Gauge { return &Goldstone{Reset: true, Workers: w} }},
-		{"goldstone linear keep", func(w int) Gauge { return &Goldstone{Rotation: RotationLinear, Workers: w} }},
-		{"procrustes", func(w int) Gauge { return &Procrustes{Workers: w} }},
+		{"none", func(*Pool) Gauge { return nil }},
+		{"goldstone exact keep guard", func(p *Pool) Gauge { return &Goldstone{K2: 5, Pool: p} }},
+		{"goldstone exact reset", func(p *Pool) Gauge { return &Goldstone{Reset: true, Pool: p} }},
+		{"goldstone linear keep", func(p *Pool) Gauge { return &Goldstone{Rotation: RotationLinear, Pool: p} }},
+		{"procrustes", func(p *Pool) Gauge { return &Procrustes{Pool: p} }},
 	}
 	rng := rand.New(rand.NewPCG(17, 1))
 	b := Blocks{Offset: 2, T: 8, N: 6, D: 3}
@@ -111,7 +111,7 @@ func TestDriver(t *testing.T) {
 			t.Run(m.name+"/"+gg.name, func(t *testing.T) {
 				run := func(workers int) ([]float64, []Iter) {
 					x := append([]float64(nil), x0...)
-					d := &Driver{Method: m.m(), Gauge: gg.g(workers), K1: 20}
+					d := &Driver{Method: m.m(), Gauge: gg.g(testPool(workers)), K1: 20}
 					var its []Iter
 					err := d.Run(p, x, steps, func(it *Iter) error {
 						c := *it
@@ -207,7 +207,7 @@ func TestDriverNoAlloc(t *testing.T) {
 	mf := newMF(rng, 20, 30, 3, 4)
 	p := Problem{Local: mf.local, Blocks: b, Graph: Chain(b.T, 1)}
 	x := randVec(rng, b.Len(), 0.3)
-	d := &Driver{Method: &Adam{}, Gauge: &Goldstone{Workers: 2}, K1: 1}
+	d := &Driver{Method: &Adam{}, Gauge: &Goldstone{Pool: testPool(2)}, K1: 1}
 	d.Run(p, x, 2, nil)
 	// Whole runs allocate a gradient buffer and the gauge state once; the
 	// per-step cost must not grow with the number of steps.

@@ -22,7 +22,7 @@ func ExampleGaugeGap() {
 	}
 	fmt.Printf("psi %.3f, gauge gap %.3f\n", optim.Psi(x, b, g), gap)
 
-	p := &optim.Procrustes{Workers: 1}
+	p := &optim.Procrustes{}
 	if err := p.Init(b, g); err != nil {
 		panic(err)
 	}
@@ -50,7 +50,7 @@ func ExampleDriver_Run() {
 	}
 	p := optim.Problem{Local: local, Blocks: b, Graph: optim.Chain(3, 1)}
 	x := make([]float64, b.Len())
-	d := optim.Driver{Method: &optim.GD{Rate: optim.Constant(0.2)}, Gauge: &optim.Procrustes{Workers: 1}, K1: 10}
+	d := optim.Driver{Method: &optim.GD{Rate: optim.Constant(0.2)}, Gauge: &optim.Procrustes{}, K1: 10}
 	var last optim.Iter
 	err := d.Run(p, x, 200, func(it *optim.Iter) error { last = *it; return nil })
 	fmt.Printf("err %v, loss %.6f, psi %.6f, x[:4] %.3f\n", err, last.Loss, last.Psi, x[:4])

@@ -114,7 +114,7 @@ func (g *Goldstone) flipWalls() int {
 			n++
 		}
 	}
-	g.pool.Chunks(g.b.T, 1, g.flipFn)
+	g.Pool.Chunks(g.b.T, 1, g.flipFn)
 	return n
 }
 

@@ -60,8 +60,9 @@ const DefaultK2 = 10
 // fields are reset (they were expressed in the old frames). Rounds without
 // walls are the paper's algorithm unchanged.
 //
-// The zero value is ready for Init. Rounds are parallel over edges and time
-// steps with fixed chunks, so results are bit-identical at any Workers.
+// The zero value is ready for Init. Rounds run on Pool (the caller's; nil:
+// inline), parallel over edges and time steps with fixed chunks, so results
+// are bit-identical at any number of workers.
 // After Init, Round does not allocate (for d <= 64).
 type Goldstone struct {
 	K2       int      // natural-gradient steps per round; 0 means DefaultK2
@@ -70,15 +71,14 @@ type Goldstone struct {
 	Reset    bool     // start every round from G = 0 (default: keep G, as the paper)
 	NoGuard  bool     // apply rounds even if they raise psi
 	NoFlip   bool     // on tree couplings, do not remove reflection domain walls (see Goldstone)
-	Workers  int      // parallel workers; <= 0 means GOMAXPROCS
+	Pool     *Pool    // runs the parallel loops; nil runs them inline
 
 	b     Blocks
 	d, dd int
 	edges []Edge
 	adj   [][]halfEdge // incident edges per node
-	deg   []float64
-	pinv  []float64 // T x T
-	pool  *Pool
+	pinv  []float64    // T x T
+	ready bool         // Init succeeded
 
 	m       []float64 // E x dd: M_e = Z_S Z_T^T
 	gram    []float64 // T x dd: C_t = Z_t Z_t^T (linear rotation with guard only)
@@ -131,6 +131,7 @@ type halfEdge struct {
 // Init implements Gauge. It computes the Laplacian pseudoinverse and
 // allocates all per-round buffers; it zeroes the gauge fields.
 func (g *Goldstone) Init(b Blocks, gr *Graph) error {
+	g.ready = false
 	if gr == nil {
 		return errors.New("goldstone: nil graph")
 	}
@@ -147,13 +148,9 @@ func (g *Goldstone) Init(b Blocks, gr *Graph) error {
 	g.b, g.d, g.dd = b, d, d*d
 	g.edges = append(g.edges[:0], gr.Edges...)
 	g.adj = make([][]halfEdge, T)
-	g.deg = resize(g.deg, T)
-	clear(g.deg)
 	for k, e := range g.edges {
 		g.adj[e.S] = append(g.adj[e.S], halfEdge{e: k, other: e.T, w: e.W, fwd: true})
 		g.adj[e.T] = append(g.adj[e.T], halfEdge{e: k, other: e.S, w: e.W, fwd: false})
-		g.deg[e.S] += e.W
-		g.deg[e.T] += e.W
 	}
 	g.pinv = resize(g.pinv, T*T)
 	p := gr.LaplacianPinv()
@@ -190,14 +187,6 @@ func (g *Goldstone) Init(b Blocks, gr *Graph) error {
 		g.sqEdge = append(g.sqEdge, k)
 	}
 	clear(g.nodeQ)
-	workers := g.Workers
-	if workers <= 0 {
-		workers = defaultWorkers()
-	}
-	if g.pool == nil || g.pool.Workers() != workers {
-		g.pool.Close()
-		g.pool = NewPool(workers)
-	}
 	g.tree = gr.IsTree() && !g.NoFlip
 	if g.tree {
 		g.initFlip(adjacency(T, g.edges))
@@ -206,12 +195,13 @@ func (g *Goldstone) Init(b Blocks, gr *Graph) error {
 		g.ovFn, g.hFn, g.natFn, g.rotFn = g.overlapChunk, g.hChunk, g.natChunk, g.rotChunk
 		g.delFn, g.appFn, g.psiFn, g.skewFn = g.deltaChunk, g.applyChunk, g.psiChunk, g.skewChunk
 	}
+	g.ready = true
 	return nil
 }
 
 // Round implements Gauge.
 func (g *Goldstone) Round(x []float64) RoundStats {
-	if g.pool == nil {
+	if !g.ready {
 		panic("optim: Goldstone.Round before Init")
 	}
 	if g.b.Offset+g.b.Len() > len(x) {
@@ -221,7 +211,7 @@ func (g *Goldstone) Round(x []float64) RoundStats {
 	defer g.release()
 	T, E := g.b.T, len(g.edges)
 
-	g.pool.Chunks(E+T, 1, g.ovFn)
+	g.Pool.Chunks(E+T, 1, g.ovFn)
 	var st RoundStats
 	for _, v := range g.edgePsi {
 		st.PsiBefore += v
@@ -231,7 +221,7 @@ func (g *Goldstone) Round(x []float64) RoundStats {
 		if n := g.flipWalls(); n > 0 {
 			st.Flips = n
 			clear(g.gf)
-			g.pool.Chunks(E+T, 1, g.ovFn)
+			g.Pool.Chunks(E+T, 1, g.ovFn)
 			st.PsiAfter = 0
 			for _, v := range g.edgePsi {
 				st.PsiAfter += v
@@ -258,14 +248,14 @@ func (g *Goldstone) Round(x []float64) RoundStats {
 	if k2 <= 0 {
 		k2 = DefaultK2
 	}
-	g.pool.Chunks(T, 1, g.skewFn)
+	g.Pool.Chunks(T, 1, g.skewFn)
 	for k := 0; k < k2; k++ {
-		g.pool.Chunks(T, 1, g.hFn)
-		g.pool.Chunks(T, 1, g.natFn)
+		g.Pool.Chunks(T, 1, g.hFn)
+		g.Pool.Chunks(T, 1, g.natFn)
 	}
-	g.pool.Chunks(T, 1, g.rotFn)
+	g.Pool.Chunks(T, 1, g.rotFn)
 	if !g.NoGuard {
-		g.pool.Chunks(E, 1, g.delFn)
+		g.Pool.Chunks(E, 1, g.delFn)
 		var del float64
 		for _, v := range g.edgeDel {
 			del += v
@@ -276,8 +266,8 @@ func (g *Goldstone) Round(x []float64) RoundStats {
 			return st // PsiAfter: after the wall flips, if any
 		}
 	}
-	g.pool.Chunks(T, 1, g.appFn)
-	g.pool.Chunks(E, 1, g.psiFn)
+	g.Pool.Chunks(T, 1, g.appFn)
+	g.Pool.Chunks(E, 1, g.psiFn)
 	st.PsiAfter = 0
 	for _, v := range g.edgePsi {
 		st.PsiAfter += v

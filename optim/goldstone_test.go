@@ -42,7 +42,7 @@ func prepared(t *testing.T, g *Goldstone, x []float64, b Blocks, gr *Graph) {
 		t.Fatal(err)
 	}
 	g.x = x
-	g.pool.Chunks(len(g.edges)+b.T, 1, g.ovFn)
+	g.Pool.Chunks(len(g.edges)+b.T, 1, g.ovFn)
 	g.buildF()
 }
 
@@ -63,17 +63,17 @@ func TestGoldstoneGradient(t *testing.T) {
 		for _, d := range []int{2, 3} {
 			b := Blocks{Offset: 1, T: 4, N: 5, D: d}
 			x := randVec(rng, b.Offset+b.Len(), 1)
-			g := &Goldstone{Workers: 2}
+			g := &Goldstone{Pool: testPool(2)}
 			prepared(t, g, x, b, tc.g)
 			copy(g.gf, randVec(rng, len(g.gf), 0.3))
 			f := func(G []float64) float64 {
 				copy(g.gf, G)
-				g.pool.Chunks(b.T, 1, g.skewFn)
+				g.Pool.Chunks(b.T, 1, g.skewFn)
 				return secondOrder(g)
 			}
 			G := append([]float64(nil), g.gf...)
 			f(G)
-			g.pool.Chunks(b.T, 1, g.hFn)
+			g.Pool.Chunks(b.T, 1, g.hFn)
 			grad := append([]float64(nil), g.grad...)
 			idx := make([]int, len(G))
 			for i := range idx {
@@ -91,7 +91,7 @@ func TestGoldstoneThirdOrder(t *testing.T) {
 	for _, tc := range testGraphs() {
 		b := Blocks{T: 4, N: 6, D: 3}
 		x := randVec(rng, b.Len(), 1)
-		g := &Goldstone{Workers: 1}
+		g := &Goldstone{Pool: testPool(1)}
 		prepared(t, g, x, b, tc.g)
 		G0 := randVec(rng, len(g.gf), 1)
 		psi0 := Psi(x, b, tc.g)
@@ -100,7 +100,7 @@ func TestGoldstoneThirdOrder(t *testing.T) {
 			for i, v := range G0 {
 				g.gf[i] = eps * v
 			}
-			g.pool.Chunks(b.T, 1, g.skewFn)
+			g.Pool.Chunks(b.T, 1, g.skewFn)
 			lpp := secondOrder(g)
 			maps := make([][]float64, b.T)
 			for s := 0; s < b.T; s++ {
@@ -179,7 +179,7 @@ func TestGoldstoneRound(t *testing.T) {
 			psi0 := Psi(x, b, gr)
 			gap0, _ := GaugeGap(x, b, gr)
 			g := tc.g
-			g.Workers = 2
+			g.Pool = testPool(2)
 			if err := g.Init(b, gr); err != nil {
 				t.Fatal(err)
 			}
@@ -216,7 +216,7 @@ func TestGoldstoneGuard(t *testing.T) {
 			rejected := 0
 			for trial := 0; trial < 40; trial++ {
 				x := randVec(rng, b.Len(), 1)
-				g := Goldstone{Rotation: rot, Rate: math.Pow(10, -2+3*rng.Float64()), K2: 1 + rng.IntN(10), Workers: 1 + trial%3}
+				g := Goldstone{Rotation: rot, Rate: math.Pow(10, -2+3*rng.Float64()), K2: 1 + rng.IntN(10), Pool: testPool(1 + trial%3)}
 				if err := g.Init(b, gr); err != nil {
 					t.Fatal(err)
 				}
@@ -275,7 +275,7 @@ func TestGoldstoneDeterministic(t *testing.T) {
 		var ref []float64
 		for _, w := range []int{1, 2, 3, 5} {
 			x := append([]float64(nil), x0...)
-			g := Goldstone{Workers: w, Rotation: tc.rot}
+			g := Goldstone{Pool: testPool(w), Rotation: tc.rot}
 			if err := g.Init(b, tc.g); err != nil {
 				t.Fatal(err)
 			}
@@ -313,9 +313,9 @@ func TestGaugeNoAlloc(t *testing.T) {
 		name string
 		g    Gauge
 	}{
-		{"goldstone exact", &Goldstone{Workers: 3}},
-		{"goldstone linear", &Goldstone{Workers: 3, Rotation: RotationLinear}},
-		{"procrustes", &Procrustes{Workers: 3, SO: true}},
+		{"goldstone exact", &Goldstone{Pool: testPool(3)}},
+		{"goldstone linear", &Goldstone{Pool: testPool(3), Rotation: RotationLinear}},
+		{"procrustes", &Procrustes{Pool: testPool(3), SO: true}},
 	} {
 		if err := tc.g.Init(b, gr); err != nil {
 			t.Fatal(err)
@@ -355,7 +355,7 @@ func TestGoldstoneRemovesReflectionWall(t *testing.T) {
 	gr := Chain(b.T, 1)
 	for _, noFlip := range []bool{true, false} {
 		y := append([]float64(nil), x...)
-		g := Goldstone{NoFlip: noFlip, Workers: 2}
+		g := Goldstone{NoFlip: noFlip, Pool: testPool(2)}
 		if err := g.Init(b, gr); err != nil {
 			t.Fatal(err)
 		}

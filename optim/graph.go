@@ -76,16 +76,6 @@ func (g *Graph) Laplacian() *mat.SymDense {
 	return l
 }
 
-// Degree returns the weighted degree of every node.
-func (g *Graph) Degree() []float64 {
-	d := make([]float64, g.N)
-	for _, e := range g.Edges {
-		d[e.S] += e.W
-		d[e.T] += e.W
-	}
-	return d
-}
-
 // Connected reports whether the graph is connected.
 func (g *Graph) Connected() bool {
 	parent := make([]int, g.N)

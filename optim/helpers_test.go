@@ -3,6 +3,7 @@ package optim
 import (
 	"math"
 	"math/rand/v2"
+	"sync"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -129,4 +130,24 @@ func checkGrad(t *testing.T, name string, f func(x []float64) float64, x, grad [
 			t.Errorf("%s: d/dx[%d]: analytic %.10g, finite difference %.10g", name, i, grad[i], fd)
 		}
 	}
+}
+
+var (
+	testPoolsMu sync.Mutex
+	testPools   = map[int]*Pool{}
+)
+
+// testPool returns a shared pool with w workers, or nil (inline) for w <= 1.
+func testPool(w int) *Pool {
+	if w <= 1 {
+		return nil
+	}
+	testPoolsMu.Lock()
+	defer testPoolsMu.Unlock()
+	if p, ok := testPools[w]; ok {
+		return p
+	}
+	p := NewPool(w)
+	testPools[w] = p
+	return p
 }

@@ -3,12 +3,15 @@ package optim
 import (
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 )
 
-// Pool is a set of persistent worker goroutines that run fixed-chunk parallel
-// loops. Which worker runs a chunk is decided at run time, but the chunking
+// Pool is the one parallel abstraction of optim and the packages built on it:
+// a set of persistent worker goroutines that run fixed-chunk parallel loops.
+// Code that can run in parallel takes a *Pool from its caller (a trial's core
+// budget) and never builds one of its own. Which worker runs a chunk is decided at run time, but the chunking
 // itself depends only on (n, chunk), so a loop whose chunks write disjoint
 // outputs, or per-chunk partials reduced in chunk order, gives bit-identical
 // results at any worker count.
@@ -24,7 +27,7 @@ type Pool struct {
 // poolState is what the worker goroutines see. It does not point back at the
 // Pool, so an unreachable Pool can be cleaned up and its workers stopped.
 type poolState struct {
-	workers int
+	workers atomic.Int32
 	start   []chan struct{} // one per helper goroutine (workers-1 of them)
 	wg      sync.WaitGroup
 
@@ -34,7 +37,26 @@ type poolState struct {
 	nc       int64
 	next     atomic.Int64
 	panicked atomic.Bool
-	panicVal any
+	panicErr *PanicError
+}
+
+// PanicError is what Chunks panics with on the calling goroutine when fn
+// panicked in a chunk: the chunk's panic value and the stack of the goroutine
+// that panicked, taken where it panicked.
+type PanicError struct {
+	Value any    // the value fn panicked with
+	Chunk int    // the chunk index
+	Stack []byte // stack trace of the panicking goroutine (runtime/debug.Stack)
+}
+
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("optim: panic in parallel chunk %d: %v\n\n%s", e.Chunk, e.Value, e.Stack)
+}
+
+// Unwrap returns the panic value if it is an error.
+func (e *PanicError) Unwrap() error {
+	err, _ := e.Value.(error)
+	return err
 }
 
 // NewPool starts a pool with the given number of workers (the calling
@@ -44,15 +66,8 @@ func NewPool(workers int) *Pool {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	st := &poolState{workers: workers}
-	if workers > 1 {
-		st.start = make([]chan struct{}, workers-1)
-		for i := range st.start {
-			ch := make(chan struct{}, 1)
-			st.start[i] = ch
-			go st.worker(ch)
-		}
-	}
+	st := &poolState{}
+	st.resize(workers)
 	p := &Pool{st: st}
 	runtime.AddCleanup(p, func(st *poolState) { st.stop() }, st)
 	return p
@@ -63,7 +78,41 @@ func (p *Pool) Workers() int {
 	if p == nil || p.st == nil {
 		return 1
 	}
-	return p.st.workers
+	return int(p.st.workers.Load())
+}
+
+// Resize sets the number of workers (<= 0: runtime.GOMAXPROCS(0)), starting
+// or stopping helper goroutines. It waits for a running Chunks call to finish
+// and may be called from any goroutine, for example by a scheduler that hands
+// the cores of finished trials to the running ones. Results do not change:
+// the chunking never depends on the number of workers. Resizing a closed
+// Pool reopens it; a nil Pool ignores Resize.
+func (p *Pool) Resize(workers int) {
+	if p == nil {
+		return
+	}
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.st.resize(workers)
+}
+
+// resize starts or stops helpers so that there are workers-1 of them.
+func (st *poolState) resize(workers int) {
+	for len(st.start) > workers-1 {
+		n := len(st.start) - 1
+		close(st.start[n])
+		st.start[n] = nil
+		st.start = st.start[:n]
+	}
+	for len(st.start) < workers-1 {
+		ch := make(chan struct{}, 1)
+		st.start = append(st.start, ch)
+		go st.worker(ch)
+	}
+	st.workers.Store(int32(max(workers, 1)))
 }
 
 // Close stops the workers. Chunks on a closed Pool runs inline.
@@ -75,16 +124,10 @@ func (p *Pool) Close() {
 	defer p.mu.Unlock()
 	if p.st != nil {
 		p.st.stop()
-		p.st.workers = 1
 	}
 }
 
-func (st *poolState) stop() {
-	for _, ch := range st.start {
-		close(ch)
-	}
-	st.start = nil
-}
+func (st *poolState) stop() { st.resize(1) }
 
 func (st *poolState) worker(start chan struct{}) {
 	for range start {
@@ -95,16 +138,19 @@ func (st *poolState) worker(start chan struct{}) {
 
 // run takes chunks until none are left.
 func (st *poolState) run() {
+	c := int64(-1)
 	defer func() {
 		if r := recover(); r != nil {
 			if st.panicked.CompareAndSwap(false, true) {
-				st.panicVal = r
+				// debug.Stack in a deferred call still shows the frames that
+				// panicked.
+				st.panicErr = &PanicError{Value: r, Chunk: int(c), Stack: debug.Stack()}
 			}
 			st.next.Store(st.nc) // stop handing out chunks
 		}
 	}()
 	for {
-		c := st.next.Add(1) - 1
+		c = st.next.Add(1) - 1
 		if c >= st.nc {
 			return
 		}
@@ -119,7 +165,8 @@ func (st *poolState) run() {
 // chunks are done. It does not allocate when fn is a func value created
 // beforehand (for example a method value stored in a struct field); a func
 // literal that captures variables allocates at the call site. A panic in fn is
-// re-raised on the calling goroutine.
+// re-raised on the calling goroutine as a *PanicError that carries the stack
+// of the goroutine that panicked (inline runs panic as usual).
 func (p *Pool) Chunks(n, chunk int, fn func(c, lo, hi int)) {
 	if n <= 0 {
 		return
@@ -128,7 +175,7 @@ func (p *Pool) Chunks(n, chunk int, fn func(c, lo, hi int)) {
 		chunk = n
 	}
 	nc := NumChunks(n, chunk)
-	if p == nil || p.st == nil || p.st.workers <= 1 || nc == 1 {
+	if p == nil || p.st == nil || p.st.workers.Load() <= 1 || nc == 1 {
 		for c := 0; c < nc; c++ {
 			lo := c * chunk
 			fn(c, lo, min(lo+chunk, n))
@@ -156,11 +203,21 @@ func (p *Pool) Chunks(n, chunk int, fn func(c, lo, hi int)) {
 	st.wg.Wait()
 	st.fn = nil
 	if st.panicked.Load() {
-		v := st.panicVal
+		e := st.panicErr
 		st.panicked.Store(false)
-		st.panicVal = nil
-		panic(fmt.Sprintf("optim: panic in parallel chunk: %v", v))
+		st.panicErr = nil
+		panic(e)
 	}
 }
 
-func defaultWorkers() int { return runtime.GOMAXPROCS(0) }
+// NumChunks is the number of chunks Chunks uses for n items in chunks of the
+// given size (chunk <= 0: one chunk).
+func NumChunks(n, chunk int) int {
+	if n <= 0 {
+		return 0
+	}
+	if chunk <= 0 {
+		return 1
+	}
+	return (n + chunk - 1) / chunk
+}

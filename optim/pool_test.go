@@ -68,8 +68,13 @@ func TestPoolPanic(t *testing.T) {
 	defer p.Close()
 	defer func() {
 		r := recover()
-		if r == nil || !strings.Contains(r.(string), "boom") {
-			t.Fatalf("recovered %v, want the chunk's panic", r)
+		pe, ok := r.(*PanicError)
+		if !ok || pe.Value != "boom" || pe.Chunk != 7 {
+			t.Fatalf("recovered %#v, want a *PanicError with the chunk's panic", r)
+		}
+		// The stack is the worker's, taken where it panicked.
+		if !strings.Contains(string(pe.Stack), "panicInChunk") || !strings.Contains(pe.Error(), "boom") {
+			t.Fatalf("panic stack lost:\n%s", pe.Error())
 		}
 		// The pool still works after a panic.
 		var n atomic.Int32
@@ -78,9 +83,42 @@ func TestPoolPanic(t *testing.T) {
 			t.Fatalf("after panic: %d chunks ran", n.Load())
 		}
 	}()
-	p.Chunks(10, 1, func(c, lo, hi int) {
-		if c == 7 {
-			panic("boom")
+	p.Chunks(10, 1, panicInChunk)
+}
+
+func panicInChunk(c, lo, hi int) {
+	if c == 7 {
+		panic("boom")
+	}
+}
+
+// TestPoolResize grows, shrinks, closes and reopens a pool between loops: the
+// loops always cover every chunk once and the worker count follows.
+func TestPoolResize(t *testing.T) {
+	p := NewPool(1)
+	defer p.Close()
+	for _, w := range []int{3, 2, 5, 1, 4} {
+		p.Resize(w)
+		if p.Workers() != w {
+			t.Fatalf("Resize(%d): Workers() = %d", w, p.Workers())
 		}
-	})
+		var n atomic.Int32
+		p.Chunks(50, 3, func(c, lo, hi int) { n.Add(int32(hi - lo)) })
+		if n.Load() != 50 {
+			t.Fatalf("%d workers: covered %d of 50", w, n.Load())
+		}
+	}
+	p.Close()
+	if p.Workers() != 1 {
+		t.Fatalf("closed pool has %d workers", p.Workers())
+	}
+	p.Resize(2)
+	if p.Workers() != 2 {
+		t.Fatalf("reopened pool has %d workers", p.Workers())
+	}
+	var nilPool *Pool
+	nilPool.Resize(4)
+	if nilPool.Workers() != 1 {
+		t.Fatal("nil pool resized")
+	}
 }

@@ -25,8 +25,8 @@ import (
 // The zero value is ready for Init. After Init, Round does not allocate for
 // d <= 64 (gonum's LAPACK goes parallel and allocates for larger d).
 type Procrustes struct {
-	SO      bool // restrict to rotations, SO(d); default O(d)
-	Workers int  // parallel workers; <= 0 means GOMAXPROCS
+	SO   bool  // restrict to rotations, SO(d); default O(d)
+	Pool *Pool // runs the per-edge and per-step loops; nil runs them inline
 
 	b      Blocks
 	d, dd  int
@@ -34,7 +34,7 @@ type Procrustes struct {
 	order  []int // BFS order, order[0] is the root
 	parent []int // parent node, -1 for the root
 	pedge  []int // edge to the parent
-	pool   *Pool
+	ready  bool  // Init succeeded
 
 	m       []float64 // E x dd: M_e = Z_S Z_T^T
 	q       []float64 // E x dd: optimal relative map of the child edge
@@ -62,6 +62,7 @@ var lapackImpl lapackgonum.Implementation
 
 // Init implements Gauge. It returns an error unless the graph is a tree.
 func (p *Procrustes) Init(b Blocks, g *Graph) error {
+	p.ready = false
 	if g == nil {
 		return errors.New("procrustes: nil graph")
 	}
@@ -94,17 +95,10 @@ func (p *Procrustes) Init(b Blocks, g *Graph) error {
 	p.rowBuf = resize(p.rowBuf, max(T, E)*scratchLen(d))
 	p.edgePsi = resize(p.edgePsi, E)
 	p.edgeGap = resize(p.edgeGap, E)
-	workers := p.Workers
-	if workers <= 0 {
-		workers = defaultWorkers()
-	}
-	if p.pool == nil || p.pool.Workers() != workers {
-		p.pool.Close()
-		p.pool = NewPool(workers)
-	}
 	if p.ovFn == nil {
 		p.ovFn, p.svdFn, p.appFn, p.psiFn = p.overlapChunk, p.svdChunk, p.applyChunk, p.psiChunk
 	}
+	p.ready = true
 	return nil
 }
 
@@ -130,8 +124,8 @@ func (p *Procrustes) Round(x []float64) RoundStats {
 		par, k := p.parent[c], p.pedge[c]
 		gemm(false, false, d, d, d, 1, p.rot[par*dd:(par+1)*dd], d, p.q[k*dd:(k+1)*dd], d, 0, p.rot[c*dd:(c+1)*dd], d)
 	}
-	p.pool.Chunks(p.b.T, 1, p.appFn)
-	p.pool.Chunks(len(p.edges), 1, p.psiFn)
+	p.Pool.Chunks(p.b.T, 1, p.appFn)
+	p.Pool.Chunks(len(p.edges), 1, p.psiFn)
 	st.PsiAfter = 0
 	for _, v := range p.edgePsi {
 		st.PsiAfter += v
@@ -155,7 +149,7 @@ func (p *Procrustes) Gap(x []float64) float64 {
 
 // solve computes the overlaps, psi and the per-edge optima; x is kept in p.x.
 func (p *Procrustes) solve(x []float64) RoundStats {
-	if p.pool == nil {
+	if !p.ready {
 		panic("optim: Procrustes used before Init")
 	}
 	if p.b.Offset+p.b.Len() > len(x) {
@@ -163,13 +157,13 @@ func (p *Procrustes) solve(x []float64) RoundStats {
 	}
 	p.x = x
 	E := len(p.edges)
-	p.pool.Chunks(E, 1, p.ovFn)
+	p.Pool.Chunks(E, 1, p.ovFn)
 	var st RoundStats
 	for _, v := range p.edgePsi {
 		st.PsiBefore += v
 	}
 	st.PsiAfter = st.PsiBefore
-	p.pool.Chunks(E, 1, p.svdFn)
+	p.Pool.Chunks(E, 1, p.svdFn)
 	return st
 }
 
@@ -249,8 +243,8 @@ func (p *Procrustes) applyChunk(t, _, _ int) {
 	rotate(p.b.Block(p.x, t), p.b.N, d, p.rot[t*p.dd:(t+1)*p.dd], p.scratch(t))
 }
 
-// gapCache keeps one serial Procrustes per (blocks, graph) for GaugeGap so
-// repeated calls do not allocate.
+// gapCache keeps one inline (Pool nil) Procrustes per (blocks, graph) for
+// GaugeGap so repeated calls do not allocate.
 var gapCache = sync.Pool{New: func() any { return new(Procrustes) }}
 
 // GaugeGap returns psi(x) - min psi(R_1 Z_1, ..., R_T Z_T) over orthogonal
@@ -263,10 +257,10 @@ func GaugeGap(x []float64, b Blocks, g *Graph) (float64, error) {
 	}
 	p := gapCache.Get().(*Procrustes)
 	defer gapCache.Put(p)
-	if p.pool == nil || p.b != b || len(p.edges) != len(g.Edges) || !sameEdges(p.edges, g.Edges) {
-		p.Workers, p.SO = 1, false
+	if !p.ready || p.b != b || len(p.edges) != len(g.Edges) || !sameEdges(p.edges, g.Edges) {
+		p.Pool, p.SO = nil, false
 		if err := p.Init(b, g); err != nil {
-			p.pool = nil
+			p.ready = false
 			return 0, fmt.Errorf("gauge gap: %w", err)
 		}
 	}

@@ -68,7 +68,7 @@ func TestProcrustesBruteForce(t *testing.T) {
 	for trial := 0; trial < 4; trial++ {
 		x := randVec(rng, b.Len(), 1)
 		for _, so := range []bool{false, true} {
-			p := &Procrustes{SO: so, Workers: 2}
+			p := &Procrustes{SO: so, Pool: testPool(2)}
 			if err := p.Init(b, g); err != nil {
 				t.Fatal(err)
 			}
@@ -89,7 +89,7 @@ func TestProcrustesOptimal(t *testing.T) {
 	for _, g := range []*Graph{Chain(b.T, 3), star} {
 		for _, so := range []bool{false, true} {
 			x := randVec(rng, b.Offset+b.Len(), 1)
-			p := &Procrustes{SO: so, Workers: 3}
+			p := &Procrustes{SO: so, Pool: testPool(3)}
 			if err := p.Init(b, g); err != nil {
 				t.Fatal(err)
 			}

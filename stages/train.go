@@ -40,13 +40,13 @@ func BuildOptimizer(s Settings, workers int) (*Optimizer, error) {
 	switch s.String("gauge") {
 	case "none":
 	case "goldstone":
-		g := &optim.Goldstone{K2: s.Int("k2"), Rate: s.Float("gauge_lr"), Reset: !s.Bool("keep_fields"), NoGuard: !s.Bool("guard"), NoFlip: !s.Bool("flip_walls"), Workers: workers}
+		g := &optim.Goldstone{K2: s.Int("k2"), Rate: s.Float("gauge_lr"), Reset: !s.Bool("keep_fields"), NoGuard: !s.Bool("guard"), NoFlip: !s.Bool("flip_walls"), Pool: o.Pool}
 		if s.String("rotation") == "linear" {
 			g.Rotation = optim.RotationLinear
 		}
 		o.Gauge = g
 	case "procrustes":
-		o.Gauge = &optim.Procrustes{SO: !s.Bool("reflections"), Workers: workers}
+		o.Gauge = &optim.Procrustes{SO: !s.Bool("reflections"), Pool: o.Pool}
 	default:
 		return nil, fmt.Errorf("setting gauge: unknown %q", s.String("gauge"))
 	}
@@ -91,11 +91,7 @@ func (l *Loop) Run(x []float64) error {
 	var gm *gapMeter
 	if tree {
 		var err error
-		workers := 1
-		if l.Opt.Pool != nil {
-			workers = l.Opt.Pool.Workers()
-		}
-		if gm, err = newGapMeter(l.Problem.Blocks, l.Problem.Graph, workers); err != nil {
+		if gm, err = newGapMeter(l.Problem.Blocks, l.Problem.Graph, l.Opt.Pool); err != nil {
 			return err
 		}
 	}
@@ -173,9 +169,9 @@ type gapMeter struct {
 	b optim.Blocks
 }
 
-func newGapMeter(b optim.Blocks, g *optim.Graph, workers int) (*gapMeter, error) {
+func newGapMeter(b optim.Blocks, g *optim.Graph, pool *optim.Pool) (*gapMeter, error) {
 	m := &gapMeter{b: b}
-	m.p.Workers = workers
+	m.p.Pool = pool
 	if err := m.p.Init(b, g); err != nil {
 		return nil, err
 	}

@@ -28,7 +28,7 @@ func BenchmarkMAPStep(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			rng := rand.New(rand.NewPCG(1, 1))
 			c := RandomCounts(rng, bc.v, bc.t, bc.nnz)
-			m, err := NewMAP(c, Config{Dim: bc.d})
+			m, err := NewMAP(c, Config{Dim: bc.d, Pool: benchPool(b)})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -66,7 +66,7 @@ func BenchmarkVariationalStep(b *testing.B) {
 		b.Run(fmt.Sprintf("V=%d/T=%d/d=%d/batch=%d", bc.v, bc.t, bc.d, bc.batch), func(b *testing.B) {
 			rng := rand.New(rand.NewPCG(1, 1))
 			c := RandomCounts(rng, bc.v, bc.t, 20)
-			m, err := NewVariational(c, Config{Dim: bc.d})
+			m, err := NewVariational(c, Config{Dim: bc.d, Pool: benchPool(b)})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -118,7 +118,7 @@ func BenchmarkPaperScale(b *testing.B) {
 	b.Run(fmt.Sprintf("fullbatch/V=%d/d=%d", paperV, paperD), func(b *testing.B) {
 		const tSteps = 2
 		rng := rand.New(rand.NewPCG(1, 1))
-		m, err := NewMAP(RandomCounts(rng, paperV, tSteps, 20), Config{Dim: paperD})
+		m, err := NewMAP(RandomCounts(rng, paperV, tSteps, 20), Config{Dim: paperD, Pool: benchPool(b)})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -143,7 +143,7 @@ func BenchmarkPaperScale(b *testing.B) {
 			k1     = 10
 		)
 		rng := rand.New(rand.NewPCG(2, 1))
-		m, err := NewMAP(RandomCounts(rng, paperV, tSmall, 20), Config{Dim: paperD})
+		m, err := NewMAP(RandomCounts(rng, paperV, tSmall, 20), Config{Dim: paperD, Pool: benchPool(b)})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -169,7 +169,7 @@ func BenchmarkPaperScale(b *testing.B) {
 			}
 		})
 		pool.Close()
-		gauge := &optim.Goldstone{K2: 10}
+		gauge := &optim.Goldstone{K2: 10, Pool: benchPool(b)}
 		if err := gauge.Init(big, ChainGraph(times, m.Config().Diffusion)); err != nil {
 			b.Fatal(err)
 		}
@@ -195,4 +195,11 @@ func BenchmarkPaperScale(b *testing.B) {
 		b.ReportMetric(round, "s/round_T188")
 		b.ReportMetric(100*round/(k1*step+round), "overhead_%")
 	})
+}
+
+// benchPool returns a pool with GOMAXPROCS workers, closed when b ends.
+func benchPool(b *testing.B) *optim.Pool {
+	p := optim.NewPool(0)
+	b.Cleanup(p.Close)
+	return p
 }

@@ -42,8 +42,9 @@ func Interpolate(dst, means []float64, b optim.Blocks, times []float64, tau floa
 // held-out steps: for every step of test (at its own time stamp), the means
 // are interpolated (Interpolate) from the training steps at trainTimes, the
 // exact log-likelihood of the step's counts is computed (StepNegLogLik,
-// O(V^2 d)), and the sum over steps is divided by sum_t sum_ij (n+ + n-).
-func PredictiveLogLik(means []float64, b optim.Blocks, trainTimes []float64, test *Counts, par Parallel) (float64, error) {
+// O(V^2 d), on pool; nil: inline), and the sum over steps is divided by
+// sum_t sum_ij (n+ + n-).
+func PredictiveLogLik(means []float64, b optim.Blocks, trainTimes []float64, test *Counts, pool *optim.Pool) (float64, error) {
 	if err := test.Validate(); err != nil {
 		return 0, fmt.Errorf("predictive loglik: %w", err)
 	}
@@ -55,7 +56,7 @@ func PredictiveLogLik(means []float64, b optim.Blocks, trainTimes []float64, tes
 	var ll, tot float64
 	for t := range test.Steps {
 		Interpolate(z, means, b, trainTimes, test.Times[t])
-		ll -= StepNegLogLik(z[:vd], z[vd:], &test.Steps[t], test.V, b.D, par)
+		ll -= StepNegLogLik(z[:vd], z[vd:], &test.Steps[t], test.V, b.D, pool)
 		tot += test.Steps[t].Total()
 	}
 	if !(tot > 0) {

@@ -3,33 +3,11 @@ package dwe
 import (
 	"fmt"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"sync"
 
 	"goldstone/optim"
 )
-
-// Parallel runs fn(c, lo, hi) for the consecutive chunks [lo, hi) of [0, n)
-// of size chunk (the last may be shorter), possibly concurrently, and returns
-// when all are done. *optim.Pool satisfies it. A nil Parallel in a Config
-// means optim.Chunks with GOMAXPROCS workers.
-type Parallel interface {
-	Chunks(n, chunk int, fn func(c, lo, hi int))
-}
-
-type goChunks struct{}
-
-func (goChunks) Chunks(n, chunk int, fn func(c, lo, hi int)) {
-	optim.Chunks(n, chunk, runtime.GOMAXPROCS(0), fn)
-}
-
-func parOrDefault(p Parallel) Parallel {
-	if p == nil {
-		return goChunks{}
-	}
-	return p
-}
 
 // scratch is one worker's buffers; the contents never influence results.
 type scratch struct {
@@ -73,7 +51,7 @@ type likelihood struct {
 	c    *Counts
 	d    int
 	tb   int
-	par  Parallel
+	par  *optim.Pool
 	pool scratchPool
 
 	words, ctxs []int   // sorted minibatch; nil = full batch
@@ -85,11 +63,11 @@ type likelihood struct {
 	fn      func(c, lo, hi int)
 }
 
-func newLikelihood(c *Counts, d, tb int, par Parallel) *likelihood {
+func newLikelihood(c *Counts, d, tb int, pool *optim.Pool) *likelihood {
 	if tb <= 0 {
 		tb = DefaultTile
 	}
-	l := &likelihood{c: c, d: d, tb: tb, par: parOrDefault(par), scale: 1}
+	l := &likelihood{c: c, d: d, tb: tb, par: pool, scale: 1}
 	l.pool.tb = tb
 	l.losses = make([]float64, c.T())
 	l.ctxPos = make([]int32, c.V)
@@ -249,8 +227,8 @@ const evalChunkRows = 256
 // -sum_ij [n+_ij log sig(u_i.v_j) + n-_ij log sig(-u_i.v_j)] of one step's
 // counts (sc must come from a validated Counts with vocabulary v) for word
 // vectors u and context vectors c (each v x d, row i = vector of word i).
-// Work O(v^2 d), split over fixed chunks of words on par (nil: default).
-func StepNegLogLik(u, c []float64, sc *StepCounts, v, d int, par Parallel) float64 {
+// Work O(v^2 d), split over fixed chunks of words on pool (nil: inline).
+func StepNegLogLik(u, c []float64, sc *StepCounts, v, d int, pool *optim.Pool) float64 {
 	if len(u) != v*d || len(c) != v*d {
 		panic(fmt.Sprintf("dwe: len(u)=%d len(c)=%d, want %d", len(u), len(c), v*d))
 	}
@@ -259,10 +237,10 @@ func StepNegLogLik(u, c []float64, sc *StepCounts, v, d int, par Parallel) float
 	}
 	nc := optim.NumChunks(v, evalChunkRows)
 	parts := make([]float64, nc)
-	pool := scratchPool{tb: DefaultTile}
-	parOrDefault(par).Chunks(v, evalChunkRows, func(ci, lo, hi int) {
-		s := pool.get()
-		defer pool.put(s)
+	scr := scratchPool{tb: DefaultTile}
+	pool.Chunks(v, evalChunkRows, func(ci, lo, hi int) {
+		s := scr.get()
+		defer scr.put(s)
 		parts[ci] = negLogLik(nil, nil, u[lo*d:hi*d], c, sc.NegA[lo:hi], sc.NegB, hi-lo, v, d,
 			sparseRows{sc.rowPtr[lo : hi+1], sc.J, sc.Pos}, 0, 1, DefaultTile, s.tile, s.cur)
 	})

@@ -10,13 +10,13 @@ import (
 // Config holds the model settings shared by MAP and Variational. A zero
 // field means its default.
 type Config struct {
-	Dim       int      // embedding dimension d (required)
-	Sigma0Sq  float64  // variance of the local N(0, sigma0^2) prior; default 1
-	Diffusion float64  // D: sigma_t^2 = D (tau_{t+1} - tau_t); default 1e-3 (per unit of Times, e.g. per year)
-	InitStd   float64  // std of the initial means; default 0.1
-	InitWidth float64  // Variational only: initial posterior std 1/nu (omega = 0); default 0.1
-	Tile      int      // tile side of the dense likelihood; default DefaultTile
-	Par       Parallel // worker pool; nil: optim.Chunks with GOMAXPROCS workers
+	Dim       int         // embedding dimension d (required)
+	Sigma0Sq  float64     // variance of the local N(0, sigma0^2) prior; default 1
+	Diffusion float64     // D: sigma_t^2 = D (tau_{t+1} - tau_t); default 1e-3 (per unit of Times, e.g. per year)
+	InitStd   float64     // std of the initial means; default 0.1
+	InitWidth float64     // Variational only: initial posterior std 1/nu (omega = 0); default 0.1
+	Tile      int         // tile side of the dense likelihood; default DefaultTile
+	Pool      *optim.Pool // runs the per-step and per-column loops; nil runs them inline
 }
 
 func (c Config) withDefaults() (Config, error) {
@@ -80,7 +80,7 @@ func NewMAP(c *Counts, cfg Config) (*MAP, error) {
 		return nil, err
 	}
 	return &MAP{Counts: c, cfg: cfg, graph: ChainGraph(c.Times, cfg.Diffusion),
-		lik: newLikelihood(c, cfg.Dim, cfg.Tile, cfg.Par)}, nil
+		lik: newLikelihood(c, cfg.Dim, cfg.Tile, cfg.Pool)}, nil
 }
 
 // Config returns the settings with defaults filled in.

@@ -316,3 +316,62 @@ func TestVariationalRecoversPlanted(t *testing.T) {
 		t.Errorf("aligned relative error %.3g, want < 0.1", e)
 	}
 }
+
+// TestPoolDeterminism: the losses and gradients of MAP and Variational, full
+// batch and minibatch, and the predictive log-likelihood are bit-identical
+// inline (nil pool) and on pools of any size.
+func TestPoolDeterminism(t *testing.T) {
+	c := smallCounts(t, 31, 300, 3, 12) // V > evalChunkRows: several chunks
+	pools := []*optim.Pool{nil, optim.NewPool(1), optim.NewPool(2), optim.NewPool(3)}
+	for _, p := range pools {
+		defer p.Close()
+	}
+	for _, tc := range []struct {
+		name  string
+		batch int
+		make  func(cfg Config) Trainable
+	}{
+		{"map", 0, func(cfg Config) Trainable { m, _ := NewMAP(c, cfg); return m }},
+		{"map/minibatch", 40, func(cfg Config) Trainable { m, _ := NewMAP(c, cfg); return m }},
+		{"variational", 0, func(cfg Config) Trainable { m, _ := NewVariational(c, cfg); return m }},
+		{"variational/minibatch", 40, func(cfg Config) Trainable { m, _ := NewVariational(c, cfg); return m }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var loss0 float64
+			var grad0, x []float64
+			for k, p := range pools {
+				m := tc.make(Config{Dim: 5, Tile: 16, Pool: p})
+				if x == nil {
+					x = make([]float64, m.NumParams())
+					m.Init(x, rand.New(rand.NewPCG(32, 1)))
+				}
+				m.Resample(rand.New(rand.NewPCG(33, 1)), tc.batch, tc.batch)
+				g := make([]float64, len(x))
+				loss := m.LocalLoss(g, x)
+				if k == 0 {
+					loss0, grad0 = loss, g
+					continue
+				}
+				if loss != loss0 || !slices.Equal(g, grad0) {
+					t.Fatalf("pool of %d workers: loss %v (inline %v) or gradient differs", p.Workers(), loss, loss0)
+				}
+			}
+			if tc.batch != 0 {
+				return
+			}
+			b := optim.Blocks{T: c.T(), N: 2 * c.V, D: 5}
+			var ll0 float64
+			for k, p := range pools {
+				ll, err := PredictiveLogLik(x[:b.Len()], b, c.Times, c, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if k == 0 {
+					ll0 = ll
+				} else if ll != ll0 {
+					t.Fatalf("predictive loglik on %d workers: %v, inline %v", p.Workers(), ll, ll0)
+				}
+			}
+		})
+	}
+}

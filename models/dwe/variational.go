@@ -68,7 +68,7 @@ func NewVariational(c *Counts, cfg Config) (*Variational, error) {
 		return nil, err
 	}
 	m := &Variational{Counts: c, cfg: cfg, graph: ChainGraph(c.Times, cfg.Diffusion),
-		lik: newLikelihood(c, cfg.Dim, cfg.Tile, cfg.Par)}
+		lik: newLikelihood(c, cfg.Dim, cfg.Tile, cfg.Pool)}
 	m.t, m.vocab, m.s = c.T(), c.V, 2*c.V*cfg.Dim
 	m.w = make([]float64, m.t-1)
 	for t := range m.w {
@@ -179,14 +179,12 @@ func (m *Variational) Sample(dst, x []float64) []float64 {
 	cols := m.cols
 	m.cols = m.allCols
 	m.x = x
-	m.cfg.parOr().Chunks(len(m.cols), colChunk, m.fnSample)
+	m.cfg.Pool.Chunks(len(m.cols), colChunk, m.fnSample)
 	m.x = nil
 	m.cols = cols
 	copy(dst, m.smp)
 	return dst
 }
-
-func (c Config) parOr() Parallel { return parOrDefault(c.Par) }
 
 // LocalLoss returns the negative ELBO minus psi(mu) at x for the current
 // noise and minibatch, and overwrites grad with its gradient.
@@ -196,7 +194,7 @@ func (m *Variational) LocalLoss(grad, x []float64) float64 {
 	checkLen("grad", grad, np)
 	m.x, m.grad = x, grad
 	defer func() { m.x, m.grad = nil, nil }()
-	par := m.cfg.parOr()
+	par := m.cfg.Pool
 	// Reparameterised sample on the active columns.
 	par.Chunks(len(m.cols), colChunk, m.fnSample)
 	// Likelihood at the sample; gs = d(-loglik)/d sample.

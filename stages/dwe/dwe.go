@@ -300,7 +300,7 @@ func TrainDWE(ctx context.Context, s Settings, io *pipeline.IO, dir string) erro
 	defer opt.Close()
 	cfg := dwe.Config{Dim: s.Int("dim"), Sigma0Sq: s.Float("sigma0_sq"), Diffusion: s.Float("diffusion"), InitStd: s.Float("init_scale")}
 	if opt.Pool != nil {
-		cfg.Par = opt.Pool
+		cfg.Pool = opt.Pool
 	}
 	var model dwe.Trainable
 	var means func(x []float64) []float64
@@ -398,6 +398,8 @@ func EvaluateDWE(ctx context.Context, s Settings, io *pipeline.IO, dir string) e
 	if err != nil {
 		return err
 	}
+	pool := optim.NewPool(io.Workers()) // the trial's cores
+	defer pool.Close()
 	sum, err := ReadSummary(filepath.Join(io.Input("model"), "summary.json"))
 	if err != nil {
 		return err
@@ -409,7 +411,7 @@ func EvaluateDWE(ctx context.Context, s Settings, io *pipeline.IO, dir string) e
 		if len(part.c.Steps) == 0 {
 			continue
 		}
-		ll, err := dwe.PredictiveLogLik(x, b, meta.Times, part.c, nil)
+		ll, err := dwe.PredictiveLogLik(x, b, meta.Times, part.c, pool)
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,119 @@
+package slurm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Task is what the queue says about one task of a job.
+type Task struct {
+	JobID  string // the array's job id
+	Index  int    // array index; -1 for a job that is not an array
+	State  string // PENDING, RUNNING, COMPLETING, ...
+	Reason string // why it is pending ("Resources", "JobArrayTaskLimit"), "None" otherwise
+}
+
+// Queue returns what squeue says about a job's tasks, with one call
+// (-r lists every array task on its own line). A job the controller no
+// longer knows (finished long ago) has no tasks: that is not an error.
+func (c *Client) Queue(ctx context.Context, jobID string) ([]Task, error) {
+	out, err := c.exec(ctx, or(c.Squeue, "squeue"), []string{"-h", "-r", "-j", jobID, "-o", "%i|%T|%r"}, "")
+	if err != nil {
+		var ce *CommandError
+		if errors.As(err, &ce) && strings.Contains(strings.ToLower(ce.Msg), "invalid job id") {
+			return nil, nil
+		}
+		return nil, err
+	}
+	return parseQueue(jobID, out)
+}
+
+// parseQueue parses squeue -h -r -o '%i|%T|%r' output for job jobID.
+func parseQueue(jobID, out string) ([]Task, error) {
+	var tasks []Task
+	for n, line := range strings.Split(out, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		f := strings.Split(line, "|")
+		if len(f) != 3 {
+			return nil, fmt.Errorf("squeue: line %d: unexpected %q (want id|state|reason)", n+1, line)
+		}
+		t := Task{JobID: f[0], Index: -1, State: f[1], Reason: f[2]}
+		if id, idx, ok := strings.Cut(f[0], "_"); ok {
+			i, err := strconv.Atoi(idx)
+			if err != nil || i < 0 {
+				return nil, fmt.Errorf("squeue: line %d: bad array task id %q", n+1, f[0])
+			}
+			t.JobID, t.Index = id, i
+		}
+		if t.JobID != jobID {
+			continue // e.g. a heterogeneous job's other components
+		}
+		tasks = append(tasks, t)
+	}
+	return tasks, nil
+}
+
+// Poller rate-limits Queue: at most one squeue call per job per Interval
+// (30 s by default); in between it answers from the last result. After a
+// failed call the interval for that job doubles, up to 10 minutes, and
+// returns to Interval after a success.
+type Poller struct {
+	Client   *Client
+	Interval time.Duration    // default 30 s
+	Now      func() time.Time // default time.Now
+
+	mu   sync.Mutex
+	jobs map[string]*pollState
+}
+
+type pollState struct {
+	at    time.Time // of the last call
+	wait  time.Duration
+	tasks []Task
+	err   error
+	ok    bool // a call has succeeded
+}
+
+// Queue returns the queue's tasks for jobID and when squeue was asked. It
+// calls squeue only when the last call for this job is older than the
+// current interval; otherwise it returns the last answer (or error).
+func (p *Poller) Queue(ctx context.Context, jobID string) ([]Task, time.Time, error) {
+	now := time.Now
+	if p.Now != nil {
+		now = p.Now
+	}
+	base := p.Interval
+	if base <= 0 {
+		base = 30 * time.Second
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.jobs == nil {
+		p.jobs = map[string]*pollState{}
+	}
+	st := p.jobs[jobID]
+	if st != nil && now().Sub(st.at) < st.wait {
+		return st.tasks, st.at, st.err
+	}
+	if st == nil {
+		st = &pollState{wait: base}
+		p.jobs[jobID] = st
+	}
+	st.at = now()
+	tasks, err := p.Client.Queue(ctx, jobID)
+	if err != nil {
+		st.wait = min(2*max(st.wait, base), 10*time.Minute)
+		st.err = err
+		return st.tasks, st.at, err
+	}
+	st.wait, st.tasks, st.err, st.ok = base, tasks, nil, true
+	return tasks, st.at, nil
+}

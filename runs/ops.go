@@ -139,7 +139,7 @@ func (s *Store) UpsertTrial(ctx context.Context, t Trial) error {
 		if t.Params != nil {
 			pj = params
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO trials (run_id, trial, params_json, seed, status, error,
+		if _, err := tx.ExecContext(ctx, `INSERT INTO trial_rows (run_id, trial, params_json, seed, status, error,
 			started_at, ended_at, wall_seconds) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (run_id, trial) DO UPDATE SET
 				params_json = CASE WHEN ? THEN excluded.params_json ELSE params_json END,
@@ -169,6 +169,9 @@ func (s *Store) UpsertTrial(ctx context.Context, t Trial) error {
 				return fmt.Errorf("param %q: %w", k, err)
 			}
 		}
+		if s.view.newParams(keys) {
+			return refreshTrialsView(ctx, tx, &s.view)
+		}
 		return nil
 	})
 	if err != nil {
@@ -182,7 +185,7 @@ func (s *Store) UpsertTrial(ctx context.Context, t Trial) error {
 // process died, before rescheduling its trials.
 func (s *Store) MarkStale(ctx context.Context, runID int64) error {
 	err := s.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE trials SET status = 'interrupted',
+		_, err := tx.ExecContext(ctx, `UPDATE trial_rows SET status = 'interrupted',
 			error = CASE WHEN error = '' THEN 'interrupted: still running when its run stopped' ELSE error END
 			WHERE run_id = ? AND status = 'running'`, runID)
 		return err
@@ -191,4 +194,66 @@ func (s *Store) MarkStale(ctx context.Context, runID int64) error {
 		return fmt.Errorf("mark stale trials of run %d: %w", runID, err)
 	}
 	return nil
+}
+
+// EndStatus is the status a run ends with when it was not interrupted and
+// no data error stopped it, from its trials: finished if every trial is
+// done (or cached), failed if some failed and the others are done,
+// interrupted if some never ended (they are resumed by the next run).
+func (s *Store) EndStatus(ctx context.Context, runID int64) (string, error) {
+	var total, ok, failed int
+	err := s.r.QueryRowContext(ctx, `SELECT count(*),
+		coalesce(sum(status IN ('done', 'cached')), 0), coalesce(sum(status = 'failed'), 0)
+		FROM trial_rows WHERE run_id = ?`, runID).Scan(&total, &ok, &failed)
+	if err != nil {
+		return "", fmt.Errorf("end status of run %d: %w", runID, err)
+	}
+	switch {
+	case ok+failed < total:
+		return StatusInterrupted, nil
+	case failed > 0:
+		return StatusFailed, nil
+	}
+	return StatusFinished, nil
+}
+
+// ResumeTrials prepares the trials of a run that is resumed, in one
+// transaction: trials still "running" (their process died) become
+// "interrupted"; with retryFailed, failed trials become "pending" and lose
+// their error. It returns the trials that keep their outcome and must not
+// run again: the done (or cached) ones, and the failed ones unless
+// retryFailed.
+func (s *Store) ResumeTrials(ctx context.Context, runID int64, retryFailed bool) (keep map[string]string, err error) {
+	keep = map[string]string{}
+	err = s.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE trial_rows SET status = 'interrupted',
+			error = CASE WHEN error = '' THEN 'interrupted: still running when its run stopped' ELSE error END
+			WHERE run_id = ? AND status = 'running'`, runID); err != nil {
+			return err
+		}
+		if retryFailed {
+			if _, err := tx.ExecContext(ctx, `UPDATE trial_rows SET status = 'pending', error = '', ended_at = NULL
+				WHERE run_id = ? AND status = 'failed'`, runID); err != nil {
+				return err
+			}
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT trial, status FROM trial_rows
+			WHERE run_id = ? AND status IN ('done', 'cached', 'failed')`, runID)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id, st string
+			if err := rows.Scan(&id, &st); err != nil {
+				return err
+			}
+			keep[id] = st
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("resume trials of run %d: %w", runID, err)
+	}
+	return keep, nil
 }

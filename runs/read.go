@@ -83,7 +83,7 @@ func (s *Store) Runs(ctx context.Context, experiment string) ([]RunInfo, error) 
 // non-nil Params.
 func (s *Store) Trials(ctx context.Context, runID int64) ([]Trial, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT trial, seed, status, error, started_at, ended_at, wall_seconds
-		FROM trials WHERE run_id = ? ORDER BY trial`, runID)
+		FROM trial_rows WHERE run_id = ? ORDER BY trial`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("trials of run %d: %w", runID, err)
 	}

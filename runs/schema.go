@@ -17,6 +17,9 @@ type migration struct {
 
 var migrations = []migration{
 	{name: "initial schema", sql: schemaV1},
+	{name: "run status finished/failed/interrupted/running, kind in views, latest views", sql: schemaV2},
+	{name: "results workflow: run tags, trial outputs and logs, wide trials view", sql: schemaV3},
+	{name: "executor: runs.executor, slurm_jobs, trial_attempts", sql: schemaV4},
 }
 
 const schemaV1 = `
@@ -111,9 +114,21 @@ CREATE VIEW trial_status (experiment, run_id, trial, status, error) AS
 
 // migrate brings the schema up to date in one transaction. The writer
 // connection begins transactions IMMEDIATE, so concurrent openers of a
-// fresh file serialise here instead of racing to create tables.
+// fresh file serialise here instead of racing to create tables. Foreign
+// keys are off during the migration (a migration may rebuild a table that
+// others reference; SQLite ignores the pragma inside a transaction) and are
+// checked before the commit.
 func migrate(ctx context.Context, db *sql.DB) error {
-	tx, err := db.BeginTx(ctx, nil)
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `PRAGMA foreign_keys = OFF`); err != nil {
+		return fmt.Errorf("migrate: foreign keys off: %w", err)
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA foreign_keys = ON`)
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("migrate: begin: %w", err)
 	}
@@ -131,6 +146,9 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	if cur > len(migrations) {
 		return fmt.Errorf("migrate: database schema version %d is newer than this program's %d", cur, len(migrations))
 	}
+	if cur == len(migrations) {
+		return nil
+	}
 	for v := cur + 1; v <= len(migrations); v++ {
 		m := migrations[v-1]
 		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
@@ -140,6 +158,15 @@ func migrate(ctx context.Context, db *sql.DB) error {
 			v, m.name, encodeTime(time.Now())); err != nil {
 			return fmt.Errorf("migrate: record version %d: %w", v, err)
 		}
+	}
+	rows, err := tx.QueryContext(ctx, `PRAGMA foreign_key_check`)
+	if err != nil {
+		return fmt.Errorf("migrate: foreign key check: %w", err)
+	}
+	bad := rows.Next()
+	rows.Close()
+	if bad {
+		return fmt.Errorf("migrate: foreign key check failed after version %d", len(migrations))
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("migrate: commit: %w", err)

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -40,6 +41,8 @@ type Store struct {
 	closeOnce sync.Once
 	closeErr  error
 
+	view viewNames // columns of the trials view (writer goroutine only)
+
 	errMu   sync.Mutex
 	err     error // first write error (sticky)
 	dropped int64 // rows not written
@@ -49,6 +52,26 @@ type Store struct {
 func dsn(path string, opts url.Values) string {
 	u := url.URL{Path: path}
 	return "file:" + u.EscapedPath() + "?" + opts.Encode()
+}
+
+// ErrNoDatabase is wrapped by the error of OpenExisting when the file does
+// not exist.
+var ErrNoDatabase = errors.New("no such results database")
+
+// OpenExisting is Open for commands that read results (results, repro): it
+// refuses a path where no database file exists instead of creating an
+// empty one, with an error wrapping ErrNoDatabase.
+func OpenExisting(ctx context.Context, path string) (*Store, error) {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("open results %s: %w", path, ErrNoDatabase)
+	case err != nil:
+		return nil, fmt.Errorf("open results %s: %w", path, err)
+	case fi.IsDir():
+		return nil, fmt.Errorf("open results %s: is a directory", path)
+	}
+	return Open(ctx, path)
 }
 
 // Open opens (creating if needed, along with its parent directory) the
@@ -85,6 +108,9 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("open results %s: %w", path, err)
 	}
 	if err := migrate(ctx, w); err != nil {
+		return fail(err)
+	}
+	if err := s.openView(ctx); err != nil {
 		return fail(err)
 	}
 

@@ -272,17 +272,17 @@ func TestViews(t *testing.T) {
 		rows  [][]string
 	}{
 		{`SELECT * FROM series WHERE experiment = 'exp' ORDER BY trial, metric, step`,
-			[]string{"experiment", "run_id", "trial", "metric", "step", "value"},
-			[][]string{{"exp", id, "a", "loss", "0", "2"}, {"exp", id, "a", "loss", "1", "1.5"}, {"exp", id, "b", "loss", "0", "NULL"}}},
+			[]string{"experiment", "run_id", "trial", "metric", "step", "value", "kind"},
+			[][]string{{"exp", id, "a", "loss", "0", "2", "run"}, {"exp", id, "a", "loss", "1", "1.5", "run"}, {"exp", id, "b", "loss", "0", "NULL", "run"}}},
 		{`SELECT * FROM summary WHERE experiment = 'exp'`,
-			[]string{"experiment", "run_id", "trial", "metric", "value"},
-			[][]string{{"exp", id, "a", "best", "1.5"}}},
+			[]string{"experiment", "run_id", "trial", "metric", "value", "kind"},
+			[][]string{{"exp", id, "a", "best", "1.5", "run"}}},
 		{`SELECT * FROM trial_params WHERE experiment = 'exp' ORDER BY trial, key`,
-			[]string{"experiment", "run_id", "trial", "key", "value"},
-			[][]string{{"exp", id, "a", "lr", "0.5"}, {"exp", id, "a", "opt", `"adam"`}, {"exp", id, "b", "lr", "0.25"}}},
+			[]string{"experiment", "run_id", "trial", "key", "value", "kind"},
+			[][]string{{"exp", id, "a", "lr", "0.5", "run"}, {"exp", id, "a", "opt", `"adam"`, "run"}, {"exp", id, "b", "lr", "0.25", "run"}}},
 		{`SELECT * FROM trial_status WHERE experiment = 'exp' ORDER BY trial`,
-			[]string{"experiment", "run_id", "trial", "status", "error"},
-			[][]string{{"exp", id, "a", "done", ""}, {"exp", id, "b", "failed", "diverged at step 3"}}},
+			[]string{"experiment", "run_id", "trial", "status", "error", "kind"},
+			[][]string{{"exp", id, "a", "done", "", "run"}, {"exp", id, "b", "failed", "diverged at step 3", "run"}}},
 	}
 	for _, tt := range tests {
 		cols, rows := queryAll(t, s.DB(), tt.query)
@@ -449,10 +449,10 @@ func TestRunLifecycle(t *testing.T) {
 	if err := s.SetRunStatus(ctx, id1, StatusRunning); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.FinishRun(ctx, id1, StatusDone, "resumed"); err != nil {
+	if err := s.FinishRun(ctx, id1, StatusFinished, "resumed"); err != nil {
 		t.Fatal(err)
 	}
-	if r, _ := s.Run(ctx, id1); r.Status != StatusDone || r.Note != "resumed" {
+	if r, _ := s.Run(ctx, id1); r.Status != StatusFinished || r.Note != "resumed" {
 		t.Errorf("after resume and finish: %+v", r)
 	}
 	if err := s.SetRunStatus(ctx, id1, StatusRunning); err != nil {
@@ -464,11 +464,13 @@ func TestRunLifecycle(t *testing.T) {
 	if _, err := s.Run(ctx, 999); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Run(999) err = %v, want ErrNotFound", err)
 	}
-	if err := s.FinishRun(ctx, 999, StatusDone, ""); !errors.Is(err, ErrNotFound) {
+	if err := s.FinishRun(ctx, 999, StatusFinished, ""); !errors.Is(err, ErrNotFound) {
 		t.Errorf("FinishRun(999) err = %v, want ErrNotFound", err)
 	}
-	if err := s.FinishRun(ctx, id1, "bogus", ""); err == nil {
-		t.Error("FinishRun accepted an invalid status")
+	for _, bad := range []string{"bogus", StatusDone, StatusPending} {
+		if err := s.FinishRun(ctx, id1, bad, ""); err == nil {
+			t.Errorf("FinishRun accepted the run status %q", bad)
+		}
 	}
 	runs, err := s.Runs(ctx, "exp")
 	if err != nil || len(runs) != 2 || runs[0].ID != id1 || runs[1].ID != id2 {

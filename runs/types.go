@@ -5,16 +5,18 @@ import (
 	"time"
 )
 
-// Run statuses (runs.status).
+// Run statuses (runs.status): what a script can act on.
 const (
-	StatusRunning     = "running"
-	StatusDone        = "done"
-	StatusFailed      = "failed"
-	StatusInterrupted = "interrupted"
+	StatusRunning     = "running"     // a process is (or was, if it died) working on it
+	StatusFinished    = "finished"    // ended; every trial done
+	StatusFailed      = "failed"      // ended; some trials failed, or a data error stopped it
+	StatusInterrupted = "interrupted" // stopped before every trial ended (Ctrl-C, kill); resumable
 )
 
-// Trial statuses (trials.status): the run statuses plus these two.
+// Trial statuses (trials.status): running, failed and interrupted as for
+// runs, and these.
 const (
+	StatusDone    = "done"
 	StatusPending = "pending"
 	StatusCached  = "cached" // result reused from an earlier run, not recomputed
 )
@@ -89,11 +91,15 @@ type Artifact struct {
 
 func validRunStatus(s string) bool {
 	switch s {
-	case StatusRunning, StatusDone, StatusFailed, StatusInterrupted:
+	case StatusRunning, StatusFinished, StatusFailed, StatusInterrupted:
 		return true
 	}
 	return false
 }
+
+// Ended reports whether a run status is final: finished or failed. A run
+// that ended is not resumed; one that is running or interrupted is.
+func Ended(status string) bool { return status == StatusFinished || status == StatusFailed }
 
 func validTrialStatus(s string) bool {
 	switch s {

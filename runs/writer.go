@@ -295,9 +295,17 @@ func (s *Store) writeBatch(batch []op) {
 		}
 	}
 	flushChunk()
+	newMetric := false
 	for i := range batch {
 		if batch[i].kind != opMetric {
-			one(&batch[i])
+			if one(&batch[i]) && batch[i].kind == opSummary && !s.view.metrics[batch[i].name] {
+				newMetric = true
+			}
+		}
+	}
+	if newMetric {
+		if err := refreshTrialsView(ctx, tx, &s.view); err != nil {
+			s.fail(0, err)
 		}
 	}
 	if err := tx.Commit(); err != nil {

@@ -1,0 +1,413 @@
+package runs
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// Export file names (ExportParquet).
+const (
+	ExportTrials    = "trials.parquet"
+	ExportParams    = "params.parquet"
+	ExportSummaries = "summaries.parquet"
+	ExportSeries    = "series.parquet"
+	ExportOutputs   = "outputs.parquet"
+)
+
+type paramRow struct {
+	RunID int64  `parquet:"run_id"`
+	Trial string `parquet:"trial,dict"`
+	Key   string `parquet:"key,dict"`
+	// Value is the JSON text; ValueNum the number and ValueText the string
+	// when the value is one.
+	Value     string   `parquet:"value_json"`
+	ValueNum  *float64 `parquet:"value_num,optional"`
+	ValueText *string  `parquet:"value_text,optional"`
+}
+
+type summaryRow struct {
+	RunID  int64   `parquet:"run_id"`
+	Trial  string  `parquet:"trial,dict"`
+	Metric string  `parquet:"metric,dict"`
+	Value  float64 `parquet:"value"`
+}
+
+type seriesRow struct {
+	RunID  int64   `parquet:"run_id"`
+	Trial  string  `parquet:"trial,dict"`
+	Metric string  `parquet:"metric,dict"`
+	Step   int64   `parquet:"step,delta"`
+	Value  float64 `parquet:"value"`
+}
+
+type outputRow struct {
+	RunID    int64  `parquet:"run_id"`
+	Trial    string `parquet:"trial,dict"`
+	Stage    string `parquet:"stage,dict"`
+	CacheDir string `parquet:"cache_dir,dict"`
+	File     string `parquet:"file"`
+	Path     string `parquet:"path"`
+	SHA256   string `parquet:"sha256"`
+	Bytes    int64  `parquet:"bytes"`
+}
+
+func writerOptions() []parquet.WriterOption {
+	return []parquet.WriterOption{parquet.Compression(&parquet.Zstd), parquet.CreatedBy("goldstone runs", "", "")}
+}
+
+// createAtomic writes a file through a temporary file in the same
+// directory, renamed over path only when write succeeded.
+func createAtomic(path string, write func(f *os.File) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	if err := write(f); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+func writeGeneric[T any](path string, rows []T) error {
+	return createAtomic(path, func(f *os.File) error {
+		w := parquet.NewGenericWriter[T](f, writerOptions()...)
+		if _, err := w.Write(rows); err != nil {
+			return err
+		}
+		return w.Close()
+	})
+}
+
+// ExportParquet writes a run's trials (one wide row per trial, typed
+// parameter columns and summary metrics, like the trials view), its
+// parameters and summaries in long form, its step-wise series and its
+// recorded output files as ZSTD Parquet files in dir, and returns their
+// paths. Times are TIMESTAMP (UTC, microseconds); NaN and infinities are
+// kept as such in DOUBLE columns. Each file is written to a temporary file
+// and renamed, so a failed export leaves no half-written file.
+func (s *Store) ExportParquet(ctx context.Context, runID int64, dir string) ([]string, error) {
+	fail := func(err error) ([]string, error) {
+		return nil, fmt.Errorf("export run %d: %w", runID, err)
+	}
+	if _, err := s.Run(ctx, runID); err != nil {
+		return fail(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fail(err)
+	}
+	trials, err := s.TrialTable(ctx, runID)
+	if err != nil {
+		return fail(err)
+	}
+	ri, err := s.Run(ctx, runID)
+	if err != nil {
+		return fail(err)
+	}
+	var paths []string
+	add := func(name string, write func(path string) error) error {
+		p := filepath.Join(dir, name)
+		if err := write(p); err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		paths = append(paths, p)
+		return nil
+	}
+
+	if err := add(ExportTrials, func(p string) error { return writeWideTrials(p, ri.Experiment, trials) }); err != nil {
+		return fail(err)
+	}
+
+	var params []paramRow
+	var sums []summaryRow
+	for _, t := range trials {
+		for _, k := range slices.Sorted(maps.Keys(t.Params)) {
+			r := paramRow{RunID: runID, Trial: t.ID, Key: k, Value: t.Params[k]}
+			v, _ := decodeJSON(t.Params[k])
+			switch x := v.(type) {
+			case json.Number:
+				if f, err := x.Float64(); err == nil {
+					r.ValueNum = &f
+				}
+			case string:
+				r.ValueText = &x
+			}
+			params = append(params, r)
+		}
+		for _, m := range slices.Sorted(maps.Keys(t.Summary)) {
+			sums = append(sums, summaryRow{RunID: runID, Trial: t.ID, Metric: m, Value: t.Summary[m]})
+		}
+	}
+	if err := add(ExportParams, func(p string) error { return writeGeneric(p, params) }); err != nil {
+		return fail(err)
+	}
+	if err := add(ExportSummaries, func(p string) error { return writeGeneric(p, sums) }); err != nil {
+		return fail(err)
+	}
+	if err := add(ExportSeries, func(p string) error { return s.writeSeries(ctx, p, runID, trials) }); err != nil {
+		return fail(err)
+	}
+	outs, err := s.Outputs(ctx, runID)
+	if err != nil {
+		return fail(err)
+	}
+	orows := make([]outputRow, len(outs))
+	for i, o := range outs {
+		orows[i] = outputRow{RunID: runID, Trial: o.Trial, Stage: o.Stage, CacheDir: o.CacheDir, File: o.File, Path: o.Path(), SHA256: o.SHA256, Bytes: o.Bytes}
+	}
+	if err := add(ExportOutputs, func(p string) error { return writeGeneric(p, orows) }); err != nil {
+		return fail(err)
+	}
+	return paths, nil
+}
+
+// writeSeries streams a run's metric series, trials in enumeration order,
+// metrics by name, steps ascending.
+func (s *Store) writeSeries(ctx context.Context, path string, runID int64, trials []TrialRow) error {
+	return createAtomic(path, func(f *os.File) error {
+		w := parquet.NewGenericWriter[seriesRow](f, writerOptions()...)
+		buf := make([]seriesRow, 0, 4096)
+		flush := func() error {
+			if len(buf) == 0 {
+				return nil
+			}
+			_, err := w.Write(buf)
+			buf = buf[:0]
+			return err
+		}
+		for _, t := range trials {
+			rows, err := s.r.QueryContext(ctx, `SELECT name, step, value, kind FROM metrics
+				WHERE run_id = ? AND trial = ? ORDER BY name, step`, runID, t.ID)
+			if err != nil {
+				return err
+			}
+			for rows.Next() {
+				var (
+					r    = seriesRow{RunID: runID, Trial: t.ID}
+					v    sql.NullFloat64
+					kind string
+				)
+				if err := rows.Scan(&r.Metric, &r.Step, &v, &kind); err != nil {
+					rows.Close()
+					return err
+				}
+				if r.Value, err = decodeValue(v, kind); err != nil {
+					rows.Close()
+					return err
+				}
+				buf = append(buf, r)
+				if len(buf) == cap(buf) {
+					if err := flush(); err != nil {
+						rows.Close()
+						return err
+					}
+				}
+			}
+			err = rows.Err()
+			rows.Close()
+			if err != nil {
+				return err
+			}
+		}
+		if err := flush(); err != nil {
+			return err
+		}
+		return w.Close()
+	})
+}
+
+// paramKind is the Parquet type of a parameter column: the common type of
+// its values over the run's trials.
+type paramKind int
+
+const (
+	pkNone paramKind = iota
+	pkInt
+	pkFloat
+	pkString
+	pkBool
+	pkJSON // mixed, arrays, objects: JSON text
+)
+
+func kindOfJSON(v any) paramKind {
+	switch x := v.(type) {
+	case json.Number:
+		if _, err := x.Int64(); err == nil && !strings.ContainsAny(x.String(), ".eE") {
+			return pkInt
+		}
+		return pkFloat
+	case string:
+		return pkString
+	case bool:
+		return pkBool
+	}
+	return pkJSON
+}
+
+func unify(a, b paramKind) paramKind {
+	switch {
+	case a == pkNone:
+		return b
+	case a == b:
+		return a
+	case (a == pkInt && b == pkFloat) || (a == pkFloat && b == pkInt):
+		return pkFloat
+	}
+	return pkJSON
+}
+
+// writeWideTrials writes one row per trial with typed parameter and metric
+// columns named as in the trials view. The schema is built at run time as
+// a Go struct type, so the columns keep their order.
+func writeWideTrials(path, experiment string, trials []TrialRow) error {
+	kinds := map[string]paramKind{}
+	metrics := map[string]bool{}
+	for _, t := range trials {
+		for k, text := range t.Params {
+			v, err := decodeJSON(text)
+			if err != nil {
+				return fmt.Errorf("trial %q param %q: %w", t.ID, k, err)
+			}
+			kinds[k] = unify(kinds[k], kindOfJSON(v))
+		}
+		for m := range t.Summary {
+			metrics[m] = true
+		}
+	}
+	pkeys := slices.Sorted(maps.Keys(kinds))
+	mnames := slices.Sorted(maps.Keys(metrics))
+	paramCol, metricCol := trialsViewColumns(pkeys, mnames)
+
+	type col struct {
+		name string
+		typ  reflect.Type
+		tag  string
+	}
+	tsType := reflect.TypeFor[*time.Time]()
+	cols := []col{
+		{"experiment", reflect.TypeFor[string](), "dict"},
+		{"run_id", reflect.TypeFor[int64](), ""},
+		{"trial", reflect.TypeFor[string](), ""},
+		{"seq", reflect.TypeFor[int64](), ""},
+		{"status", reflect.TypeFor[string](), "dict"},
+		{"error", reflect.TypeFor[string](), ""},
+		{"seed", reflect.TypeFor[int64](), ""},
+		{"params_json", reflect.TypeFor[string](), ""},
+		{"started_at", tsType, "optional,timestamp(microsecond)"},
+		{"ended_at", tsType, "optional,timestamp(microsecond)"},
+		{"wall_seconds", reflect.TypeFor[float64](), ""},
+		{"log_path", reflect.TypeFor[string](), ""},
+	}
+	nFixed := len(cols)
+	for _, k := range pkeys {
+		var t reflect.Type
+		switch kinds[k] {
+		case pkInt:
+			t = reflect.TypeFor[*int64]()
+		case pkFloat:
+			t = reflect.TypeFor[*float64]()
+		case pkBool:
+			t = reflect.TypeFor[*bool]()
+		default:
+			t = reflect.TypeFor[*string]()
+		}
+		cols = append(cols, col{paramCol[k], t, "optional"})
+	}
+	for _, m := range mnames {
+		cols = append(cols, col{metricCol[m], reflect.TypeFor[*float64](), "optional"})
+	}
+	fields := make([]reflect.StructField, len(cols))
+	for i, c := range cols {
+		name := strings.ReplaceAll(c.name, ",", "_")
+		tag := name
+		if c.tag != "" {
+			tag += "," + c.tag
+		}
+		fields[i] = reflect.StructField{Name: fmt.Sprintf("F%d", i), Type: c.typ, Tag: reflect.StructTag(`parquet:"` + strings.ReplaceAll(tag, `"`, `_`) + `"`)}
+	}
+	rowType := reflect.StructOf(fields)
+	schema := parquet.SchemaOf(reflect.New(rowType).Interface())
+
+	return createAtomic(path, func(f *os.File) error {
+		w := parquet.NewWriter(f, append(writerOptions(), schema)...)
+		for _, t := range trials {
+			row := reflect.New(rowType).Elem()
+			pj, _ := json.Marshal(rawParams(t.Params))
+			fixed := []any{experiment, t.RunID, t.ID, t.Seq, t.Status, t.Error, t.Seed, string(pj),
+				timePtr(t.Started), timePtr(t.Ended), t.WallSeconds, t.LogPath}
+			for i, v := range fixed {
+				row.Field(i).Set(reflect.ValueOf(v))
+			}
+			for j, k := range pkeys {
+				text, ok := t.Params[k]
+				if !ok {
+					continue
+				}
+				fv := row.Field(nFixed + j)
+				v, _ := decodeJSON(text)
+				switch kinds[k] {
+				case pkInt:
+					n, _ := v.(json.Number).Int64()
+					fv.Set(reflect.ValueOf(&n))
+				case pkFloat:
+					x, _ := v.(json.Number).Float64()
+					fv.Set(reflect.ValueOf(&x))
+				case pkBool:
+					b := v.(bool)
+					fv.Set(reflect.ValueOf(&b))
+				case pkString:
+					s := v.(string)
+					fv.Set(reflect.ValueOf(&s))
+				default:
+					s := text
+					fv.Set(reflect.ValueOf(&s))
+				}
+			}
+			for j, m := range mnames {
+				if x, ok := t.Summary[m]; ok {
+					row.Field(nFixed + len(pkeys) + j).Set(reflect.ValueOf(&x))
+				}
+			}
+			if err := w.Write(row.Addr().Interface()); err != nil {
+				return err
+			}
+		}
+		return w.Close()
+	})
+}
+
+func rawParams(p map[string]string) map[string]json.RawMessage {
+	out := make(map[string]json.RawMessage, len(p))
+	for k, v := range p {
+		out[k] = json.RawMessage(v)
+	}
+	return out
+}
+
+func timePtr(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}

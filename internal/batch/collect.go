@@ -1,0 +1,115 @@
+package batch
+
+import (
+	"context"
+	"fmt"
+
+	"goldstone/runs"
+)
+
+// Collected is what Collect found.
+type Collected struct {
+	Trials      int
+	Done        int
+	Failed      int
+	Interrupted int
+	Missing     int               // no result file yet
+	Ingested    int               // attempts recorded by this call (0 when collecting again)
+	Failures    map[string]string // trial id -> error, of failed trials
+	Pending     []int             // indices of trials without a done or failed result
+}
+
+// Collect ingests d's result files into the results store: for every trial
+// its latest attempt sets the trial's status, error and times and, when
+// done, its series and summary; every attempt is recorded in
+// trial_attempts. An attempt already recorded is not ingested again, so
+// collecting twice changes nothing. The trials' rows are assumed to exist
+// (the submission wrote them as pending).
+func Collect(ctx context.Context, st *runs.Store, d Dir, m *Manifest) (*Collected, error) {
+	files, err := d.ResultFiles()
+	if err != nil {
+		return nil, fmt.Errorf("collect run %d: %w", m.RunID, err)
+	}
+	prev, err := st.Attempts(ctx, m.RunID)
+	if err != nil {
+		return nil, err
+	}
+	type key struct {
+		trial   string
+		attempt int
+	}
+	have := make(map[key]bool, len(prev))
+	for _, a := range prev {
+		have[key{a.Trial, a.Attempt}] = true
+	}
+	out := &Collected{Trials: len(m.Trials), Failures: map[string]string{}}
+	for _, tr := range m.Trials {
+		as := files[tr.Index]
+		if len(as) == 0 {
+			out.Missing++
+			out.Pending = append(out.Pending, tr.Index)
+			continue
+		}
+		var latest *Result
+		for k, a := range as {
+			r, err := ReadResult(d, tr.Index, a)
+			if err != nil {
+				return nil, fmt.Errorf("collect run %d: %w", m.RunID, err)
+			}
+			if r.Trial != tr.ID || r.RunID != m.RunID {
+				return nil, fmt.Errorf("collect run %d: %s holds trial %s of run %d, the manifest says trial %s",
+					m.RunID, d.Result(tr.Index, a), r.Trial, r.RunID, tr.ID)
+			}
+			if have[key{tr.ID, a}] {
+				if k == len(as)-1 {
+					latest = r
+				}
+				continue
+			}
+			if k == len(as)-1 {
+				// The latest attempt decides the trial: ingest it before
+				// recording the attempt, so a crash in between is redone.
+				if err := ingest(ctx, st, m, &tr, r); err != nil {
+					return nil, err
+				}
+				latest = r
+			}
+			if _, err := st.RecordAttempt(ctx, runs.Attempt{RunID: m.RunID, Trial: tr.ID, Attempt: a, Index: tr.Index,
+				JobID: r.JobID, Host: r.Host, Status: r.Status, Error: r.Error, Started: r.Started, Ended: r.Ended,
+				WallSeconds: r.WallSeconds}); err != nil {
+				return nil, err
+			}
+			out.Ingested++
+		}
+		switch latest.Status {
+		case Done:
+			out.Done++
+		case Failed:
+			out.Failed++
+			out.Failures[tr.ID] = latest.Error
+		default:
+			out.Interrupted++
+			out.Pending = append(out.Pending, tr.Index)
+		}
+	}
+	return out, nil
+}
+
+// ingest writes the outcome of a trial's latest attempt.
+func ingest(ctx context.Context, st *runs.Store, m *Manifest, tr *Trial, r *Result) error {
+	if r.Status == Done {
+		for _, c := range r.Series {
+			for i, step := range c.Steps {
+				st.Metric(m.RunID, tr.ID, c.Metric, step, float64(c.Values[i]))
+			}
+		}
+		for _, k := range r.SortedSummary() {
+			st.Summary(m.RunID, tr.ID, k, float64(r.Summary[k]))
+		}
+		if err := st.Flush(ctx); err != nil {
+			return fmt.Errorf("collect trial %s of run %d: %w", tr.ID, m.RunID, err)
+		}
+	}
+	return st.UpsertTrial(ctx, runs.Trial{RunID: m.RunID, ID: tr.ID, Params: tr.Params, Seed: tr.Seed,
+		Status: r.Status, Error: r.Error, Started: r.Started, Ended: r.Ended, WallSeconds: r.WallSeconds})
+}

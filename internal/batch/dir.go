@@ -1,0 +1,132 @@
+package batch
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"syscall"
+)
+
+// Dir is a run's directory on the shared filesystem (see the package doc).
+type Dir string
+
+// RunDir returns the directory of run id of experiment under workdir.
+func RunDir(workdir, experiment string, id int64) Dir {
+	return Dir(filepath.Join(workdir, "batch", experiment, fmt.Sprintf("run-%d", id)))
+}
+
+func (d Dir) path(elem ...string) string {
+	return filepath.Join(append([]string{string(d)}, elem...)...)
+}
+
+// Manifest is the path of the frozen manifest.
+func (d Dir) Manifest() string { return d.path("manifest.json") }
+
+// Config is the path of the frozen copy of the experiments file.
+func (d Dir) Config() string { return d.path("experiments.toml") }
+
+// Runner is the path of the runner binary the tasks execute.
+func (d Dir) Runner() string { return d.path("bin", "runner") }
+
+// Logs is the directory of the scheduler's output files.
+func (d Dir) Logs() string { return d.path("logs") }
+
+// Result is the path of the result file of a task's attempt.
+func (d Dir) Result(index, attempt int) string {
+	return d.path("results", fmt.Sprintf("%d.%d.json", index, attempt))
+}
+
+// TaskWorkDir is the private pipeline workdir of task index: its own lock,
+// state and temporary files, with cache/ a link to the shared cache.
+func (d Dir) TaskWorkDir(index int) string { return d.path("tasks", strconv.Itoa(index)) }
+
+var resultName = regexp.MustCompile(`^(\d+)\.(\d+)\.json$`)
+
+// ResultFiles lists the result files present: for each task index, its
+// attempts in increasing order. Other files (temporaries) are ignored.
+func (d Dir) ResultFiles() (map[int][]int, error) {
+	ents, err := os.ReadDir(d.path("results"))
+	if errors.Is(err, os.ErrNotExist) {
+		return map[int][]int{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := map[int][]int{}
+	for _, e := range ents {
+		m := resultName.FindStringSubmatch(e.Name())
+		if m == nil {
+			continue
+		}
+		i, err1 := strconv.Atoi(m[1])
+		a, err2 := strconv.Atoi(m[2])
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		out[i] = append(out[i], a)
+	}
+	for i := range out {
+		slices.Sort(out[i])
+	}
+	return out, nil
+}
+
+// LinkCache makes task index's private workdir with cache/ a symbolic link
+// to sharedCache (created if missing), so that the task's pipeline writes
+// into the shared cache (rename within one filesystem) while its lock and
+// temporary files stay its own.
+func (d Dir) LinkCache(index int, sharedCache string) (string, error) {
+	w := d.TaskWorkDir(index)
+	if err := os.MkdirAll(w, 0o755); err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(sharedCache, 0o755); err != nil {
+		return "", err
+	}
+	abs, err := filepath.Abs(sharedCache)
+	if err != nil {
+		return "", err
+	}
+	link := filepath.Join(w, "cache")
+	if cur, err := os.Readlink(link); err == nil && cur == abs {
+		return w, nil
+	}
+	tmp := link + ".tmp" + strconv.Itoa(os.Getpid())
+	os.Remove(tmp)
+	if err := os.Symlink(abs, tmp); err != nil {
+		return "", err
+	}
+	if err := os.Rename(tmp, link); err != nil {
+		os.Remove(tmp)
+		return "", fmt.Errorf("link %s to the shared cache: %w", link, err)
+	}
+	return w, nil
+}
+
+// Lock takes the run directory's submission lock (flock on submit.lock),
+// without waiting: a second submission of the same run at the same time
+// gets an error. Call the returned function to release it.
+func (d Dir) Lock() (unlock func(), err error) {
+	if err := os.MkdirAll(string(d), 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(d.path("submit.lock"), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("%s is being submitted by another runner right now", d)
+		}
+		return nil, fmt.Errorf("lock %s: %w", d.path("submit.lock"), err)
+	}
+	return func() {
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, nil
+}

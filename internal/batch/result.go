@@ -1,0 +1,161 @@
+package batch
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+)
+
+// ResultFormat is the version of the result file's layout.
+const ResultFormat = 1
+
+// Task outcomes (Result.Status); they are trial statuses of the results
+// store.
+const (
+	Done        = "done"
+	Failed      = "failed"
+	Interrupted = "interrupted" // SIGTERM (preemption, time limit, scancel) or Ctrl-C
+)
+
+// Result is what one task attempt wrote: its trial's outcome, and for a
+// done trial its summary metrics and step-wise series.
+type Result struct {
+	Format  int    `json:"format"`
+	RunID   int64  `json:"run_id"`
+	Index   int    `json:"index"`
+	Attempt int    `json:"attempt"`
+	Trial   string `json:"trial"`
+	Status  string `json:"status"`
+	Error   string `json:"error,omitempty"`
+	// Where and when it ran.
+	Host        string    `json:"host"`
+	JobID       string    `json:"job_id,omitempty"` // SLURM_ARRAY_JOB_ID_SLURM_ARRAY_TASK_ID
+	Started     time.Time `json:"started"`
+	Ended       time.Time `json:"ended"`
+	WallSeconds float64   `json:"wall_seconds"`
+	// Summary and Series of a done trial.
+	Summary map[string]Num `json:"summary,omitempty"`
+	Series  []Curve        `json:"series,omitempty"`
+}
+
+// Curve is one metric's series: Steps[i] has Values[i].
+type Curve struct {
+	Metric string `json:"metric"`
+	Steps  []int  `json:"steps"`
+	Values []Num  `json:"values"`
+}
+
+// Check reports the first inconsistency of r, naming the field.
+func (r *Result) Check() error {
+	switch {
+	case r.Format != ResultFormat:
+		return fmt.Errorf("format %d, this runner reads %d", r.Format, ResultFormat)
+	case r.Trial == "":
+		return fmt.Errorf("trial is empty")
+	case r.Attempt < 1:
+		return fmt.Errorf("attempt %d", r.Attempt)
+	case r.Status != Done && r.Status != Failed && r.Status != Interrupted:
+		return fmt.Errorf("status %q (want done, failed or interrupted)", r.Status)
+	}
+	for _, c := range r.Series {
+		if len(c.Steps) != len(c.Values) {
+			return fmt.Errorf("series %q: %d steps but %d values", c.Metric, len(c.Steps), len(c.Values))
+		}
+	}
+	return nil
+}
+
+// SortedSummary returns the summary's names in order.
+func (r *Result) SortedSummary() []string {
+	ks := make([]string, 0, len(r.Summary))
+	for k := range r.Summary {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+// WriteResult writes r as d's result file of its index and attempt,
+// atomically (temporary file, fsync, rename): a reader sees the whole file
+// or none.
+func WriteResult(d Dir, r *Result) error {
+	r.Format = ResultFormat
+	if err := r.Check(); err != nil {
+		return fmt.Errorf("write result of task %d: %w", r.Index, err)
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("write result of task %d: %w", r.Index, err)
+	}
+	dst := d.Result(r.Index, r.Attempt)
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(dst), ".result-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	_, err = f.Write(append(b, '\n'))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp, dst)
+	}
+	if err == nil {
+		err = syncDir(filepath.Dir(dst))
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", dst, err)
+	}
+	return nil
+}
+
+// ReadResult reads and checks the result file of a task's attempt.
+func ReadResult(d Dir, index, attempt int) (*Result, error) {
+	path := d.Result(index, attempt)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := r.Check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if r.Index != index || r.Attempt != attempt {
+		return nil, fmt.Errorf("%s: holds task %d attempt %d", path, r.Index, r.Attempt)
+	}
+	return &r, nil
+}
+
+// Latest returns the latest attempt's result of every task that has one,
+// by index.
+func Latest(d Dir) (map[int]*Result, error) {
+	files, err := d.ResultFiles()
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int]*Result, len(files))
+	for i, as := range files {
+		r, err := ReadResult(d, i, as[len(as)-1])
+		if err != nil {
+			return nil, err
+		}
+		out[i] = r
+	}
+	return out, nil
+}

@@ -1,0 +1,76 @@
+package runs
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func TestExecutorRecords(t *testing.T) {
+	ctx := context.Background()
+	st, err := Open(ctx, filepath.Join(t.TempDir(), "r.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	id, err := st.CreateRun(ctx, RunInfo{Experiment: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e, err := st.Executor(ctx, id); err != nil || e != ExecutorLocal {
+		t.Fatalf("new run's executor %q, %v; want local", e, err)
+	}
+	if err := st.SetExecutor(ctx, id, ExecutorSlurm); err != nil {
+		t.Fatal(err)
+	}
+	if e, _ := st.Executor(ctx, id); e != ExecutorSlurm {
+		t.Fatalf("executor %q after SetExecutor(slurm)", e)
+	}
+	if err := st.SetExecutor(ctx, id, "pbs"); err == nil {
+		t.Error("an unknown executor was accepted")
+	}
+	if err := st.SetExecutor(ctx, id+1, ExecutorSlurm); err == nil {
+		t.Error("SetExecutor of a missing run: no error")
+	}
+
+	at := time.Date(2026, 11, 26, 6, 0, 0, 0, time.UTC)
+	for _, j := range []SlurmJob{
+		{RunID: id, JobID: "12", Role: RoleTrials, Attempt: 1, Array: "0-3%2", Submitted: at},
+		{RunID: id, JobID: "13", Role: RoleCollect, Attempt: 1, Submitted: at},
+		{RunID: id, JobID: "20", Role: RoleTrials, Attempt: 2, Array: "1,3", Submitted: at.Add(time.Hour)},
+	} {
+		if err := st.RecordSlurmJob(ctx, j); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.RecordSlurmJob(ctx, SlurmJob{RunID: id, JobID: "12", Role: RoleTrials, Attempt: 1}); err == nil {
+		t.Error("the same job id was recorded twice")
+	}
+	jobs, err := st.SlurmJobs(ctx, id)
+	if err != nil || len(jobs) != 3 || jobs[0].JobID != "12" || jobs[2].Array != "1,3" || !jobs[0].Submitted.Equal(at) {
+		t.Fatalf("SlurmJobs = %+v, %v", jobs, err)
+	}
+
+	a := Attempt{RunID: id, Trial: "t1", Attempt: 1, Index: 1, JobID: "12_1", Host: "n1", Status: StatusInterrupted,
+		Error: "interrupted: SIGTERM", Started: at, Ended: at.Add(time.Minute), WallSeconds: 60}
+	if added, err := st.RecordAttempt(ctx, a); err != nil || !added {
+		t.Fatalf("RecordAttempt = %v, %v", added, err)
+	}
+	b := a
+	b.Status, b.Error = StatusDone, "" // a changed file for the same attempt does not replace it
+	if added, err := st.RecordAttempt(ctx, b); err != nil || added {
+		t.Fatalf("second RecordAttempt of the same key = %v, %v; want false, nil", added, err)
+	}
+	b.Attempt = 2
+	if added, err := st.RecordAttempt(ctx, b); err != nil || !added {
+		t.Fatalf("RecordAttempt of attempt 2 = %v, %v", added, err)
+	}
+	got, err := st.Attempts(ctx, id)
+	if err != nil || len(got) != 2 || got[0] != a || got[1].Status != StatusDone {
+		t.Fatalf("Attempts = %+v, %v", got, err)
+	}
+	if _, err := st.RecordAttempt(ctx, Attempt{RunID: id, Trial: "t2", Attempt: 1, Status: "bogus"}); err == nil {
+		t.Error("an invalid attempt status was accepted")
+	}
+}

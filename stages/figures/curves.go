@@ -29,6 +29,15 @@ type Panel struct {
 	// 0, simply does not appear).
 	LogX, LogY bool
 	Series     []Series
+	// Marks are vertical lines at given x, labelled (e.g. the step where
+	// training switches from minibatches to the full batch).
+	Marks []Mark
+}
+
+// Mark is a labelled vertical line in a panel.
+type Mark struct {
+	X     float64
+	Label string
 }
 
 // Series is one line. X and Y must have equal lengths; non-finite points are
@@ -71,7 +80,8 @@ func Curves(path string, spec CurveSpec) error {
 			}
 		}
 	}
-	colors := curveColors(spec.Panels)
+	colors, index := curveColors(spec.Panels)
+	shared := sharedX(spec.Panels)
 
 	cols := spec.Cols
 	if cols <= 0 {
@@ -97,13 +107,13 @@ func Curves(path string, spec CurveSpec) error {
 			if k >= len(spec.Panels) {
 				continue
 			}
-			p, lines, err := curvePanel(spec.Panels[k], colors)
+			p, lines, err := curvePanel(spec.Panels[k], colors, index, shared[spec.Panels[k].LogX])
 			if err != nil {
 				return fmt.Errorf("curves %s: panel %d (%q): %w", path, k, spec.Panels[k].Title, err)
 			}
 			plots[r][c] = p
 			for i, s := range spec.Panels[k].Series {
-				key := legendKey{s.Name, colorKey(lineColor(s, colors)), s.Dashed}
+				key := legendKey{s.Name, colorKey(lineColor(s, colors)), s.Dashed || index[seriesKey(s)] > 0}
 				if s.Name == "" || seen[key] {
 					continue
 				}
@@ -154,7 +164,7 @@ func colorKey(c color.Color) [4]uint32 {
 
 // curveColors assigns a colour to every colour key (Group, else Name) of
 // series without an explicit Color, in order of first appearance.
-func curveColors(panels []Panel) map[string]color.Color {
+func curveColors(panels []Panel) (map[string]color.Color, map[string]int) {
 	var keys []string
 	idx := map[string]int{}
 	for _, pn := range panels {
@@ -177,7 +187,39 @@ func curveColors(panels []Panel) map[string]color.Color {
 			m[k] = hue(i, len(keys))
 		}
 	}
-	return m
+	// Series with an explicit colour get a style index too, in order of
+	// appearance after the others.
+	for _, pn := range panels {
+		for _, s := range pn.Series {
+			if k := seriesKey(s); s.Color != nil {
+				if _, ok := idx[k]; !ok {
+					idx[k] = len(idx)
+				}
+			}
+		}
+	}
+	return m, idx
+}
+
+// sharedX returns the x range of all panels of each axis kind (linear,
+// log), so that panels of one figure share their x axis.
+func sharedX(panels []Panel) map[bool]span {
+	out := map[bool]span{false: newRange(), true: newRange()}
+	for _, pn := range panels {
+		r := out[pn.LogX]
+		for _, s := range pn.Series {
+			for _, q := range cleanXY(s.X, s.Y, pn.LogX, pn.LogY) {
+				r.add(q.X)
+			}
+		}
+		for _, m := range pn.Marks {
+			if finite(m.X) && (!pn.LogX || m.X > 0) {
+				r.add(m.X)
+			}
+		}
+		out[pn.LogX] = r
+	}
+	return out
 }
 
 func seriesKey(s Series) string {
@@ -194,22 +236,55 @@ func lineColor(s Series, colors map[string]color.Color) color.Color {
 	return colors[seriesKey(s)]
 }
 
-// curvePanel builds the plot of one panel and returns the line of each series
-// (for legend thumbnails; lines of series with no drawable point are not
-// added to the plot).
-func curvePanel(pn Panel, colors map[string]color.Color) (*plot.Plot, []*plotter.Line, error) {
+// curvePanel builds the plot of one panel and returns the legend thumbnail
+// of each series (its line and markers; series with no drawable point are
+// not added to the plot). Series are told apart by colour and, per colour
+// key, dash pattern and marker shape. The x axis spans xr (shared by the
+// figure's panels); the y axis spans the data, except a first point of a
+// series far outside the rest of it (the loss at step 1), which is drawn
+// off scale.
+func curvePanel(pn Panel, colors map[string]color.Color, index map[string]int, xr span) (*plot.Plot, []plot.Thumbnailer, error) {
 	p := plot.New()
 	p.Title.Text = pn.Title
 	p.X.Label.Text = pn.XLabel
 	p.Y.Label.Text = pn.YLabel
 	p.Title.TextStyle.Font.Size = vg.Points(12)
 
-	xr, yr := newRange(), newRange()
-	lines := make([]*plotter.Line, len(pn.Series))
+	yr := newRange()
+	thumbs := make([]plot.Thumbnailer, len(pn.Series))
 	var drawn []plot.Plotter
 	for i, s := range pn.Series {
 		xy := cleanXY(s.X, s.Y, pn.LogX, pn.LogY)
-		if len(xy) > maxDrawPoints {
+		k := index[seriesKey(s)]
+		col := lineColor(s, colors)
+		l := &plotter.Line{LineStyle: draw.LineStyle{Color: col, Width: vg.Points(1.6), Dashes: dashPattern(k)}}
+		if s.Dashed && len(l.Dashes) == 0 {
+			l.Dashes = dashes
+		}
+		glyph := draw.GlyphStyle{Color: col, Radius: vg.Points(2.6), Shape: glyphShape(k)}
+		thumbs[i] = lineGlyph{l, &plotter.Scatter{GlyphStyle: glyph}}
+		if len(xy) == 0 {
+			continue
+		}
+		for j, q := range xy {
+			if j == 0 && initialOutlier(xy, pn.LogY) {
+				continue
+			}
+			yr.add(q.Y)
+		}
+		if jagged(xy, pn.LogY) {
+			band, mid := envelope(xy, bandBuckets, pn.LogY)
+			fill := color.NRGBA{}
+			r, g, b, _ := col.RGBA()
+			fill = color.NRGBA{uint8(r >> 8), uint8(g >> 8), uint8(b >> 8), 0x38}
+			poly, err := plotter.NewPolygon(band)
+			if err == nil {
+				poly.Color = fill
+				poly.LineStyle.Width = 0
+				drawn = append(drawn, poly)
+			}
+			xy = mid
+		} else if len(xy) > maxDrawPoints {
 			xs, ys := splitXY(xy)
 			if idx := downsample(xs, ys, maxDrawPoints, pn.LogX); idx != nil {
 				thin := make(plotter.XYs, len(idx))
@@ -219,28 +294,19 @@ func curvePanel(pn Panel, colors map[string]color.Color) (*plot.Plot, []*plotter
 				xy = thin
 			}
 		}
-		l := &plotter.Line{XYs: xy, LineStyle: draw.LineStyle{
-			Color: lineColor(s, colors),
-			Width: vg.Points(1.6),
-		}}
-		if s.Dashed {
-			l.Dashes = dashes
-		}
-		lines[i] = l
-		if len(xy) == 0 {
-			continue
-		}
-		for _, q := range xy {
-			xr.add(q.X)
-			yr.add(q.Y)
-		}
+		l.XYs = xy
 		drawn = append(drawn, l)
-		if len(xy) == 1 { // a line of one point is invisible
-			drawn = append(drawn, &plotter.Scatter{XYs: xy, GlyphStyle: draw.GlyphStyle{
-				Color: l.Color, Radius: vg.Points(3), Shape: draw.CircleGlyph{}}})
+		if m := markerPoints(xy, k, pn.LogX); len(m) > 0 {
+			drawn = append(drawn, &plotter.Scatter{XYs: m, GlyphStyle: glyph})
 		}
 	}
-	if len(drawn) == 0 {
+	for _, m := range pn.Marks {
+		if !finite(m.X) || (pn.LogX && m.X <= 0) {
+			continue
+		}
+		drawn = append(drawn, vmark(m))
+	}
+	if len(drawn) == len(pn.Marks) {
 		drawn = append(drawn, note("no drawable data"))
 	}
 	g := plotter.NewGrid()
@@ -254,7 +320,7 @@ func curvePanel(pn Panel, colors map[string]color.Color) (*plot.Plot, []*plotter
 	if err := setAxis(&p.Y, yr, pn.LogY); err != nil {
 		return nil, nil, fmt.Errorf("y axis: %w", err)
 	}
-	return p, lines, nil
+	return p, thumbs, nil
 }
 
 // cleanXY returns the finite points of (x, y), without non-positive
@@ -301,8 +367,14 @@ var errNoScale = errors.New("invalid axis range")
 // empty one gets [0, 1].
 func setAxis(a *plot.Axis, r span, log bool) error {
 	if !log {
-		if r.empty() {
+		switch {
+		case r.empty():
 			a.Min, a.Max = 0, 1
+		case r.lo == r.hi:
+			a.Min, a.Max = r.lo-1, r.hi+1
+		default:
+			pad := 0.02 * (r.hi - r.lo)
+			a.Min, a.Max = r.lo-pad, r.hi+pad
 		}
 		a.Tick.Marker = linTicks{}
 		return nil

@@ -177,7 +177,10 @@ func TestCurveColors(t *testing.T) {
 		{Series: []Series{{Name: "A"}, {Name: "B+", Group: "B"}, {Name: "C"}}},
 		{Series: []Series{{Name: "C"}, {Name: "B", Group: "B"}, {Name: "X", Color: Palette(7)}, {Name: "D"}}},
 	}
-	m := curveColors(panels)
+	m, idx := curveColors(panels)
+	if idx["A"] != 0 || idx["D"] != 3 || idx["X"] != 4 {
+		t.Errorf("style index = %v", idx)
+	}
 	want := map[string]int{"A": 0, "B": 1, "C": 2, "D": 3}
 	if len(m) != len(want) {
 		t.Fatalf("got %d colour keys, want %d", len(m), len(want))
@@ -478,6 +481,36 @@ func TestLogTicks(t *testing.T) {
 	}
 }
 
+// TestLogTickFormat: one label format per axis (issue: "5e+05" next to
+// "1e5", "1000" next to "1e5").
+func TestLogTickFormat(t *testing.T) {
+	tests := []struct {
+		lo, hi float64
+		want   []string
+	}{
+		{2e5, 9e5, []string{"2e5", "5e5"}},
+		{1, 1e6, []string{"1e0", "1e1", "1e2", "1e3", "1e4", "1e5", "1e6"}},
+		{1, 1000, []string{"1", "10", "100", "1000"}},
+		{0.2, 0.9, []string{"0.2", "0.5"}},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, tk := range (logTicks{}).Ticks(tt.lo, tt.hi) {
+			if tk.Label != "" {
+				got = append(got, tk.Label)
+			}
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("[%g, %g]: labels %q, want %q", tt.lo, tt.hi, got, tt.want)
+		}
+	}
+	for v, want := range map[float64]string{2.5e-4: "2.5e-4", 1e5: "1e5", -3e7: "-3e7", 1.23456e8: "1.235e8"} {
+		if got := formatExp(v); got != want {
+			t.Errorf("formatExp(%g) = %q, want %q", v, got, want)
+		}
+	}
+}
+
 func TestLinTicks(t *testing.T) {
 	tests := []struct {
 		lo, hi  float64
@@ -489,7 +522,7 @@ func TestLinTicks(t *testing.T) {
 		{1.55, 3.1, false, []string{"2.0", "2.5", "3.0"}},
 		{-1, 1, false, []string{"-1.0", "-0.5", "0.0", "0.5", "1.0"}},
 		{0, 0.0012, false, []string{"0.00000", "0.00025", "0.00050", "0.00075", "0.00100"}},
-		{0, 3e6, false, []string{"0", "1e+06", "2e+06", "3e+06"}},
+		{0, 3e6, false, []string{"0", "1e6", "2e6", "3e6"}},
 	}
 	for _, tt := range tests {
 		var got []string

@@ -3,6 +3,7 @@ package figures
 import (
 	"math"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 )
@@ -50,7 +51,7 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 		}
 	}
 	if labels >= 2 {
-		return ticks
+		return unifyLabels(ticks)
 	}
 	// Narrow range: label minor ticks, 1-2-5 first, then every multiple.
 	for _, mult := range [][]int{{2, 5}, {2, 3, 4, 5, 6, 7, 8, 9}} {
@@ -92,9 +93,9 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 	}
 	if n < 2 {
 		// Narrower than the gap between consecutive multiples: linear ticks.
-		return plot.DefaultTicks{}.Ticks(lo, hi)
+		return linTicks{}.Ticks(lo, hi)
 	}
-	return ticks
+	return unifyLabels(ticks)
 }
 
 func floorMod(a, b int) int { return ((a % b) + b) % b }
@@ -136,6 +137,7 @@ func (lt linTicks) Ticks(lo, hi float64) []plot.Tick {
 	}
 	dec = max(dec, 0)
 	useExp := math.Max(math.Abs(lo), math.Abs(hi)) >= 1e6 || step < 1e-4
+	// labels: one format for the whole axis (all plain or all 2.5e6 style)
 	var ticks []plot.Tick
 	for k := math.Ceil(lo / minor); k*minor <= hi*(1+1e-12)+1e-300; k++ {
 		v := k * minor
@@ -145,7 +147,7 @@ func (lt linTicks) Ticks(lo, hi float64) []plot.Tick {
 		t := plot.Tick{Value: v}
 		if r := v / step; math.Abs(r-math.Round(r)) < 1e-6 {
 			if useExp {
-				t.Label = strconv.FormatFloat(v, 'g', 4, 64)
+				t.Label = formatExp(v)
 			} else {
 				t.Label = strconv.FormatFloat(v, 'f', dec, 64)
 			}
@@ -153,4 +155,59 @@ func (lt linTicks) Ticks(lo, hi float64) []plot.Tick {
 		ticks = append(ticks, t)
 	}
 	return ticks
+}
+
+// formatExp formats v as mantissa "e" exponent without padding or plus
+// sign (2.5e-4, 1e5, 0), the style of the log axes' decade labels.
+func formatExp(v float64) string {
+	if v == 0 {
+		return "0"
+	}
+	s := strconv.FormatFloat(v, 'e', -1, 64)
+	mant, exp, _ := strings.Cut(s, "e")
+	if len(mant) > 5 { // at most 4 significant digits
+		s = strconv.FormatFloat(v, 'e', 3, 64)
+		mant, exp, _ = strings.Cut(s, "e")
+		if strings.Contains(mant, ".") {
+			mant = strings.TrimRight(strings.TrimRight(mant, "0"), ".")
+		}
+	}
+	n, _ := strconv.Atoi(exp)
+	return mant + "e" + strconv.Itoa(n)
+}
+
+// unifyLabels relabels the labelled ticks of a log axis in one format:
+// plain numbers when every label is between 0.001 and 10000, else every
+// label in formatExp style (never "5e+05" next to "1e5", or "1000" next to
+// "1e5").
+func unifyLabels(ticks []plot.Tick) []plot.Tick {
+	exp := false
+	for _, t := range ticks {
+		if t.Label == "" {
+			continue
+		}
+		if a := math.Abs(t.Value); a != 0 && (a < 1e-3*(1-1e-9) || a > 1e4*(1+1e-9)) {
+			exp = true
+		}
+	}
+	for i, t := range ticks {
+		if t.Label == "" {
+			continue
+		}
+		if exp {
+			ticks[i].Label = formatExp(t.Value)
+		} else {
+			ticks[i].Label = strconv.FormatFloat(roundSig(t.Value, 6), 'f', -1, 64)
+		}
+	}
+	return ticks
+}
+
+// roundSig rounds v to n significant digits (removes 0.30000000000000004).
+func roundSig(v float64, n int) float64 {
+	if v == 0 || !finite(v) {
+		return v
+	}
+	f, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', n, 64), 64)
+	return f
 }

@@ -3,6 +3,8 @@ package pipeline
 import (
 	"fmt"
 	"sort"
+
+	"goldstone/internal/fault"
 )
 
 // IO is a running stage's view of its node: where its inputs are, where its
@@ -80,6 +82,7 @@ func (io *IO) Logf(format string, args ...any) {
 // Progress sends a Progress event (count of total units done) to the
 // observer. Events are serialised, so call it at most a few times a second.
 func (io *IO) Progress(count, total int64) {
+	fault.Point("progress:" + io.stage)
 	if io.emit == nil {
 		return
 	}

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+
+	"goldstone/internal/fault"
 )
 
 // Options configures Plan and Run.
@@ -792,6 +794,7 @@ func (s *session) execute(ctx context.Context, t *task) (o outcome) {
 	for _, name := range t.n.Outputs {
 		io.outputs[name] = filepath.Join(tmp, name)
 	}
+	fault.Point("start:" + t.stage)
 	if o.err = runStage(ctx, t.n.Stage, io); o.err != nil {
 		return o
 	}
@@ -820,6 +823,7 @@ func (s *session) execute(ctx context.Context, t *task) (o outcome) {
 		o.err = fmt.Errorf("write manifest: %w", o.err)
 		return o
 	}
+	fault.Point("promote:" + t.stage)
 	final := s.entryDir(t.stage, t.key)
 	s.promMu.Lock()
 	replace := s.opts.Force && !s.promoted[final]
@@ -832,6 +836,7 @@ func (s *session) execute(ctx context.Context, t *task) (o outcome) {
 		o.err = err
 		return o
 	}
+	fault.Point("promoted:" + t.stage)
 	if existing != nil {
 		digests = existing
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"goldstone/internal/fault"
 )
 
 const (
@@ -187,6 +189,7 @@ func (s *Store) runSync(o op) error {
 	if err := o.fn(o.ctx, tx); err != nil {
 		return err
 	}
+	fault.Point("runs:sync")
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
@@ -308,6 +311,7 @@ func (s *Store) writeBatch(batch []op) {
 			s.fail(0, err)
 		}
 	}
+	fault.Point("runs:batch")
 	if err := tx.Commit(); err != nil {
 		s.fail(len(batch)-failed, fmt.Errorf("commit batch of %d rows: %w", len(batch), err))
 	}

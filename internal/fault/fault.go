@@ -1,0 +1,57 @@
+// Package fault kills the process at a named point when the environment
+// variable GOLDSTONE_FAULT names it. The fault-injection tests use it to
+// stop a runner with SIGKILL (no deferred cleanup, no signal handler) at
+// moments that an outside observer cannot hit reliably: inside a stage,
+// between a stage's last write and its cache entry, inside a results
+// transaction. Unset, a Point costs one string comparison.
+//
+// GOLDSTONE_FAULT is "NAME" (the first time Point(NAME) is reached) or
+// "NAME@N" (the N-th time). Names in use: "start:STAGE", "progress:STAGE",
+// "promote:STAGE", "promoted:STAGE" (package pipeline) and "runs:batch",
+// "runs:sync" (package runs).
+package fault
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+)
+
+// Env is the environment variable read at start-up.
+const Env = "GOLDSTONE_FAULT"
+
+var (
+	name  string
+	nth   int64 = 1
+	hits  atomic.Int64
+	armed = parse(os.Getenv(Env))
+)
+
+func parse(s string) bool {
+	if s == "" {
+		return false
+	}
+	name = s
+	if i := strings.LastIndexByte(s, '@'); i > 0 {
+		if n, err := strconv.ParseInt(s[i+1:], 10, 64); err == nil && n >= 1 {
+			name, nth = s[:i], n
+		}
+	}
+	return true
+}
+
+// Point kills the process if GOLDSTONE_FAULT names this point and this is
+// the N-th time it is reached.
+func Point(point string) {
+	if !armed || point != name {
+		return
+	}
+	if hits.Add(1) != nth {
+		return
+	}
+	if p, err := os.FindProcess(os.Getpid()); err == nil {
+		p.Kill() // SIGKILL on unix
+	}
+	select {} // never returns: the kill is asynchronous
+}

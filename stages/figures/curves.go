@@ -32,6 +32,9 @@ type Panel struct {
 	// Marks are vertical lines at given x, labelled (e.g. the step where
 	// training switches from minibatches to the full batch).
 	Marks []Mark
+	// XCategories, if set, labels the x positions 0, 1, ... with these
+	// names instead of numbers (a categorical setting).
+	XCategories []string
 }
 
 // Mark is a labelled vertical line in a panel.
@@ -56,6 +59,9 @@ type Series struct {
 	Color  color.Color
 	Dashed bool
 	X, Y   []float64
+	// Spread, if non-nil (len(Y)), draws an error bar from Y-Spread to
+	// Y+Spread at every point (e.g. the standard deviation over seeds).
+	Spread []float64
 }
 
 // panel tile size in Curves.
@@ -77,6 +83,10 @@ func Curves(path string, spec CurveSpec) error {
 			if len(s.X) != len(s.Y) {
 				return fmt.Errorf("curves %s: panel %d (%q) series %d (%q): len(X)=%d != len(Y)=%d",
 					path, pi, pn.Title, si, s.Name, len(s.X), len(s.Y))
+			}
+			if s.Spread != nil && len(s.Spread) != len(s.Y) {
+				return fmt.Errorf("curves %s: panel %d (%q) series %d (%q): len(Spread)=%d != len(Y)=%d",
+					path, pi, pn.Title, si, s.Name, len(s.Spread), len(s.Y))
 			}
 		}
 	}
@@ -107,7 +117,7 @@ func Curves(path string, spec CurveSpec) error {
 			if k >= len(spec.Panels) {
 				continue
 			}
-			p, lines, err := curvePanel(spec.Panels[k], colors, index, shared[spec.Panels[k].LogX])
+			p, lines, err := curvePanel(spec.Panels[k], colors, index, shared[xAxisKey{spec.Panels[k].LogX, spec.Panels[k].XLabel}])
 			if err != nil {
 				return fmt.Errorf("curves %s: panel %d (%q): %w", path, k, spec.Panels[k].Title, err)
 			}
@@ -201,12 +211,23 @@ func curveColors(panels []Panel) (map[string]color.Color, map[string]int) {
 	return m, idx
 }
 
-// sharedX returns the x range of all panels of each axis kind (linear,
-// log), so that panels of one figure share their x axis.
-func sharedX(panels []Panel) map[bool]span {
-	out := map[bool]span{false: newRange(), true: newRange()}
+// xAxisKey identifies an x axis: panels of one figure with the same scale
+// and x label share their x range.
+type xAxisKey struct {
+	log   bool
+	label string
+}
+
+// sharedX returns the x range of all panels with the same x axis (scale
+// and label), so that such panels of one figure line up.
+func sharedX(panels []Panel) map[xAxisKey]span {
+	out := map[xAxisKey]span{}
 	for _, pn := range panels {
-		r := out[pn.LogX]
+		key := xAxisKey{pn.LogX, pn.XLabel}
+		r, ok := out[key]
+		if !ok {
+			r = newRange()
+		}
 		for _, s := range pn.Series {
 			for _, q := range cleanXY(s.X, s.Y, pn.LogX, pn.LogY) {
 				r.add(q.X)
@@ -217,7 +238,11 @@ func sharedX(panels []Panel) map[bool]span {
 				r.add(m.X)
 			}
 		}
-		out[pn.LogX] = r
+		if len(pn.XCategories) > 0 {
+			r.add(-0.5)
+			r.add(float64(len(pn.XCategories)) - 0.5)
+		}
+		out[key] = r
 	}
 	return out
 }
@@ -272,6 +297,11 @@ func curvePanel(pn Panel, colors map[string]color.Color, index map[string]int, x
 			}
 			yr.add(q.Y)
 		}
+		if s.Spread != nil {
+			if bars := errorBars(s, pn.LogX, pn.LogY, col, &yr); bars != nil {
+				drawn = append(drawn, bars)
+			}
+		}
 		if jagged(xy, pn.LogY) {
 			band, mid := envelope(xy, bandBuckets, pn.LogY)
 			fill := color.NRGBA{}
@@ -316,6 +346,9 @@ func curvePanel(pn Panel, colors map[string]color.Color, index map[string]int, x
 	p.Add(drawn...)
 	if err := setAxis(&p.X, xr, pn.LogX); err != nil {
 		return nil, nil, fmt.Errorf("x axis: %w", err)
+	}
+	if len(pn.XCategories) > 0 {
+		p.X.Tick.Marker = categoryTicks(pn.XCategories)
 	}
 	if err := setAxis(&p.Y, yr, pn.LogY); err != nil {
 		return nil, nil, fmt.Errorf("y axis: %w", err)

@@ -189,3 +189,55 @@ func (m vmark) Plot(c draw.Canvas, p *plot.Plot) {
 	sty.Rotation = 0
 	c.FillText(sty, vg.Point{X: x + vg.Points(3), Y: c.Max.Y - vg.Points(3)}, m.Label)
 }
+
+// errorBars returns the error bars of s (finite points with a finite
+// spread; on a log axis the lower end is clipped to the point's tenth) and
+// widens yr to hold them.
+func errorBars(s Series, logX, logY bool, col color.Color, yr *span) plot.Plotter {
+	var pts errPoints
+	for i := range s.Y {
+		x, y, e := s.X[i], s.Y[i], math.Abs(s.Spread[i])
+		if !finite(x) || !finite(y) || !finite(e) || e == 0 || (logX && x <= 0) || (logY && y <= 0) {
+			continue
+		}
+		lo := y - e
+		if logY && lo <= 0 {
+			lo = y / 10
+		}
+		pts = append(pts, errPoint{x, y, y - lo, e})
+		yr.add(lo)
+		yr.add(y + e)
+	}
+	if len(pts) == 0 {
+		return nil
+	}
+	b, err := plotter.NewYErrorBars(pts)
+	if err != nil {
+		return nil
+	}
+	b.LineStyle.Color = col
+	b.LineStyle.Width = vg.Points(1)
+	b.CapWidth = vg.Points(5)
+	return b
+}
+
+type errPoint struct{ x, y, lo, hi float64 }
+
+type errPoints []errPoint
+
+func (p errPoints) Len() int                        { return len(p) }
+func (p errPoints) XY(i int) (float64, float64)     { return p[i].x, p[i].y }
+func (p errPoints) YError(i int) (float64, float64) { return p[i].lo, p[i].hi }
+
+// categoryTicks labels the integer positions 0..n-1.
+type categoryTicks []string
+
+func (c categoryTicks) Ticks(lo, hi float64) []plot.Tick {
+	var out []plot.Tick
+	for i, name := range c {
+		if v := float64(i); v >= lo && v <= hi {
+			out = append(out, plot.Tick{Value: v, Label: name})
+		}
+	}
+	return out
+}

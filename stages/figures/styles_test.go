@@ -93,7 +93,7 @@ func TestSharedX(t *testing.T) {
 		{Series: []Series{{X: []float64{0, 50}, Y: []float64{1, 1}}}, Marks: []Mark{{X: 70}}},
 	}
 	r := sharedX(panels)
-	if r[true] != (span{1, 1000}) || r[false] != (span{0, 70}) {
+	if r[xAxisKey{log: true}] != (span{1, 1000}) || r[xAxisKey{}] != (span{0, 70}) {
 		t.Errorf("shared x = %v", r)
 	}
 }

@@ -1,0 +1,85 @@
+package figures
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+)
+
+func lambdaDimPoints() []SweepPoint {
+	var pts []SweepPoint
+	for _, v := range []string{"gd", "goldstone"} {
+		for _, lam := range []float64{0.01, 0.1, 1, 10} {
+			for _, dim := range []int{5, 10, 20} {
+				for seed := 1; seed <= 3; seed++ {
+					y := -1 - 0.1*math.Log10(lam)*math.Log10(lam) - 1/float64(dim) + 0.01*float64(seed)
+					if v == "goldstone" {
+						y += 0.05
+					}
+					pts = append(pts, SweepPoint{Variant: v, Value: y, Settings: map[string]string{
+						"lambda": fmt.Sprint(lam), "dim": fmt.Sprint(dim), "seed": fmt.Sprint(seed)}})
+				}
+			}
+		}
+	}
+	return pts
+}
+
+func TestSweepSeriesMeanAndSpread(t *testing.T) {
+	pts := lambdaDimPoints()
+	cats, numeric := sweepAxis(pts, "lambda")
+	if !numeric || len(cats) != 4 {
+		t.Fatalf("axis %v numeric %v", cats, numeric)
+	}
+	ss := sweepSeries(pts, "gd", "lambda", []string{"dim"}, cats, true)
+	if len(ss) != 3 || ss[0].Name != "dim=5" {
+		t.Fatalf("series %v", ss)
+	}
+	// at lambda=1, dim=5: seeds give -1.2+0.01*{1,2,3}: mean -1.18, sd 0.01.
+	s := ss[0]
+	if s.X[2] != 1 || math.Abs(s.Y[2]-(-1.18)) > 1e-12 || math.Abs(s.Spread[2]-0.01) > 1e-12 {
+		t.Errorf("lambda=1 dim=5: x %g mean %g sd %g", s.X[2], s.Y[2], s.Spread[2])
+	}
+	pts[0].Value = math.NaN() // left out of the mean
+	ss = sweepSeries(pts, "gd", "lambda", []string{"dim"}, cats, true)
+	if math.Abs(ss[0].Y[0]-(-1.6+0.025)) > 1e-12 {
+		t.Errorf("mean without the NaN point = %g", ss[0].Y[0])
+	}
+}
+
+func TestSweep(t *testing.T) {
+	pts := lambdaDimPoints()
+	path := outPath(t, "sweep")
+	err := Sweep(path, SweepSpec{Title: "test_ll over the lambda x dim sweep (mean ± sd over 3 seeds)", Metric: "test_ll",
+		Settings: []string{"lambda", "dim"}, LogX: map[string]bool{"lambda": true}, Points: pts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPNG(t, path)
+
+	var cat []SweepPoint
+	for i, opt := range []string{"adam", "adagrad", "gd"} {
+		for seed := range 2 {
+			cat = append(cat, SweepPoint{Variant: "", Value: float64(i + seed), Settings: map[string]string{"optimizer": opt}})
+		}
+	}
+	path = outPath(t, "sweep_categorical")
+	if err := Sweep(path, SweepSpec{Metric: "m", Settings: []string{"optimizer"}, Points: cat}); err != nil {
+		t.Fatal(err)
+	}
+	checkPNG(t, path)
+
+	for _, tt := range []struct {
+		spec SweepSpec
+		want string
+	}{
+		{SweepSpec{Points: pts}, "no swept settings"},
+		{SweepSpec{Settings: []string{"lambda"}}, "no points"},
+		{SweepSpec{Settings: []string{"beta"}, Points: pts}, `no value of "beta"`},
+	} {
+		if err := Sweep(outPath(t, "bad"), tt.spec); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("err = %v, want %q", err, tt.want)
+		}
+	}
+}

@@ -1,13 +1,18 @@
 package stages
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"io"
+	"maps"
 	"math"
 	"os"
-	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
+	"strings"
+
+	"goldstone/internal/atomicfile"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
@@ -53,39 +58,50 @@ var seriesSchema = arrow.NewSchema([]arrow.Field{
 
 // WriteSeries writes s to path as an Arrow IPC file, atomically.
 func WriteSeries(path string, s *Series) error {
-	return writeAtomic(path, func(f *os.File) error {
-		mem := memory.NewGoAllocator()
-		b := array.NewRecordBuilder(mem, seriesSchema)
-		defer b.Release()
-		mb := b.Field(0).(*array.BinaryDictionaryBuilder)
-		sb := b.Field(1).(*array.Int64Builder)
-		vb := b.Field(2).(*array.Float64Builder)
-		w, err := ipc.NewFileWriter(f, ipc.WithSchema(seriesSchema), ipc.WithAllocator(mem), ipc.WithZstd())
+	f, err := atomicfile.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
+	if err := writeSeries(f, s); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return f.Commit()
+}
+
+// writeSeries encodes s; the Arrow IPC file writer needs to seek.
+func writeSeries(f io.WriteSeeker, s *Series) error {
+	mem := memory.NewGoAllocator()
+	b := array.NewRecordBuilder(mem, seriesSchema)
+	defer b.Release()
+	mb := b.Field(0).(*array.BinaryDictionaryBuilder)
+	sb := b.Field(1).(*array.Int64Builder)
+	vb := b.Field(2).(*array.Float64Builder)
+	w, err := ipc.NewFileWriter(f, ipc.WithSchema(seriesSchema), ipc.WithAllocator(mem), ipc.WithZstd())
+	if err != nil {
+		return err
+	}
+	const batch = 1 << 16
+	for lo := 0; lo < s.Len() || lo == 0; lo += batch {
+		hi := min(lo+batch, s.Len())
+		for i := lo; i < hi; i++ {
+			if err := mb.AppendString(s.Metric[i]); err != nil {
+				return err
+			}
+		}
+		sb.AppendValues(s.Step[lo:hi], nil)
+		vb.AppendValues(s.Value[lo:hi], nil)
+		rec := b.NewRecord()
+		err := w.Write(rec)
+		rec.Release()
 		if err != nil {
 			return err
 		}
-		const batch = 1 << 16
-		for lo := 0; lo < s.Len() || lo == 0; lo += batch {
-			hi := min(lo+batch, s.Len())
-			for i := lo; i < hi; i++ {
-				if err := mb.AppendString(s.Metric[i]); err != nil {
-					return err
-				}
-			}
-			sb.AppendValues(s.Step[lo:hi], nil)
-			vb.AppendValues(s.Value[lo:hi], nil)
-			rec := b.NewRecord()
-			err := w.Write(rec)
-			rec.Release()
-			if err != nil {
-				return err
-			}
-			if hi == s.Len() {
-				break
-			}
+		if hi == s.Len() {
+			break
 		}
-		return w.Close()
-	})
+	}
+	return w.Close()
 }
 
 // ReadSeries reads a file written by WriteSeries.
@@ -136,7 +152,7 @@ func WriteSummary(path string, m Summary) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(path, append(b, '\n'))
+	return atomicfile.WriteFile(path, append(b, '\n'))
 }
 
 // ReadSummary reads a file written by WriteSummary.
@@ -162,18 +178,13 @@ func ReadSummary(path string) (Summary, error) {
 
 // Keys returns the metric names in sorted order.
 func (m Summary) Keys() []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
+	return slices.Sorted(maps.Keys(m))
 }
 
 // IsTiming reports whether a summary metric is a timing (recorded, never
 // compared by repro, allowed to differ between runs).
 func IsTiming(metric string) bool {
-	return len(metric) > 8 && metric[len(metric)-8:] == "_seconds"
+	return len(metric) > len("_seconds") && strings.HasSuffix(metric, "_seconds")
 }
 
 // SameValue reports whether two metric values agree within an absolute
@@ -189,43 +200,70 @@ func SameValue(a, b, tol float64) bool {
 	}
 }
 
-func writeFileAtomic(path string, data []byte) error {
-	return writeAtomic(path, func(f *os.File) error {
-		_, err := f.Write(data)
-		return err
-	})
-}
-
-// writeAtomic writes a file through a temporary sibling and renames it into
-// place, so a reader never sees a half-written file.
-func writeAtomic(path string, write func(f *os.File) error) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+// WriteJSON writes v as indented JSON, atomically.
+func WriteJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if err := write(f); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
+	return atomicfile.WriteFile(path, append(b, '\n'))
+}
+
+// ReadJSON reads a JSON file into v; errors name the file.
+func ReadJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
 		return err
 	}
-	if err := f.Close(); err != nil {
-		return err
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	ok = true
 	return nil
+}
+
+// WriteFloats writes x as little-endian float64s, atomically.
+func WriteFloats(path string, x []float64) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
+		buf := make([]byte, 1<<20)
+		for lo := 0; lo < len(x); lo += len(buf) / 8 {
+			hi := min(lo+len(buf)/8, len(x))
+			for i, v := range x[lo:hi] {
+				binary.LittleEndian.PutUint64(buf[8*i:], math.Float64bits(v))
+			}
+			if _, err := w.Write(buf[:8*(hi-lo)]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// ReadFloats reads n little-endian float64s written by WriteFloats.
+func ReadFloats(path string, n int) ([]float64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	x := make([]float64, n)
+	buf := make([]byte, 1<<20)
+	for lo := 0; lo < n; lo += len(buf) / 8 {
+		hi := min(lo+len(buf)/8, n)
+		if _, err := io.ReadFull(f, buf[:8*(hi-lo)]); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		for i := range x[lo:hi] {
+			x[lo+i] = math.Float64frombits(binary.LittleEndian.Uint64(buf[8*i:]))
+		}
+	}
+	return x, nil
+}
+
+// CopyFile copies src to dst atomically.
+func CopyFile(src, dst string) error {
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(dst, b)
 }

@@ -42,22 +42,17 @@ func (b *Built) TrialOf(node string) int {
 	return -1
 }
 
-// funcStage adapts a function to pipeline.Stage.
-type funcStage struct {
-	name, version string
-	params        map[string]any
-	run           func(ctx context.Context, io *pipeline.IO) error
+// Add adds a node to the graph.
+func (b *Built) Add(n *pipeline.Node) { b.Graph.Add(n) }
+
+// AddTrial records the nodes of one trial; result is the node whose
+// "result" output holds the trial's summary.json and series.arrow.
+func (b *Built) AddTrial(tr Trial, result string, nodes ...string) {
+	b.Trials = append(b.Trials, TrialNodes{Trial: tr, Result: result, Nodes: nodes})
 }
 
-func (s *funcStage) Name() string    { return s.name }
-func (s *funcStage) Version() string { return s.version }
-func (s *funcStage) Params() any     { return s.params }
-func (s *funcStage) Run(ctx context.Context, io *pipeline.IO) error {
-	return s.run(ctx, io)
-}
-
-// progressFunc rate-limits a stage's step progress to a few events a second.
-func progressFunc(io *pipeline.IO) func(step, total int) {
+// ProgressFunc rate-limits a stage's step progress to a few events a second.
+func ProgressFunc(io *pipeline.IO) func(step, total int) {
 	var last time.Time
 	return func(step, total int) {
 		if step == total || time.Since(last) > 250*time.Millisecond {
@@ -71,19 +66,12 @@ func progressFunc(io *pipeline.IO) func(step, total int) {
 // A missing data set is downloaded first when env.Fetch and the experiment
 // allow it; ctx bounds that download.
 func Build(ctx context.Context, e *Experiment, trials []Trial, env Env) (*Built, error) {
-	b := &Built{Graph: &pipeline.Graph{}, byNode: map[string]int{}}
-	var err error
-	switch e.Pipeline {
-	case "artificial":
-		err = buildArtificial(b, e, trials, env)
-	case "movielens":
-		err = buildMovieLens(ctx, b, e, trials, env)
-	case "dwe":
-		err = buildDWE(b, e, trials, env)
-	default:
-		err = fmt.Errorf("unknown pipeline %q", e.Pipeline)
+	p, ok := LookupPipeline(e.Pipeline)
+	if !ok {
+		return nil, fmt.Errorf("unknown pipeline %q", e.Pipeline)
 	}
-	if err != nil {
+	b := &Built{Graph: &pipeline.Graph{}, byNode: map[string]int{}}
+	if err := p.Build(ctx, b, e, trials, env); err != nil {
 		return nil, err
 	}
 	b.prefix(e.Name + "/")
@@ -131,39 +119,52 @@ func (t Trial) Slug() string {
 	return strings.ReplaceAll(t.Name, " ", ",")
 }
 
-func buildArtificial(b *Built, e *Experiment, trials []Trial, env Env) error {
-	reportIn := map[string]pipeline.Ref{}
-	for _, tr := range trials {
-		s := tr.Settings
-		id := "train/" + tr.Slug()
-		b.Graph.Add(&pipeline.Node{
-			ID: id,
-			Stage: &funcStage{name: "train-artificial", version: "1", params: s.Params(artificialKeys...),
-				run: func(ctx context.Context, io *pipeline.IO) error {
-					return TrainArtificial(ctx, s, io.Workers(), io.Output("result"), progressFunc(io))
-				}},
-			Outputs: []string{"result"},
-		})
-		b.Trials = append(b.Trials, TrialNodes{Trial: tr, Result: id, Nodes: []string{id}})
-		reportIn[tr.ID] = pipeline.Out(id, "result")
+// SharedSettings checks that the data preparation settings keys are the same
+// in every trial (the data stages are shared by the sweep) and returns the
+// settings of the first trial (the experiment's when there is none).
+func SharedSettings(e *Experiment, trials []Trial, keys []string) (Settings, error) {
+	for _, k := range keys {
+		for _, tr := range trials {
+			if FormatValue(tr.Settings[k]) != FormatValue(trials[0].Settings[k]) {
+				return nil, fmt.Errorf("experiment %s: setting %s varies across trials; data preparation settings must be the same for the whole sweep", e.Name, k)
+			}
+		}
 	}
-	addReport(b, e, trials, "report-artificial", reportIn, ReportArtificial)
-	return nil
+	if len(trials) == 0 {
+		return e.Settings, nil
+	}
+	return trials[0].Settings, nil
 }
 
-// reportFunc draws an experiment's report from its trials' results (the
+// ReportFunc draws an experiment's report from its trials' results (the
 // node's inputs, named by trial id) into dir.
-type reportFunc func(ctx context.Context, experiment string, trials []Trial, io *pipeline.IO, dir string) error
+type ReportFunc func(ctx context.Context, experiment string, trials []Trial, io *pipeline.IO, dir string) error
 
-// addReport adds the report node, which reads every trial's result.
-func addReport(b *Built, e *Experiment, trials []Trial, stage string, in map[string]pipeline.Ref, report reportFunc) {
+// ReportStage is a pipeline's report: it reads every trial's result and
+// draws figures and Markdown into its "figures" output.
+type ReportStage struct {
+	Stage      string // stage name, e.g. "report-artificial"
+	Experiment string
+	Trials     []Trial
+	Draw       ReportFunc
+}
+
+func (s *ReportStage) Name() string    { return s.Stage }
+func (s *ReportStage) Version() string { return "1" }
+func (s *ReportStage) Params() any {
+	return map[string]any{"experiment": s.Experiment, "trials": trialNames(s.Trials)}
+}
+func (s *ReportStage) Run(ctx context.Context, io *pipeline.IO) error {
+	return s.Draw(ctx, s.Experiment, s.Trials, io, io.Output("figures"))
+}
+
+// AddReport adds the report node, which reads every trial's result (in, by
+// trial id).
+func (b *Built) AddReport(e *Experiment, trials []Trial, stage string, in map[string]pipeline.Ref, draw ReportFunc) {
 	b.Report = "report"
 	b.Graph.Add(&pipeline.Node{
-		ID: "report",
-		Stage: &funcStage{name: stage, version: "1", params: map[string]any{"experiment": e.Name, "trials": trialNames(trials)},
-			run: func(ctx context.Context, io *pipeline.IO) error {
-				return report(ctx, e.Name, trials, io, io.Output("figures"))
-			}},
+		ID:      "report",
+		Stage:   &ReportStage{Stage: stage, Experiment: e.Name, Trials: trials, Draw: draw},
 		Inputs:  in,
 		Outputs: []string{"figures"},
 	})

@@ -7,8 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -110,12 +111,7 @@ func ParseConfig(path string, data []byte) (*Config, error) {
 		return nil, tomlError(path, err)
 	}
 	c := &Config{Path: path, Experiments: map[string]*Experiment{}, lines: keyLines(data)}
-	names := make([]string, 0, len(raw.Experiments))
-	for name := range raw.Experiments {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range sortedKeys(raw.Experiments) {
 		e, err := c.build(name, raw.Experiments[name])
 		if err != nil {
 			return nil, err
@@ -173,10 +169,10 @@ func (c *Config) build(name string, r rawExp) (*Experiment, error) {
 	p := "experiments." + name
 	e := &Experiment{Name: name, Description: r.Description, Pipeline: r.Pipeline, Tolerances: map[string]float64{}}
 	if r.Pipeline == "" {
-		return nil, c.errorf(p+".pipeline", "missing; want one of %s", strings.Join(Pipelines, ", "))
+		return nil, c.errorf(p+".pipeline", "missing; want one of %s", strings.Join(PipelineNames(), ", "))
 	}
-	if !contains(Pipelines, r.Pipeline) {
-		return nil, c.errorf(p+".pipeline", "unknown pipeline %q; want one of %s", r.Pipeline, strings.Join(Pipelines, ", "))
+	if _, ok := LookupPipeline(r.Pipeline); !ok {
+		return nil, c.errorf(p+".pipeline", "unknown pipeline %q; want one of %s", r.Pipeline, strings.Join(PipelineNames(), ", "))
 	}
 	e.Settings = Defaults(r.Pipeline)
 	for _, k := range sortedKeys(r.Settings) {
@@ -250,12 +246,9 @@ func (c *Config) build(name string, r rawExp) (*Experiment, error) {
 
 // setting checks one value of a setting key in the context of a pipeline.
 func (c *Config) setting(pipeline, path, key string, raw any) (any, error) {
-	s, ok := specByKey[key]
-	if !ok {
-		return nil, c.errorf(path, "unknown setting%s", suggest(key))
-	}
-	if !s.accepts(pipeline) {
-		return nil, c.errorf(path, "setting not used by pipeline %q (only by %s)", pipeline, strings.Join(s.Pipelines, ", "))
+	s, err := lookupSetting(pipeline, key)
+	if err != nil {
+		return nil, c.errorf(path, "%v", err)
 	}
 	v, err := s.normalize(raw)
 	if err != nil {
@@ -264,11 +257,24 @@ func (c *Config) setting(pipeline, path, key string, raw any) (any, error) {
 	return v, nil
 }
 
+// lookupSetting returns the spec of a setting key in a pipeline, or an
+// error that says whether the key is unknown (with a suggestion) or belongs
+// to other pipelines.
+func lookupSetting(pipeline, key string) (*Spec, error) {
+	if s, ok := specOf(pipeline, key); ok {
+		return s, nil
+	}
+	if others := pipelinesWith(key); len(others) > 0 {
+		return nil, fmt.Errorf("setting not used by pipeline %q (only by %s)", pipeline, strings.Join(others, ", "))
+	}
+	return nil, fmt.Errorf("unknown setting%s", suggest(key))
+}
+
 func suggest(key string) string {
 	best, bestD := "", 3
-	for _, s := range specs {
-		if d := editDistance(key, s.Key); d < bestD {
-			best, bestD = s.Key, d
+	for _, k := range allKeys() {
+		if d := editDistance(key, k); d < bestD {
+			best, bestD = k, d
 		}
 	}
 	if best == "" {
@@ -300,8 +306,8 @@ func editDistance(a, b string) int {
 // Defaults returns the default value of every setting a pipeline accepts.
 func Defaults(pipeline string) Settings {
 	s := Settings{}
-	for _, sp := range specs {
-		if sp.accepts(pipeline) {
+	if p, ok := LookupPipeline(pipeline); ok {
+		for _, sp := range p.Specs() {
 			s[sp.Key] = sp.Default
 		}
 	}
@@ -324,12 +330,9 @@ func (e *Experiment) Override(sets []string) error {
 			doc = map[string]any{"v": strings.TrimSpace(raw)}
 		}
 		v := doc["v"]
-		s, ok := specByKey[k]
-		if !ok {
-			return &ConfigError{File: "--set", Key: k, Err: fmt.Errorf("unknown setting%s", suggest(k))}
-		}
-		if !s.accepts(e.Pipeline) {
-			return &ConfigError{File: "--set", Key: k, Err: fmt.Errorf("setting not used by pipeline %q", e.Pipeline)}
+		s, err := lookupSetting(e.Pipeline, k)
+		if err != nil {
+			return &ConfigError{File: "--set", Key: k, Err: err}
 		}
 		if arr, isArr := v.([]any); isArr && s.Kind != FloatList && s.Kind != StringList {
 			if len(arr) == 0 {
@@ -345,7 +348,7 @@ func (e *Experiment) Override(sets []string) error {
 			}
 			e.dropKey(k)
 			e.Grid = append(e.Grid, ax)
-			sort.Slice(e.Grid, func(i, j int) bool { return e.Grid[i].Key < e.Grid[j].Key })
+			slices.SortFunc(e.Grid, func(a, b Axis) int { return strings.Compare(a.Key, b.Key) })
 			continue
 		}
 		nv, err := s.normalize(v)
@@ -450,21 +453,7 @@ func (e *Experiment) Resolved() (string, string) {
 }
 
 func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
-
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
+	return slices.Sorted(maps.Keys(m))
 }
 
 // keyLines maps every dotted key path of a TOML document to its line, with
@@ -551,8 +540,11 @@ func ExperimentFromResolved(js string) (*Experiment, error) {
 	if err := dec.Decode(&raw); err != nil {
 		return nil, err
 	}
+	if _, ok := LookupPipeline(raw.Pipeline); !ok {
+		return nil, fmt.Errorf("unknown pipeline %q", raw.Pipeline)
+	}
 	conv := func(key string, v any) (any, error) {
-		s, ok := specByKey[key]
+		s, ok := specOf(raw.Pipeline, key)
 		if !ok {
 			return nil, fmt.Errorf("setting %s: unknown (recorded by another version?)", key)
 		}

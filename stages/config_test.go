@@ -1,9 +1,12 @@
-package stages
+package stages_test
 
 import (
 	"errors"
 	"strings"
 	"testing"
+
+	"goldstone/stages"
+	_ "goldstone/stages/pipelines"
 )
 
 const goodConfig = `
@@ -34,7 +37,7 @@ final_excess = 1e-9
 `
 
 func TestParseConfigGood(t *testing.T) {
-	c, err := ParseConfig("x.toml", []byte(goodConfig))
+	c, err := stages.ParseConfig("x.toml", []byte(goodConfig))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +60,7 @@ func TestParseConfigGood(t *testing.T) {
 		t.Fatalf("unexpected order: %q %q", trials[0].Name, trials[1].Name)
 	}
 	// Stable ids: parsing again gives the same ids in the same order.
-	c2, _ := ParseConfig("x.toml", []byte(goodConfig))
+	c2, _ := stages.ParseConfig("x.toml", []byte(goodConfig))
 	for i, tr := range c2.Experiments["small"].Trials() {
 		if tr.ID != trials[i].ID {
 			t.Fatalf("trial %d id changed: %s vs %s", i, tr.ID, trials[i].ID)
@@ -91,14 +94,14 @@ func TestParseConfigErrors(t *testing.T) {
 			if tt.name == "bad pipeline" {
 				doc = "[experiments.small]\npipeline = \"nope\"\n"
 			}
-			_, err := ParseConfig("x.toml", []byte(doc))
+			_, err := stages.ParseConfig("x.toml", []byte(doc))
 			if err == nil {
 				t.Fatalf("no error for %q", doc)
 			}
 			if !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("error %q does not contain %q", err, tt.want)
 			}
-			var ce *ConfigError
+			var ce *stages.ConfigError
 			if !errors.As(err, &ce) || ce.Line == 0 {
 				t.Fatalf("error %q names no line", err)
 			}
@@ -110,7 +113,7 @@ func TestParseConfigErrors(t *testing.T) {
 }
 
 func TestOverride(t *testing.T) {
-	c, err := ParseConfig("x.toml", []byte(goodConfig))
+	c, err := stages.ParseConfig("x.toml", []byte(goodConfig))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +140,7 @@ func TestOverride(t *testing.T) {
 }
 
 func TestEffectiveSettingsDedupeTrials(t *testing.T) {
-	c, err := ParseConfig("x.toml", []byte(goodConfig))
+	c, err := stages.ParseConfig("x.toml", []byte(goodConfig))
 	if err != nil {
 		t.Fatal(err)
 	}

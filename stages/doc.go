@@ -1,12 +1,25 @@
-// Package stages turns named experiments into pipeline graphs and runs them.
+// Package stages is the machinery shared by every pipeline: it turns named
+// experiments into pipeline graphs and runs them. It knows no pipeline by
+// name; each pipeline is a package below stages/ (artificial, movielens,
+// dwe) that implements Pipeline and registers itself, and stages/pipelines
+// imports them all.
 //
-// It holds the settings registry and the strict decoder of experiments.toml
-// (config.go, settings.go), the stages of the three pipelines (artificial:
-// dense dynamic Gaussian MF; movielens: ingest, binarize, bin, split, train,
-// evaluate, report; dwe: ingest, bin, vocabulary, count, train, evaluate,
-// report), the shared training loop and its step-wise metrics (train.go),
-// and Execute, which runs an experiment's sweep through the pipeline and
-// records every trial in the results store (sweep.go).
+// Where things are:
+//   - registry.go: the Pipeline interface, the registry, the shared setting
+//     specs of the training loop (TrainingSpecs) and of MF models (MFSpecs).
+//   - settings.go, config.go: setting specs and values, and the strict
+//     decoder of experiments.toml (variants, grids, --set overrides, trial
+//     enumeration and ids).
+//   - build.go: Build (an experiment's graph through its pipeline), trial
+//     bookkeeping, the report stage.
+//   - sweep.go: Execute, which runs a sweep through the pipeline and records
+//     every trial in the results store.
+//   - repro.go: Compare and MatchByName, the comparison behind `runner repro`.
+//   - train.go: the shared training loop (Loop), optimizer construction and
+//     the gauge-gap meter.
+//   - artifacts.go: a trial's series (Arrow IPC) and summary (JSON) files,
+//     and small file helpers.
+//   - report.go: report scaffolding (loading results, curves, tables).
 //
 // Invariants:
 //   - A stage's cache parameters are exactly the effective settings it reads
@@ -15,7 +28,7 @@
 //   - Node ids are <experiment>/<stage>/<trial slug>; the cache is keyed by
 //     content and shared across experiments.
 //   - Stage outputs are written by the stage inside the pipeline's temporary
-//     directory; files written elsewhere go through writeAtomic.
+//     directory; files written elsewhere go through internal/atomicfile.
 //   - Results other than timings (metrics ending in _seconds) are
 //     deterministic for a given configuration at any --jobs.
 package stages

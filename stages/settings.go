@@ -23,33 +23,18 @@ func (k Kind) String() string {
 	return [...]string{"integer", "float", "string", "boolean", "list of floats", "list of strings"}[k]
 }
 
-// Spec describes one setting: its type, default, the pipelines that accept
-// it and the check its values must pass.
+// Spec describes one setting: its type, default and the check its values
+// must pass. A pipeline lists the specs it accepts (Pipeline.Specs).
 type Spec struct {
-	Key       string
-	Kind      Kind
-	Default   any // int64, float64, string, bool, []float64 or []string
-	Doc       string
-	Pipelines []string // pipelines that accept the key; empty: all
-	Check     func(v any) error
+	Key     string
+	Kind    Kind
+	Default any // int64, float64, string, bool, []float64 or []string
+	Doc     string
+	Check   func(v any) error
 }
 
-func (s *Spec) accepts(pipeline string) bool {
-	if len(s.Pipelines) == 0 {
-		return true
-	}
-	for _, p := range s.Pipelines {
-		if p == pipeline {
-			return true
-		}
-	}
-	return false
-}
-
-// Pipelines are the known pipeline names.
-var Pipelines = []string{"artificial", "movielens", "dwe"}
-
-func positive(v any) error {
+// Positive checks that a number is > 0 (and finite).
+func Positive(v any) error {
 	switch x := v.(type) {
 	case int64:
 		if x <= 0 {
@@ -63,7 +48,8 @@ func positive(v any) error {
 	return nil
 }
 
-func nonNegative(v any) error {
+// NonNegative checks that a number is >= 0 (and finite).
+func NonNegative(v any) error {
 	switch x := v.(type) {
 	case int64:
 		if x < 0 {
@@ -77,7 +63,8 @@ func nonNegative(v any) error {
 	return nil
 }
 
-func oneOf(vals ...string) func(any) error {
+// OneOf checks that a string is one of vals.
+func OneOf(vals ...string) func(any) error {
 	return func(v any) error {
 		s := v.(string)
 		for _, x := range vals {
@@ -89,7 +76,8 @@ func oneOf(vals ...string) func(any) error {
 	}
 }
 
-func unitInterval(v any) error {
+// UnitInterval checks that a float is in [0, 1).
+func UnitInterval(v any) error {
 	x := v.(float64)
 	if !(x >= 0 && x < 1) {
 		return fmt.Errorf("must be in [0, 1), got %v", x)
@@ -97,7 +85,8 @@ func unitInterval(v any) error {
 	return nil
 }
 
-func fractions3(v any) error {
+// Fractions3 checks train, validation and test fractions.
+func Fractions3(v any) error {
 	f := v.([]float64)
 	if len(f) != 3 {
 		return fmt.Errorf("must list 3 fractions (train, validation, test), got %d", len(f))
@@ -114,92 +103,6 @@ func fractions3(v any) error {
 	}
 	return nil
 }
-
-var (
-	art     = []string{"artificial"}
-	ml      = []string{"movielens"}
-	dweOnly = []string{"dwe"}
-	mf      = []string{"artificial", "movielens"}
-)
-
-// specs is the registry of every setting an experiment may use.
-var specs = []*Spec{
-	// Trial and training loop.
-	{Key: "seed", Kind: Int, Default: int64(1), Doc: "seed of the trial: initialisation, data generation, minibatches", Check: nonNegative},
-	{Key: "steps", Kind: Int, Default: int64(1000), Doc: "number of optimisation steps", Check: positive},
-	{Key: "log_every", Kind: Int, Default: int64(1), Doc: "record step-wise metrics every this many steps", Check: positive},
-	{Key: "gauge_gap_every", Kind: Int, Default: int64(0), Doc: "record the gauge gap every this many steps (0: with every logged step)", Check: nonNegative},
-	{Key: "init_scale", Kind: Float, Default: 0.1, Doc: "standard deviation of the random initial embeddings", Check: positive},
-	// Base optimizer.
-	{Key: "optimizer", Kind: String, Default: "gd", Doc: "base optimizer: gd, adagrad or adam", Check: oneOf("gd", "adagrad", "adam")},
-	{Key: "lr", Kind: Float, Default: 0.01, Doc: "learning rate rho0", Check: positive},
-	{Key: "lr_s0", Kind: Float, Default: 0.0, Doc: "schedule rho_s = lr (s0/(s+s0))^kappa; 0 keeps the rate constant", Check: nonNegative},
-	{Key: "lr_kappa", Kind: Float, Default: 0.7, Doc: "decay exponent kappa of the schedule", Check: nonNegative},
-	{Key: "clip", Kind: Float, Default: 0.0, Doc: "GD: clip each gradient entry to [-clip, clip]; 0 disables", Check: nonNegative},
-	{Key: "adagrad_eps", Kind: Float, Default: 1e-8, Check: positive},
-	{Key: "adam_beta1", Kind: Float, Default: 0.9, Check: unitInterval},
-	{Key: "adam_beta2", Kind: Float, Default: 0.999, Check: unitInterval},
-	{Key: "adam_eps", Kind: Float, Default: 1e-8, Check: positive},
-	// Symmetry steps.
-	{Key: "gauge", Kind: String, Default: "none", Doc: "symmetry step: none, goldstone or procrustes", Check: oneOf("none", "goldstone", "procrustes")},
-	{Key: "k1", Kind: Int, Default: int64(50), Doc: "a gauge round after every k1 base steps", Check: positive},
-	{Key: "k2", Kind: Int, Default: int64(10), Doc: "Goldstone-GD: natural-gradient steps per round", Check: positive},
-	{Key: "gauge_lr", Kind: Float, Default: 0.0, Doc: "Goldstone-GD: rho'; 0 uses the paper's automatic 1/(T N <Z^2>)", Check: nonNegative},
-	{Key: "rotation", Kind: String, Default: "exact", Doc: "Goldstone-GD: apply exp(Gamma) (exact) or Z + Gamma Z (linear, the paper's)", Check: oneOf("exact", "linear")},
-	{Key: "keep_fields", Kind: Bool, Default: true, Doc: "Goldstone-GD: keep the gauge fields between rounds (the paper) instead of resetting them"},
-	{Key: "guard", Kind: Bool, Default: true, Doc: "Goldstone-GD: reject a round that raises psi and reset the fields"},
-	{Key: "flip_walls", Kind: Bool, Default: true, Doc: "Goldstone-GD on tree couplings: remove reflection domain walls (exp(Gamma) reaches only rotations) before the continuous steps"},
-	{Key: "reflections", Kind: Bool, Default: true, Doc: "Procrustes: allow reflections (O(d)); false restricts to SO(d)"},
-	// Models.
-	{Key: "dim", Kind: Int, Default: int64(3), Doc: "embedding dimension d", Check: positive},
-	{Key: "lambda", Kind: Float, Default: 10.0, Doc: "coupling strength of the time prior", Pipelines: mf, Check: positive},
-	{Key: "gamma", Kind: Float, Default: 0.0, Doc: "local L2 regulariser gamma/2 ||Z_t||^2", Pipelines: mf, Check: nonNegative},
-	{Key: "time_steps", Kind: Int, Default: int64(30), Doc: "number of time steps T", Pipelines: art, Check: positive},
-	{Key: "rows", Kind: Int, Default: int64(10), Doc: "rows of X", Pipelines: art, Check: positive},
-	{Key: "cols", Kind: Int, Default: int64(10), Doc: "columns of X", Pipelines: art, Check: positive},
-	{Key: "rank", Kind: Int, Default: int64(3), Doc: "rank of the planted X", Pipelines: art, Check: positive},
-	{Key: "noise_var", Kind: Float, Default: 1e-3, Doc: "variance of the noise added to X", Pipelines: art, Check: nonNegative},
-	{Key: "snapshots", Kind: FloatList, Default: []float64{0, 500, 2000, 20000}, Doc: "steps at which embeddings are saved for the trajectory figure", Pipelines: art},
-	// MovieLens.
-	{Key: "dataset", Kind: String, Default: "ml-latest-small", Doc: "MovieLens release name under the data directory, \"planted\", or a path to a ratings file", Pipelines: ml},
-	{Key: "fetch", Kind: Bool, Default: false, Doc: "download the release from GroupLens when it is missing", Pipelines: ml},
-	{Key: "bins", Kind: Int, Default: int64(100), Doc: "number of time bins T", Pipelines: []string{"movielens", "dwe"}, Check: positive},
-	{Key: "split", Kind: FloatList, Default: []float64{0.5, 0.2, 0.3}, Doc: "train, validation, test fractions", Pipelines: ml, Check: fractions3},
-	{Key: "split_seed", Kind: Int, Default: int64(1), Doc: "seed of the random train/validation/test split (MovieLens: ratings; dwe: whole time steps)", Pipelines: []string{"movielens", "dwe"}, Check: nonNegative},
-	{Key: "minibatch", Kind: Int, Default: int64(0), Doc: "ratings per minibatch; 0 uses full batches", Pipelines: ml, Check: nonNegative},
-	{Key: "valid_every", Kind: Int, Default: int64(50), Doc: "record the validation log-likelihood every this many steps", Pipelines: ml, Check: positive},
-	{Key: "planted_users", Kind: Int, Default: int64(138000), Pipelines: ml, Check: positive},
-	{Key: "planted_items", Kind: Int, Default: int64(27000), Pipelines: ml, Check: positive},
-	{Key: "planted_ratings", Kind: Int, Default: int64(20000000), Pipelines: ml, Check: positive},
-	{Key: "planted_dim", Kind: Int, Default: int64(10), Pipelines: ml, Check: positive},
-	{Key: "planted_seed", Kind: Int, Default: int64(1), Pipelines: ml, Check: nonNegative},
-	// Dynamic word embeddings.
-	{Key: "corpus", Kind: String, Default: "sotu", Doc: "corpus under the data directory or a path", Pipelines: dweOnly},
-	{Key: "corpus_format", Kind: String, Default: "text", Doc: "text (dated files), csv, ngram-v2 or ngram-v3", Pipelines: dweOnly, Check: oneOf("text", "csv", "ngram-v2", "ngram-v3")},
-	{Key: "vocab", Kind: Int, Default: int64(2000), Doc: "vocabulary size V", Pipelines: dweOnly, Check: positive},
-	{Key: "bin_years", Kind: Int, Default: int64(0), Doc: "width of a time bin in years (0: use bins)", Pipelines: dweOnly, Check: nonNegative},
-	{Key: "heldout", Kind: Int, Default: int64(2), Doc: "number of held-out test time steps (never the first or last)", Pipelines: dweOnly, Check: nonNegative},
-	{Key: "window", Kind: Int, Default: int64(4), Doc: "c_max of the word2vec window", Pipelines: dweOnly, Check: positive},
-	{Key: "ngram_scheme", Kind: String, Default: "all", Doc: "n-gram pair counting: all (every pair of every n-gram), ends (HistWords: pairs with the first or last token) or centre (pairs with the middle token)", Pipelines: dweOnly, Check: oneOf("all", "ends", "centre")},
-	{Key: "from_year", Kind: Int, Default: int64(0), Doc: "keep only years >= this (0: all)", Pipelines: dweOnly, Check: nonNegative},
-	{Key: "to_year", Kind: Int, Default: int64(0), Doc: "keep only years <= this (0: all)", Pipelines: dweOnly, Check: nonNegative},
-	{Key: "valid_steps", Kind: Int, Default: int64(0), Doc: "number of held-out validation time steps", Pipelines: dweOnly, Check: nonNegative},
-	{Key: "batch_contexts", Kind: Int, Default: int64(0), Doc: "contexts per minibatch in the first phase (0: as minibatch_words)", Pipelines: dweOnly, Check: nonNegative},
-	{Key: "diffusion", Kind: Float, Default: 1e-3, Doc: "D of the OU prior, per year", Pipelines: dweOnly, Check: positive},
-	{Key: "sigma0_sq", Kind: Float, Default: 1.0, Pipelines: dweOnly, Check: positive},
-	{Key: "inference", Kind: String, Default: "map", Doc: "map or vi (smoothing)", Pipelines: dweOnly, Check: oneOf("map", "vi")},
-	{Key: "minibatch_words", Kind: Int, Default: int64(0), Pipelines: dweOnly, Check: nonNegative},
-	{Key: "minibatch_steps", Kind: Int, Default: int64(0), Pipelines: dweOnly, Check: nonNegative},
-	{Key: "queries", Kind: StringList, Default: []string{"car", "computer", "dna", "electricity", "tuberculosis"}, Pipelines: dweOnly},
-}
-
-var specByKey = func() map[string]*Spec {
-	m := make(map[string]*Spec, len(specs))
-	for _, s := range specs {
-		m[s.Key] = s
-	}
-	return m
-}()
 
 // normalize converts a decoded TOML value to the setting's Go type and checks it.
 func (s *Spec) normalize(v any) (any, error) {

@@ -9,12 +9,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"os"
 	"path/filepath"
-	"sort"
+	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -81,7 +79,7 @@ func Execute(ctx context.Context, st *runs.Store, e *Experiment, opts RunOptions
 
 	cores := opts.Cores
 	if cores <= 0 {
-		cores = numCPU()
+		cores = runtime.NumCPU()
 	}
 	// Build before touching the store: a missing data set or a bad sweep
 	// leaves no run behind.
@@ -155,7 +153,7 @@ func Execute(ctx context.Context, st *runs.Store, e *Experiment, opts RunOptions
 	// nodes unless the report needs their outputs (then they come from the
 	// cache at no cost).
 	rec := &recorder{reportDir: opts.ReportDir, experiment: e.Name, ctx: ctx, st: st, run: runID, built: built, log: log, out: out, skip: done, started: map[string]time.Time{}, finished: map[string]bool{}, extra: opts.Observer}
-	res, runErr := pipeline.Run(ctx, built.Graph, pipeline.Options{
+	_, runErr := pipeline.Run(ctx, built.Graph, pipeline.Options{
 		WorkDir:  opts.WorkDir,
 		Jobs:     opts.Jobs,
 		Force:    opts.Force,
@@ -163,7 +161,6 @@ func Execute(ctx context.Context, st *runs.Store, e *Experiment, opts RunOptions
 		Workers:  workersPerTrial(opts.Jobs, cores),
 		Observer: rec,
 	})
-	_ = res
 	if ferr := st.Flush(context.WithoutCancel(ctx)); ferr != nil {
 		return nil, ferr
 	}
@@ -181,9 +178,7 @@ func Execute(ctx context.Context, st *runs.Store, e *Experiment, opts RunOptions
 	if err := countStatuses(context.WithoutCancel(ctx), st, out); err != nil {
 		return nil, err
 	}
-	if out.Failed > 0 && status == runs.StatusDone {
-		status = runs.StatusDone // a finished run with failed trials is done; its trials say which failed
-	}
+	// A finished run with failed trials is done; its trials say which failed.
 	note := fmt.Sprintf("%d trials: %d done, %d failed, %d interrupted", out.Trials, out.Done, out.Failed, out.Interrupted)
 	if err := st.FinishRun(context.WithoutCancel(ctx), runID, status, note); err != nil {
 		return nil, err
@@ -256,7 +251,6 @@ type recorder struct {
 	log        *slog.Logger
 	out        *Outcome
 	skip       map[string]bool
-	mu         sync.Mutex
 	started    map[string]time.Time
 	finished   map[string]bool
 	extra      pipeline.Observer
@@ -393,7 +387,7 @@ func (r *recorder) recordArtifacts(ctx context.Context, outputs map[string]strin
 			if dst != "" {
 				rel, _ := filepath.Rel(dir, p)
 				path = filepath.Join(dst, rel)
-				if err := copyFile(p, path); err != nil {
+				if err := CopyFile(p, path); err != nil {
 					return err
 				}
 				if abs, err := filepath.Abs(path); err == nil {
@@ -443,60 +437,4 @@ func processAlive(ri *runs.RunInfo) bool {
 		return false
 	}
 	return p.Signal(syscall.Signal(0)) == nil
-}
-
-// Drift is one summary metric that did not reproduce.
-type Drift struct {
-	Trial, Name, Metric string
-	Recorded, Now       float64
-	Tolerance           float64
-}
-
-// Compare checks every summary metric of every trial of a recorded run
-// against a new one, within the experiment's tolerances; timings (metrics
-// ending in _seconds) are skipped. A metric present in one run only drifts.
-func Compare(recorded, now map[string]map[string]float64, names map[string]string, tol map[string]float64) []Drift {
-	var out []Drift
-	trials := make([]string, 0, len(recorded))
-	for t := range recorded {
-		trials = append(trials, t)
-	}
-	for t := range now {
-		if _, ok := recorded[t]; !ok {
-			trials = append(trials, t)
-		}
-	}
-	sort.Strings(trials)
-	for _, t := range trials {
-		a, b := recorded[t], now[t]
-		keys := map[string]bool{}
-		for k := range a {
-			keys[k] = true
-		}
-		for k := range b {
-			keys[k] = true
-		}
-		ks := make([]string, 0, len(keys))
-		for k := range keys {
-			ks = append(ks, k)
-		}
-		sort.Strings(ks)
-		for _, k := range ks {
-			if IsTiming(k) {
-				continue
-			}
-			va, oka := a[k]
-			vb, okb := b[k]
-			if !oka {
-				va = math.NaN()
-			}
-			if !okb {
-				vb = math.NaN()
-			}
-			if oka != okb || !SameValue(va, vb, tol[k]) {
-				out = append(out, Drift{Trial: t, Name: names[t], Metric: k, Recorded: va, Now: vb, Tolerance: tol[k]})
-			}
-		}
-	}
-	return out
 }

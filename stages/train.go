@@ -137,8 +137,8 @@ func (l *Loop) Run(x []float64) error {
 	return err
 }
 
-// firstBelow returns the first step at which metric falls below thr, or NaN.
-func firstBelow(s *Series, metric string, thr float64) float64 {
+// FirstBelow returns the first step at which metric falls below thr, or NaN.
+func FirstBelow(s *Series, metric string, thr float64) float64 {
 	for i, m := range s.Metric {
 		if m == metric && s.Value[i] < thr {
 			return float64(s.Step[i])
@@ -147,9 +147,9 @@ func firstBelow(s *Series, metric string, thr float64) float64 {
 	return math.NaN()
 }
 
-// settleStep is the first step from which metric stays within rel of its
+// SettleStep is the first step from which metric stays within rel of its
 // final value (the last recorded one), or NaN when there is no series.
-func settleStep(s *Series, metric string, rel float64) float64 {
+func SettleStep(s *Series, metric string, rel float64) float64 {
 	steps, vals := s.Of(metric)
 	if len(vals) == 0 {
 		return math.NaN()

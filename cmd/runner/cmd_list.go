@@ -4,6 +4,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
+	"slices"
 	"text/tabwriter"
 
 	"goldstone/stages"
@@ -18,13 +20,9 @@ func runList(_ context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) e
 	if err != nil {
 		return &exitError{exitUsage, err}
 	}
-	var names []string
-	for n := range cfg.Experiments {
-		names = append(names, n)
-	}
 	tw := tabwriter.NewWriter(g.stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "EXPERIMENT\tPIPELINE\tTRIALS\tDESCRIPTION")
-	for _, n := range sortedStrings(names) {
+	for _, n := range slices.Sorted(maps.Keys(cfg.Experiments)) {
 		e := cfg.Experiments[n]
 		if err := e.Override(g.sets); err != nil {
 			return &exitError{exitUsage, err}

@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 
 	"goldstone/runs"
 	"goldstone/stages"
@@ -92,48 +90,7 @@ func runRepro(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string
 	if err != nil {
 		return err
 	}
-	byName := func(sums map[string]map[string]float64, name func(id string) string) map[string]map[string]float64 {
-		out := make(map[string]map[string]float64, len(sums))
-		for id, m := range sums {
-			out[name(id)] = m
-		}
-		return out
-	}
-	nowNames := map[string]string{}
-	for _, t := range e.Trials() {
-		nowNames[t.ID] = t.Name
-	}
-	recName := func(id string) string {
-		p := recParams[id]
-		var n string
-		if json.Unmarshal([]byte(p["name"]), &n) == nil && n != "" {
-			return n
-		}
-		// Runs recorded before names were stored: rebuild the name from the
-		// variant and the grid values, as Experiment.Trials does.
-		var parts []string
-		if json.Unmarshal([]byte(p["variant"]), &n) == nil && n != "" {
-			parts = append(parts, n)
-		}
-		for _, ax := range e.Grid {
-			var v any
-			if json.Unmarshal([]byte(p[ax.Key]), &v) != nil {
-				return id
-			}
-			parts = append(parts, ax.Key+"="+stages.FormatValue(v))
-		}
-		if len(parts) == 0 {
-			return id
-		}
-		return strings.Join(parts, " ")
-	}
-	nowName := func(id string) string {
-		if n := nowNames[id]; n != "" {
-			return n
-		}
-		return id
-	}
-	recorded, now = byName(recorded, recName), byName(now, nowName)
+	recorded, now = stages.MatchByName(e, recorded, now, recParams)
 	names := map[string]string{}
 	for n := range recorded {
 		names[n] = n

@@ -10,6 +10,7 @@ import (
 
 	"goldstone/pipeline"
 	"goldstone/stages"
+	"goldstone/stages/dwe"
 )
 
 var wordsFlags struct {
@@ -70,7 +71,7 @@ func runWords(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string
 			continue
 		}
 		dir := filepath.Join(g.workdir, "cache", it.Stage, it.Key, "model")
-		emb, err := stages.LoadEmbedding(dir)
+		emb, err := dwe.LoadEmbedding(dir)
 		if err != nil {
 			return err
 		}
@@ -78,7 +79,7 @@ func runWords(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string
 		fmt.Fprintf(g.stdout, "%s (%s): from %.0f to %.0f\n", tn.Trial.ID, tn.Trial.Name, emb.Times[from], emb.Times[to])
 		for _, q := range strings.Split(wordsFlags.age, ",") {
 			q = strings.TrimSpace(q)
-			words, err := stages.AgeWord(emb.Means, emb.Blocks, emb.Vocab, q, from, to, wordsFlags.k)
+			words, err := dwe.AgeWord(emb.Means, emb.Blocks, emb.Vocab, q, from, to, wordsFlags.k)
 			if err != nil {
 				fmt.Fprintf(g.stdout, "  %s: %v\n", q, err)
 				continue

@@ -20,14 +20,17 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 
 	"goldstone/stages"
+	_ "goldstone/stages/pipelines" // registers every pipeline
 )
 
 // Exit codes.
@@ -132,11 +135,8 @@ func (g *globalOptions) loadExperiment() (*stages.Experiment, error) {
 	}
 	e, ok := cfg.Experiments[g.experiment]
 	if !ok {
-		names := make([]string, 0, len(cfg.Experiments))
-		for n := range cfg.Experiments {
-			names = append(names, n)
-		}
-		return nil, usageErr("%s: no experiment %q (have: %s)", g.config, g.experiment, strings.Join(sortedStrings(names), ", "))
+		names := slices.Sorted(maps.Keys(cfg.Experiments))
+		return nil, usageErr("%s: no experiment %q (have: %s)", g.config, g.experiment, strings.Join(names, ", "))
 	}
 	if err := e.Override(g.sets); err != nil {
 		return nil, &exitError{exitUsage, err}
@@ -230,14 +230,4 @@ func printUsage(w io.Writer) {
 	}
 	fmt.Fprintln(w, "global flags: --config --db --workdir --data-dir --jobs --set key=value --quiet --log-format text|json --experiment NAME")
 	fmt.Fprintln(w, "exit codes: 0 ok; 1 a trial failed or repro drifted; 2 usage, configuration or data error; 130 interrupted")
-}
-
-func sortedStrings(xs []string) []string {
-	out := append([]string(nil), xs...)
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j] < out[j-1]; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
-	return out
 }

@@ -1,4 +1,7 @@
-package stages
+// Package artificial is the pipeline of the paper's Section 5.1: dense
+// dynamic Gaussian matrix factorisation on artificial data, one train stage
+// per trial and a report.
+package artificial
 
 import (
 	"context"
@@ -7,9 +10,58 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 
+	"goldstone/internal/atomicfile"
 	"goldstone/models"
 	"goldstone/optim"
+	"goldstone/pipeline"
+	"goldstone/stages"
 )
+
+func init() { stages.Register(Pipeline{}) }
+
+// Pipeline is the artificial pipeline.
+type Pipeline struct{}
+
+// Name implements stages.Pipeline.
+func (Pipeline) Name() string { return "artificial" }
+
+// Specs implements stages.Pipeline: the training settings, the MF prior and
+// the artificial data.
+func (Pipeline) Specs() []*stages.Spec {
+	specs := append(stages.TrainingSpecs(), stages.MFSpecs()...)
+	return append(specs,
+		&stages.Spec{Key: "time_steps", Kind: stages.Int, Default: int64(30), Doc: "number of time steps T", Check: stages.Positive},
+		&stages.Spec{Key: "rows", Kind: stages.Int, Default: int64(10), Doc: "rows of X", Check: stages.Positive},
+		&stages.Spec{Key: "cols", Kind: stages.Int, Default: int64(10), Doc: "columns of X", Check: stages.Positive},
+		&stages.Spec{Key: "rank", Kind: stages.Int, Default: int64(3), Doc: "rank of the planted X", Check: stages.Positive},
+		&stages.Spec{Key: "noise_var", Kind: stages.Float, Default: 1e-3, Doc: "variance of the noise added to X", Check: stages.NonNegative},
+		&stages.Spec{Key: "snapshots", Kind: stages.FloatList, Default: []float64{0, 500, 2000, 20000}, Doc: "steps at which embeddings are saved for the trajectory figure"},
+	)
+}
+
+// Build implements stages.Pipeline: one train node per trial and a report.
+func (Pipeline) Build(_ context.Context, b *stages.Built, e *stages.Experiment, trials []stages.Trial, _ stages.Env) error {
+	reportIn := map[string]pipeline.Ref{}
+	for _, tr := range trials {
+		id := "train/" + tr.Slug()
+		b.Add(&pipeline.Node{ID: id, Stage: &TrainStage{Settings: tr.Settings}, Outputs: []string{"result"}})
+		b.AddTrial(tr, id, id)
+		reportIn[tr.ID] = pipeline.Out(id, "result")
+	}
+	b.AddReport(e, trials, "report-artificial", reportIn, Report)
+	return nil
+}
+
+// TrainStage trains one trial (output "result": series.arrow, summary.json,
+// snapshots.json).
+type TrainStage struct{ Settings stages.Settings }
+
+func (*TrainStage) Name() string    { return "train-artificial" }
+func (*TrainStage) Version() string { return "1" }
+func (s *TrainStage) Params() any   { return s.Settings.Params(trainKeys...) }
+func (s *TrainStage) Run(ctx context.Context, io *pipeline.IO) error {
+	return Train(ctx, s.Settings, io.Workers(), io.Output("result"), stages.ProgressFunc(io))
+}
 
 // Snapshot is the embedding tensor of a dense MF trial at one step, laid out
 // as optim.Blocks: z_{t,i} = Z[(t*N+i)*D : (t*N+i+1)*D].
@@ -21,19 +73,19 @@ type Snapshot struct {
 	Z    []float64 `json:"z"`
 }
 
-// artificialKeys are the settings the artificial train stage reads.
-var artificialKeys = []string{
+// trainKeys are the settings the artificial train stage reads.
+var trainKeys = []string{
 	"seed", "steps", "log_every", "gauge_gap_every", "init_scale",
 	"optimizer", "lr", "lr_s0", "lr_kappa", "clip", "adagrad_eps", "adam_beta1", "adam_beta2", "adam_eps",
 	"gauge", "k1", "k2", "gauge_lr", "rotation", "keep_fields", "guard", "flip_walls", "reflections",
 	"dim", "lambda", "gamma", "time_steps", "rows", "cols", "rank", "noise_var", "snapshots",
 }
 
-// TrainArtificial runs one trial of the paper's artificial experiment
+// Train runs one trial of the paper's artificial experiment
 // (Section 5.1): dense dynamic Gaussian MF on X = Ubar^T Vbar + noise, the
 // same X at every time step. It writes series.arrow, summary.json and
 // snapshots.json into dir.
-func TrainArtificial(ctx context.Context, s Settings, workers int, dir string, progress func(step, total int)) error {
+func Train(ctx context.Context, s stages.Settings, workers int, dir string, progress func(step, total int)) error {
 	seed := uint64(s.Int("seed"))
 	rows, cols, T, d := s.Int("rows"), s.Int("cols"), s.Int("time_steps"), s.Int("dim")
 	x0 := models.Artificial(seed, rows, cols, s.Int("rank"), s.Float("noise_var"))
@@ -45,7 +97,7 @@ func TrainArtificial(ctx context.Context, s Settings, workers int, dir string, p
 	if err := m.Validate(); err != nil {
 		return err
 	}
-	opt, err := BuildOptimizer(s, 1) // the problem is tiny: one core per trial
+	opt, err := stages.BuildOptimizer(s, 1) // the problem is tiny: one core per trial
 	if err != nil {
 		return err
 	}
@@ -53,15 +105,15 @@ func TrainArtificial(ctx context.Context, s Settings, workers int, dir string, p
 	x := make([]float64, m.NumParams())
 	m.Init(x, rand.New(rand.NewPCG(seed, 0x696e6974)))
 
-	series := &Series{}
-	sum := Summary{"l_star": lstar}
+	series := &stages.Series{}
+	sum := stages.Summary{"l_star": lstar}
 	want := map[int]bool{}
 	for _, st := range s.Floats("snapshots") {
 		want[int(st)] = true
 	}
 	var snaps []Snapshot
 	steps := s.Int("steps")
-	loop := &Loop{
+	loop := &stages.Loop{
 		Problem:  models.ProblemOf(m),
 		Opt:      opt,
 		Steps:    steps,
@@ -94,17 +146,17 @@ func TrainArtificial(ctx context.Context, s Settings, workers int, dir string, p
 	sum["final_loss"] = finalLoss
 	sum["final_psi"] = final
 	sum["final_excess"] = finalLoss - lstar
-	sum["steps_to_excess_1"] = firstBelow(series, "excess", 1)
-	sum["steps_to_excess_0.01"] = firstBelow(series, "excess", 0.01)
-	if err := WriteSeries(filepath.Join(dir, "series.arrow"), series); err != nil {
+	sum["steps_to_excess_1"] = stages.FirstBelow(series, "excess", 1)
+	sum["steps_to_excess_0.01"] = stages.FirstBelow(series, "excess", 0.01)
+	if err := stages.WriteSeries(filepath.Join(dir, "series.arrow"), series); err != nil {
 		return err
 	}
-	if err := WriteSummary(filepath.Join(dir, "summary.json"), sum); err != nil {
+	if err := stages.WriteSummary(filepath.Join(dir, "summary.json"), sum); err != nil {
 		return err
 	}
 	b, err := json.Marshal(snaps)
 	if err != nil {
 		return fmt.Errorf("snapshots: %w", err)
 	}
-	return writeFileAtomic(filepath.Join(dir, "snapshots.json"), b)
+	return atomicfile.WriteFile(filepath.Join(dir, "snapshots.json"), b)
 }

@@ -1,14 +1,16 @@
-package stages
+package artificial
 
 import (
 	"context"
 	"math"
 	"testing"
+
+	"goldstone/stages"
 )
 
-func artificialSettings(t *testing.T, sets ...string) Settings {
+func artificialSettings(t *testing.T, sets ...string) stages.Settings {
 	t.Helper()
-	c, err := ParseConfig("t.toml", []byte("[experiments.a]\npipeline = \"artificial\"\n"))
+	c, err := stages.ParseConfig("t.toml", []byte("[experiments.a]\npipeline = \"artificial\"\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -19,17 +21,17 @@ func artificialSettings(t *testing.T, sets ...string) Settings {
 	return e.Trials()[0].Settings
 }
 
-func TestTrainArtificialWritesResults(t *testing.T) {
+func TestTrainWritesResults(t *testing.T) {
 	s := artificialSettings(t, "steps=300", "gauge=goldstone", "k1=50", "clip=0.01", "lr=1", "lr_s0=100", "snapshots=[0, 300]")
 	dir := t.TempDir()
-	if err := TrainArtificial(context.Background(), s, 1, dir, nil); err != nil {
+	if err := Train(context.Background(), s, 1, dir, nil); err != nil {
 		t.Fatal(err)
 	}
-	sum, err := ReadSummary(dir + "/summary.json")
+	sum, err := stages.ReadSummary(dir + "/summary.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ser, err := ReadSeries(dir + "/series.arrow")
+	ser, err := stages.ReadSeries(dir + "/series.arrow")
 	if err != nil {
 		t.Fatal(err)
 	}

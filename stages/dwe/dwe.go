@@ -1,26 +1,67 @@
-package stages
+// Package dwe is the dynamic word embedding pipeline (the paper's Section
+// 5.3): ingest a corpus (dated text files, a CSV or Google Books n-grams),
+// bin it into time steps, build the vocabulary, count co-occurrences, then
+// train and evaluate dynamic skip-gram embeddings per trial, and draw a
+// report. It also reads trained embeddings back for word aging.
+package dwe
 
 import (
-	"bufio"
+	"cmp"
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
-	"goldstone/models/dwe"
+	"goldstone/internal/atomicfile"
+	mdwe "goldstone/models/dwe"
 	"goldstone/optim"
 	"goldstone/pipeline"
+	"goldstone/stages"
 	"goldstone/stages/corpus"
 )
 
+func init() { stages.Register(Pipeline{}) }
+
+// Pipeline is the dwe pipeline.
+type Pipeline struct{}
+
+// Name implements stages.Pipeline.
+func (Pipeline) Name() string { return "dwe" }
+
+// Specs implements stages.Pipeline.
+func (Pipeline) Specs() []*stages.Spec {
+	return append(stages.TrainingSpecs(),
+		&stages.Spec{Key: "bins", Kind: stages.Int, Default: int64(100), Doc: "number of time bins T", Check: stages.Positive},
+		&stages.Spec{Key: "split_seed", Kind: stages.Int, Default: int64(1), Doc: "seed of the random train/validation/test split (MovieLens: ratings; dwe: whole time steps)", Check: stages.NonNegative},
+		&stages.Spec{Key: "corpus", Kind: stages.String, Default: "sotu", Doc: "corpus under the data directory or a path"},
+		&stages.Spec{Key: "corpus_format", Kind: stages.String, Default: "text", Doc: "text (dated files), csv, ngram-v2 or ngram-v3", Check: stages.OneOf("text", "csv", "ngram-v2", "ngram-v3")},
+		&stages.Spec{Key: "vocab", Kind: stages.Int, Default: int64(2000), Doc: "vocabulary size V", Check: stages.Positive},
+		&stages.Spec{Key: "bin_years", Kind: stages.Int, Default: int64(0), Doc: "width of a time bin in years (0: use bins)", Check: stages.NonNegative},
+		&stages.Spec{Key: "heldout", Kind: stages.Int, Default: int64(2), Doc: "number of held-out test time steps (never the first or last)", Check: stages.NonNegative},
+		&stages.Spec{Key: "window", Kind: stages.Int, Default: int64(4), Doc: "c_max of the word2vec window", Check: stages.Positive},
+		&stages.Spec{Key: "ngram_scheme", Kind: stages.String, Default: "all", Doc: "n-gram pair counting: all (every pair of every n-gram), ends (HistWords: pairs with the first or last token) or centre (pairs with the middle token)", Check: stages.OneOf("all", "ends", "centre")},
+		&stages.Spec{Key: "from_year", Kind: stages.Int, Default: int64(0), Doc: "keep only years >= this (0: all)", Check: stages.NonNegative},
+		&stages.Spec{Key: "to_year", Kind: stages.Int, Default: int64(0), Doc: "keep only years <= this (0: all)", Check: stages.NonNegative},
+		&stages.Spec{Key: "valid_steps", Kind: stages.Int, Default: int64(0), Doc: "number of held-out validation time steps", Check: stages.NonNegative},
+		&stages.Spec{Key: "batch_contexts", Kind: stages.Int, Default: int64(0), Doc: "contexts per minibatch in the first phase (0: as minibatch_words)", Check: stages.NonNegative},
+		&stages.Spec{Key: "diffusion", Kind: stages.Float, Default: 1e-3, Doc: "D of the OU prior, per year", Check: stages.Positive},
+		&stages.Spec{Key: "sigma0_sq", Kind: stages.Float, Default: 1.0, Check: stages.Positive},
+		&stages.Spec{Key: "inference", Kind: stages.String, Default: "map", Doc: "map or vi (smoothing)", Check: stages.OneOf("map", "vi")},
+		&stages.Spec{Key: "minibatch_words", Kind: stages.Int, Default: int64(0), Check: stages.NonNegative},
+		&stages.Spec{Key: "minibatch_steps", Kind: stages.Int, Default: int64(0), Check: stages.NonNegative},
+		&stages.Spec{Key: "queries", Kind: stages.StringList, Default: []string{"car", "computer", "dna", "electricity", "tuberculosis"}},
+	)
+}
+
 // Setting keys read by each dynamic word embedding stage.
 var (
-	dweBinKeys   = []string{"bins", "bin_years", "heldout", "valid_steps", "split_seed", "from_year", "to_year"}
-	dweTrainKeys = []string{
+	binKeys   = []string{"bins", "bin_years", "heldout", "valid_steps", "split_seed", "from_year", "to_year"}
+	trainKeys = []string{
 		"seed", "steps", "log_every", "gauge_gap_every", "init_scale",
 		"optimizer", "lr", "lr_s0", "lr_kappa", "clip", "adagrad_eps", "adam_beta1", "adam_beta2", "adam_eps",
 		"gauge", "k1", "k2", "gauge_lr", "rotation", "keep_fields", "guard", "flip_walls", "reflections",
@@ -28,14 +69,9 @@ var (
 	}
 )
 
-// dweSteps is the time-step table of a corpus: bins, their time stamps and roles.
-type dweSteps struct {
-	bins  *corpus.Bins
-	split corpus.Split
-}
-
-func buildDWE(b *Built, e *Experiment, trials []Trial, env Env) error {
-	s0, err := sharedSettings(e, trials, append([]string{"corpus", "corpus_format", "vocab", "window", "ngram_scheme"}, dweBinKeys...))
+// Build implements stages.Pipeline.
+func (Pipeline) Build(_ context.Context, b *stages.Built, e *stages.Experiment, trials []stages.Trial, env stages.Env) error {
+	s0, err := stages.SharedSettings(e, trials, append([]string{"corpus", "corpus_format", "vocab", "window", "ngram_scheme"}, binKeys...))
 	if err != nil {
 		return err
 	}
@@ -48,120 +84,17 @@ func buildDWE(b *Built, e *Experiment, trials []Trial, env Env) error {
 	if _, err := os.Stat(src); err != nil {
 		return fmt.Errorf("corpus %s: not found (looked at %s; set --data-dir or GOLDSTONE_DATA, or corpus = a path)", s0.String("corpus"), src)
 	}
-	format := s0.String("corpus_format")
-	b.Graph.Add(&pipeline.Node{
-		ID: "ingest",
-		Stage: &funcStage{name: "ingest-corpus", version: "1", params: s0.Subset("corpus_format"),
-			run: func(ctx context.Context, io *pipeline.IO) error {
-				in, out := io.Input("corpus"), io.Output("segments.parquet")
-				var st corpus.IngestStats
-				var err error
-				switch format {
-				case "text":
-					st, err = corpus.IngestDir(ctx, in, out, corpus.Tokenizer{})
-				case "csv":
-					st, err = corpus.IngestCSV(ctx, in, out, corpus.Tokenizer{})
-				case "ngram-v2", "ngram-v3":
-					files, ferr := ngramFiles(in)
-					if ferr != nil {
-						return ferr
-					}
-					opt := corpus.CountingNgramOptions
-					opt.Format = corpus.FormatV2
-					if format == "ngram-v3" {
-						opt.Format = corpus.FormatV3
-					}
-					opt.Lower = true
-					st, err = corpus.IngestNgrams(ctx, files, out, opt)
-				}
-				if err == nil {
-					io.Logf("ingested %d segments, %d tokens", st.Segments, st.Tokens)
-				}
-				return err
-			}},
-		Inputs:  map[string]pipeline.Ref{"corpus": pipeline.File(src)},
-		Outputs: []string{"segments.parquet"},
-	})
-	b.Graph.Add(&pipeline.Node{
-		ID: "bin",
-		Stage: &funcStage{name: "bin-corpus", version: "1", params: s0.Subset(dweBinKeys...),
-			run: func(ctx context.Context, io *pipeline.IO) error {
-				years, err := corpus.YearTotals(ctx, io.Input("segments"))
-				if err != nil {
-					return err
-				}
-				for y := range years {
-					if (s0.Int("from_year") != 0 && y < s0.Int("from_year")) || (s0.Int("to_year") != 0 && y > s0.Int("to_year")) {
-						delete(years, y)
-					}
-				}
-				opt := corpus.BinOptions{Width: s0.Int("bin_years")}
-				if opt.Width == 0 {
-					opt.Count = s0.Int("bins")
-				}
-				bins, err := corpus.MakeBins(years, opt)
-				if err != nil {
-					return err
-				}
-				sp, err := corpus.SplitSteps(bins.Len(), corpus.SplitOptions{Test: s0.Int("heldout"), Valid: s0.Int("valid_steps"), Seed: uint64(s0.Int("split_seed"))})
-				if err != nil {
-					return err
-				}
-				io.Logf("%d time steps: %d train, %d validation, %d test", bins.Len(), len(sp.Train), len(sp.Valid), len(sp.Test))
-				return corpus.WriteSteps(io.Output("steps.parquet"), bins, sp)
-			}},
-		Inputs:  map[string]pipeline.Ref{"segments": pipeline.Out("ingest", "segments.parquet")},
-		Outputs: []string{"steps.parquet"},
-	})
-	b.Graph.Add(&pipeline.Node{
-		ID: "vocab",
-		Stage: &funcStage{name: "vocab", version: "1", params: s0.Subset("vocab"),
-			run: func(ctx context.Context, io *pipeline.IO) error {
-				bins, _, err := corpus.ReadSteps(ctx, io.Input("steps"))
-				if err != nil {
-					return err
-				}
-				uni, err := corpus.StepUnigrams(ctx, io.Input("segments"), bins)
-				if err != nil {
-					return err
-				}
-				v, err := corpus.BuildVocab(uni, corpus.VocabOptions{Size: s0.Int("vocab")})
-				if err != nil {
-					return err
-				}
-				io.Logf("vocabulary: %d words", v.Len())
-				return corpus.WriteVocab(io.Output("vocab.parquet"), v)
-			}},
+	b.Add(&pipeline.Node{ID: "ingest", Stage: &IngestStage{Format: s0.String("corpus_format")},
+		Inputs: map[string]pipeline.Ref{"corpus": pipeline.File(src)}, Outputs: []string{"segments.parquet"}})
+	b.Add(&pipeline.Node{ID: "bin", Stage: &BinStage{Settings: s0},
+		Inputs: map[string]pipeline.Ref{"segments": pipeline.Out("ingest", "segments.parquet")}, Outputs: []string{"steps.parquet"}})
+	b.Add(&pipeline.Node{ID: "vocab", Stage: &VocabStage{Size: s0.Int("vocab")},
 		Inputs:  map[string]pipeline.Ref{"segments": pipeline.Out("ingest", "segments.parquet"), "steps": pipeline.Out("bin", "steps.parquet")},
-		Outputs: []string{"vocab.parquet"},
-	})
-	b.Graph.Add(&pipeline.Node{
-		ID: "count",
-		Stage: &funcStage{name: "count", version: "1", params: s0.Subset("window", "ngram_scheme"),
-			run: func(ctx context.Context, io *pipeline.IO) error {
-				bins, _, err := corpus.ReadSteps(ctx, io.Input("steps"))
-				if err != nil {
-					return err
-				}
-				v, err := corpus.ReadVocab(ctx, io.Input("vocab"))
-				if err != nil {
-					return err
-				}
-				scheme, err := corpus.ParseScheme(s0.String("ngram_scheme"))
-				if err != nil {
-					return err
-				}
-				n, err := corpus.CountToFiles(ctx, io.Input("segments"), bins, v, corpus.CountOptions{Window: s0.Int("window"), Scheme: scheme}, 0,
-					io.Output("counts.parquet"), io.Output("marginals.parquet"))
-				if err == nil {
-					io.Logf("%d non-zero co-occurrence counts", n)
-				}
-				return err
-			}},
+		Outputs: []string{"vocab.parquet"}})
+	b.Add(&pipeline.Node{ID: "count", Stage: &CountStage{Window: s0.Int("window"), Scheme: s0.String("ngram_scheme")},
 		Inputs: map[string]pipeline.Ref{"segments": pipeline.Out("ingest", "segments.parquet"), "steps": pipeline.Out("bin", "steps.parquet"),
 			"vocab": pipeline.Out("vocab", "vocab.parquet")},
-		Outputs: []string{"counts.parquet", "marginals.parquet"},
-	})
+		Outputs: []string{"counts.parquet", "marginals.parquet"}})
 	data := map[string]pipeline.Ref{
 		"steps": pipeline.Out("bin", "steps.parquet"), "vocab": pipeline.Out("vocab", "vocab.parquet"),
 		"counts": pipeline.Out("count", "counts.parquet"), "marginals": pipeline.Out("count", "marginals.parquet"),
@@ -170,33 +103,171 @@ func buildDWE(b *Built, e *Experiment, trials []Trial, env Env) error {
 	for _, tr := range trials {
 		s := tr.Settings
 		tid, eid := "train/"+tr.Slug(), "evaluate/"+tr.Slug()
-		b.Graph.Add(&pipeline.Node{
-			ID: tid,
-			Stage: &funcStage{name: "train-dwe", version: "1", params: s.Params(dweTrainKeys...),
-				run: func(ctx context.Context, io *pipeline.IO) error {
-					return TrainDWE(ctx, s, io, io.Output("model"))
-				}},
-			Inputs:  data,
-			Outputs: []string{"model"},
-		})
+		b.Add(&pipeline.Node{ID: tid, Stage: &TrainStage{Settings: s}, Inputs: data, Outputs: []string{"model"}})
 		in := map[string]pipeline.Ref{"model": pipeline.Out(tid, "model")}
 		for k, v := range data {
 			in[k] = v
 		}
-		b.Graph.Add(&pipeline.Node{
-			ID: eid,
-			Stage: &funcStage{name: "evaluate-dwe", version: "1", params: s.Subset("queries"),
-				run: func(ctx context.Context, io *pipeline.IO) error {
-					return EvaluateDWE(ctx, s, io, io.Output("result"))
-				}},
-			Inputs:  in,
-			Outputs: []string{"result"},
-		})
-		b.Trials = append(b.Trials, TrialNodes{Trial: tr, Result: eid, Nodes: []string{tid, eid}})
+		b.Add(&pipeline.Node{ID: eid, Stage: &EvaluateStage{Queries: s.Strings("queries")}, Inputs: in, Outputs: []string{"result"}})
+		b.AddTrial(tr, eid, tid, eid)
 		reportIn[tr.ID] = pipeline.Out(eid, "result")
 	}
-	addReport(b, e, trials, "report-dwe", reportIn, ReportDWE)
+	b.AddReport(e, trials, "report-dwe", reportIn, Report)
 	return nil
+}
+
+// IngestStage parses the corpus into dated segments (segments.parquet).
+type IngestStage struct{ Format string }
+
+func (*IngestStage) Name() string    { return "ingest-corpus" }
+func (*IngestStage) Version() string { return "1" }
+func (s *IngestStage) Params() any   { return map[string]any{"corpus_format": s.Format} }
+func (s *IngestStage) Run(ctx context.Context, io *pipeline.IO) error {
+	st, err := Ingest(ctx, s.Format, io.Input("corpus"), io.Output("segments.parquet"))
+	if err == nil {
+		io.Logf("ingested %d segments, %d tokens", st.Segments, st.Tokens)
+	}
+	return err
+}
+
+// Ingest parses a corpus of the given format (text: a folder of dated files;
+// csv; ngram-v2 or ngram-v3: a file or a folder of Google Books n-gram
+// files) into a segments table at out.
+func Ingest(ctx context.Context, format, in, out string) (corpus.IngestStats, error) {
+	switch format {
+	case "text":
+		return corpus.IngestDir(ctx, in, out, corpus.Tokenizer{})
+	case "csv":
+		return corpus.IngestCSV(ctx, in, out, corpus.Tokenizer{})
+	case "ngram-v2", "ngram-v3":
+		files, err := ngramFiles(in)
+		if err != nil {
+			return corpus.IngestStats{}, err
+		}
+		opt := corpus.CountingNgramOptions
+		opt.Format = corpus.FormatV2
+		if format == "ngram-v3" {
+			opt.Format = corpus.FormatV3
+		}
+		opt.Lower = true
+		return corpus.IngestNgrams(ctx, files, out, opt)
+	}
+	return corpus.IngestStats{}, fmt.Errorf("unknown corpus format %q", format)
+}
+
+// BinStage bins the corpus's years into time steps and chooses the
+// held-out steps (steps.parquet).
+type BinStage struct{ Settings stages.Settings }
+
+func (*BinStage) Name() string    { return "bin-corpus" }
+func (*BinStage) Version() string { return "1" }
+func (s *BinStage) Params() any   { return s.Settings.Subset(binKeys...) }
+func (s *BinStage) Run(ctx context.Context, io *pipeline.IO) error {
+	years, err := corpus.YearTotals(ctx, io.Input("segments"))
+	if err != nil {
+		return err
+	}
+	s0 := s.Settings
+	FilterYears(years, s0.Int("from_year"), s0.Int("to_year"))
+	opt := corpus.BinOptions{Width: s0.Int("bin_years")}
+	if opt.Width == 0 {
+		opt.Count = s0.Int("bins")
+	}
+	bins, err := corpus.MakeBins(years, opt)
+	if err != nil {
+		return err
+	}
+	sp, err := corpus.SplitSteps(bins.Len(), corpus.SplitOptions{Test: s0.Int("heldout"), Valid: s0.Int("valid_steps"), Seed: uint64(s0.Int("split_seed"))})
+	if err != nil {
+		return err
+	}
+	io.Logf("%d time steps: %d train, %d validation, %d test", bins.Len(), len(sp.Train), len(sp.Valid), len(sp.Test))
+	return corpus.WriteSteps(io.Output("steps.parquet"), bins, sp)
+}
+
+// FilterYears deletes the years before from and after to (0: no bound).
+func FilterYears[V any](years map[int]V, from, to int) {
+	for y := range years {
+		if (from != 0 && y < from) || (to != 0 && y > to) {
+			delete(years, y)
+		}
+	}
+}
+
+// VocabStage keeps the Size most frequent words (vocab.parquet).
+type VocabStage struct{ Size int }
+
+func (*VocabStage) Name() string    { return "vocab" }
+func (*VocabStage) Version() string { return "1" }
+func (s *VocabStage) Params() any   { return map[string]any{"vocab": int64(s.Size)} }
+func (s *VocabStage) Run(ctx context.Context, io *pipeline.IO) error {
+	bins, _, err := corpus.ReadSteps(ctx, io.Input("steps"))
+	if err != nil {
+		return err
+	}
+	uni, err := corpus.StepUnigrams(ctx, io.Input("segments"), bins)
+	if err != nil {
+		return err
+	}
+	v, err := corpus.BuildVocab(uni, corpus.VocabOptions{Size: s.Size})
+	if err != nil {
+		return err
+	}
+	io.Logf("vocabulary: %d words", v.Len())
+	return corpus.WriteVocab(io.Output("vocab.parquet"), v)
+}
+
+// CountStage counts word-context co-occurrences per time step.
+type CountStage struct {
+	Window int
+	Scheme string
+}
+
+func (*CountStage) Name() string    { return "count" }
+func (*CountStage) Version() string { return "1" }
+func (s *CountStage) Params() any {
+	return map[string]any{"window": int64(s.Window), "ngram_scheme": s.Scheme}
+}
+func (s *CountStage) Run(ctx context.Context, io *pipeline.IO) error {
+	bins, _, err := corpus.ReadSteps(ctx, io.Input("steps"))
+	if err != nil {
+		return err
+	}
+	v, err := corpus.ReadVocab(ctx, io.Input("vocab"))
+	if err != nil {
+		return err
+	}
+	scheme, err := corpus.ParseScheme(s.Scheme)
+	if err != nil {
+		return err
+	}
+	n, err := corpus.CountToFiles(ctx, io.Input("segments"), bins, v, corpus.CountOptions{Window: s.Window, Scheme: scheme}, 0,
+		io.Output("counts.parquet"), io.Output("marginals.parquet"))
+	if err == nil {
+		io.Logf("%d non-zero co-occurrence counts", n)
+	}
+	return err
+}
+
+// TrainStage trains one trial's embeddings (output "model").
+type TrainStage struct{ Settings stages.Settings }
+
+func (*TrainStage) Name() string    { return "train-dwe" }
+func (*TrainStage) Version() string { return "1" }
+func (s *TrainStage) Params() any   { return s.Settings.Params(trainKeys...) }
+func (s *TrainStage) Run(ctx context.Context, io *pipeline.IO) error {
+	return Train(ctx, s.Settings, io, io.Output("model"))
+}
+
+// EvaluateStage computes one trial's held-out metrics, cosines, aging table
+// and exports (output "result").
+type EvaluateStage struct{ Queries []string }
+
+func (*EvaluateStage) Name() string    { return "evaluate-dwe" }
+func (*EvaluateStage) Version() string { return "1" }
+func (s *EvaluateStage) Params() any   { return map[string]any{"queries": s.Queries} }
+func (s *EvaluateStage) Run(ctx context.Context, io *pipeline.IO) error {
+	return Evaluate(ctx, s.Queries, io, io.Output("result"))
 }
 
 // ngramFiles lists the n-gram files of a path: the file itself, or the
@@ -225,15 +296,15 @@ func ngramFiles(path string) ([]string, error) {
 	return out, nil
 }
 
-// dweData is a corpus's counts split into training and held-out steps.
-type dweData struct {
+// data is a corpus's counts split into training and held-out steps.
+type data struct {
 	vocab       []string
-	train       *dwe.Counts
-	valid, test *dwe.Counts
+	train       *mdwe.Counts
+	valid, test *mdwe.Counts
 }
 
-// loadDWE reads the counted corpus and splits its steps by role.
-func loadDWE(ctx context.Context, io *pipeline.IO) (*dweData, error) {
+// loadData reads the counted corpus and splits its steps by role.
+func loadData(ctx context.Context, io *pipeline.IO) (*data, error) {
 	bins, sp, err := corpus.ReadSteps(ctx, io.Input("steps"))
 	if err != nil {
 		return nil, err
@@ -250,14 +321,14 @@ func loadDWE(ctx context.Context, io *pipeline.IO) (*dweData, error) {
 	for i := range cs.Steps {
 		byT[cs.Steps[i].T] = &cs.Steps[i]
 	}
-	mk := func(steps []int) (*dwe.Counts, error) {
-		c := &dwe.Counts{V: cs.V}
+	mk := func(steps []int) (*mdwe.Counts, error) {
+		c := &mdwe.Counts{V: cs.V}
 		for _, t := range steps {
 			st, ok := byT[t]
 			if !ok {
 				st = &corpus.Step{T: t, Unigram: make([]float64, cs.V)}
 			}
-			sc := dwe.StepCounts{I: st.I, J: st.J, Pos: st.N}
+			sc := mdwe.StepCounts{I: st.I, J: st.J, Pos: st.N}
 			sc.NegA, sc.NegB = st.NegFactors(nil, nil, 1)
 			c.Times = append(c.Times, bins.Tau[t])
 			c.Steps = append(c.Steps, sc)
@@ -269,7 +340,7 @@ func loadDWE(ctx context.Context, io *pipeline.IO) (*dweData, error) {
 		}
 		return c, nil
 	}
-	d := &dweData{vocab: v.Words}
+	d := &data{vocab: v.Words}
 	if d.train, err = mk(sp.Train); err != nil {
 		return nil, err
 	}
@@ -285,34 +356,34 @@ func loadDWE(ctx context.Context, io *pipeline.IO) (*dweData, error) {
 	return d, nil
 }
 
-// TrainDWE trains dynamic word embeddings (MAP or variational smoothing) on
+// Train trains dynamic word embeddings (MAP or variational smoothing) on
 // the training time steps and writes the posterior means (means.f64), the
 // vocabulary and time stamps, series.arrow and summary.json into dir.
-func TrainDWE(ctx context.Context, s Settings, io *pipeline.IO, dir string) error {
-	data, err := loadDWE(ctx, io)
+func Train(ctx context.Context, s stages.Settings, io *pipeline.IO, dir string) error {
+	data, err := loadData(ctx, io)
 	if err != nil {
 		return err
 	}
-	opt, err := BuildOptimizer(s, io.Workers())
+	opt, err := stages.BuildOptimizer(s, io.Workers())
 	if err != nil {
 		return err
 	}
 	defer opt.Close()
-	cfg := dwe.Config{Dim: s.Int("dim"), Sigma0Sq: s.Float("sigma0_sq"), Diffusion: s.Float("diffusion"), InitStd: s.Float("init_scale")}
+	cfg := mdwe.Config{Dim: s.Int("dim"), Sigma0Sq: s.Float("sigma0_sq"), Diffusion: s.Float("diffusion"), InitStd: s.Float("init_scale")}
 	if opt.Pool != nil {
 		cfg.Pool = opt.Pool
 	}
-	var model dwe.Trainable
+	var model mdwe.Trainable
 	var means func(x []float64) []float64
 	switch s.String("inference") {
 	case "map":
-		m, err := dwe.NewMAP(data.train, cfg)
+		m, err := mdwe.NewMAP(data.train, cfg)
 		if err != nil {
 			return err
 		}
 		model, means = m, func(x []float64) []float64 { return x[:m.Blocks().Len()] }
 	case "vi":
-		m, err := dwe.NewVariational(data.train, cfg)
+		m, err := mdwe.NewVariational(data.train, cfg)
 		if err != nil {
 			return err
 		}
@@ -326,10 +397,10 @@ func TrainDWE(ctx context.Context, s Settings, io *pipeline.IO, dir string) erro
 	if bc == 0 {
 		bc = bw
 	}
-	series := &Series{}
-	sum := Summary{}
+	series := &stages.Series{}
+	sum := stages.Summary{}
 	steps := s.Int("steps")
-	loop := &Loop{
+	loop := &stages.Loop{
 		Problem: optim.Problem{Local: model.LocalLoss, Blocks: model.Blocks(), Graph: model.Graph()},
 		Opt:     opt, Steps: steps, LogEvery: s.Int("log_every"), GapEvery: s.Int("gauge_gap_every"),
 		Series: series, Summary: sum,
@@ -344,90 +415,90 @@ func TrainDWE(ctx context.Context, s Settings, io *pipeline.IO, dir string) erro
 				model.Resample(rng, 0, 0)
 			}
 		},
-		Progress: progressFunc(io),
+		Progress: stages.ProgressFunc(io),
 	}
 	if err := loop.Run(x); err != nil {
 		return err
 	}
-	sum["psi_settle_step"] = settleStep(series, "psi", 0.01)
+	sum["psi_settle_step"] = stages.SettleStep(series, "psi", 0.01)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	b := model.Blocks()
-	if err := writeFloats(filepath.Join(dir, "means.f64"), means(x)); err != nil {
+	if err := stages.WriteFloats(filepath.Join(dir, "means.f64"), means(x)); err != nil {
 		return err
 	}
-	if err := writeJSON(filepath.Join(dir, "model.json"), dweMeta{T: b.T, V: data.train.V, D: b.D, Times: data.train.Times, Vocab: data.vocab}); err != nil {
+	if err := stages.WriteJSON(filepath.Join(dir, "model.json"), meta{T: b.T, V: data.train.V, D: b.D, Times: data.train.Times, Vocab: data.vocab}); err != nil {
 		return err
 	}
-	if err := WriteSeries(filepath.Join(dir, "series.arrow"), series); err != nil {
+	if err := stages.WriteSeries(filepath.Join(dir, "series.arrow"), series); err != nil {
 		return err
 	}
-	return WriteSummary(filepath.Join(dir, "summary.json"), sum)
+	return stages.WriteSummary(filepath.Join(dir, "summary.json"), sum)
 }
 
-// dweMeta describes a trained embedding.
-type dweMeta struct {
+// meta describes a trained embedding.
+type meta struct {
 	T, V, D int
 	Times   []float64
 	Vocab   []string
 }
 
 // loadEmbedding reads a train-dwe output.
-func loadEmbedding(dir string) (*dweMeta, []float64, optim.Blocks, error) {
-	var meta dweMeta
-	if err := readJSON(filepath.Join(dir, "model.json"), &meta); err != nil {
+func loadEmbedding(dir string) (*meta, []float64, optim.Blocks, error) {
+	var meta meta
+	if err := stages.ReadJSON(filepath.Join(dir, "model.json"), &meta); err != nil {
 		return nil, nil, optim.Blocks{}, err
 	}
 	b := optim.Blocks{T: meta.T, N: 2 * meta.V, D: meta.D}
-	x, err := readFloats(filepath.Join(dir, "means.f64"), b.Len())
+	x, err := stages.ReadFloats(filepath.Join(dir, "means.f64"), b.Len())
 	return &meta, x, b, err
 }
 
-// EvaluateDWE computes the predictive log-likelihood per test point at the
+// Evaluate computes the predictive log-likelihood per test point at the
 // held-out time steps (embeddings interpolated between the neighbouring
 // training steps), the first-to-last cosines of the word vectors, the aging
 // table of the query words, and exports the embeddings (Parquet, and the
 // word2vec text format per time step).
-func EvaluateDWE(ctx context.Context, s Settings, io *pipeline.IO, dir string) error {
-	meta, x, b, err := loadEmbedding(io.Input("model"))
+func Evaluate(ctx context.Context, queries []string, pio *pipeline.IO, dir string) error {
+	meta, x, b, err := loadEmbedding(pio.Input("model"))
 	if err != nil {
 		return err
 	}
-	data, err := loadDWE(ctx, io)
+	data, err := loadData(ctx, pio)
 	if err != nil {
 		return err
 	}
-	pool := optim.NewPool(io.Workers()) // the trial's cores
+	pool := optim.NewPool(pio.Workers()) // the trial's cores
 	defer pool.Close()
-	sum, err := ReadSummary(filepath.Join(io.Input("model"), "summary.json"))
+	sum, err := stages.ReadSummary(filepath.Join(pio.Input("model"), "summary.json"))
 	if err != nil {
 		return err
 	}
 	for _, part := range []struct {
 		name string
-		c    *dwe.Counts
+		c    *mdwe.Counts
 	}{{"test_ll", data.test}, {"valid_ll", data.valid}} {
 		if len(part.c.Steps) == 0 {
 			continue
 		}
-		ll, err := dwe.PredictiveLogLik(x, b, meta.Times, part.c, pool)
+		ll, err := mdwe.PredictiveLogLik(x, b, meta.Times, part.c, pool)
 		if err != nil {
 			return err
 		}
 		sum[part.name] = ll
 	}
-	cos := dwe.FirstLastCosines(x, b)
-	sum["median_first_last_cos"] = dwe.Median(cos)
+	cos := mdwe.FirstLastCosines(x, b)
+	sum["median_first_last_cos"] = mdwe.Median(cos)
 	if err := os.MkdirAll(filepath.Join(dir, "word2vec"), 0o755); err != nil {
 		return err
 	}
-	if err := writeFloats(filepath.Join(dir, "first_last_cos.f64"), cos); err != nil {
+	if err := stages.WriteFloats(filepath.Join(dir, "first_last_cos.f64"), cos); err != nil {
 		return err
 	}
 	var aging strings.Builder
 	fmt.Fprintf(&aging, "| query (%.0f) | nearest at %.0f |\n|---|---|\n", meta.Times[len(meta.Times)-1], meta.Times[0])
-	for _, q := range s.Strings("queries") {
+	for _, q := range queries {
 		words, err := AgeWord(x, b, meta.Vocab, q, b.T-1, 0, 5)
 		if err != nil {
 			fmt.Fprintf(&aging, "| %s | (not in the vocabulary) |\n", q)
@@ -435,58 +506,40 @@ func EvaluateDWE(ctx context.Context, s Settings, io *pipeline.IO, dir string) e
 		}
 		fmt.Fprintf(&aging, "| %s | %s |\n", q, strings.Join(words, ", "))
 	}
-	if err := writeFileAtomic(filepath.Join(dir, "aging.md"), []byte(aging.String())); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, "aging.md"), []byte(aging.String())); err != nil {
 		return err
 	}
-	if err := writeAtomic(filepath.Join(dir, "embeddings.parquet"), func(f *os.File) error {
-		return dwe.WriteParquet(f, x, b, meta.Times, meta.Vocab)
+	if err := atomicfile.Write(filepath.Join(dir, "embeddings.parquet"), func(w io.Writer) error {
+		return mdwe.WriteParquet(w, x, b, meta.Times, meta.Vocab)
 	}); err != nil {
 		return err
 	}
 	for t := 0; t < b.T; t++ {
 		name := filepath.Join(dir, "word2vec", fmt.Sprintf("%04d.txt", int(math.Round(meta.Times[t]))))
-		if err := writeAtomic(name, func(f *os.File) error {
-			w := bufio.NewWriter(f)
-			if err := dwe.WriteWord2Vec(w, x, b, t, meta.Vocab); err != nil {
-				return err
-			}
-			return w.Flush()
+		if err := atomicfile.Write(name, func(w io.Writer) error {
+			return mdwe.WriteWord2Vec(w, x, b, t, meta.Vocab)
 		}); err != nil {
 			return err
 		}
 	}
-	ser, err := os.ReadFile(filepath.Join(io.Input("model"), "series.arrow"))
+	ser, err := os.ReadFile(filepath.Join(pio.Input("model"), "series.arrow"))
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(dir, "series.arrow"), ser); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, "series.arrow"), ser); err != nil {
 		return err
 	}
-	if err := copyFile(filepath.Join(io.Input("model"), "model.json"), filepath.Join(dir, "model.json")); err != nil {
+	if err := stages.CopyFile(filepath.Join(pio.Input("model"), "model.json"), filepath.Join(dir, "model.json")); err != nil {
 		return err
 	}
-	return WriteSummary(filepath.Join(dir, "summary.json"), sum)
-}
-
-func copyFile(src, dst string) error {
-	b, err := os.ReadFile(src)
-	if err != nil {
-		return err
-	}
-	return writeFileAtomic(dst, b)
+	return stages.WriteSummary(filepath.Join(dir, "summary.json"), sum)
 }
 
 // AgeWord returns the k words whose word vector at step to has the largest
 // cosine with query's word vector at step from (the paper's "word aging":
 // from the last step to the first). The query itself is left out.
 func AgeWord(means []float64, b optim.Blocks, vocab []string, query string, from, to, k int) ([]string, error) {
-	qi := -1
-	for i, w := range vocab {
-		if w == query {
-			qi = i
-			break
-		}
-	}
+	qi := slices.Index(vocab, query)
 	if qi < 0 {
 		return nil, fmt.Errorf("word %q is not in the vocabulary", query)
 	}
@@ -509,7 +562,7 @@ func AgeWord(means []float64, b optim.Blocks, vocab []string, query string, from
 		}
 		all = append(all, scored{i, cosineSim(q, vec(to, i))})
 	}
-	sort.SliceStable(all, func(a, c int) bool { return all[a].c > all[c].c })
+	slices.SortStableFunc(all, func(a, c scored) int { return cmp.Compare(c.c, a.c) })
 	var out []string
 	for _, sc := range all[:min(k, len(all))] {
 		out = append(out, vocab[sc.i])

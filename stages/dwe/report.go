@@ -1,4 +1,4 @@
-package stages
+package dwe
 
 import (
 	"context"
@@ -7,19 +7,21 @@ import (
 	"path/filepath"
 	"strings"
 
+	"goldstone/internal/atomicfile"
 	"goldstone/pipeline"
+	"goldstone/stages"
 	"goldstone/stages/figures"
 )
 
-// ReportDWE draws the paper's Figure 4 (histograms of cos(u_first, u_last)
+// Report draws the paper's Figure 4 (histograms of cos(u_first, u_last)
 // over the vocabulary, one sample per variant), the training curves, and a
 // Markdown report with the summary metrics, the histogram counts and the
 // word aging tables of every trial.
-func ReportDWE(ctx context.Context, experiment string, trials []Trial, io *pipeline.IO, dir string) error {
+func Report(ctx context.Context, experiment string, trials []stages.Trial, io *pipeline.IO, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	all, err := loadResults(trials, io)
+	all, err := stages.LoadResults(trials, io)
 	if err != nil {
 		return err
 	}
@@ -27,18 +29,18 @@ func ReportDWE(ctx context.Context, experiment string, trials []Trial, io *pipel
 	var loss, psi []figures.Series
 	var md strings.Builder
 	for _, r := range all {
-		tr, d, sum := r.tr, r.dir, r.sum
-		meta, err := readJSONMeta(filepath.Join(d, "model.json"))
+		tr, d, sum := r.Trial, r.Dir, r.Summary
+		meta, err := readMeta(filepath.Join(d, "model.json"))
 		if err != nil {
 			return err
 		}
-		cos, err := readFloats(filepath.Join(d, "first_last_cos.f64"), meta.V)
+		cos, err := stages.ReadFloats(filepath.Join(d, "first_last_cos.f64"), meta.V)
 		if err != nil {
 			return err
 		}
 		samples = append(samples, figures.Sample{Name: tr.Name, Values: cos})
-		loss = append(loss, r.curve("loss", true))
-		psi = append(psi, r.curve("psi", true))
+		loss = append(loss, r.Curve("loss", true))
+		psi = append(psi, r.Curve("psi", true))
 		aging, err := os.ReadFile(filepath.Join(d, "aging.md"))
 		if err != nil {
 			return err
@@ -61,12 +63,12 @@ func ReportDWE(ctx context.Context, experiment string, trials []Trial, io *pipel
 	}); err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(dir, "report.md"), []byte(markdownTable(experiment, all)+md.String()))
+	return atomicfile.WriteFile(filepath.Join(dir, "report.md"), []byte(stages.MarkdownTable(experiment, all)+md.String()))
 }
 
-func readJSONMeta(path string) (*dweMeta, error) {
-	var m dweMeta
-	if err := readJSON(path, &m); err != nil {
+func readMeta(path string) (*meta, error) {
+	var m meta
+	if err := stages.ReadJSON(path, &m); err != nil {
 		return nil, err
 	}
 	return &m, nil

@@ -1,5 +1,7 @@
-// Package movielens reads MovieLens rating files and turns them into the binned, binarized
-// and split Parquet tables the dynamic logistic matrix-factorisation experiment trains on.
+// Package movielens is the movielens pipeline (the paper's Section 5.2): it reads MovieLens
+// rating files, turns them into the binned, binarized and split Parquet tables that dynamic
+// logistic matrix factorisation trains on, and trains, evaluates and reports per trial
+// (stages.go: Pipeline and its stages as named types; report.go).
 //
 // The stages are pure functions from files to files, each writing its output atomically
 // (a temporary file in the destination directory, then a rename):

@@ -1,32 +1,34 @@
-package stages
+package movielens
 
 import (
 	"context"
 	"os"
 	"path/filepath"
 
+	"goldstone/internal/atomicfile"
 	"goldstone/pipeline"
+	"goldstone/stages"
 	"goldstone/stages/figures"
 )
 
-// ReportMovieLens draws the paper's Figure 3 (training curves of the loss L
+// Report draws the paper's Figure 3 (training curves of the loss L
 // and of psi, for every variant: AdaGrad, Goldstone-GD and Procrustes on the
 // same AdaGrad) with the gauge gap and the validation log-likelihood, and
 // writes a Markdown table of every trial's summary metrics.
-func ReportMovieLens(ctx context.Context, experiment string, trials []Trial, io *pipeline.IO, dir string) error {
+func Report(ctx context.Context, experiment string, trials []stages.Trial, io *pipeline.IO, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	all, err := loadResults(trials, io)
+	all, err := stages.LoadResults(trials, io)
 	if err != nil {
 		return err
 	}
 	var loss, psi, gap, vll []figures.Series
 	for _, r := range all {
-		loss = append(loss, r.curve("loss", true))
-		psi = append(psi, r.curve("psi", true))
-		gap = append(gap, r.curve("gauge_gap", true))
-		vll = append(vll, r.curve("valid_ll", false))
+		loss = append(loss, r.Curve("loss", true))
+		psi = append(psi, r.Curve("psi", true))
+		gap = append(gap, r.Curve("gauge_gap", true))
+		vll = append(vll, r.Curve("valid_ll", false))
 	}
 	err = figures.Curves(filepath.Join(dir, "figure3.png"), figures.CurveSpec{
 		Title: experiment + ": training curves (colour = variant)",
@@ -40,5 +42,5 @@ func ReportMovieLens(ctx context.Context, experiment string, trials []Trial, io 
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(dir, "summary.md"), []byte(markdownTable(experiment, all)))
+	return atomicfile.WriteFile(filepath.Join(dir, "summary.md"), []byte(stages.MarkdownTable(experiment, all)))
 }

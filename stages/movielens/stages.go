@@ -1,29 +1,55 @@
-package stages
+package movielens
 
 import (
 	"context"
-	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"time"
 
+	"goldstone/internal/atomicfile"
 	"goldstone/models"
 	"goldstone/optim"
 	"goldstone/pipeline"
-	"goldstone/stages/movielens"
+	"goldstone/stages"
 )
+
+func init() { stages.Register(Pipeline{}) }
+
+// Pipeline is the movielens pipeline (the paper's Section 5.2): ingest,
+// binarize, bin and split a ratings file (a MovieLens release or the
+// planted generator's output), then train and evaluate sparse dynamic
+// logistic MF per trial, and draw a report.
+type Pipeline struct{}
+
+// Name implements stages.Pipeline.
+func (Pipeline) Name() string { return "movielens" }
+
+// Specs implements stages.Pipeline.
+func (Pipeline) Specs() []*stages.Spec {
+	specs := append(stages.TrainingSpecs(), stages.MFSpecs()...)
+	return append(specs,
+		&stages.Spec{Key: "dataset", Kind: stages.String, Default: "ml-latest-small", Doc: "MovieLens release name under the data directory, \"planted\", or a path to a ratings file"},
+		&stages.Spec{Key: "fetch", Kind: stages.Bool, Default: false, Doc: "download the release from GroupLens when it is missing"},
+		&stages.Spec{Key: "bins", Kind: stages.Int, Default: int64(100), Doc: "number of time bins T", Check: stages.Positive},
+		&stages.Spec{Key: "split", Kind: stages.FloatList, Default: []float64{0.5, 0.2, 0.3}, Doc: "train, validation, test fractions", Check: stages.Fractions3},
+		&stages.Spec{Key: "split_seed", Kind: stages.Int, Default: int64(1), Doc: "seed of the random train/validation/test split (MovieLens: ratings; dwe: whole time steps)", Check: stages.NonNegative},
+		&stages.Spec{Key: "minibatch", Kind: stages.Int, Default: int64(0), Doc: "ratings per minibatch; 0 uses full batches", Check: stages.NonNegative},
+		&stages.Spec{Key: "valid_every", Kind: stages.Int, Default: int64(50), Doc: "record the validation log-likelihood every this many steps", Check: stages.Positive},
+		&stages.Spec{Key: "planted_users", Kind: stages.Int, Default: int64(138000), Check: stages.Positive},
+		&stages.Spec{Key: "planted_items", Kind: stages.Int, Default: int64(27000), Check: stages.Positive},
+		&stages.Spec{Key: "planted_ratings", Kind: stages.Int, Default: int64(20000000), Check: stages.Positive},
+		&stages.Spec{Key: "planted_dim", Kind: stages.Int, Default: int64(10), Check: stages.Positive},
+		&stages.Spec{Key: "planted_seed", Kind: stages.Int, Default: int64(1), Check: stages.NonNegative},
+	)
+}
 
 // Setting keys read by each MovieLens stage (their cache parameters).
 var (
-	mlDataKeys    = []string{"dataset"}
-	mlPlantedKeys = []string{"planted_users", "planted_items", "planted_ratings", "planted_dim", "planted_seed", "bins"}
-	mlTrainKeys   = []string{
+	plantedKeys = []string{"planted_users", "planted_items", "planted_ratings", "planted_dim", "planted_seed", "bins"}
+	trainKeys   = []string{
 		"seed", "steps", "log_every", "gauge_gap_every", "init_scale",
 		"optimizer", "lr", "lr_s0", "lr_kappa", "clip", "adagrad_eps", "adam_beta1", "adam_beta2", "adam_eps",
 		"gauge", "k1", "k2", "gauge_lr", "rotation", "keep_fields", "guard", "flip_walls", "reflections",
@@ -32,8 +58,8 @@ var (
 )
 
 // plantedConfig is the generator configuration of the planted data set.
-func plantedConfig(s Settings) movielens.PlantedConfig {
-	return movielens.PlantedConfig{
+func plantedConfig(s stages.Settings) PlantedConfig {
+	return PlantedConfig{
 		Users: s.Int("planted_users"), Items: s.Int("planted_items"), Ratings: int64(s.Int("planted_ratings")),
 		Bins: s.Int("bins"), D: s.Int("planted_dim"), Seed: uint64(s.Int("planted_seed")),
 		Start: time.Date(1995, 1, 9, 0, 0, 0, 0, time.UTC), End: time.Date(2015, 3, 31, 0, 0, 0, 0, time.UTC),
@@ -51,10 +77,11 @@ type binInfo struct {
 	MaxTime int64 `json:"max_time"`
 }
 
-func buildMovieLens(ctx context.Context, b *Built, e *Experiment, trials []Trial, env Env) error {
+// Build implements stages.Pipeline.
+func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment, trials []stages.Trial, env stages.Env) error {
 	// Data preparation is shared by every trial; the settings it reads must
 	// not vary across the sweep.
-	s0, err := sharedSettings(e, trials, append([]string{"dataset", "bins", "split", "split_seed"}, mlPlantedKeys...))
+	s0, err := stages.SharedSettings(e, trials, append([]string{"dataset", "bins", "split", "split_seed"}, plantedKeys...))
 	if err != nil {
 		return err
 	}
@@ -63,202 +90,191 @@ func buildMovieLens(ctx context.Context, b *Built, e *Experiment, trials []Trial
 	var ratingsRef pipeline.Ref
 	switch {
 	case planted:
-		cfg := plantedConfig(s0)
-		b.Graph.Add(&pipeline.Node{
-			ID: "generate",
-			Stage: &funcStage{name: "generate-planted", version: "1", params: s0.Subset(mlPlantedKeys...),
-				run: func(ctx context.Context, io *pipeline.IO) error {
-					cfg := cfg
-					cfg.Workers = io.Workers()
-					st, err := movielens.GenerateFile(ctx, io.Output("ratings.csv"), io.Output("vectors.bin"), cfg)
-					if err == nil {
-						io.Logf("generated %d ratings (%d at the median)", st.Ratings, st.Mid)
-					}
-					return err
-				}},
-			Outputs: []string{"ratings.csv", "vectors.bin"},
-		})
+		b.Add(&pipeline.Node{ID: "generate", Stage: &GenerateStage{Settings: s0}, Outputs: []string{"ratings.csv", "vectors.bin"}})
 		ratingsRef = pipeline.Out("generate", "ratings.csv")
 	default:
-		path, err := movielens.Locate(env.DataDir, dataset)
+		path, err := Locate(env.DataDir, dataset)
 		if err != nil {
-			if !s0.Bool("fetch") || !env.Fetch || !errors.Is(err, movielens.ErrNotFound) {
+			if !s0.Bool("fetch") || !env.Fetch || !errors.Is(err, ErrNotFound) {
 				return fmt.Errorf("dataset %s: %w", dataset, err)
 			}
-			if _, known := movielens.Releases[dataset]; !known {
+			if _, known := Releases[dataset]; !known {
 				return fmt.Errorf("dataset %s: %w", dataset, err)
 			}
 			// Fetch now, before the graph runs: the data set is an external input.
 			// GOLDSTONE_MOVIELENS_URL points at a mirror (or a test server) with
 			// the official layout: <base>/<name>.zip and <base>/<name>.zip.md5.
-			path, err = movielens.Fetch(ctx, os.Getenv("GOLDSTONE_MOVIELENS_URL"), dataset, env.DataDir, nil)
+			path, err = Fetch(ctx, os.Getenv("GOLDSTONE_MOVIELENS_URL"), dataset, env.DataDir, nil)
 			if err != nil {
 				return fmt.Errorf("dataset %s: fetch: %w", dataset, err)
 			}
 		}
 		ratingsRef = pipeline.File(path)
 	}
-	b.Graph.Add(&pipeline.Node{
-		ID: "ingest",
-		Stage: &funcStage{name: "ingest-movielens", version: "1", params: map[string]any{},
-			run: func(ctx context.Context, io *pipeline.IO) error {
-				st, err := movielens.Ingest(ctx, io.Input("ratings"), io.Output("ratings.parquet"), movielens.IngestOptions{Workers: io.Workers()})
-				if err == nil {
-					io.Logf("ingested %d ratings (%d users, %d items, %.1f MB)", st.Ratings, st.Users, st.Items, float64(st.Bytes)/1e6)
-				}
-				return err
-			}},
-		Inputs:  map[string]pipeline.Ref{"ratings": ratingsRef},
-		Outputs: []string{"ratings.parquet"},
-	})
-	b.Graph.Add(&pipeline.Node{
-		ID: "binarize",
-		Stage: &funcStage{name: "binarize", version: "1", params: map[string]any{},
-			run: func(ctx context.Context, io *pipeline.IO) error {
-				st, err := movielens.Binarize(ctx, io.Input("ratings"), io.Output("binary.parquet"))
-				if err != nil {
-					return err
-				}
-				io.Logf("median %.1f: kept %d positive, %d negative, dropped %d", st.Median, st.Positive, st.Negative, st.Dropped)
-				return writeJSON(io.Output("binarize.json"), st)
-			}},
+	b.Add(&pipeline.Node{ID: "ingest", Stage: &IngestStage{},
+		Inputs: map[string]pipeline.Ref{"ratings": ratingsRef}, Outputs: []string{"ratings.parquet"}})
+	b.Add(&pipeline.Node{ID: "binarize", Stage: &BinarizeStage{},
 		Inputs:  map[string]pipeline.Ref{"ratings": pipeline.Out("ingest", "ratings.parquet")},
-		Outputs: []string{"binary.parquet", "binarize.json"},
-	})
-	b.Graph.Add(&pipeline.Node{
-		ID: "bin",
-		Stage: &funcStage{name: "bin", version: "1", params: s0.Subset("bins"),
-			run: func(ctx context.Context, io *pipeline.IO) error {
-				dir := io.Output("binned")
-				if err := os.MkdirAll(dir, 0o755); err != nil {
-					return err
-				}
-				res, err := movielens.Bin(ctx, io.Input("binary"), filepath.Join(dir, "binned.parquet"), s0.Int("bins"))
-				if err != nil {
-					return err
-				}
-				info := binInfo{T: res.T, Users: len(res.Users), Items: len(res.Items), Ratings: res.Ratings, MinTime: res.MinTime, MaxTime: res.MaxTime}
-				io.Logf("%d bins of %.1f days: %d users, %d items", res.T, float64(res.MaxTime-res.MinTime)/86400/float64(res.T), info.Users, info.Items)
-				return writeJSON(filepath.Join(dir, "info.json"), info)
-			}},
-		Inputs:  map[string]pipeline.Ref{"binary": pipeline.Out("binarize", "binary.parquet")},
-		Outputs: []string{"binned"},
-	})
-	b.Graph.Add(&pipeline.Node{
-		ID: "split",
-		Stage: &funcStage{name: "split", version: "1", params: s0.Subset("split", "split_seed"),
-			run: func(ctx context.Context, io *pipeline.IO) error {
-				dir := io.Output("split")
-				if err := os.MkdirAll(dir, 0o755); err != nil {
-					return err
-				}
-				f := s0.Floats("split")
-				st, err := movielens.Split(ctx, filepath.Join(io.Input("binned"), "binned.parquet"),
-					filepath.Join(dir, "train.parquet"), filepath.Join(dir, "valid.parquet"), filepath.Join(dir, "test.parquet"),
-					[3]float64{f[0], f[1], f[2]}, uint64(s0.Int("split_seed")))
-				if err == nil {
-					io.Logf("split: %d train, %d validation, %d test", st.Train, st.Valid, st.Test)
-				}
-				return err
-			}},
-		Inputs:  map[string]pipeline.Ref{"binned": pipeline.Out("bin", "binned")},
-		Outputs: []string{"split"},
-	})
+		Outputs: []string{"binary.parquet", "binarize.json"}})
+	b.Add(&pipeline.Node{ID: "bin", Stage: &BinStage{Settings: s0},
+		Inputs: map[string]pipeline.Ref{"binary": pipeline.Out("binarize", "binary.parquet")}, Outputs: []string{"binned"}})
+	b.Add(&pipeline.Node{ID: "split", Stage: &SplitStage{Settings: s0},
+		Inputs: map[string]pipeline.Ref{"binned": pipeline.Out("bin", "binned")}, Outputs: []string{"split"}})
 	reportIn := map[string]pipeline.Ref{}
 	for _, tr := range trials {
 		s := tr.Settings
 		tid, eid := "train/"+tr.Slug(), "evaluate/"+tr.Slug()
-		b.Graph.Add(&pipeline.Node{
-			ID: tid,
-			Stage: &funcStage{name: "train-logistic-mf", version: "1", params: s.Params(mlTrainKeys...),
-				run: func(ctx context.Context, io *pipeline.IO) error {
-					return TrainMovieLens(ctx, s, io.Input("binned"), io.Input("split"), io.Workers(), io.Output("model"), progressFunc(io))
-				}},
+		b.Add(&pipeline.Node{ID: tid, Stage: &TrainStage{Settings: s},
 			Inputs:  map[string]pipeline.Ref{"binned": pipeline.Out("bin", "binned"), "split": pipeline.Out("split", "split")},
-			Outputs: []string{"model"},
-		})
+			Outputs: []string{"model"}})
 		in := map[string]pipeline.Ref{"model": pipeline.Out(tid, "model"), "split": pipeline.Out("split", "split"), "binned": pipeline.Out("bin", "binned")}
+		ev := &EvaluateStage{}
 		if planted {
 			in["vectors"] = pipeline.Out("generate", "vectors.bin")
+			c := plantedConfig(s)
+			ev.Planted = &c
+			ev.plantedParams = s.Subset(plantedKeys...)
 		}
-		evalParams := map[string]any{"planted": planted}
-		if planted {
-			for k, v := range s.Subset(mlPlantedKeys...) {
-				evalParams[k] = v
-			}
-		}
-		b.Graph.Add(&pipeline.Node{
-			ID: eid,
-			Stage: &funcStage{name: "evaluate-logistic-mf", version: "1", params: evalParams,
-				run: func(ctx context.Context, io *pipeline.IO) error {
-					var pc *movielens.PlantedConfig
-					if planted {
-						c := plantedConfig(s)
-						pc = &c
-					}
-					return EvaluateMovieLens(ctx, io, pc, io.Output("result"))
-				}},
-			Inputs:  in,
-			Outputs: []string{"result"},
-		})
-		b.Trials = append(b.Trials, TrialNodes{Trial: tr, Result: eid, Nodes: []string{tid, eid}})
+		b.Add(&pipeline.Node{ID: eid, Stage: ev, Inputs: in, Outputs: []string{"result"}})
+		b.AddTrial(tr, eid, tid, eid)
 		reportIn[tr.ID] = pipeline.Out(eid, "result")
 	}
-	addReport(b, e, trials, "report-movielens", reportIn, ReportMovieLens)
+	b.AddReport(e, trials, "report-movielens", reportIn, Report)
 	return nil
 }
 
-// sharedSettings checks that the data preparation settings keys are the same
-// in every trial (the data stages are shared by the sweep) and returns the
-// settings of the first trial (the experiment's when there is none).
-func sharedSettings(e *Experiment, trials []Trial, keys []string) (Settings, error) {
-	for _, k := range keys {
-		for _, tr := range trials {
-			if FormatValue(tr.Settings[k]) != FormatValue(trials[0].Settings[k]) {
-				return nil, fmt.Errorf("experiment %s: setting %s varies across trials; data preparation settings must be the same for the whole sweep", e.Name, k)
-			}
-		}
+// GenerateStage writes the planted data set (ratings.csv) and its planted
+// vectors (vectors.bin).
+type GenerateStage struct{ Settings stages.Settings }
+
+func (*GenerateStage) Name() string    { return "generate-planted" }
+func (*GenerateStage) Version() string { return "1" }
+func (s *GenerateStage) Params() any   { return s.Settings.Subset(plantedKeys...) }
+func (s *GenerateStage) Run(ctx context.Context, io *pipeline.IO) error {
+	cfg := plantedConfig(s.Settings)
+	cfg.Workers = io.Workers()
+	st, err := GenerateFile(ctx, io.Output("ratings.csv"), io.Output("vectors.bin"), cfg)
+	if err == nil {
+		io.Logf("generated %d ratings (%d at the median)", st.Ratings, st.Mid)
 	}
-	if len(trials) == 0 {
-		return e.Settings, nil
-	}
-	return trials[0].Settings, nil
+	return err
 }
 
-func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
+// IngestStage parses a ratings file into ratings.parquet.
+type IngestStage struct{}
+
+func (*IngestStage) Name() string    { return "ingest-movielens" }
+func (*IngestStage) Version() string { return "1" }
+func (*IngestStage) Params() any     { return map[string]any{} }
+func (*IngestStage) Run(ctx context.Context, io *pipeline.IO) error {
+	st, err := Ingest(ctx, io.Input("ratings"), io.Output("ratings.parquet"), IngestOptions{Workers: io.Workers()})
+	if err == nil {
+		io.Logf("ingested %d ratings (%d users, %d items, %.1f MB)", st.Ratings, st.Users, st.Items, float64(st.Bytes)/1e6)
+	}
+	return err
+}
+
+// BinarizeStage keeps ratings above or below the median as 1 or 0.
+type BinarizeStage struct{}
+
+func (*BinarizeStage) Name() string    { return "binarize" }
+func (*BinarizeStage) Version() string { return "1" }
+func (*BinarizeStage) Params() any     { return map[string]any{} }
+func (*BinarizeStage) Run(ctx context.Context, io *pipeline.IO) error {
+	st, err := Binarize(ctx, io.Input("ratings"), io.Output("binary.parquet"))
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(path, append(b, '\n'))
+	io.Logf("median %.1f: kept %d positive, %d negative, dropped %d", st.Median, st.Positive, st.Negative, st.Dropped)
+	return stages.WriteJSON(io.Output("binarize.json"), st)
 }
 
-func readJSON(path string, v any) error {
-	b, err := os.ReadFile(path)
+// BinStage bins the ratings' times into T bins and renumbers users and items.
+type BinStage struct{ Settings stages.Settings }
+
+func (*BinStage) Name() string    { return "bin" }
+func (*BinStage) Version() string { return "1" }
+func (s *BinStage) Params() any   { return s.Settings.Subset("bins") }
+func (s *BinStage) Run(ctx context.Context, io *pipeline.IO) error {
+	dir := io.Output("binned")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	res, err := Bin(ctx, io.Input("binary"), filepath.Join(dir, "binned.parquet"), s.Settings.Int("bins"))
 	if err != nil {
 		return err
 	}
-	if err := json.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+	info := binInfo{T: res.T, Users: len(res.Users), Items: len(res.Items), Ratings: res.Ratings, MinTime: res.MinTime, MaxTime: res.MaxTime}
+	io.Logf("%d bins of %.1f days: %d users, %d items", res.T, float64(res.MaxTime-res.MinTime)/86400/float64(res.T), info.Users, info.Items)
+	return stages.WriteJSON(filepath.Join(dir, "info.json"), info)
+}
+
+// SplitStage splits the binned ratings into train, validation and test.
+type SplitStage struct{ Settings stages.Settings }
+
+func (*SplitStage) Name() string    { return "split" }
+func (*SplitStage) Version() string { return "1" }
+func (s *SplitStage) Params() any   { return s.Settings.Subset("split", "split_seed") }
+func (s *SplitStage) Run(ctx context.Context, io *pipeline.IO) error {
+	dir := io.Output("split")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
 	}
-	return nil
+	f := s.Settings.Floats("split")
+	st, err := Split(ctx, filepath.Join(io.Input("binned"), "binned.parquet"),
+		filepath.Join(dir, "train.parquet"), filepath.Join(dir, "valid.parquet"), filepath.Join(dir, "test.parquet"),
+		[3]float64{f[0], f[1], f[2]}, uint64(s.Settings.Int("split_seed")))
+	if err == nil {
+		io.Logf("split: %d train, %d validation, %d test", st.Train, st.Valid, st.Test)
+	}
+	return err
+}
+
+// TrainStage trains one trial's model (output "model").
+type TrainStage struct{ Settings stages.Settings }
+
+func (*TrainStage) Name() string    { return "train-logistic-mf" }
+func (*TrainStage) Version() string { return "1" }
+func (s *TrainStage) Params() any   { return s.Settings.Params(trainKeys...) }
+func (s *TrainStage) Run(ctx context.Context, io *pipeline.IO) error {
+	return Train(ctx, s.Settings, io.Input("binned"), io.Input("split"), io.Workers(), io.Output("model"), stages.ProgressFunc(io))
+}
+
+// EvaluateStage computes a trained model's held-out metrics (output
+// "result"); on the planted data set also the distance to the planted vectors.
+type EvaluateStage struct {
+	Planted       *PlantedConfig // nil: not the planted data set
+	plantedParams map[string]any
+}
+
+func (*EvaluateStage) Name() string    { return "evaluate-logistic-mf" }
+func (*EvaluateStage) Version() string { return "1" }
+func (s *EvaluateStage) Params() any {
+	p := map[string]any{"planted": s.Planted != nil}
+	for k, v := range s.plantedParams {
+		p[k] = v
+	}
+	return p
+}
+func (s *EvaluateStage) Run(ctx context.Context, io *pipeline.IO) error {
+	return Evaluate(ctx, io, s.Planted, io.Output("result"))
 }
 
 // loadRatings reads a binned Parquet table into the models' layout.
 func loadRatings(ctx context.Context, path string) (*models.Ratings, error) {
-	c, err := movielens.LoadColumns(ctx, path)
+	c, err := LoadColumns(ctx, path)
 	if err != nil {
 		return nil, err
 	}
 	return &models.Ratings{T: c.Bin, User: c.User, Item: c.Item, X: c.X}, nil
 }
 
-// TrainMovieLens trains Model 2 (sparse dynamic logistic MF) on the training
+// Train trains Model 2 (sparse dynamic logistic MF) on the training
 // split and writes the parameters (params.f64, little-endian float64),
 // series.arrow and summary.json into dir.
-func TrainMovieLens(ctx context.Context, s Settings, binnedDir, splitDir string, workers int, dir string, progress func(step, total int)) error {
+func Train(ctx context.Context, s stages.Settings, binnedDir, splitDir string, workers int, dir string, progress func(step, total int)) error {
 	var info binInfo
-	if err := readJSON(filepath.Join(binnedDir, "info.json"), &info); err != nil {
+	if err := stages.ReadJSON(filepath.Join(binnedDir, "info.json"), &info); err != nil {
 		return err
 	}
 	train, err := loadRatings(ctx, filepath.Join(splitDir, "train.parquet"))
@@ -269,7 +285,7 @@ func TrainMovieLens(ctx context.Context, s Settings, binnedDir, splitDir string,
 	if err != nil {
 		return err
 	}
-	opt, err := BuildOptimizer(s, workers)
+	opt, err := stages.BuildOptimizer(s, workers)
 	if err != nil {
 		return err
 	}
@@ -287,11 +303,11 @@ func TrainMovieLens(ctx context.Context, s Settings, binnedDir, splitDir string,
 	}
 	x := make([]float64, m.NumParams())
 	m.Init(x, rand.New(rand.NewPCG(uint64(s.Int("seed")), 0x696e6974)))
-	series := &Series{}
-	sum := Summary{}
+	series := &stages.Series{}
+	sum := stages.Summary{}
 	validEvery := s.Int("valid_every")
 	steps := s.Int("steps")
-	loop := &Loop{
+	loop := &stages.Loop{
 		Problem: models.ProblemOf(m), Opt: opt, Steps: steps,
 		LogEvery: s.Int("log_every"), GapEvery: s.Int("gauge_gap_every"),
 		Series: series, Summary: sum,
@@ -313,40 +329,40 @@ func TrainMovieLens(ctx context.Context, s Settings, binnedDir, splitDir string,
 	if err := loop.Run(x); err != nil {
 		return err
 	}
-	sum["psi_settle_step"] = settleStep(series, "psi", 0.01)
+	sum["psi_settle_step"] = stages.SettleStep(series, "psi", 0.01)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if err := writeFloats(filepath.Join(dir, "params.f64"), x); err != nil {
+	if err := stages.WriteFloats(filepath.Join(dir, "params.f64"), x); err != nil {
 		return err
 	}
-	if err := writeJSON(filepath.Join(dir, "model.json"), map[string]any{"t": info.T, "users": info.Users, "items": info.Items, "d": s.Int("dim")}); err != nil {
+	if err := stages.WriteJSON(filepath.Join(dir, "model.json"), map[string]any{"t": info.T, "users": info.Users, "items": info.Items, "d": s.Int("dim")}); err != nil {
 		return err
 	}
-	if err := WriteSeries(filepath.Join(dir, "series.arrow"), series); err != nil {
+	if err := stages.WriteSeries(filepath.Join(dir, "series.arrow"), series); err != nil {
 		return err
 	}
-	return WriteSummary(filepath.Join(dir, "summary.json"), sum)
+	return stages.WriteSummary(filepath.Join(dir, "summary.json"), sum)
 }
 
-// EvaluateMovieLens computes held-out metrics of a trained model: mean
+// Evaluate computes held-out metrics of a trained model: mean
 // log-likelihood per rating on validation and test, test AUC and accuracy,
 // and the base-rate predictor's test log-likelihood; on the planted data set
 // also the distance of the learned vectors to the planted ones after the
 // best global rotation. It writes summary.json (train's summary plus these)
 // and series.arrow (train's) into dir.
-func EvaluateMovieLens(ctx context.Context, io *pipeline.IO, planted *movielens.PlantedConfig, dir string) error {
+func Evaluate(ctx context.Context, io *pipeline.IO, planted *PlantedConfig, dir string) error {
 	mdir, sdir := io.Input("model"), io.Input("split")
 	var meta struct{ T, Users, Items, D int }
-	if err := readJSON(filepath.Join(mdir, "model.json"), &meta); err != nil {
+	if err := stages.ReadJSON(filepath.Join(mdir, "model.json"), &meta); err != nil {
 		return err
 	}
 	b := optim.Blocks{T: meta.T, N: meta.Users + meta.Items, D: meta.D}
-	x, err := readFloats(filepath.Join(mdir, "params.f64"), b.Len())
+	x, err := stages.ReadFloats(filepath.Join(mdir, "params.f64"), b.Len())
 	if err != nil {
 		return err
 	}
-	sum, err := ReadSummary(filepath.Join(mdir, "summary.json"))
+	sum, err := stages.ReadSummary(filepath.Join(mdir, "summary.json"))
 	if err != nil {
 		return err
 	}
@@ -393,23 +409,23 @@ func EvaluateMovieLens(ctx context.Context, io *pipeline.IO, planted *movielens.
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(dir, "series.arrow"), ser); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, "series.arrow"), ser); err != nil {
 		return err
 	}
-	return WriteSummary(filepath.Join(dir, "summary.json"), sum)
+	return stages.WriteSummary(filepath.Join(dir, "summary.json"), sum)
 }
 
 // plantedTruth returns the planted vectors in the learned layout, or nil
 // when the planted and learned dimensions or bins differ (no comparison).
-func plantedTruth(vectorsPath, binnedDir string, cfg movielens.PlantedConfig, T, users, items, d int) ([]float64, error) {
+func plantedTruth(vectorsPath, binnedDir string, cfg PlantedConfig, T, users, items, d int) ([]float64, error) {
 	if cfg.D != d || cfg.Bins != T {
 		return nil, nil
 	}
-	uids, err := movielens.ReadIDMap(context.Background(), filepath.Join(binnedDir, "binned.users.parquet"))
+	uids, err := ReadIDMap(context.Background(), filepath.Join(binnedDir, "binned.users.parquet"))
 	if err != nil {
 		return nil, err
 	}
-	iids, err := movielens.ReadIDMap(context.Background(), filepath.Join(binnedDir, "binned.items.parquet"))
+	iids, err := ReadIDMap(context.Background(), filepath.Join(binnedDir, "binned.items.parquet"))
 	if err != nil {
 		return nil, err
 	}
@@ -423,48 +439,12 @@ func plantedTruth(vectorsPath, binnedDir string, cfg movielens.PlantedConfig, T,
 	n := users + items
 	out := make([]float64, T*n*d)
 	for t := 0; t < T; t++ {
-		if err := movielens.ReadPlanted(f, cfg, t, u, v); err != nil {
+		if err := ReadPlanted(f, cfg, t, u, v); err != nil {
 			return nil, err
 		}
 		blk := out[t*n*d : (t+1)*n*d]
-		movielens.AlignRows(blk[:users*d], u, uids, d)
-		movielens.AlignRows(blk[users*d:], v, iids, d)
+		AlignRows(blk[:users*d], u, uids, d)
+		AlignRows(blk[users*d:], v, iids, d)
 	}
 	return out, nil
-}
-
-func writeFloats(path string, x []float64) error {
-	return writeAtomic(path, func(f *os.File) error {
-		buf := make([]byte, 1<<20)
-		for lo := 0; lo < len(x); lo += len(buf) / 8 {
-			hi := min(lo+len(buf)/8, len(x))
-			for i, v := range x[lo:hi] {
-				binary.LittleEndian.PutUint64(buf[8*i:], math.Float64bits(v))
-			}
-			if _, err := f.Write(buf[:8*(hi-lo)]); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-}
-
-func readFloats(path string, n int) ([]float64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	x := make([]float64, n)
-	buf := make([]byte, 1<<20)
-	for lo := 0; lo < n; lo += len(buf) / 8 {
-		hi := min(lo+len(buf)/8, n)
-		if _, err := io.ReadFull(f, buf[:8*(hi-lo)]); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		for i := range x[lo:hi] {
-			x[lo+i] = math.Float64frombits(binary.LittleEndian.Uint64(buf[8*i:]))
-		}
-	}
-	return x, nil
 }

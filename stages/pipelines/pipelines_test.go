@@ -1,4 +1,4 @@
-package stages
+package pipelines_test
 
 import (
 	"context"
@@ -10,12 +10,14 @@ import (
 	"testing"
 
 	"goldstone/runs"
+	"goldstone/stages"
+	_ "goldstone/stages/pipelines"
 )
 
 // experimentOf parses an experiments file holding one experiment named x.
-func experimentOf(t *testing.T, toml string) *Experiment {
+func experimentOf(t *testing.T, toml string) *stages.Experiment {
 	t.Helper()
-	c, err := ParseConfig("test.toml", []byte(toml))
+	c, err := stages.ParseConfig("test.toml", []byte(toml))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +30,7 @@ func experimentOf(t *testing.T, toml string) *Experiment {
 
 // executeIn runs e in dir (results.db and work/ inside it) and returns the
 // store, left open until the test ends, and the outcome.
-func executeIn(t *testing.T, dir string, e *Experiment, opts RunOptions) (*runs.Store, *Outcome) {
+func executeIn(t *testing.T, dir string, e *stages.Experiment, opts stages.RunOptions) (*runs.Store, *stages.Outcome) {
 	t.Helper()
 	ctx := context.Background()
 	st, err := runs.Open(ctx, filepath.Join(dir, "results.db"))
@@ -37,7 +39,7 @@ func executeIn(t *testing.T, dir string, e *Experiment, opts RunOptions) (*runs.
 	}
 	t.Cleanup(func() { st.Close() })
 	opts.WorkDir = filepath.Join(dir, "work")
-	out, err := Execute(ctx, st, e, opts)
+	out, err := stages.Execute(ctx, st, e, opts)
 	if err != nil {
 		t.Fatalf("execute %s: %v", e.Name, err)
 	}
@@ -75,7 +77,7 @@ lr = 0.5
 lambda = 10.0
 gamma = 1.0
 `)
-	st, out := executeIn(t, t.TempDir(), e, RunOptions{Jobs: 1, Cores: 2})
+	st, out := executeIn(t, t.TempDir(), e, stages.RunOptions{Jobs: 1, Cores: 2})
 	if out.Trials != 1 || out.Done != 1 {
 		t.Fatalf("outcome %+v, want 1 trial done", out)
 	}
@@ -214,7 +216,7 @@ type detResult struct {
 
 func deterministicRun(t *testing.T, cfg string, jobs int, metrics []string) detResult {
 	t.Helper()
-	st, out := executeIn(t, t.TempDir(), experimentOf(t, cfg), RunOptions{Jobs: jobs, Cores: 3})
+	st, out := executeIn(t, t.TempDir(), experimentOf(t, cfg), stages.RunOptions{Jobs: jobs, Cores: 3})
 	if out.Trials != 4 || out.Done != 4 {
 		t.Fatalf("jobs %d: outcome %+v, want 4 trials done", jobs, out)
 	}
@@ -227,7 +229,7 @@ func deterministicRun(t *testing.T, cfg string, jobs int, metrics []string) detR
 	for trial, m := range sums {
 		r.sums[trial] = map[string]float64{}
 		for k, v := range m {
-			if !IsTiming(k) {
+			if !stages.IsTiming(k) {
 				r.sums[trial][k] = v
 			}
 		}

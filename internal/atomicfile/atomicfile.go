@@ -1,0 +1,95 @@
+// Package atomicfile writes files so that a reader never sees a half-written
+// one: the data goes to a temporary file in the destination's directory,
+// which is synced, made 0644 and renamed into place only when the write
+// succeeded; otherwise it is removed.
+package atomicfile
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// File is a temporary file renamed to its destination by Commit.
+type File struct {
+	*os.File
+	dst  string
+	done bool
+}
+
+// Create starts writing dst, creating its directory when missing.
+func Create(dst string) (*File, error) {
+	dir := filepath.Dir(dst)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(dst)+".tmp-*")
+	if err != nil {
+		return nil, fmt.Errorf("create %s: %w", dst, err)
+	}
+	return &File{File: f, dst: dst}, nil
+}
+
+// Commit syncs and closes the file and renames it onto its destination.
+// On error the temporary file is removed.
+func (f *File) Commit() error {
+	if f.done {
+		return fmt.Errorf("write %s: already committed or aborted", f.dst)
+	}
+	f.done = true
+	err := f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		// CreateTemp makes the file 0600; outputs are ordinary readable files.
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), f.dst)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("write %s: %w", f.dst, err)
+	}
+	return nil
+}
+
+// Abort closes and removes the temporary file; after Commit it does nothing,
+// so `defer f.Abort()` is safe.
+func (f *File) Abort() {
+	if f.done {
+		return
+	}
+	f.done = true
+	f.Close()
+	os.Remove(f.Name())
+}
+
+// Write writes dst atomically through a buffered writer; write produces the
+// content.
+func Write(dst string, write func(w io.Writer) error) error {
+	f, err := Create(dst)
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
+	bw := bufio.NewWriterSize(f, 1<<20)
+	if err := write(bw); err != nil {
+		return fmt.Errorf("write %s: %w", dst, err)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write %s: %w", dst, err)
+	}
+	return f.Commit()
+}
+
+// WriteFile writes data to dst atomically.
+func WriteFile(dst string, data []byte) error {
+	return Write(dst, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}

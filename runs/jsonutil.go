@@ -94,3 +94,11 @@ func flatten(prefix string, v any, out map[string]string) {
 		out[prefix] = compactJSON(x)
 	}
 }
+
+// FlattenConfig turns a run's JSON configuration (RunInfo.ConfigJSON) into
+// dotted keys -> compact JSON values, as Diff compares them: objects nest
+// with dots, arrays of objects with a "name" or "key" field are keyed by it
+// (variants.adam.settings.lr, grid.seed.values), other arrays are values.
+func FlattenConfig(configJSON string) (map[string]string, error) {
+	return flattenConfig(configJSON)
+}

@@ -1,0 +1,248 @@
+package htmlreport
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"goldstone/runs"
+	"goldstone/stages/figures"
+)
+
+// fixture records a run with three trials (one failed, with a log file),
+// outputs, a figure, a Markdown summary and a data file, and returns the
+// store, run id and report directory.
+func fixture(t *testing.T) (*runs.Store, int64, string) {
+	t.Helper()
+	ctx := context.Background()
+	root := t.TempDir()
+	st, err := runs.Open(ctx, filepath.Join(root, "results.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	cfg := `{"name":"demo","pipeline":"artificial","settings":{"lr":0.5,"steps":100},"variants":[{"name":"gd","settings":{}},{"name":"goldstone","settings":{"gauge":"goldstone"}}],"grid":[{"key":"seed","values":[1,2]}]}`
+	id, err := st.CreateRun(ctx, runs.RunInfo{Experiment: "demo", ConfigJSON: cfg, ConfigHash: "abc", GitCommit: "0123456789abcdef", GitDirty: true,
+		GoVersion: "go1.26", OS: "linux", Arch: "amd64", Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logDir := filepath.Join(root, "logs")
+	os.MkdirAll(logDir, 0o755)
+	for i, name := range []string{"goldstone seed=2", "gd seed=1", "gd seed=2"} {
+		variant, seed, _ := strings.Cut(name, " seed=")
+		tid := fmt.Sprintf("t%d", 9-i)
+		tr := runs.Trial{RunID: id, ID: tid, Status: runs.StatusDone, Params: map[string]string{
+			"name": `"` + name + `"`, "variant": `"` + variant + `"`, "seed": seed, "lr": "0.5"}}
+		if i == 2 {
+			tr.Status, tr.Error = runs.StatusFailed, "train: loss is NaN at step 17 <script>alert(1)</script>"
+		}
+		if err := st.UpsertTrial(ctx, tr); err != nil {
+			t.Fatal(err)
+		}
+		lp := filepath.Join(logDir, tid+".log")
+		os.WriteFile(lp, []byte("step 1 loss 3\n"), 0o644)
+		if err := st.SetTrialLog(ctx, id, tid, lp); err != nil {
+			t.Fatal(err)
+		}
+		if i < 2 {
+			st.Summary(id, tid, "test_ll", []float64{-1.25, -10.5}[i])
+			st.Summary(id, tid, "gap", math.NaN())
+		}
+	}
+	if err := st.RecordOutputs(ctx, []runs.Output{{RunID: id, Trial: "t9", Stage: "train", CacheDir: filepath.Join(root, "work/cache/train/k"), File: "result/summary.json", SHA256: "ff00", Bytes: 12}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetTags(ctx, id, map[string]string{"goal": "demo"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetNote(ctx, id, "first & <best>"); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, "reports", "demo", fmt.Sprintf("run-%d", id))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"curves.png", "sweep.png"} {
+		if err := figures.Curves(filepath.Join(dir, name), figures.CurveSpec{Panels: []figures.Panel{{Title: name, Series: []figures.Series{
+			{Name: "gd", X: []float64{1, 2, 3}, Y: []float64{3, 2, 1}}}}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(dir, "summary.md"), []byte("# demo\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "trials.csv"), []byte("a,b\n"), 0o644)
+	return st, id, dir
+}
+
+func writeFixture(t *testing.T) (string, string) {
+	t.Helper()
+	st, id, dir := fixture(t)
+	ctx := context.Background()
+	p, err := Build(ctx, st, id, dir, Options{Defaults: map[string]string{"settings.lr": "0.1", "settings.steps": "100"},
+		Env: []KV{{"command", "runner run demo"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := Write(dir, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := WriteIndex(ctx, st, filepath.Join(dir, "..", "..")); err != nil {
+		t.Fatal(err)
+	}
+	return page, filepath.Join(dir, "..", "..", "index.html")
+}
+
+func TestPageContent(t *testing.T) {
+	page, index := writeFixture(t)
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(b)
+	for _, want := range []string{
+		"demo · run 1",
+		`<td><code>settings.lr</code></td><td><code>0.5</code></td><td><code>0.1</code></td>`, // diff from the defaults
+		`<img src="curves.png"`, `<img src="sweep.png"`,
+		`<a href="summary.md">summary.md</a>`, `<a href="trials.csv">trials.csv</a>`,
+		`href="../../../logs/t7.log"`, // trial log, relative
+		`href="../../../work/cache/train/k/result/summary.json"`,
+		"loss is NaN at step 17 &lt;script&gt;", // failed trial, escaped
+		"first &amp; &lt;best&gt;", "goal=demo", "0123456789abcdef (dirty)", "runner run demo",
+		`data-v="-1.25"`, `<td class="num" data-v="">NaN</td>`,
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if strings.Contains(html, "settings.steps</code></td><td><code>100</code></td><td>") {
+		t.Error("an unchanged setting is listed as a difference")
+	}
+	// enumeration order: goldstone seed=2 first
+	if i, j := strings.Index(html, ">goldstone seed=2<"), strings.Index(html, ">gd seed=1<"); i < 0 || j < 0 || i > j {
+		t.Errorf("trials not in enumeration order (%d, %d)", i, j)
+	}
+	ib, err := os.ReadFile(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(ib), `<a href="demo/run-1/index.html">1</a>`) {
+		t.Errorf("index lacks the link to run 1:\n%s", ib)
+	}
+}
+
+// chromium returns the path of a Chromium binary or skips the test.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skip("chromium not installed (apt-get install -y chromium; .ci/run installs it): the HTML report is not checked in a browser")
+	return ""
+}
+
+// headless runs Chromium on a file URL and returns the DOM after load and
+// Chromium's log (console messages included).
+func headless(t *testing.T, bin, path string, extra ...string) (dom, log string) {
+	t.Helper()
+	profile := t.TempDir()
+	args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+		"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir=" + profile,
+		"--enable-logging=stderr", "--v=0", "--virtual-time-budget=10000", "--dump-dom"}, extra...)
+	args = append(args, "file://"+path)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", bin, err, stderr.String())
+	}
+	return string(out), stderr.String()
+}
+
+// checker is put at the start of <head> of a copy of the page: it records
+// script errors and console errors from the start, and after the load event
+// writes into the DOM whether every image loaded and whether clicking a
+// column header of the trials table sorts it.
+const checker = `<script>
+window.__errors = [];
+window.addEventListener("error", function (e) { window.__errors.push("error: " + (e.message || (e.target && (e.target.src || e.target.href)))); }, true);
+(function () { var ce = console.error; console.error = function () { window.__errors.push("console: " + Array.prototype.join.call(arguments, " ")); ce.apply(console, arguments); }; })();
+window.addEventListener("load", function () {
+  var bad = [], imgs = document.images;
+  for (var i = 0; i < imgs.length; i++) { if (!imgs[i].complete || imgs[i].naturalWidth === 0) bad.push(imgs[i].getAttribute("src")); }
+  var sorted = "none";
+  var table = document.getElementById("trials");
+  if (table) {
+    var heads = table.tHead.rows[0].cells, col = -1;
+    for (var j = 0; j < heads.length; j++) { if (heads[j].textContent.trim() === "test_ll") col = j; }
+    heads[col].click();
+    var vals = [];
+    for (var r = 0; r < table.tBodies[0].rows.length; r++) { vals.push(table.tBodies[0].rows[r].cells[col].textContent.trim()); }
+    sorted = vals.join("|");
+  }
+  var out = document.createElement("pre");
+  out.id = "__check";
+  out.textContent = "images=" + imgs.length + " bad=" + JSON.stringify(bad) + " errors=" + JSON.stringify(window.__errors) + " sorted=" + sorted;
+  document.body.appendChild(out);
+});
+</script>`
+
+var checkRe = regexp.MustCompile(`<pre id="__check">(.*?)</pre>`)
+
+func TestPageInChromium(t *testing.T) {
+	bin := chromium(t)
+	page, index := writeFixture(t)
+
+	// The page as written: Chromium logs console messages and uncaught
+	// errors to stderr.
+	_, log := headless(t, bin, page)
+	for _, line := range strings.Split(log, "\n") {
+		if strings.Contains(line, "CONSOLE") || strings.Contains(line, "Uncaught") {
+			t.Errorf("console: %s", line)
+		}
+	}
+
+	// A copy with the checker, in the same directory so links resolve alike.
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe := filepath.Join(filepath.Dir(page), ".probe.html")
+	if err := os.WriteFile(probe, []byte(strings.Replace(string(b), "<head>", "<head>"+checker, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(probe)
+	dom, log := headless(t, bin, probe)
+	m := checkRe.FindStringSubmatch(dom)
+	if m == nil {
+		t.Fatalf("the check did not run; chromium log:\n%s", log)
+	}
+	res := strings.ReplaceAll(m[1], "&quot;", `"`)
+	t.Logf("chromium: %s", res)
+	// ascending by test_ll: -10.5, -1.25, then the failed trial (no value)
+	if want := `images=2 bad=[] errors=[] sorted=-10.5|-1.25|`; res != want {
+		t.Errorf("chromium check = %s\nwant %s", res, want)
+	}
+
+	_, log = headless(t, bin, index)
+	for _, line := range strings.Split(log, "\n") {
+		if strings.Contains(line, "CONSOLE") || strings.Contains(line, "Uncaught") {
+			t.Errorf("index console: %s", line)
+		}
+	}
+}

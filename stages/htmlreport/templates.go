@@ -1,0 +1,146 @@
+package htmlreport
+
+import "html/template"
+
+// style is shared by both pages.
+const style = `
+body { font: 14px/1.45 system-ui, sans-serif; margin: 1.5em auto; max-width: 80em; padding: 0 1em; color: #222; }
+h1 { font-size: 1.5em; margin-bottom: .2em; } h2 { font-size: 1.2em; margin-top: 1.6em; border-bottom: 1px solid #ddd; }
+table { border-collapse: collapse; margin: .5em 0; } th, td { padding: .25em .6em; border-bottom: 1px solid #eee; text-align: left; vertical-align: top; }
+th { background: #f5f5f5; } th.sort { cursor: pointer; user-select: none; } th.sort:after { content: " \2195"; color: #999; }
+th.asc:after { content: " \2191"; color: #222; } th.desc:after { content: " \2193"; color: #222; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; } .muted { color: #777; } .bad { color: #b00; }
+.failed { background: #fff3f3; } .interrupted { background: #fffbe6; } code, pre { font: 12px/1.4 ui-monospace, monospace; }
+pre { white-space: pre-wrap; background: #f8f8f8; padding: .5em; } figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #eee; }
+.wide { overflow-x: auto; } dl { display: grid; grid-template-columns: max-content auto; gap: .1em 1em; } dt { color: #555; } dd { margin: 0; }
+`
+
+// sortScript makes every table with class "sortable" sortable by clicking
+// a header: cells with a data-v attribute sort as numbers (cells without
+// one last), the others as text. Clicking again reverses the order.
+const sortScript = `
+(function () {
+  function key(td) {
+    if (!td) return [2, ""];
+    var v = td.getAttribute("data-v");
+    if (v !== null) { return v === "" ? [1, 0] : [0, parseFloat(v)]; }
+    return [0, td.textContent.trim()];
+  }
+  function cmp(a, b) {
+    if (a[0] !== b[0]) return a[0] - b[0];
+    if (typeof a[1] === "number" && typeof b[1] === "number") return a[1] - b[1];
+    return String(a[1]).localeCompare(String(b[1]), undefined, {numeric: true});
+  }
+  document.querySelectorAll("table.sortable").forEach(function (table) {
+    var heads = table.tHead.rows[0].cells;
+    Array.prototype.forEach.call(heads, function (th, col) {
+      th.classList.add("sort");
+      th.addEventListener("click", function () {
+        var asc = !th.classList.contains("asc");
+        Array.prototype.forEach.call(heads, function (h) { h.classList.remove("asc", "desc"); });
+        th.classList.add(asc ? "asc" : "desc");
+        var body = table.tBodies[0];
+        var rows = Array.prototype.slice.call(body.rows);
+        rows.sort(function (r1, r2) {
+          var c = cmp(key(r1.cells[col]), key(r2.cells[col]));
+          return asc ? c : -c;
+        });
+        rows.forEach(function (r) { body.appendChild(r); });
+      });
+    });
+  });
+})();
+`
+
+var pageTmpl = template.Must(template.New("page").Funcs(funcs).Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>{{.Run.Experiment}} run {{.Run.ID}}</title>
+<style>` + style + `</style>
+</head>
+<body>
+<p><a href="../../index.html">all runs</a></p>
+<h1>{{.Run.Experiment}} · run {{.Run.ID}}</h1>
+<dl id="run">
+<dt>status</dt><dd>{{.Run.Status}}</dd>
+<dt>kind</dt><dd>{{.Run.Kind}}</dd>
+<dt>started</dt><dd>{{time .Run.Started}}</dd>
+<dt>ended</dt><dd>{{time .Run.Ended}}{{with runDur .Run}} ({{.}}){{end}}</dd>
+<dt>trials</dt><dd>{{.Run.Trials}}{{with counts .Run.Counts}}: {{.}}{{end}}</dd>
+{{with .Run.Note}}<dt>note</dt><dd>{{.}}</dd>{{end}}
+{{with tags .Run.Tags}}<dt>tags</dt><dd>{{.}}</dd>{{end}}
+<dt>git commit</dt><dd><code>{{if .Run.GitCommit}}{{.Run.GitCommit}}{{if .Run.GitDirty}} (dirty){{end}}{{else}}none{{end}}</code></dd>
+<dt>config hash</dt><dd><code>{{.Run.ConfigHash}}</code></dd>
+{{with .Summary}}<dt>summary</dt><dd><a href="{{.}}">{{.}}</a></dd>{{end}}
+</dl>
+
+<h2>Settings</h2>
+{{if .Diff}}<p>Differences from the defaults:</p>
+<table id="settings-diff"><thead><tr><th>setting</th><th>this run</th><th>default</th></tr></thead><tbody>
+{{range .Diff}}<tr><td><code>{{.Key}}</code></td><td><code>{{.Value}}</code></td><td>{{if .HasDefault}}<code>{{.Default}}</code>{{else}}<span class="muted">(none)</span>{{end}}</td></tr>
+{{end}}</tbody></table>{{else}}<p class="muted">No setting differs from the defaults{{if not .All}} (no settings recorded){{end}}.</p>{{end}}
+<details><summary>all {{len .All}} settings</summary>
+<table id="settings"><tbody>{{range .All}}<tr><td><code>{{.Key}}</code></td><td><code>{{.Value}}</code></td></tr>{{end}}</tbody></table>
+</details>
+
+<h2>Trials</h2>
+<div class="wide"><table id="trials" class="sortable"><thead><tr>
+<th>#</th><th>name</th><th>status</th>{{range $.ParamKeys}}<th>{{.}}</th>{{end}}{{range $.MetricKeys}}<th>{{.}}</th>{{end}}<th>wall</th><th>log</th>
+</tr></thead><tbody>
+{{range .Trials}}{{$t := .}}<tr class="{{.Status}}"><td class="num" data-v="{{.Seq}}">{{.Seq}}</td><td title="{{.ID}}">{{.Name}}</td><td>{{.Status}}</td>
+{{- range $.ParamKeys}}<td>{{param $t .}}</td>{{end}}
+{{- range $.MetricKeys}}{{if hasMetric $t .}}<td class="num" data-v="{{mv $t .}}">{{metric $t .}}</td>{{else}}<td class="num" data-v=""></td>{{end}}{{end}}
+<td class="num" data-v="{{.WallSeconds}}">{{num .WallSeconds}} s</td><td>{{with .LogPath}}<a href="{{$.Rel .}}">log</a>{{end}}</td></tr>
+{{end}}</tbody></table></div>
+
+{{with .Failed}}<h2>Failed trials</h2>
+{{range .}}<h3 class="bad">{{.Name}} <span class="muted">({{.Status}}, {{.ID}})</span></h3>
+<pre>{{.Error}}</pre>{{with .LogPath}}<p><a href="{{$.Rel .}}">trial log</a></p>{{end}}
+{{end}}{{end}}
+
+<h2>Figures</h2>
+{{range .Figures}}<figure><img src="{{.}}" alt="{{.}}"><figcaption>{{.}}</figcaption></figure>
+{{else}}<p class="muted">No figures.</p>{{end}}
+
+<h2>Files</h2>
+<table id="files"><thead><tr><th>file</th><th>size</th></tr></thead><tbody>
+{{range .Files}}<tr><td><a href="{{.Href}}">{{.Name}}</a></td><td class="num">{{size .Bytes}}</td></tr>
+{{end}}</tbody></table>
+{{if .Outputs}}<details><summary>trial outputs in the cache ({{len .Outputs}} files)</summary>
+<table id="outputs"><thead><tr><th>trial</th><th>stage</th><th>file</th><th>size</th><th>sha256</th></tr></thead><tbody>
+{{range .Outputs}}<tr><td>{{if .Trial}}{{.Trial}}{{else}}<span class="muted">(shared)</span>{{end}}</td><td>{{.Stage}}</td><td><a href="{{$.Rel .Path}}">{{.File}}</a></td><td class="num">{{size .Bytes}}</td><td><code>{{short .SHA256}}</code></td></tr>
+{{end}}</tbody></table></details>{{end}}
+
+<h2>Environment</h2>
+<dl id="env">
+<dt>go</dt><dd>{{.Run.GoVersion}} {{.Run.OS}}/{{.Run.Arch}}</dd>
+<dt>cpu</dt><dd>{{.Run.CPUModel}} (GOMAXPROCS {{.Run.GOMAXPROCS}})</dd>
+<dt>host</dt><dd>{{.Run.Host}} (pid {{.Run.PID}})</dd>
+{{range .Env}}<dt>{{.Key}}</dt><dd><code>{{.Value}}</code></dd>
+{{end}}</dl>
+<script>` + sortScript + `</script>
+</body>
+</html>
+`))
+
+var indexTmpl = template.Must(template.New("index").Funcs(funcs).Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>runs</title>
+<style>` + style + `</style>
+</head>
+<body>
+<h1>Runs</h1>
+<table id="runs" class="sortable"><thead><tr><th>run</th><th>experiment</th><th>kind</th><th>status</th><th>started</th><th>duration</th><th>trials</th><th>commit</th><th>note</th><th>tags</th></tr></thead><tbody>
+{{range .}}<tr class="{{.Run.Status}}"><td class="num" data-v="{{.Run.ID}}">{{if .Href}}<a href="{{.Href}}">{{.Run.ID}}</a>{{else}}{{.Run.ID}}{{end}}</td>
+<td>{{.Run.Experiment}}</td><td>{{.Run.Kind}}</td><td>{{.Run.Status}}</td><td>{{time .Run.Started}}</td><td>{{runDur .Run}}</td>
+<td>{{.Run.Trials}}{{with counts .Run.Counts}} <span class="muted">({{.}})</span>{{end}}</td>
+<td><code>{{short .Run.GitCommit}}{{if .Run.GitDirty}}+{{end}}</code></td><td>{{.Run.Note}}</td><td>{{tags .Run.Tags}}</td></tr>
+{{else}}<tr><td colspan="10" class="muted">no runs</td></tr>
+{{end}}</tbody></table>
+<script>` + sortScript + `</script>
+</body>
+</html>
+`))

@@ -350,7 +350,7 @@ func (s *session) inputsTolerant(t *task, up upstream) (digests, paths, failed m
 		u := s.byID[r.Node]
 		d, p, ok := up(u)
 		if !ok {
-			if msg, bad := upstreamFailure(u); t.n.Tolerant && bad {
+			if msg, bad := s.upstreamFailure(u); t.n.Tolerant && bad {
 				if failed == nil {
 					failed = map[string]string{}
 				}
@@ -367,12 +367,17 @@ func (s *session) inputsTolerant(t *task, up upstream) (digests, paths, failed m
 }
 
 // upstreamFailure says whether u ended without outputs for a reason of its
-// own or of its upstream (not an interruption), and gives the error text.
-func upstreamFailure(u *task) (string, bool) {
+// own or of its upstream (not an interruption), and gives the error text:
+// u's own, or for a node skipped after a failure "NODE: error" of the node
+// that failed.
+func (s *session) upstreamFailure(u *task) (string, bool) {
 	switch {
 	case u.state == stateFailed && !u.interrupted:
 		return u.err.Error(), true
 	case u.state == stateSkipped && u.cause != "":
+		if c := s.byID[u.cause]; c != nil && c.err != nil {
+			return u.cause + ": " + c.err.Error(), true
+		}
 		return u.err.Error(), true
 	}
 	return "", false
@@ -603,7 +608,7 @@ func (s *session) loop(parent context.Context) []error {
 				s.skip(t, "upstream "+c+" failed", c)
 				continue
 			}
-			if ctx.Err() != nil || running >= s.jobs || !depsOK(t) {
+			if ctx.Err() != nil || running >= s.jobs || !s.depsOK(t) {
 				continue
 			}
 			digests, _, failed, _, err := s.inputsTolerant(t, up)
@@ -715,12 +720,12 @@ func (s *session) loop(parent context.Context) []error {
 // depsOK reports whether t may start: every upstream node is done, or, for
 // a Tolerant node, every upstream node is done or failed for a reason other
 // than an interruption.
-func depsOK(t *task) bool {
+func (s *session) depsOK(t *task) bool {
 	for _, u := range t.deps {
 		if u.state == stateOK {
 			continue
 		}
-		if _, bad := upstreamFailure(u); t.n.Tolerant && bad {
+		if _, bad := s.upstreamFailure(u); t.n.Tolerant && bad {
 			continue
 		}
 		return false

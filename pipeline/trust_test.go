@@ -253,7 +253,7 @@ func TestTolerantNodeRunsOverFailedInputs(t *testing.T) {
 	if st := statuses(res); st["report"] != Done || st["after-bad"] != Skipped || st["bad"] != Failed {
 		t.Fatalf("statuses %v", st)
 	}
-	want := "a x1\nb FAILED diverged at step 7\nc FAILED skipped: upstream bad failed\n"
+	want := "a x1\nb FAILED diverged at step 7\nc FAILED bad: diverged at step 7\n"
 	if got := readFile(t, res.Nodes["report"].Outputs["out"]); got != want {
 		t.Errorf("report:\n%s\nwant:\n%s", got, want)
 	}

@@ -22,6 +22,7 @@ func init() {
 		flags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&runFlags.failFast, "fail-fast", false, "cancel the remaining trials at the first failure")
 			fs.BoolVar(&runFlags.retryFailed, "retry-failed", false, "run the failed trials of a finished run again")
+			registerSlurmFlags(fs)
 		},
 		run: runRun,
 	})
@@ -37,6 +38,9 @@ func runRun(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) 
 		return &exitError{exitUsage, fmt.Errorf("open results database: %w", err)}
 	}
 	defer st.Close()
+	if slurmFlags.executor != "local" {
+		return runExecutor(ctx, g, e, st, runFlags.retryFailed)
+	}
 	prog := newProgress(g, len(e.Trials()))
 	defer prog.Close()
 	out, err := stages.Execute(ctx, st, e, stages.RunOptions{

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+
+	"goldstone/internal/slurmexec"
+	"goldstone/runs"
+)
+
+var collectFlags struct {
+	run int64
+}
+
+func init() {
+	commands = append(commands, &command{
+		name:    "collect",
+		summary: "ingest a Slurm run's task results into the database; report and end the run once all are in: --run ID",
+		flags: func(fs *flag.FlagSet) {
+			fs.Int64Var(&collectFlags.run, "run", 0, "run id (default: the latest run of --experiment)")
+		},
+		run: runCollect,
+	})
+}
+
+func runCollect(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) error {
+	st, err := runs.Open(ctx, g.db)
+	if err != nil {
+		return &exitError{exitUsage, fmt.Errorf("open results database: %w", err)}
+	}
+	defer st.Close()
+	id, err := runArg(ctx, g, st, collectFlags.run)
+	if err != nil {
+		return err
+	}
+	c, err := slurmexec.Collect(ctx, st, id, slurmexec.Options{WorkDir: g.workdir, Reports: g.reports, Jobs: g.jobs, Log: g.log})
+	if err != nil {
+		return &exitError{exitUsage, err}
+	}
+	fmt.Fprintf(g.stdout, "run %d: %d trials: %d done, %d failed, %d interrupted, %d without a result; %d new result(s) collected\n",
+		id, c.Trials, c.Done, c.Failed, c.Interrupted, c.Missing, c.Ingested)
+	if c.Finished == nil {
+		fmt.Fprintf(g.stdout, "not finished: re-run the submitting command to resubmit the %d trial(s) without a result\n", len(c.Pending))
+		return nil
+	}
+	if c.Finished.Already {
+		fmt.Fprintf(g.stdout, "run %d had already ended (%s); nothing changed\n", id, c.Finished.Status)
+	} else {
+		fmt.Fprintf(g.stdout, "run %d %s\n", id, c.Finished.Status)
+	}
+	printFinished(g, c.Finished)
+	if c.Failed > 0 {
+		return &exitError{exitFailed, fmt.Errorf("%d of %d trials failed (see 'runner results --run %d')", c.Failed, c.Trials, id)}
+	}
+	return nil
+}
+
+// runArg returns --run, or the latest run of --experiment.
+func runArg(ctx context.Context, g *globalOptions, st *runs.Store, run int64) (int64, error) {
+	if run > 0 {
+		return run, nil
+	}
+	if g.experiment == "" {
+		return 0, usageErr("missing --run ID or --experiment NAME")
+	}
+	ri, err := st.LatestRun(ctx, g.experiment, runs.KindRun)
+	if err != nil {
+		return 0, err
+	}
+	if ri == nil {
+		return 0, usageErr("no run of %s in %s", g.experiment, g.db)
+	}
+	return ri.ID, nil
+}

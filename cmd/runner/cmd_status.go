@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"goldstone/internal/batch"
+	"goldstone/internal/slurm"
+	"goldstone/internal/slurmexec"
+	"goldstone/runs"
+)
+
+var statusFlags struct {
+	run   int64
+	watch bool
+}
+
+func init() {
+	commands = append(commands, &command{
+		name:    "status",
+		summary: "a Slurm run's trials: pending/running/done/failed from the result files, the queue as a hint: --run ID [--watch]",
+		flags: func(fs *flag.FlagSet) {
+			fs.Int64Var(&statusFlags.run, "run", 0, "run id (default: the latest run of --experiment)")
+			fs.BoolVar(&statusFlags.watch, "watch", false, "repeat every 30 s until no trial is pending or running")
+		},
+		run: runStatus,
+	})
+}
+
+func runStatus(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) error {
+	st, err := runs.OpenExisting(ctx, g.db)
+	if err != nil {
+		return &exitError{exitUsage, err}
+	}
+	defer st.Close()
+	id, err := runArg(ctx, g, st, statusFlags.run)
+	if err != nil {
+		return err
+	}
+	if exe, err := st.Executor(ctx, id); err != nil {
+		return &exitError{exitUsage, err}
+	} else if exe != runs.ExecutorSlurm {
+		return usageErr("run %d ran with the %s executor; see 'runner results --run %d'", id, exe, id)
+	}
+	p := &slurm.Poller{Client: &slurm.Client{}}
+	for {
+		s, err := slurmexec.Status(ctx, st, id, g.workdir, p)
+		if err != nil {
+			return &exitError{exitUsage, err}
+		}
+		printStatus(g, s)
+		if !statusFlags.watch || s.Counts[batch.Pending]+s.Counts[batch.Running] == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(30 * time.Second):
+		}
+	}
+}
+
+func printStatus(g *globalOptions, s *slurmexec.RunStatus) {
+	w := tabwriter.NewWriter(g.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "INDEX\tTRIAL\tNAME\tSTATE\tATTEMPT\tQUEUE\tERROR")
+	for _, t := range s.Trials {
+		q := t.Queue
+		if q == "" {
+			q = "-"
+		}
+		errText := t.Error
+		if len(errText) > 60 {
+			errText = errText[:57] + "..."
+		}
+		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%d\t%s\t%s\n", t.Index, t.Trial, t.Name, t.State, t.Attempt, q, errText)
+	}
+	w.Flush()
+	var parts []string
+	for _, k := range []string{batch.Done, batch.Failed, batch.Interrupted, batch.Running, batch.Pending, batch.Missing} {
+		if n := s.Counts[k]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, k))
+		}
+	}
+	fmt.Fprintf(g.stdout, "run %d of %s (%s): %d trials: %s; %d collected into the database\n",
+		s.Run.ID, s.Run.Experiment, s.Run.Status, len(s.Trials), strings.Join(parts, ", "), s.Collected)
+	switch {
+	case s.QueueErr != nil:
+		fmt.Fprintf(g.stdout, "queue: squeue failed (%v); states are from the result files only\n", s.QueueErr)
+	case s.QueueJob != "":
+		fmt.Fprintf(g.stdout, "queue: job %s asked at %s\n", s.QueueJob, s.QueueAt.Format("15:04:05"))
+	}
+	if s.Counts[batch.Missing]+s.Counts[batch.Interrupted] > 0 && s.Counts[batch.Pending]+s.Counts[batch.Running] == 0 {
+		fmt.Fprintln(g.stdout, "to resubmit the trials without a result, run the submitting command again")
+	}
+}

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+
+	"goldstone/internal/batch"
+	"goldstone/internal/slurmexec"
+)
+
+var workerFlags struct {
+	run     int64
+	index   int
+	attempt int
+}
+
+func init() {
+	commands = append(commands, &command{
+		name:    "worker",
+		summary: "run one trial of a submitted run (what a Slurm array task runs): --run ID --index N",
+		flags: func(fs *flag.FlagSet) {
+			fs.Int64Var(&workerFlags.run, "run", 0, "run id")
+			fs.IntVar(&workerFlags.index, "index", -1, "task index: the trial's position in the run's manifest ($SLURM_ARRAY_TASK_ID)")
+			fs.IntVar(&workerFlags.attempt, "attempt", 1, "submission number of this task")
+		},
+		run: runWorker,
+	})
+}
+
+// runWorker runs one task. It never opens the results database: the task
+// writes its result file under the run's directory.
+func runWorker(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) error {
+	if workerFlags.run <= 0 || workerFlags.index < 0 {
+		return usageErr("worker needs --run ID and --index N")
+	}
+	d, err := slurmexec.FindDir(g.workdir, g.experiment, workerFlags.run)
+	if err != nil {
+		return &exitError{exitUsage, err}
+	}
+	r, err := slurmexec.Worker(ctx, slurmexec.WorkerOptions{Dir: d, Index: workerFlags.index, Attempt: workerFlags.attempt})
+	if r != nil {
+		fmt.Fprintf(g.stdout, "run %d task %d (trial %s) attempt %d: %s in %.1fs; result %s\n", r.RunID, r.Index, r.Trial, r.Attempt,
+			r.Status, r.Ended.Sub(r.Started).Seconds(), d.Result(r.Index, r.Attempt))
+	}
+	switch {
+	case err != nil && errors.Is(err, context.Canceled):
+		return err
+	case err != nil:
+		return &exitError{exitUsage, err}
+	case r.Status == batch.Failed:
+		return &exitError{exitFailed, fmt.Errorf("trial %s failed: %s", r.Trial, r.Error)}
+	}
+	return nil
+}

@@ -1,0 +1,134 @@
+package slurmexec
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"goldstone/internal/batch"
+	"goldstone/pipeline"
+	"goldstone/runs"
+	"goldstone/stages"
+)
+
+// Collection is what Collect did.
+type Collection struct {
+	*batch.Collected
+	RunID    int64
+	Finished *Finished // nil while trials are missing a result
+}
+
+// Finished is how a run ended.
+type Finished struct {
+	Status     string // run status: finished, failed
+	Already    bool   // it had ended before: nothing was changed
+	ReportPath string // where the report's files were copied ("" without one)
+	ReportNote string // why there is no report
+}
+
+// Collect ingests the results of run id's tasks; once every trial has a
+// result it runs the report and ends the run (Finish). Collecting again
+// changes nothing.
+func Collect(ctx context.Context, st *runs.Store, id int64, o Options) (*Collection, error) {
+	if err := o.absolute(); err != nil {
+		return nil, err
+	}
+	ri, err := st.Run(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	d := batch.RunDir(o.WorkDir, ri.Experiment, id)
+	m, err := batch.ReadManifest(d)
+	if err != nil {
+		return nil, err
+	}
+	if m.RunID != id || m.Experiment != ri.Experiment || m.ConfigHash != ri.ConfigHash {
+		return nil, fmt.Errorf("%s is of run %d of %s (config %s), not of run %d of %s in %s (config %s)",
+			d.Manifest(), m.RunID, m.Experiment, m.ConfigHash, id, ri.Experiment, st.Path(), ri.ConfigHash)
+	}
+	c, err := batch.Collect(ctx, st, d, m)
+	if err != nil {
+		return nil, err
+	}
+	out := &Collection{Collected: c, RunID: id}
+	for _, tr := range m.Trials {
+		if r, err := batch.Latest(d); err == nil && r[tr.Index] != nil && r[tr.Index].JobID != "" {
+			// The task's output file, as the scheduler named it (%A_%a.out).
+			if err := st.SetTrialLog(ctx, id, tr.ID, filepath.Join(d.Logs(), r[tr.Index].JobID+".out")); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if len(c.Pending) > 0 {
+		return out, nil
+	}
+	out.Finished, err = Finish(ctx, st, d, m, o)
+	return out, err
+}
+
+// Finish ends a run whose trials all have a result: when every trial is
+// done it runs the report stage from the shared cache (never a trial's
+// stages: their outputs must be cached) and records its files; then it
+// sets the run's end status. A run that has ended is left as it is.
+func Finish(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest, o Options) (*Finished, error) {
+	ri, err := st.Run(ctx, m.RunID)
+	if err != nil {
+		return nil, err
+	}
+	if runs.Ended(ri.Status) {
+		return &Finished{Status: ri.Status, Already: true}, nil
+	}
+	status, err := st.EndStatus(ctx, m.RunID)
+	if err != nil {
+		return nil, err
+	}
+	f := &Finished{Status: status}
+	if status == runs.StatusFinished {
+		if f.ReportPath, f.ReportNote, err = report(ctx, st, d, m, o); err != nil {
+			return nil, err
+		}
+	} else {
+		f.ReportNote = "no report: some trials failed (--retry-failed resubmits them)"
+	}
+	if err := st.FinishRun(ctx, m.RunID, status, ""); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// report runs the report node over the cached trial results.
+func report(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest, o Options) (path, note string, err error) {
+	e, trials, err := loadFrozen(d, m)
+	if err != nil {
+		return "", "", err
+	}
+	built, err := stages.Build(ctx, e, trials, stages.Env{DataDir: m.DataDir, Workers: 1})
+	if err != nil {
+		return "", "", err
+	}
+	if built.Report == "" {
+		return "", "the experiment has no report stage", nil
+	}
+	g := subgraph(built.Graph, built.Report)
+	popts := pipeline.Options{WorkDir: m.WorkDir, Jobs: max(1, o.Jobs)}
+	items, err := pipeline.Plan(ctx, g, popts)
+	if err != nil {
+		return "", "", err
+	}
+	for _, it := range items {
+		if it.Node != built.Report && !it.Cached {
+			return "", "", fmt.Errorf("report of run %d: %s is not in the shared cache %s (%s); the tasks must share --workdir with the submit host",
+				m.RunID, it.Node, filepath.Join(m.WorkDir, "cache"), it.Reason)
+		}
+	}
+	res, err := pipeline.Run(ctx, g, popts)
+	if err != nil {
+		return "", "", fmt.Errorf("report of run %d: %w", m.RunID, err)
+	}
+	reports := o.Reports
+	if reports == "" {
+		reports = m.Reports
+	}
+	path, err = stages.RecordReport(ctx, st, m.RunID, m.Experiment, reports, res.Nodes[built.Report].Outputs, o.Log)
+	return path, "", err
+}

@@ -1,0 +1,88 @@
+package slurmexec
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"regexp"
+
+	"goldstone/internal/slurm"
+)
+
+// Options are where a run's files live and how its jobs are submitted.
+type Options struct {
+	DB         string   // results database (submit host)
+	WorkDir    string   // shared work directory: cache and run directories
+	DataDir    string   // data sets
+	Reports    string   // reports directory ("" keeps the report in the cache only)
+	ConfigPath string   // the experiments file
+	Sets       []string // --set overrides
+	Runner     string   // runner binary the tasks run (frozen into the run directory); "" means os.Executable()
+	Jobs       int      // stages at once when running the shared stages locally
+
+	Partition   string   // --slurm-partition
+	Account     string   // --slurm-account
+	Time        string   // --slurm-time, per task, HH:MM:SS or D-HH:MM:SS
+	MaxParallel int      // --slurm-max-parallel: tasks at once (%K); 0: no limit
+	Extra       []string // --slurm-extra: further sbatch arguments
+	CPUs        int      // cpus per task; 0: derived from the trial's input size
+	MemMB       int      // memory per task in MiB; 0: derived from the trial's input size
+	// NoCollectJob skips the dependent collect job: run `runner collect`
+	// on the submit host instead (needed when the database is not on the
+	// shared filesystem).
+	NoCollectJob bool
+	RetryFailed  bool // resubmit failed trials too
+
+	Client *slurm.Client // nil: the commands on PATH
+	Log    *slog.Logger  // nil: discard
+}
+
+var timeRE = regexp.MustCompile(`^(\d+-)?\d+(:\d\d){0,2}$`)
+
+// Check reports the first bad option, naming its flag.
+func (o *Options) Check() error {
+	switch {
+	case o.Time != "" && !timeRE.MatchString(o.Time):
+		return fmt.Errorf("--slurm-time %q: want HH:MM:SS, MM, or D-HH:MM:SS", o.Time)
+	case o.MaxParallel < 0:
+		return fmt.Errorf("--slurm-max-parallel %d: want >= 0", o.MaxParallel)
+	case o.CPUs < 0:
+		return fmt.Errorf("slurm cpus %d: want >= 0", o.CPUs)
+	case o.MemMB < 0:
+		return fmt.Errorf("slurm memory %d MiB: want >= 0", o.MemMB)
+	case o.WorkDir == "":
+		return fmt.Errorf("--workdir is empty")
+	}
+	return nil
+}
+
+// absolute makes the paths absolute: the jobs run in other directories,
+// on other hosts.
+func (o *Options) absolute() error {
+	for _, p := range []*string{&o.DB, &o.WorkDir, &o.DataDir, &o.Reports, &o.ConfigPath, &o.Runner} {
+		if *p == "" {
+			continue
+		}
+		a, err := filepath.Abs(*p)
+		if err != nil {
+			return err
+		}
+		*p = a
+	}
+	return nil
+}
+
+func (o *Options) log() *slog.Logger {
+	if o.Log == nil {
+		return slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return o.Log
+}
+
+func (o *Options) client() *slurm.Client {
+	if o.Client == nil {
+		return &slurm.Client{}
+	}
+	return o.Client
+}

@@ -1,0 +1,313 @@
+package slurmexec
+
+import (
+	"context"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"goldstone/internal/batch"
+	"goldstone/runs"
+	"goldstone/stages"
+	_ "goldstone/stages/pipelines"
+)
+
+const testConfig = `
+[experiments.small]
+description = "tiny artificial sweep"
+pipeline = "artificial"
+[experiments.small.settings]
+time_steps = 5
+steps = 150
+clip = 0.01
+lr = 1.0
+lr_s0 = 100.0
+k1 = 20
+[experiments.small.grid]
+seed = [1, 2]
+[[experiments.small.variants]]
+name = "gd"
+[[experiments.small.variants]]
+name = "goldstone"
+gauge = "goldstone"
+`
+
+// fakeSlurm puts an sbatch that answers job ids 100, 101, ... and an squeue
+// that prints dir/squeue.out on PATH, and returns dir.
+func fakeSlurm(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bin")
+	os.Mkdir(bin, 0o755)
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte(text), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("sbatch", `#!/bin/sh
+d='`+dir+`'
+n=$(cat "$d/n" 2>/dev/null || echo 100); echo $((n+1)) > "$d/n"
+printf '%s\n' "$@" > "$d/sbatch.$n.args"; cat > "$d/sbatch.$n.script"
+echo $n
+`)
+	write("squeue", `#!/bin/sh
+cat '`+dir+`/squeue.out' 2>/dev/null; true
+`)
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return dir
+}
+
+type fixture struct {
+	t    *testing.T
+	dir  string
+	cfg  string
+	opts Options
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "experiments.toml")
+	if err := os.WriteFile(cfg, []byte(testConfig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return &fixture{t: t, dir: dir, cfg: cfg, opts: Options{
+		DB: filepath.Join(dir, "slurm.db"), WorkDir: filepath.Join(dir, "work"), DataDir: filepath.Join(dir, "data"),
+		Reports: filepath.Join(dir, "reports"), ConfigPath: cfg, Runner: cfg, Jobs: 1, MaxParallel: 2,
+	}}
+}
+
+func (f *fixture) experiment() *stages.Experiment {
+	f.t.Helper()
+	c, err := stages.LoadConfig(f.cfg)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return c.Experiments["small"]
+}
+
+func openStore(t *testing.T, path string) *runs.Store {
+	t.Helper()
+	st, err := runs.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// local runs the experiment with the local executor into its own database
+// and work directory, and returns its summaries and loss series.
+func (f *fixture) local() (map[string]map[string]float64, map[string][]runs.Point) {
+	f.t.Helper()
+	ctx := context.Background()
+	st := openStore(f.t, filepath.Join(f.dir, "local.db"))
+	out, err := stages.Execute(ctx, st, f.experiment(), stages.RunOptions{WorkDir: filepath.Join(f.dir, "localwork"), DataDir: f.opts.DataDir, Jobs: 1})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return f.read(st, out.RunID)
+}
+
+func (f *fixture) read(st *runs.Store, id int64) (map[string]map[string]float64, map[string][]runs.Point) {
+	f.t.Helper()
+	ctx := context.Background()
+	sums, err := st.Summaries(ctx, id)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	for _, m := range sums {
+		for k := range m {
+			if stages.IsTiming(k) {
+				delete(m, k)
+			}
+		}
+	}
+	series := map[string][]runs.Point{}
+	for tr := range sums {
+		for _, name := range []string{"loss", "psi"} {
+			pts, err := st.Series(ctx, id, tr, name)
+			if err != nil {
+				f.t.Fatal(err)
+			}
+			series[tr+"/"+name] = pts
+		}
+	}
+	return sums, series
+}
+
+func sameBits(t *testing.T, what string, a, b map[string]map[string]float64) {
+	t.Helper()
+	if len(a) != len(b) {
+		t.Fatalf("%s: %d trials vs %d", what, len(a), len(b))
+	}
+	for tr, m := range a {
+		if len(m) != len(b[tr]) {
+			t.Errorf("%s: trial %s has metrics %v vs %v", what, tr, m, b[tr])
+		}
+		for k, v := range m {
+			w, ok := b[tr][k]
+			if !ok || math.Float64bits(v) != math.Float64bits(w) && !(math.IsNaN(v) && math.IsNaN(w)) {
+				t.Errorf("%s: trial %s %s = %v vs %v", what, tr, k, v, w)
+			}
+		}
+	}
+}
+
+// runTasks runs the submitted tasks in this process, as Slurm would.
+func runTasks(t *testing.T, s *Submission, skip ...int) {
+	t.Helper()
+	for _, i := range s.Submitted {
+		if contains(skip, i) {
+			continue
+		}
+		r, err := Worker(context.Background(), WorkerOptions{Dir: s.Dir, Index: i, Attempt: s.Attempt, Workers: 1})
+		if err != nil || r.Status != batch.Done {
+			t.Fatalf("task %d: %+v, %v", i, r, err)
+		}
+	}
+}
+
+func contains(xs []int, x int) bool {
+	for _, y := range xs {
+		if x == y {
+			return true
+		}
+	}
+	return false
+}
+
+func TestSlurmMatchesLocal(t *testing.T) {
+	fake := fakeSlurm(t)
+	f := newFixture(t)
+	ctx := context.Background()
+	wantSums, wantSeries := f.local()
+
+	st := openStore(t, f.opts.DB)
+	s, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Attempt != 1 || s.Array != "0-3%2" || s.ArrayJob != "100" || s.CollectJob != "101" || s.CPUs != 1 || s.MemMB != 512 {
+		t.Fatalf("submission %+v", s)
+	}
+	script, _ := os.ReadFile(filepath.Join(fake, "sbatch.100.script"))
+	if !strings.Contains(string(script), "worker --workdir") || !strings.Contains(string(script), `--attempt 1 --index "$SLURM_ARRAY_TASK_ID"`) {
+		t.Errorf("array script:\n%s", script)
+	}
+	args, _ := os.ReadFile(filepath.Join(fake, "sbatch.101.args"))
+	if !strings.Contains(string(args), "--dependency=afterany:100") {
+		t.Errorf("collect job args:\n%s", args)
+	}
+	runTasks(t, s)
+	c, err := Collect(ctx, st, s.RunID, f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Done != 4 || c.Finished == nil || c.Finished.Status != runs.StatusFinished || c.Finished.ReportPath == "" {
+		t.Fatalf("collect: %+v %+v", c.Collected, c.Finished)
+	}
+	gotSums, gotSeries := f.read(st, s.RunID)
+	sameBits(t, "summaries", gotSums, wantSums)
+	if !reflect.DeepEqual(gotSeries, wantSeries) {
+		t.Errorf("series differ from the local run")
+	}
+	if e, _ := st.Executor(ctx, s.RunID); e != runs.ExecutorSlurm {
+		t.Errorf("executor %q", e)
+	}
+	// Collecting again changes nothing.
+	c2, err := Collect(ctx, st, s.RunID, f.opts)
+	if err != nil || c2.Ingested != 0 || !c2.Finished.Already {
+		t.Fatalf("second collect: %+v %+v, %v", c2.Collected, c2.Finished, err)
+	}
+	// The same command again: up to date.
+	s2, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err != nil || !s2.UpToDate || s2.RunID != s.RunID {
+		t.Fatalf("resubmission of a finished run: %+v, %v", s2, err)
+	}
+}
+
+func TestSlurmResumeAndRefusal(t *testing.T) {
+	fake := fakeSlurm(t)
+	f := newFixture(t)
+	ctx := context.Background()
+	wantSums, _ := f.local()
+	st := openStore(t, f.opts.DB)
+	s, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Task 1 is stopped by SIGTERM, task 3 never runs (lost node).
+	runTasks(t, s, 1, 3)
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	r, err := Worker(cctx, WorkerOptions{Dir: s.Dir, Index: 1, Attempt: 1, Workers: 1})
+	if !errors.Is(err, context.Canceled) || r.Status != batch.Interrupted {
+		t.Fatalf("stopped task: %+v, %v", r, err)
+	}
+	// While the array still has tasks queued, a second submission is refused.
+	os.WriteFile(filepath.Join(fake, "squeue.out"), []byte("100_3|PENDING|Resources\n"), 0o644)
+	if _, err := Submit(ctx, st, f.experiment(), f.opts); !errors.Is(err, ErrAlreadySubmitted) {
+		t.Fatalf("second submission while queued: %v", err)
+	}
+	os.Remove(filepath.Join(fake, "squeue.out"))
+	s2, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s2.Resumed || s2.RunID != s.RunID || s2.Attempt != 2 || s2.Array != "1,3%2" || s2.Collected.Done != 2 {
+		t.Fatalf("resubmission: %+v (collected %+v)", s2, s2.Collected)
+	}
+	runTasks(t, s2)
+	c, err := Collect(ctx, st, s.RunID, f.opts)
+	if err != nil || c.Finished == nil || c.Finished.Status != runs.StatusFinished {
+		t.Fatalf("collect: %+v, %v", c, err)
+	}
+	got, _ := f.read(st, s.RunID)
+	sameBits(t, "summaries after resume", got, wantSums)
+	atts, _ := st.Attempts(ctx, s.RunID)
+	if len(atts) != 5 {
+		t.Errorf("attempts recorded: %+v; want 5 (trial 1 twice)", atts)
+	}
+	jobs, _ := st.SlurmJobs(ctx, s.RunID)
+	if len(jobs) != 4 || jobs[2].Array != "1,3%2" || jobs[2].Attempt != 2 {
+		t.Errorf("slurm jobs: %+v", jobs)
+	}
+}
+
+func TestWorkerRefusesChangedCode(t *testing.T) {
+	fakeSlurm(t)
+	f := newFixture(t)
+	ctx := context.Background()
+	st := openStore(t, f.opts.DB)
+	s, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The frozen experiments file resolves differently (as with other code).
+	os.WriteFile(s.Dir.Config(), []byte(strings.Replace(testConfig, "steps = 150", "steps = 151", 1)), 0o644)
+	r, err := Worker(ctx, WorkerOptions{Dir: s.Dir, Index: 0, Attempt: 1, Workers: 1})
+	if err != nil || r.Status != batch.Failed || !strings.Contains(r.Error, "config hash") {
+		t.Fatalf("worker with a changed config: %+v, %v", r, err)
+	}
+	if _, err := Worker(ctx, WorkerOptions{Dir: s.Dir, Index: 9, Attempt: 1}); err == nil {
+		t.Error("task index 9 of 4 trials ran")
+	}
+}
+
+func TestOptionsCheck(t *testing.T) {
+	for _, o := range []Options{{WorkDir: "w", Time: "2h"}, {WorkDir: "w", MaxParallel: -1}, {}} {
+		if err := o.Check(); err == nil {
+			t.Errorf("%+v: no error", o)
+		}
+	}
+	for _, tm := range []string{"02:00:00", "1-00:00:00", "30", "10:00"} {
+		if err := (&Options{WorkDir: "w", Time: tm}).Check(); err != nil {
+			t.Errorf("time %q: %v", tm, err)
+		}
+	}
+}

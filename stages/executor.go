@@ -1,0 +1,30 @@
+package stages
+
+import (
+	"context"
+	"io"
+	"log/slog"
+
+	"goldstone/runs"
+)
+
+// What other executors (internal/slurmexec) share with Execute, so that a
+// run recorded by one reads exactly like a run recorded by the other.
+
+// TrialParams renders a trial's settings as the results store records
+// them: each setting as JSON text, with its variant and name.
+func TrialParams(tr Trial) map[string]string { return trialParams(tr) }
+
+// RecordReport records the files of a report node's outputs as run-level
+// artifacts of run and copies them to reportDir/<experiment>/run-<id>/
+// ("" keeps them in the cache only), as Execute does; it returns where they
+// were copied. Problems are logged to log (nil: discarded), as Execute
+// logs them, and the store's write error is returned.
+func RecordReport(ctx context.Context, st *runs.Store, run int64, experiment, reportDir string, outputs map[string]string, log *slog.Logger) (string, error) {
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	r := &recorder{reportDir: reportDir, experiment: experiment, ctx: ctx, st: st, run: run, log: log, out: &Outcome{}}
+	r.recordArtifacts(ctx, outputs)
+	return r.out.ReportPath, st.Err()
+}

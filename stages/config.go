@@ -34,6 +34,7 @@ type Experiment struct {
 	Variants    []Variant          // at least one (an unnamed one when the file lists none)
 	Grid        []Axis             // sorted by key
 	Tolerances  map[string]float64 // absolute tolerance per summary metric for repro; default 0
+	Slurm       SlurmConfig        // [experiments.NAME.slurm]; not part of the config hash
 }
 
 // Variant is a named bundle of settings (for example an optimizer and its options).
@@ -67,6 +68,7 @@ type rawExp struct {
 	Grid        map[string]any     `toml:"grid"`
 	Variants    []map[string]any   `toml:"variants"`
 	Tolerances  map[string]float64 `toml:"tolerances"`
+	Slurm       SlurmConfig        `toml:"slurm"`
 }
 
 // ConfigError is a configuration error naming the file, line and key.
@@ -237,6 +239,10 @@ func (c *Config) build(name string, r rawExp) (*Experiment, error) {
 			return nil, c.errorf(p+".tolerances."+k, "must be >= 0, got %v", t)
 		}
 		e.Tolerances[k] = t
+	}
+	var err error
+	if e.Slurm, err = c.slurmConfig(p+".slurm", r.Slurm); err != nil {
+		return nil, err
 	}
 	if len(e.Variants) == 0 {
 		e.Variants = []Variant{{Name: "", Settings: map[string]any{}}}

@@ -38,9 +38,11 @@ func registerSlurmFlags(fs *flag.FlagSet) {
 // slurmOptions resolves the executor options: flags over the experiment's
 // slurm table.
 func slurmOptions(g *globalOptions, e *stages.Experiment, retryFailed bool) (slurmexec.Options, error) {
+	sc := e.Slurm
 	o := slurmexec.Options{DB: g.db, WorkDir: g.workdir, DataDir: g.dataDir, Reports: g.reports, ConfigPath: g.config,
-		Sets: g.sets, Jobs: g.jobs, NoCollectJob: slurmFlags.noCollectJob, RetryFailed: retryFailed, Log: g.log}
-	extra := ""
+		Sets: g.sets, Jobs: g.jobs, Partition: sc.Partition, Account: sc.Account, Time: sc.Time, MaxParallel: sc.MaxParallel,
+		CPUs: sc.CPUs, MemMB: sc.MemMB, NoCollectJob: slurmFlags.noCollectJob, RetryFailed: retryFailed, Log: g.log}
+	extra, extraFrom := sc.Extra, fmt.Sprintf("%s: experiments.%s.slurm.extra", g.config, e.Name)
 	if slurmFlags.partition != "" {
 		o.Partition = slurmFlags.partition
 	}
@@ -54,11 +56,11 @@ func slurmOptions(g *globalOptions, e *stages.Experiment, retryFailed bool) (slu
 		o.MaxParallel = slurmFlags.maxParallel
 	}
 	if slurmFlags.extra != "" {
-		extra = slurmFlags.extra
+		extra, extraFrom = slurmFlags.extra, "--slurm-extra"
 	}
 	args, err := slurm.SplitArgs(extra)
 	if err != nil {
-		return o, usageErr("--slurm-extra: %v", err)
+		return o, usageErr("%s: %v", extraFrom, err)
 	}
 	o.Extra = args
 	if err := o.Check(); err != nil {

@@ -463,3 +463,27 @@ func mustOpen(t *testing.T, path string) (*os.File, int64) {
 	}
 	return f, st.Size()
 }
+
+func TestEnvAndBuildEnv(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTemp(t)
+	id := mustRun(t, s, "e")
+	env := BuildEnv()
+	if env[EnvCommand] == "" {
+		t.Error("no command line")
+	}
+	env[InputEnvKey("/data/ratings.csv")] = "abc"
+	if err := s.SetEnv(ctx, id, env); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Env(ctx, id)
+	if err != nil || !reflect.DeepEqual(got, env) {
+		t.Errorf("env = %v, %v", got, err)
+	}
+	if _, err := s.DeleteRuns(ctx, []int64{id}, false); err == nil {
+		t.Error("deleted a running run")
+	}
+	if q := shellJoin([]string{"runner", "--note", "it's a test", "seed=1,2"}); q != `runner --note 'it'\''s a test' seed=1,2` {
+		t.Errorf("shellJoin = %s", q)
+	}
+}

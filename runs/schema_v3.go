@@ -1,6 +1,8 @@
 package runs
 
-// schemaV3 adds what working with results needs: run tags, each trial's
+// schemaV3 adds what working with results needs: run tags, the run's
+// environment beyond the runs columns (command line, module versions,
+// digests of the input data), each trial's
 // output files (stage, cache directory, file, sha256), a per-trial log
 // file, and the wide typed `trials` view.
 //
@@ -24,6 +26,13 @@ CREATE TABLE run_tags (
 	PRIMARY KEY (run_id, key)
 ) WITHOUT ROWID;
 CREATE INDEX run_tags_by_key ON run_tags (key, value);
+
+CREATE TABLE run_env (
+	run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+	key    TEXT    NOT NULL,
+	value  TEXT    NOT NULL,
+	PRIMARY KEY (run_id, key)
+) WITHOUT ROWID;
 
 CREATE TABLE trial_output_rows (
 	run_id    INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -33,6 +34,10 @@ type RunOptions struct {
 	Log         *slog.Logger
 	Observer    pipeline.Observer // extra observer (progress display); optional
 	ReportDir   string            // the report's files are copied to ReportDir/<experiment>/run-<id>/ ("" keeps them in the cache only)
+	Note        string            // the run's note ("" keeps a resumed run's note)
+	Tags        map[string]string // tags added to the run
+	Env         map[string]string // environment recorded with the run beyond runs.Environment (see runs.BuildEnv)
+	LogDir      string            // per-trial log files go to LogDir/<experiment>/run-<id>/ ("" writes none)
 }
 
 // Outcome is what a run did.
@@ -127,6 +132,9 @@ func Execute(ctx context.Context, st *runs.Store, e *Experiment, opts RunOptions
 		log.Info("new run", "experiment", e.Name, "run", runID, "trials", len(trials), "kind", opts.Kind)
 	}
 	out.RunID = runID
+	if err := recordRunInfo(ctx, st, runID, opts); err != nil {
+		return nil, err
+	}
 
 	done := map[string]bool{}
 	if out.Resumed {
@@ -152,7 +160,12 @@ func Execute(ctx context.Context, st *runs.Store, e *Experiment, opts RunOptions
 	// Trials already finished in this run are not run again: drop their
 	// nodes unless the report needs their outputs (then they come from the
 	// cache at no cost).
-	rec := &recorder{reportDir: opts.ReportDir, experiment: e.Name, ctx: ctx, st: st, run: runID, built: built, log: log, out: out, skip: done, started: map[string]time.Time{}, finished: map[string]bool{}, extra: opts.Observer}
+	rec := &recorder{reportDir: opts.ReportDir, experiment: e.Name, ctx: ctx, st: st, run: runID, built: built, log: log, out: out, skip: done, started: map[string]time.Time{}, finished: map[string]bool{}, extra: opts.Observer,
+		logs: &trialLogs{files: map[string]*os.File{}}}
+	if opts.LogDir != "" {
+		rec.logs.dir = filepath.Join(opts.LogDir, e.Name, fmt.Sprintf("run-%d", runID))
+	}
+	defer rec.logs.close()
 	_, runErr := pipeline.Run(ctx, built.Graph, pipeline.Options{
 		WorkDir:  opts.WorkDir,
 		Jobs:     opts.Jobs,
@@ -180,7 +193,8 @@ func Execute(ctx context.Context, st *runs.Store, e *Experiment, opts RunOptions
 	}
 	// A finished run with failed trials is done; its trials say which failed.
 	note := fmt.Sprintf("%d trials: %d done, %d failed, %d interrupted", out.Trials, out.Done, out.Failed, out.Interrupted)
-	if err := st.FinishRun(context.WithoutCancel(ctx), runID, status, note); err != nil {
+	log.Info("run ended", "run", runID, "status", status, "trials", note)
+	if err := st.FinishRun(context.WithoutCancel(ctx), runID, status, ""); err != nil {
 		return nil, err
 	}
 	if ctx.Err() != nil {
@@ -254,6 +268,8 @@ type recorder struct {
 	started    map[string]time.Time
 	finished   map[string]bool
 	extra      pipeline.Observer
+	logs       *trialLogs
+	nodes      map[string]*pipeline.Node
 }
 
 func (r *recorder) Event(ev pipeline.Event) {
@@ -262,6 +278,7 @@ func (r *recorder) Event(ev pipeline.Event) {
 	}
 	ti := r.built.TrialOf(ev.Node)
 	ctx := context.WithoutCancel(r.ctx)
+	r.logTrial(ctx, ev)
 	switch ev.Kind {
 	case pipeline.Started:
 		r.out.Ran++
@@ -276,6 +293,7 @@ func (r *recorder) Event(ev pipeline.Event) {
 			r.out.Cached++
 		}
 		r.log.Debug("stage finished", "node", ev.Node, "cached", ev.Kind == pipeline.Cached)
+		r.recordOutputs(ctx, ev)
 		if ti >= 0 && r.built.Trials[ti].Result == ev.Node {
 			tn := r.built.Trials[ti]
 			if r.skip[tn.Trial.ID] {
@@ -437,4 +455,22 @@ func processAlive(ri *runs.RunInfo) bool {
 		return false
 	}
 	return p.Signal(syscall.Signal(0)) == nil
+}
+
+// recordRunInfo stores the run's note, tags and environment (runs.BuildEnv
+// and opts.Env).
+func recordRunInfo(ctx context.Context, st *runs.Store, runID int64, opts RunOptions) error {
+	if opts.Note != "" {
+		if err := st.SetNote(ctx, runID, opts.Note); err != nil {
+			return err
+		}
+	}
+	if len(opts.Tags) > 0 {
+		if err := st.SetTags(ctx, runID, opts.Tags); err != nil {
+			return err
+		}
+	}
+	env := runs.BuildEnv()
+	maps.Copy(env, opts.Env)
+	return st.SetEnv(ctx, runID, env)
 }

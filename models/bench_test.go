@@ -5,8 +5,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -33,11 +35,12 @@ func BenchmarkDenseMF(b *testing.B) {
 }
 
 type logisticBench struct {
-	n, users, items int
-	m               *LogisticMF
-	x, grad, state  []float64
-	pool            *optim.Pool
-	streamFn        func(c, lo, hi int)
+	key              string
+	m                *LogisticMF
+	x, grad, a, c    []float64 // a, c: the triad's destination and second source
+	pool             *optim.Pool
+	triadFn          func(c, lo, hi int)
+	setupRSS, params int64
 }
 
 func envInt(b *testing.B, name string, def int) int {
@@ -52,21 +55,51 @@ func envInt(b *testing.B, name string, def int) int {
 	return v
 }
 
-// setupLogisticBench builds (once) synthetic ratings with Zipf marginals at
-// GOLDSTONE_BENCH_RATINGS (default 1e6) ratings, GOLDSTONE_BENCH_USERS (20000)
-// users and GOLDSTONE_BENCH_ITEMS (5000) items over T = 100 bins, d = 30.
+// maxRSS returns the peak resident set size of the process in bytes.
+func maxRSS() int64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return ru.Maxrss * 1024 // KiB on Linux
+}
+
+// setupLogisticBench builds (once per size) the logistic MF benchmark model:
+// GOLDSTONE_BENCH_RATINGS ratings (default 2,000,000), GOLDSTONE_BENCH_USERS
+// users (30,000), GOLDSTONE_BENCH_ITEMS items (6,000), GOLDSTONE_BENCH_T bins
+// (100), GOLDSTONE_BENCH_D dimensions (30): ML-20M density at 1/5 scale, the
+// PyTorch peer's scale c. GOLDSTONE_BENCH_DIST is "uniform" (default: users,
+// items and bins uniform, as the peer) or "zipf" (Zipf users and items). The
+// hyperparameters are the peer's: gamma 1e-2, lambda 1. The model runs on a
+// pool of GOMAXPROCS workers (set with -cpu).
 func setupLogisticBench(b *testing.B) *logisticBench {
-	n := envInt(b, "GOLDSTONE_BENCH_RATINGS", 1_000_000)
-	users := envInt(b, "GOLDSTONE_BENCH_USERS", 20_000)
-	items := envInt(b, "GOLDSTONE_BENCH_ITEMS", 5_000)
-	if lb := benchLMF; lb != nil && lb.n == n && lb.users == users && lb.items == items {
+	n := envInt(b, "GOLDSTONE_BENCH_RATINGS", 2_000_000)
+	users := envInt(b, "GOLDSTONE_BENCH_USERS", 30_000)
+	items := envInt(b, "GOLDSTONE_BENCH_ITEMS", 6_000)
+	bins := envInt(b, "GOLDSTONE_BENCH_T", 100)
+	d := envInt(b, "GOLDSTONE_BENCH_D", 30)
+	dist := os.Getenv("GOLDSTONE_BENCH_DIST")
+	if dist == "" {
+		dist = "uniform"
+	}
+	if dist != "uniform" && dist != "zipf" {
+		b.Fatalf("GOLDSTONE_BENCH_DIST=%q: want uniform or zipf", dist)
+	}
+	key := fmt.Sprint(n, users, items, bins, d, dist, runtime.GOMAXPROCS(0))
+	if lb := benchLMF; lb != nil && lb.key == key {
 		return lb
 	}
 	benchLMF = nil
-	lb := &logisticBench{n: n, users: users, items: items, pool: optim.NewPool(0)}
+	runtime.GC()
+	lb := &logisticBench{key: key, pool: optim.NewPool(0)}
+	var train *Ratings
+	if dist == "zipf" {
+		train = synthRatings(1, n, users, items, bins)
+	} else {
+		train = uniformRatings(1, n, users, items, bins)
+	}
 	lb.m = &LogisticMF{
-		Train: synthRatings(1, n, users, items, 100),
-		Users: users, Items: items, D: 30, T: 100, Lambda: 10, Gamma: 1, Pool: lb.pool,
+		Train: train, Users: users, Items: items, D: d, T: bins, Lambda: 1, Gamma: 1e-2, Pool: lb.pool,
 	}
 	np := lb.m.NumParams()
 	lb.x, lb.grad = make([]float64, np), make([]float64, np)
@@ -79,115 +112,191 @@ func setupLogisticBench(b *testing.B) *logisticBench {
 	})
 	start := time.Now()
 	sinkLoss = lb.m.LocalLoss(lb.grad, lb.x) // prepares the grouped copies
-	b.Logf("%d ratings, %d users, %d items, %d params: setup+first step %.2fs",
-		n, users, items, np, time.Since(start).Seconds())
-	lb.streamFn = lb.streamChunk
+	b.Logf("%s: %d ratings, %d users, %d items, T=%d, d=%d, %d params, %d workers: setup+first loss %.2fs",
+		dist, n, users, items, bins, d, np, lb.pool.Workers(), time.Since(start).Seconds())
+	lb.params = int64(np)
+	lb.triadFn = lb.triadChunk
 	benchLMF = lb
 	return lb
 }
 
-// streamChunk is a streaming pass like one optimizer step: it reads x, grad
-// and one state array and writes grad and state.
-func (lb *logisticBench) streamChunk(_, lo, hi int) {
-	x, g, s := lb.x[lo:hi], lb.grad[lo:hi], lb.state[lo:hi]
-	for i, v := range g {
-		s[i] += v * v
-		g[i] = v + 1e-300*x[i]
+// uniformRatings draws n ratings with uniform bins, users and items and
+// x = +1 with probability 1/2 (the PyTorch peer's data; the peer also makes
+// the (t, user, item) triples distinct, which changes about 1e-4 of them here).
+func uniformRatings(seed uint64, n, users, items, bins int) *Ratings {
+	rng := rand.New(rand.NewPCG(seed, 11))
+	r := &Ratings{T: make([]int32, n), User: make([]int32, n), Item: make([]int32, n), X: make([]int8, n)}
+	for k := range n {
+		r.T[k], r.User[k], r.Item[k] = int32(rng.IntN(bins)), int32(rng.IntN(users)), int32(rng.IntN(items))
+		r.X[k] = int8(2*rng.IntN(2) - 1)
 	}
+	return r
 }
 
-func (lb *logisticBench) stream() { lb.pool.Chunks(len(lb.x), 1<<16, lb.streamFn) }
-
-// initState allocates the streaming pass's state array on first use: the
-// overhead benchmark does not need it, which saves 4 GB at 20M scale.
-func (lb *logisticBench) initState() {
-	if lb.state != nil {
+// triadArrays allocates the triad's two extra parameter-sized arrays.
+func (lb *logisticBench) triadArrays() {
+	if lb.a != nil {
 		return
 	}
-	lb.state = make([]float64, len(lb.x))
-	lb.pool.Chunks(len(lb.state), 1<<20, func(_, lo, hi int) {
-		for i := range lb.state[lo:hi] {
-			lb.state[lo+i] = 1
+	lb.a, lb.c = make([]float64, len(lb.x)), make([]float64, len(lb.x))
+	lb.pool.Chunks(len(lb.c), 1<<20, func(_, lo, hi int) {
+		for i := range lb.c[lo:hi] {
+			lb.a[lo+i], lb.c[lo+i] = 0, 1
 		}
 	})
 }
 
-func BenchmarkLogisticMF(b *testing.B) {
+// triadChunk is the STREAM triad a = x + s c: it reads two parameter-sized
+// arrays and writes a third, the memory-bound floor of any dense pass.
+func (lb *logisticBench) triadChunk(_, lo, hi int) {
+	a, x, c := lb.a[lo:hi], lb.x[lo:hi], lb.c[lo:hi]
+	for i, v := range x {
+		a[i] = v + 1e-3*c[i]
+	}
+}
+
+func (lb *logisticBench) triad() { lb.pool.Chunks(len(lb.x), 1<<16, lb.triadFn) }
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// BenchmarkTrainStep measures full training steps of the logistic MF model
+// through the real training loop, optim.Driver (what a trial runs per step:
+// the local loss, then the fused pass that adds the psi gradient and applies
+// the optimizer), at the sizes of setupLogisticBench, with
+// GOLDSTONE_BENCH_OPT = adagrad (default; rate 0.05 as the PyTorch peer), adam
+// or gd. Between steps, inside the same run, it times one parallel triad pass
+// over parameter-sized arrays and reports the median of step/triad over the
+// b.N steps (the machine is shared and noisy: compare ratios). It reports the
+// medians of s/step, s/local (the local loss) and s/dense (the rest of the
+// step), and the peak RSS before the triad's arrays were allocated.
+//
+//	go test -run '^$' -bench TrainStep -benchtime 10x -cpu 2 ./models
+func BenchmarkTrainStep(b *testing.B) {
 	lb := setupLogisticBench(b)
-	lb.initState()
-	b.Run(fmt.Sprintf("stream/%d", lb.n), func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			lb.stream()
-		}
-		b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/step")
-	})
-	b.Run(fmt.Sprintf("loss/%d", lb.n), func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			sinkLoss = lb.m.LocalLoss(lb.grad, lb.x)
-		}
-		step := b.Elapsed().Seconds() / float64(b.N)
+	rss := maxRSS()
+	lb.triadArrays()
+	var method optim.Method
+	switch opt := os.Getenv("GOLDSTONE_BENCH_OPT"); opt {
+	case "", "adagrad":
+		method = &optim.AdaGrad{Rate: optim.Constant(0.05), Eps: 1e-10}
+	case "adam":
+		method = &optim.Adam{}
+	case "gd":
+		method = &optim.GD{Rate: optim.Constant(0.05), Clip: 1}
+	default:
+		b.Fatalf("GOLDSTONE_BENCH_OPT=%q: want adagrad, adam or gd", opt)
+	}
+	p := ProblemOf(lb.m)
+	local := p.Local
+	var localSec float64
+	p.Local = func(grad, x []float64) float64 {
+		start := time.Now()
+		l := local(grad, x)
+		localSec = time.Since(start).Seconds()
+		return l
+	}
+	report := func(b *testing.B, steps, locals, triads, ratios []float64) {
+		step := median(steps)
 		b.ReportMetric(step, "s/step")
-		b.ReportMetric(float64(lb.n)/step, "ratings/s")
-		// The machine is shared and noisy: time the ratio to a streaming pass
-		// on interleaved pairs and report the median.
-		ratios := make([]float64, 5)
-		for i := range ratios {
-			start := time.Now()
-			sinkLoss = lb.m.LocalLoss(lb.grad, lb.x)
-			mid := time.Now()
-			lb.stream()
-			ratios[i] = mid.Sub(start).Seconds() / time.Since(mid).Seconds()
+		b.ReportMetric(median(locals), "s/local")
+		b.ReportMetric(step-median(locals), "s/dense")
+		b.ReportMetric(median(triads), "s/triad")
+		b.ReportMetric(median(ratios), "step/triad")
+		b.ReportMetric(float64(rss)/(1<<30), "GiB_peakRSS")
+		b.ReportMetric(float64(lb.params), "params")
+	}
+	b.Run("driver", func(b *testing.B) {
+		d := &optim.Driver{Method: method, Pool: lb.pool}
+		var steps, locals, triads, ratios []float64
+		b.ReportAllocs()
+		b.ResetTimer()
+		last := time.Now()
+		err := d.Run(p, lb.x, b.N, func(it *optim.Iter) error {
+			step := time.Since(last).Seconds()
+			t0 := time.Now()
+			lb.triad()
+			triad := time.Since(t0).Seconds()
+			steps, locals, triads = append(steps, step), append(locals, localSec), append(triads, triad)
+			ratios = append(ratios, step/triad)
+			last = time.Now()
+			return nil
+		})
+		b.StopTimer()
+		if err != nil {
+			b.Fatal(err)
 		}
-		slices.Sort(ratios)
-		b.ReportMetric(ratios[len(ratios)/2], "x_stream")
+		report(b, steps, locals, triads, ratios)
+	})
+	// The training loop as it was before the fused pass (issue 13), kept to
+	// compare in the same run: clear, local loss, serial AddPsiGrad, serial
+	// optimizer step.
+	b.Run("serial_reference", func(b *testing.B) {
+		method.Init(len(lb.x))
+		var steps, locals, triads, ratios []float64
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := range b.N {
+			t0 := time.Now()
+			clear(lb.grad)
+			sinkLoss = p.Local(lb.grad, lb.x)
+			sinkLoss += optim.AddPsiGrad(lb.grad, lb.x, p.Blocks, p.Graph)
+			optim.Step(method, lb.x, lb.grad, i)
+			step := time.Since(t0).Seconds()
+			t1 := time.Now()
+			lb.triad()
+			triad := time.Since(t1).Seconds()
+			steps, locals, triads = append(steps, step), append(locals, localSec), append(triads, triad)
+			ratios = append(ratios, step/triad)
+		}
+		b.StopTimer()
+		report(b, steps, locals, triads, ratios)
 	})
 }
 
-// BenchmarkGoldstoneOverhead measures, on the LogisticMF benchmark model (same
-// sizes and environment variables as BenchmarkLogisticMF), one full training
-// step (LocalLoss + optim.AddPsiGrad + one AdaGrad step) and one gauge round
-// on the same x, alternately in each iteration, and reports the gauge
-// overhead at k1 = 100 steps per round:
+// BenchmarkGoldstoneOverhead measures the gauge overhead through the real
+// training loop on the BenchmarkTrainStep model (same sizes and environment
+// variables): optim.Driver with AdaGrad and a gauge round after every step
+// (K1 = 1, so that every iteration times one step and one round back to back
+// on the noisy machine), and reports, from the medians,
 //
 //	overhead_% = 100 * round / (100 * step + round)
 //
-// from the medians of the per-iteration times (the machine is shared and
-// noisy; the pairs are timed back to back). Goldstone uses k2 = 10.
+// the share of training time spent in gauge rounds at k1 = 100. Goldstone
+// uses k2 = 10. Gauges run on the same pool as the step.
 func BenchmarkGoldstoneOverhead(b *testing.B) {
 	const k1 = 100
 	lb := setupLogisticBench(b)
-	m := lb.m
-	blocks, graph := m.Blocks(), m.Graph()
-	ada := &optim.AdaGrad{Rate: optim.Schedule{Rho0: 1}}
-	ada.Init(len(lb.x))
 	for _, tc := range []struct {
 		name  string
 		gauge optim.Gauge
 	}{
-		{"Goldstone", &optim.Goldstone{K2: 10}},
-		{"Procrustes", &optim.Procrustes{}},
+		{"Goldstone", &optim.Goldstone{K2: 10, Pool: lb.pool}},
+		{"Procrustes", &optim.Procrustes{Pool: lb.pool}},
 	} {
-		b.Run(fmt.Sprintf("%s/%d", tc.name, lb.n), func(b *testing.B) {
-			if err := tc.gauge.Init(blocks, graph); err != nil {
+		b.Run(tc.name, func(b *testing.B) {
+			d := &optim.Driver{Method: &optim.AdaGrad{Rate: optim.Constant(0.05)}, Gauge: tc.gauge, K1: 1, Pool: lb.pool}
+			var steps, rounds []float64
+			var gauge float64
+			b.ReportAllocs()
+			b.ResetTimer()
+			last := time.Now()
+			err := d.Run(ProblemOf(lb.m), lb.x, b.N, func(it *optim.Iter) error {
+				now := time.Now()
+				round := it.GaugeSeconds - gauge
+				gauge = it.GaugeSeconds
+				steps = append(steps, now.Sub(last).Seconds()-round)
+				rounds = append(rounds, round)
+				last = now
+				return nil
+			})
+			if err != nil {
 				b.Fatal(err)
 			}
-			var steps, rounds []float64
-			b.ReportAllocs()
-			for i := 0; b.Loop(); i++ {
-				start := time.Now()
-				sinkLoss = m.LocalLoss(lb.grad, lb.x)
-				sinkLoss += optim.AddPsiGrad(lb.grad, lb.x, blocks, graph)
-				ada.Step(lb.x, lb.grad, i)
-				mid := time.Now()
-				sinkLoss += tc.gauge.Round(lb.x).PsiAfter
-				steps = append(steps, mid.Sub(start).Seconds())
-				rounds = append(rounds, time.Since(mid).Seconds())
-			}
-			slices.Sort(steps)
-			slices.Sort(rounds)
-			step, round := steps[len(steps)/2], rounds[len(rounds)/2]
+			step, round := median(steps), median(rounds)
 			b.ReportMetric(step, "s/step")
 			b.ReportMetric(round, "s/round")
 			b.ReportMetric(100*round/(k1*step+round), "overhead_%")

@@ -64,6 +64,7 @@ type LogisticMF struct {
 	uPart, iPart     []float64
 
 	// State of the current call.
+	sparse   bool // add the likelihood gradient only (Problem's local loss)
 	cx, cg   []float64
 	thr      uint64 // keep a rating when its hash < thr (when sample is true)
 	sample   bool
@@ -235,6 +236,25 @@ func (m *LogisticMF) LocalLoss(grad, x []float64) float64 {
 	return m.BatchLoss(grad, x, b)
 }
 
+// Problem is the training problem of m for optim.Driver: the local loss is
+// the likelihood of the next minibatch alone, added into the Driver's zeroed
+// gradient buffer (columns without ratings are not touched), and the L2 term
+// Gamma/2 ||Z||^2 is Problem.L2, applied in the Driver's fused pass. Its loss
+// and gradient equal LocalLoss's (up to rounding).
+func (m *LogisticMF) Problem() optim.Problem {
+	m.prepare()
+	return optim.Problem{Local: m.likelihood, Blocks: m.Blocks(), Graph: m.graph, L2: m.Gamma}
+}
+
+// likelihood is LocalLoss without the regulariser, adding into grad.
+func (m *LogisticMF) likelihood(grad, x []float64) float64 {
+	b := m.next
+	m.next++
+	m.sparse = true
+	defer func() { m.sparse = false }()
+	return m.BatchLoss(grad, x, b)
+}
+
 // BatchLoss is LocalLoss on minibatch number batch; it does not advance the
 // batch sequence. With full batch, batch is ignored.
 func (m *LogisticMF) BatchLoss(grad, x []float64, batch uint64) float64 {
@@ -290,7 +310,7 @@ func (m *LogisticMF) userChunk(c, _, _ int) {
 	lo, hi := m.uBounds[c], m.uBounds[c+1]
 	d, per := m.D, m.Users
 	x, grad, coef := m.cx, m.cg, m.coef
-	gamma, sample, scale := m.Gamma, m.sample, m.scale
+	gamma, sample, scale, sparse := m.Gamma, m.sample, m.scale, m.sparse
 	var reg, lik float64
 	var sc [userBlock]float64
 	var kept [userBlock]bool
@@ -300,9 +320,14 @@ func (m *LogisticMF) userChunk(c, _, _ int) {
 		if i++; i == per {
 			t, i = t+1, 0
 		}
+		if sparse && m.uPtr[k] == m.uPtr[k+1] {
+			continue
+		}
 		z := x[col*d : col*d+d : col*d+d]
 		g := grad[col*d : col*d+d : col*d+d]
-		reg += scaleNorm(g, gamma, z)
+		if !sparse {
+			reg += scaleNorm(g, gamma, z)
+		}
 		for p, end := int(m.uPtr[k]), int(m.uPtr[k+1]); p < end; p += userBlock {
 			rs := m.uRat[p:min(p+userBlock, end)]
 			pos := m.uToI[p : p+len(rs)]
@@ -363,7 +388,7 @@ func (m *LogisticMF) itemChunk(c, _, _ int) {
 	lo, hi := m.iBounds[c], m.iBounds[c+1]
 	d, per := m.D, m.Items
 	x, grad, coef := m.cx, m.cg, m.coef
-	gamma := m.Gamma
+	gamma, sparse := m.Gamma, m.sparse
 	var reg float64
 	t, i := lo/per, lo%per
 	for k := lo; k < hi; k++ {
@@ -371,10 +396,15 @@ func (m *LogisticMF) itemChunk(c, _, _ int) {
 		if i++; i == per {
 			t, i = t+1, 0
 		}
+		p, end := int(m.iPtr[k]), int(m.iPtr[k+1])
+		if sparse && p == end {
+			continue
+		}
 		z := x[col*d : col*d+d : col*d+d]
 		g := grad[col*d : col*d+d : col*d+d]
-		reg += scaleNorm(g, gamma, z)
-		p, end := int(m.iPtr[k]), int(m.iPtr[k+1])
+		if !sparse {
+			reg += scaleNorm(g, gamma, z)
+		}
 		cs := coef[p:end]
 		for b, u := range m.iRat[p:end] {
 			cf := cs[b]

@@ -251,3 +251,54 @@ func TestLogisticMFZeroAllocPool(t *testing.T) {
 		t.Errorf("%v allocs per call", a)
 	}
 }
+
+// TestLogisticMFProblem: the Driver's problem (likelihood added into a zeroed
+// buffer, Gamma as Problem.L2) has LocalLoss's loss and gradient, and training
+// through the Driver on it is bit-identical at any worker count.
+func TestLogisticMFProblem(t *testing.T) {
+	pool2, pool3 := optim.NewPool(2), optim.NewPool(3)
+	defer pool2.Close()
+	defer pool3.Close()
+	for _, batch := range []int{0, 300} {
+		m := newLogisticTest(8, 2000, 60, 40, 5, 6)
+		m.MinibatchSize, m.chunkCost = batch, 200
+		x := randVec(rand.New(rand.NewPCG(4, 5)), m.NumParams(), 1)
+		want := make([]float64, len(x))
+		wantLoss := m.BatchLoss(want, x, 3)
+		p := m.Problem()
+		if p.L2 != m.Gamma || p.Graph != m.Graph() || p.Blocks != m.Blocks() {
+			t.Fatalf("Problem() = %+v", p)
+		}
+		got := make([]float64, len(x))
+		m.SetBatch(3)
+		loss := p.Local(got, x)
+		if m.Batch() != 4 {
+			t.Fatalf("batch after Problem().Local: %d, want 4", m.Batch())
+		}
+		var sq float64
+		for i, v := range x {
+			sq += v * v
+			if math.Abs(got[i]+p.L2*v-want[i]) > 1e-12*(1+math.Abs(want[i])) {
+				t.Fatalf("batch %d: grad[%d] = %v + L2 x, LocalLoss %v", batch, i, got[i], want[i])
+			}
+		}
+		if l := loss + 0.5*p.L2*sq; math.Abs(l-wantLoss) > 1e-12*math.Abs(wantLoss) {
+			t.Fatalf("batch %d: loss %v + L2 term = %v, LocalLoss %v", batch, loss, l, wantLoss)
+		}
+		var x0 []float64
+		for _, pool := range []*optim.Pool{nil, pool2, pool3} {
+			m.Pool = pool
+			m.SetBatch(0)
+			y := append([]float64(nil), x...)
+			d := &optim.Driver{Method: &optim.AdaGrad{Rate: optim.Constant(0.1)}, Pool: pool}
+			if err := d.Run(ProblemOf(m), y, 4, nil); err != nil {
+				t.Fatal(err)
+			}
+			if x0 == nil {
+				x0 = y
+				continue
+			}
+			sameBits(t, "x", y, x0)
+		}
+	}
+}

@@ -46,7 +46,12 @@ func initNormal(x []float64, rng *rand.Rand, std float64) {
 }
 
 // ProblemOf returns the optimisation problem of m: its local loss, blocks and
-// coupling graph (psi is added by the optim.Driver).
+// coupling graph (psi is added by the optim.Driver). A model with a method
+// Problem() optim.Problem (the DWE models) gives its own, which may move a
+// local L2 prior into the Driver's fused pass (optim.Problem.L2).
 func ProblemOf(m Model) optim.Problem {
+	if p, ok := m.(interface{ Problem() optim.Problem }); ok {
+		return p.Problem()
+	}
 	return optim.Problem{Local: m.LocalLoss, Blocks: m.Blocks(), Graph: m.Graph()}
 }

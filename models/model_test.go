@@ -1,6 +1,7 @@
 package models
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -20,10 +21,21 @@ func TestProblemOf(t *testing.T) {
 		}
 		x := make([]float64, m.NumParams())
 		m.Init(x, rng)
+		// Local plus the Driver's L2 term is LocalLoss.
 		g1, g2 := make([]float64, len(x)), make([]float64, len(x))
-		if a, b := p.Local(g1, x), m.LocalLoss(g2, x); a != b {
-			t.Errorf("%T: Local %v != LocalLoss %v", m, a, b)
+		a, b := p.Local(g1, x), m.LocalLoss(g2, x)
+		var sq float64
+		for i, v := range x {
+			sq += v * v
+			g1[i] += p.L2 * v
 		}
-		sameBits(t, "grad", g1, g2)
+		if a += 0.5 * p.L2 * sq; math.Abs(a-b) > 1e-13*math.Abs(b) {
+			t.Errorf("%T: Local + L2 term %v != LocalLoss %v", m, a, b)
+		}
+		for i := range g1 {
+			if math.Abs(g1[i]-g2[i]) > 1e-13*(1+math.Abs(g2[i])) {
+				t.Fatalf("%T: grad[%d] %v != %v", m, i, g1[i], g2[i])
+			}
+		}
 	}
 }

@@ -11,7 +11,8 @@ type AdaGrad struct {
 	Rate Schedule
 	Eps  float64
 
-	h []float64
+	h        []float64
+	rho, eps float64 // of the current step
 }
 
 // Init implements Method: it zeroes the accumulated squared gradients.
@@ -20,23 +21,33 @@ func (m *AdaGrad) Init(n int) {
 	clear(m.h)
 }
 
-// Step implements Method.
-func (m *AdaGrad) Step(x, grad []float64, step int) {
-	checkStep(x, grad)
-	if len(m.h) != len(x) {
-		panic("optim: AdaGrad.Step before Init or with a different length")
+// Begin implements Method.
+func (m *AdaGrad) Begin(step int) {
+	m.rho = m.Rate.rate(step, DefaultAdaGradRate)
+	m.eps = m.Eps
+	if m.eps == 0 {
+		m.eps = DefaultAdaGradEps
 	}
-	rho := m.Rate.rate(step, DefaultAdaGradRate)
-	eps := m.Eps
-	if eps == 0 {
-		eps = DefaultAdaGradEps
+}
+
+// Update implements Method.
+func (m *AdaGrad) Update(x, g []float64, off int) {
+	checkStep(x, g)
+	x = x[:len(g)]
+	if off < 0 || off+len(g) > len(m.h) {
+		panic("optim: AdaGrad.Update before Init or out of range")
 	}
-	h := m.h[:len(grad)]
-	x = x[:len(grad)]
-	for i, g := range grad {
-		hi := h[i] + g*g
+	rho, eps := m.rho, m.eps
+	h := m.h[off : off+len(g)]
+	h = h[:len(g)]
+	if n := len(g) &^ 3; useAVX && n > 0 {
+		adagradAVX(&x[0], &g[0], &h[0], n, rho, eps)
+		x, g, h = x[n:], g[n:], h[n:]
+	}
+	for i, gi := range g {
+		hi := h[i] + gi*gi
 		h[i] = hi
-		x[i] -= rho * g / (math.Sqrt(hi) + eps)
+		x[i] -= rho * gi / (math.Sqrt(hi) + eps)
 	}
 }
 

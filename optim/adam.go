@@ -13,7 +13,8 @@ type Adam struct {
 	Rate              Schedule
 	Beta1, Beta2, Eps float64
 
-	m, v []float64
+	m, v                     []float64
+	b1, b2, eps, rho, c1, c2 float64 // of the current step
 }
 
 // Init implements Method: it zeroes both moment estimates.
@@ -24,31 +25,41 @@ func (a *Adam) Init(n int) {
 	clear(a.v)
 }
 
-// Step implements Method.
-func (a *Adam) Step(x, grad []float64, step int) {
-	checkStep(x, grad)
-	if len(a.m) != len(x) {
-		panic("optim: Adam.Step before Init or with a different length")
+// Begin implements Method.
+func (a *Adam) Begin(step int) {
+	a.b1, a.b2, a.eps = a.Beta1, a.Beta2, a.Eps
+	if a.b1 == 0 {
+		a.b1 = DefaultAdamBeta1
 	}
-	b1, b2, eps := a.Beta1, a.Beta2, a.Eps
-	if b1 == 0 {
-		b1 = DefaultAdamBeta1
+	if a.b2 == 0 {
+		a.b2 = DefaultAdamBeta2
 	}
-	if b2 == 0 {
-		b2 = DefaultAdamBeta2
+	if a.eps == 0 {
+		a.eps = DefaultAdamEps
 	}
-	if eps == 0 {
-		eps = DefaultAdamEps
-	}
-	rho := a.Rate.rate(step, DefaultAdamRate)
+	a.rho = a.Rate.rate(step, DefaultAdamRate)
 	t := float64(step + 1)
-	c1 := 1 / (1 - math.Pow(b1, t))
-	c2 := 1 / (1 - math.Pow(b2, t))
-	m, v := a.m[:len(grad)], a.v[:len(grad)]
-	x = x[:len(grad)]
-	for i, g := range grad {
-		mi := b1*m[i] + (1-b1)*g
-		vi := b2*v[i] + (1-b2)*g*g
+	a.c1 = 1 / (1 - math.Pow(a.b1, t))
+	a.c2 = 1 / (1 - math.Pow(a.b2, t))
+}
+
+// Update implements Method.
+func (a *Adam) Update(x, g []float64, off int) {
+	checkStep(x, g)
+	x = x[:len(g)]
+	if off < 0 || off+len(g) > len(a.m) {
+		panic("optim: Adam.Update before Init or out of range")
+	}
+	b1, b2, eps, rho, c1, c2 := a.b1, a.b2, a.eps, a.rho, a.c1, a.c2
+	m, v := a.m[off:off+len(g)], a.v[off:off+len(g)]
+	m, v = m[:len(g)], v[:len(g)]
+	if n := len(g) &^ 3; useAVX && n > 0 {
+		adamAVX(&x[0], &g[0], &m[0], &v[0], n, b1, 1-b1, b2, 1-b2, rho, c1, c2, eps)
+		x, g, m, v = x[n:], g[n:], m[n:], v[n:]
+	}
+	for i, gi := range g {
+		mi := b1*m[i] + (1-b1)*gi
+		vi := b2*v[i] + (1-b2)*gi*gi
 		m[i], v[i] = mi, vi
 		x[i] -= rho * (mi * c1) / (math.Sqrt(vi*c2) + eps)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"time"
 )
 
 var benchSink float64
@@ -29,11 +30,11 @@ func BenchmarkStep(b *testing.B) {
 	}{{"GD", &GD{Clip: 0.01}}, {"AdaGrad", &AdaGrad{}}, {"Adam", &Adam{}}} {
 		b.Run(tc.name, func(b *testing.B) {
 			tc.m.Init(len(x))
-			tc.m.Step(x, grad, 0)
+			Step(tc.m, x, grad, 0)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				tc.m.Step(x, grad, i)
+				Step(tc.m, x, grad, i)
 			}
 			b.ReportMetric(float64(len(x))*float64(b.N)/b.Elapsed().Seconds(), "params/s")
 		})
@@ -110,6 +111,70 @@ func BenchmarkKernels(b *testing.B) {
 					tc.fn()
 				}
 				b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFlop/s")
+			})
+		}
+	}
+}
+
+// BenchmarkFusedPass measures the Driver's fused dense pass (chain psi
+// gradient, L2, optimizer update, zeroing) on the benchmark blocks, at 1 and
+// 2 workers, against the unfused serial passes it replaces (clear +
+// AddPsiGrad + Step) and one triad pass a = x + s c over the same length, in
+// the same run. Ratios to the triad are reported as x_triad.
+func BenchmarkFusedPass(b *testing.B) {
+	x := benchParams(b)
+	n := len(x)
+	grad, a, c := make([]float64, n), make([]float64, n), make([]float64, n)
+	g := Chain(benchBlocks.T, 1)
+	triad := func(p *Pool) float64 {
+		start := time.Now()
+		p.Chunks(n, 1<<16, func(_, lo, hi int) {
+			aa, xx, cc := a[lo:hi], x[lo:hi], c[lo:hi]
+			for i, v := range xx {
+				aa[i] = v + 1e-3*cc[i]
+			}
+		})
+		return time.Since(start).Seconds()
+	}
+	for _, w := range []int{1, 2} {
+		pool := testPool(w)
+		for _, tc := range []struct {
+			name string
+			m    Method
+		}{{"GD", &GD{Clip: 0.01}}, {"AdaGrad", &AdaGrad{}}, {"Adam", &Adam{}}} {
+			b.Run(fmt.Sprintf("%s/fused/workers=%d", tc.name, w), func(b *testing.B) {
+				tc.m.Init(n)
+				f := newFused(pool, tc.m, benchBlocks, g, 0.01, n)
+				var pass, tri float64
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					start := time.Now()
+					f.step(x, grad, i)
+					pass += time.Since(start).Seconds()
+					tri += triad(pool)
+				}
+				b.ReportMetric(pass/float64(b.N), "s/pass")
+				b.ReportMetric(pass/tri, "x_triad")
+			})
+			if w > 1 {
+				continue
+			}
+			b.Run(fmt.Sprintf("%s/serial", tc.name), func(b *testing.B) {
+				tc.m.Init(n)
+				var pass, tri float64
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					start := time.Now()
+					clear(grad)
+					benchSink += AddPsiGrad(grad, x, benchBlocks, g)
+					Step(tc.m, x, grad, i)
+					pass += time.Since(start).Seconds()
+					tri += triad(nil)
+				}
+				b.ReportMetric(pass/float64(b.N), "s/pass")
+				b.ReportMetric(pass/tri, "x_triad")
 			})
 		}
 	}

@@ -5,16 +5,22 @@
 // Procrustes gauge fixing on tree-shaped couplings.
 //
 // A Driver runs a Method on a Problem (a local loss, the block layout of the
-// per-time-step embeddings Z_t and the coupling Graph; the Driver adds
-// psi = 1/2 Tr(Z^T L Z)), with a Gauge round (Goldstone or Procrustes) after
-// every K1 steps. GaugeGap measures the energy stored in Goldstone modes.
+// per-time-step embeddings Z_t, the coupling Graph and an optional local L2
+// weight; the Driver adds psi = 1/2 Tr(Z^T L Z)), with a Gauge round
+// (Goldstone or Procrustes) after every K1 steps. After the local loss has
+// added its gradient into a zeroed buffer, one fused parallel pass over the
+// parameters adds the L2 and psi gradients, applies the Method's elementwise
+// update (Method.Begin, then Method.Update on ranges) and zeroes the buffer.
+// GaugeGap measures the energy stored in Goldstone modes.
 //
 // Invariants:
 //   - optim imports nothing of goldstone's own packages.
 //   - Parameters are one flat []float64; gradients are written in place into a
 //     caller's buffer. The per-time-step blocks Z_t are described by Blocks.
 //   - No allocation inside an iteration once an optimizer or gauge is
-//     initialised (Method.Step, Gauge.Round, Pool.Chunks).
+//     initialised (Method.Update, Gauge.Round, Pool.Chunks, a Driver step).
+//   - The AVX kernels (amd64) perform the same IEEE operations in the same
+//     order as the Go loops they replace: results do not depend on them.
 //   - *Pool is the one parallel abstraction: every parallel loop runs on a
 //     *Pool handed in by the caller (a trial's core budget; nil runs inline),
 //     and no type builds a private pool.

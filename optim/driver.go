@@ -31,6 +31,10 @@ type Problem struct {
 	Local  Objective // local loss l(X;Z) (+ local regularisers) and its gradient, WITHOUT psi
 	Blocks Blocks
 	Graph  *Graph // coupling; psi = 1/2 Tr(Z^T L Z) is added by the Driver; nil = none
+	// L2 is the weight of an isotropic local prior L2/2 ||Z||^2 on the
+	// blocks that the Driver adds (to the local loss, and to the gradient in
+	// its fused pass) so that Local need not make a pass of its own for it.
+	L2 float64
 }
 
 // Driver runs a base Method and, every K1 steps, a Gauge round.
@@ -38,12 +42,13 @@ type Driver struct {
 	Method Method
 	Gauge  Gauge // nil: no gauge rounds
 	K1     int   // gauge round after every K1 steps; <= 0: none
+	Pool   *Pool // runs the fused pass of every step; nil runs it inline
 }
 
 // Iter describes one step of Driver.Run.
 type Iter struct {
 	Step             int
-	Loss, Local, Psi float64     // at x before this step's update
+	Loss, Local, Psi float64     // at x before this step's update; Local includes the L2 term
 	Gauge            *RoundStats // non-nil on steps after which a gauge round ran
 	GaugeSeconds     float64     // cumulative wall time inside gauge rounds
 }
@@ -51,7 +56,16 @@ type Iter struct {
 // Run takes steps steps on x in place, calling each(it) after every step (and
 // after the gauge round that follows it, if any); each may be nil and may
 // return an error to stop the run, which Run returns. A non-finite loss
-// returns an error wrapping ErrDiverged that names the step.
+// returns an error wrapping ErrDiverged that names the step (x is left as it
+// was before the step when the local loss is not finite; when only psi is,
+// the update has been applied).
+//
+// A step is the local loss, which adds its gradient into the zeroed gradient
+// buffer, then one fused pass over x on Pool: each fixed chunk adds the L2
+// term and the psi gradient to its entries, applies the Method's update
+// (Begin once, then Update per range) and zeroes its part of the buffer for
+// the next step, so the dense work of a step reads x, the gradient and the
+// optimizer state once.
 //
 // Run initialises the Method (Init(len(x))) and the Gauge, so every Run starts
 // from fresh optimizer state and step 0. The gradient buffer is allocated once
@@ -80,20 +94,20 @@ func (d *Driver) Run(p Problem, x []float64, steps int, each func(it *Iter) erro
 	}
 	d.Method.Init(len(x))
 	grad := make([]float64, len(x))
+	f := newFused(d.Pool, d.Method, p.Blocks, p.Graph, p.L2, len(x))
 	var it Iter
 	var stats RoundStats
 	for s := 0; s < steps; s++ {
-		clear(grad)
 		local := p.Local(grad, x)
-		var psi float64
-		if p.Graph != nil {
-			psi = AddPsiGrad(grad, x, p.Blocks, p.Graph)
+		if math.IsNaN(local) || math.IsInf(local, 0) {
+			return fmt.Errorf("step %d: local loss %v: %w", s, local, ErrDiverged)
 		}
+		psi, reg := f.step(x, grad, s)
+		local += reg
 		loss := local + psi
 		if math.IsNaN(loss) || math.IsInf(loss, 0) {
 			return fmt.Errorf("step %d: loss %v: %w", s, loss, ErrDiverged)
 		}
-		d.Method.Step(x, grad, s)
 		it.Step, it.Loss, it.Local, it.Psi, it.Gauge = s, loss, local, psi, nil
 		if gauge && (s+1)%d.K1 == 0 {
 			start := time.Now()

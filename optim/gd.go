@@ -6,22 +6,28 @@ package optim
 type GD struct {
 	Rate Schedule
 	Clip float64
+
+	rho float64 // rate of the current step
 }
 
 // Init implements Method; GD has no state.
 func (*GD) Init(int) {}
 
-// Step implements Method.
-func (m *GD) Step(x, grad []float64, step int) {
-	checkStep(x, grad)
-	rho := m.Rate.rate(step, DefaultGDRate)
+// Begin implements Method.
+func (m *GD) Begin(step int) { m.rho = m.Rate.rate(step, DefaultGDRate) }
+
+// Update implements Method.
+func (m *GD) Update(x, g []float64, _ int) {
+	checkStep(x, g)
+	x = x[:len(g)]
+	rho := m.rho
 	if c := m.Clip; c > 0 {
-		for i, g := range grad {
-			x[i] -= rho * min(max(g, -c), c)
+		for i, gi := range g {
+			x[i] -= rho * min(max(gi, -c), c)
 		}
 		return
 	}
-	for i, g := range grad {
-		x[i] -= rho * g
+	for i, gi := range g {
+		x[i] -= rho * gi
 	}
 }

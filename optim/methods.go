@@ -1,11 +1,22 @@
 package optim
 
-// Method is a first-order optimizer on a flat parameter vector.
+// Method is a first-order optimizer on a flat parameter vector. Its update is
+// elementwise, so a step can be applied range by range: Begin(step) once,
+// then Update on disjoint ranges that together cover the vector, in any
+// order and concurrently. The Driver applies it this way inside the fused
+// pass that also adds the coupling gradient (Driver.Run); Step applies a
+// whole step to one vector.
 type Method interface {
 	// Init (re)allocates and zeroes the optimizer state for n parameters.
 	Init(n int)
-	// Step updates x in place from the gradient grad at x. step counts from 0.
-	Step(x, grad []float64, step int)
+	// Begin prepares step step (counted from 0): its rate and any other
+	// per-step scalars. It must be called before the step's Update calls.
+	Begin(step int)
+	// Update applies the prepared step to the parameters x, whose gradient
+	// is g; x[i] and g[i] are parameter off+i of the vector Init sized.
+	// Calls on disjoint ranges may run concurrently; Update must not
+	// allocate. len(g) == len(x).
+	Update(x, g []float64, off int)
 }
 
 var (
@@ -13,6 +24,13 @@ var (
 	_ Method = (*AdaGrad)(nil)
 	_ Method = (*Adam)(nil)
 )
+
+// Step applies step step of m to the whole vector x from its gradient grad.
+func Step(m Method, x, grad []float64, step int) {
+	checkStep(x, grad)
+	m.Begin(step)
+	m.Update(x, grad, 0)
+}
 
 // Default settings used when the corresponding field is zero.
 const (

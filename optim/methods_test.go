@@ -2,6 +2,7 @@ package optim
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -50,7 +51,7 @@ func TestMethodSteps(t *testing.T) {
 			state := make([][2]float64, len(x))
 			tc.m.Init(len(x))
 			for s := 0; s < 2; s++ {
-				tc.m.Step(x, g, s)
+				Step(tc.m, x, g, s)
 				for i := range want {
 					want[i] = tc.want(s, want[i], g[i], &state[i])
 				}
@@ -63,9 +64,42 @@ func TestMethodSteps(t *testing.T) {
 			n := 1000
 			xs, gs := make([]float64, n), make([]float64, n)
 			tc.m.Init(n)
-			if a := testing.AllocsPerRun(10, func() { tc.m.Step(xs, gs, 3) }); a != 0 {
+			if a := testing.AllocsPerRun(10, func() { Step(tc.m, xs, gs, 3) }); a != 0 {
 				t.Fatalf("Step allocates %v times", a)
 			}
 		})
+	}
+}
+
+// TestMethodsAVX: the AVX kernels give the scalar loops' results bit for bit.
+func TestMethodsAVX(t *testing.T) {
+	if !useAVX {
+		t.Skip("no AVX on this machine")
+	}
+	defer func() { useAVX = true }()
+	n := 1003
+	for _, mk := range []func() Method{
+		func() Method { return &AdaGrad{Rate: Constant(0.3)} },
+		func() Method { return &Adam{Rate: Schedule{Rho0: 0.1, S0: 10, Kappa: 1}} },
+	} {
+		var xs [2][]float64
+		for k, avx := range []bool{false, true} {
+			useAVX = avx
+			m := mk()
+			m.Init(n)
+			x := randVec(rand.New(rand.NewPCG(44, 1)), n, 1)
+			for s := range 3 {
+				g := randVec(rand.New(rand.NewPCG(45, uint64(s))), n, 2)
+				m.Begin(s)
+				m.Update(x[:517], g[:517], 0) // ranges of any length and offset
+				m.Update(x[517:], g[517:], 517)
+			}
+			xs[k] = x
+		}
+		for i := range xs[0] {
+			if math.Float64bits(xs[0][i]) != math.Float64bits(xs[1][i]) {
+				t.Fatalf("%T: x[%d] scalar %v, AVX %v", mk(), i, xs[0][i], xs[1][i])
+			}
+		}
 	}
 }

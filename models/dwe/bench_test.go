@@ -180,7 +180,7 @@ func BenchmarkPaperScale(b *testing.B) {
 			start := time.Now()
 			sinkLoss = m.LocalLoss(g, x)
 			sinkLoss += optim.AddPsiGrad(g, x, blocks, graph)
-			adam.Step(x, g, i)
+			optim.Step(adam, x, g, i)
 			mid := time.Now()
 			sinkLoss += gauge.Round(xBig).PsiAfter
 			steps = append(steps, mid.Sub(start).Seconds())

@@ -129,6 +129,14 @@ func (m *MAP) LocalLoss(grad, x []float64) float64 {
 	return loss + 0.5*c*r
 }
 
+// Problem is the training problem of m for optim.Driver: the likelihood as
+// the local loss, the local prior 1/(2 sigma0^2) ||Z||^2 as Problem.L2 (the
+// Driver adds it in its fused pass instead of a pass of its own) and the
+// random-walk chain as the coupling. Its losses equal LocalLoss + psi.
+func (m *MAP) Problem() optim.Problem {
+	return optim.Problem{Local: m.lik.eval, Blocks: m.Blocks(), Graph: m.graph, L2: 1 / m.cfg.Sigma0Sq}
+}
+
 // NegLogLik returns the (minibatch-estimated) negative log-likelihood alone.
 func (m *MAP) NegLogLik(x []float64) float64 {
 	checkLen("x", x, m.NumParams())

@@ -18,6 +18,9 @@ type Trainable interface {
 	Init(x []float64, rng *rand.Rand)
 	LocalLoss(grad, x []float64) float64
 	Resample(rng *rand.Rand, nw, nc int)
+	// Problem is what optim.Driver trains: LocalLoss + psi, possibly with
+	// part of the local loss moved into the Driver's fused pass (Problem.L2).
+	Problem() optim.Problem
 }
 
 var (
@@ -42,6 +45,7 @@ type Trainer struct {
 	Method optim.Method // nil: DefaultAdam()
 	Gauge  optim.Gauge  // nil: none
 	K1     int
+	Pool   *optim.Pool // runs the optimizer's fused pass (use the model's Config.Pool); nil: inline
 
 	Steps                     int // total number of steps
 	MinibatchSteps            int // steps of the first phase
@@ -81,8 +85,8 @@ func (tr *Trainer) Run(ctx context.Context, x []float64, each func(it *Iter) err
 		return nil
 	}
 	draw(0)
-	d := optim.Driver{Method: method, Gauge: tr.Gauge, K1: tr.K1}
-	p := optim.Problem{Local: tr.Model.LocalLoss, Blocks: tr.Model.Blocks(), Graph: tr.Model.Graph()}
+	d := optim.Driver{Method: method, Gauge: tr.Gauge, K1: tr.K1, Pool: tr.Pool}
+	p := tr.Model.Problem()
 	var it Iter
 	return d.Run(p, x, tr.Steps, func(oi *optim.Iter) error {
 		it.Iter = *oi

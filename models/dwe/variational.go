@@ -104,6 +104,12 @@ func (m *Variational) Blocks() optim.Blocks {
 // Graph is the random-walk chain over the means (ChainGraph).
 func (m *Variational) Graph() *optim.Graph { return m.graph }
 
+// Problem is the training problem of m for optim.Driver: LocalLoss, the
+// means' blocks and the random-walk chain.
+func (m *Variational) Problem() optim.Problem {
+	return optim.Problem{Local: m.LocalLoss, Blocks: m.Blocks(), Graph: m.graph}
+}
+
 // Means returns the means part of x (aliasing x).
 func (m *Variational) Means(x []float64) []float64 { return x[:m.t*m.s] }
 

@@ -1,0 +1,147 @@
+#include "textflag.h"
+
+// AVX kernels of the elementwise optimizer updates, four entries at a time.
+// Every entry goes through the same IEEE operations, in the same order, as
+// the scalar Go loops in adagrad.go and adam.go (no FMA), so the results are
+// bit-identical to them. n is a multiple of 4.
+
+// func adagradAVX(x, gr, h *float64, n int, rho, eps float64)
+TEXT ·adagradAVX(SB), NOSPLIT, $0-48
+	MOVQ x+0(FP), DI
+	MOVQ gr+8(FP), SI
+	MOVQ h+16(FP), DX
+	MOVQ n+24(FP), CX
+	VBROADCASTSD rho+32(FP), Y14
+	VBROADCASTSD eps+40(FP), Y15
+	SHRQ $2, CX
+	JZ adagrad_done
+
+adagrad_loop:
+	VMOVUPD (SI), Y0         // g
+	VMULPD  Y0, Y0, Y1       // g*g
+	VMOVUPD (DX), Y2
+	VADDPD  Y1, Y2, Y1       // h + g*g
+	VMOVUPD Y1, (DX)
+	VSQRTPD Y1, Y1
+	VADDPD  Y15, Y1, Y1      // sqrt(h) + eps
+	VMULPD  Y0, Y14, Y0      // rho*g
+	VDIVPD  Y1, Y0, Y0       // rho*g / (sqrt(h)+eps)
+	VMOVUPD (DI), Y3
+	VSUBPD  Y0, Y3, Y3       // x - ...
+	VMOVUPD Y3, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, DI
+	DECQ CX
+	JNZ  adagrad_loop
+
+adagrad_done:
+	VZEROUPPER
+	RET
+
+// func adamAVX(x, gr, m, v *float64, n int, b1, omb1, b2, omb2, rho, c1, c2, eps float64)
+TEXT ·adamAVX(SB), NOSPLIT, $0-104
+	MOVQ x+0(FP), DI
+	MOVQ gr+8(FP), SI
+	MOVQ m+16(FP), DX
+	MOVQ v+24(FP), BX
+	MOVQ n+32(FP), CX
+	VBROADCASTSD b1+40(FP), Y8
+	VBROADCASTSD omb1+48(FP), Y9
+	VBROADCASTSD b2+56(FP), Y10
+	VBROADCASTSD omb2+64(FP), Y11
+	VBROADCASTSD rho+72(FP), Y12
+	VBROADCASTSD c1+80(FP), Y13
+	VBROADCASTSD c2+88(FP), Y14
+	VBROADCASTSD eps+96(FP), Y15
+	SHRQ $2, CX
+	JZ adam_done
+
+adam_loop:
+	VMOVUPD (SI), Y0         // g
+	VMOVUPD (DX), Y1         // m
+	VMULPD  Y1, Y8, Y1       // b1*m
+	VMULPD  Y0, Y9, Y2       // (1-b1)*g
+	VADDPD  Y2, Y1, Y1       // mi
+	VMOVUPD Y1, (DX)
+	VMOVUPD (BX), Y3         // v
+	VMULPD  Y3, Y10, Y3      // b2*v
+	VMULPD  Y0, Y11, Y4      // (1-b2)*g
+	VMULPD  Y0, Y4, Y4       // ((1-b2)*g)*g
+	VADDPD  Y4, Y3, Y3       // vi
+	VMOVUPD Y3, (BX)
+	VMULPD  Y13, Y1, Y1      // mi*c1
+	VMULPD  Y1, Y12, Y1      // rho*(mi*c1)
+	VMULPD  Y14, Y3, Y3      // vi*c2
+	VSQRTPD Y3, Y3
+	VADDPD  Y15, Y3, Y3      // sqrt(vi*c2) + eps
+	VDIVPD  Y3, Y1, Y1
+	VMOVUPD (DI), Y5
+	VSUBPD  Y1, Y5, Y5
+	VMOVUPD Y5, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, BX
+	ADDQ $32, DI
+	DECQ CX
+	JNZ  adam_loop
+
+adam_done:
+	VZEROUPPER
+	RET
+
+// func chainRowAVX(gb, gr, z, prev, zn *float64, n int, l2, wl, wr float64, acc *[8]float64)
+// For i < n (a multiple of 4), with lane = i%4:
+//	gi := gr[i] + l2*z[i]; acc[4+lane] += z[i]*z[i]
+//	gi -= wl*(prev[i]-z[i])
+//	d := z[i]-zn[i]; acc[lane] += d*d
+//	gb[i] = gi + wr*d; prev[i] = z[i]; gr[i] = 0
+TEXT ·chainRowAVX(SB), NOSPLIT, $0-80
+	MOVQ gb+0(FP), DI
+	MOVQ gr+8(FP), SI
+	MOVQ z+16(FP), DX
+	MOVQ prev+24(FP), BX
+	MOVQ zn+32(FP), R8
+	MOVQ n+40(FP), CX
+	VBROADCASTSD l2+48(FP), Y13
+	VBROADCASTSD wl+56(FP), Y14
+	VBROADCASTSD wr+64(FP), Y15
+	MOVQ acc+72(FP), AX
+	VMOVUPD 0(AX), Y11       // s lanes
+	VMOVUPD 32(AX), Y12      // r lanes
+	VXORPD  Y10, Y10, Y10    // zero
+	SHRQ $2, CX
+	JZ chain_done
+
+chain_loop:
+	VMOVUPD (DX), Y0         // z
+	VMULPD  Y0, Y13, Y1      // l2*z
+	VADDPD  (SI), Y1, Y1     // g + l2*z
+	VMULPD  Y0, Y0, Y2       // z*z
+	VADDPD  Y2, Y12, Y12     // r += z*z
+	VMOVUPD (BX), Y3         // prev
+	VSUBPD  Y0, Y3, Y3       // prev - z
+	VMULPD  Y3, Y14, Y3      // wl*(prev - z)
+	VSUBPD  Y3, Y1, Y1       // gi -= ...
+	VMOVUPD (R8), Y4         // zn
+	VSUBPD  Y4, Y0, Y4       // d = z - zn
+	VMULPD  Y4, Y4, Y5       // d*d
+	VADDPD  Y5, Y11, Y11     // s += d*d
+	VMULPD  Y4, Y15, Y4      // wr*d
+	VADDPD  Y4, Y1, Y1       // gi + wr*d
+	VMOVUPD Y1, (DI)
+	VMOVUPD Y0, (BX)
+	VMOVUPD Y10, (SI)
+	ADDQ $32, DI
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, BX
+	ADDQ $32, R8
+	DECQ CX
+	JNZ  chain_loop
+
+chain_done:
+	VMOVUPD Y11, 0(AX)
+	VMOVUPD Y12, 32(AX)
+	VZEROUPPER
+	RET

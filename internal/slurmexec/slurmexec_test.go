@@ -34,6 +34,14 @@ name = "gd"
 [[experiments.small.variants]]
 name = "goldstone"
 gauge = "goldstone"
+
+[experiments.withnan]
+pipeline = "artificial"
+[experiments.withnan.settings]
+time_steps = 5
+steps = 100
+[experiments.withnan.grid]
+lr = [0.01, 1e200]
 `
 
 // fakeSlurm puts an sbatch that answers job ids 100, 101, ... and an squeue
@@ -81,13 +89,15 @@ func newFixture(t *testing.T) *fixture {
 	}}
 }
 
-func (f *fixture) experiment() *stages.Experiment {
+func (f *fixture) experiment() *stages.Experiment { return f.named("small") }
+
+func (f *fixture) named(name string) *stages.Experiment {
 	f.t.Helper()
 	c, err := stages.LoadConfig(f.cfg)
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	return c.Experiments["small"]
+	return c.Experiments[name]
 }
 
 func openStore(t *testing.T, path string) *runs.Store {
@@ -309,5 +319,52 @@ func TestOptionsCheck(t *testing.T) {
 		if err := (&Options{WorkDir: "w", Time: tm}).Check(); err != nil {
 			t.Errorf("time %q: %v", tm, err)
 		}
+	}
+}
+
+func TestSlurmFailedTrialAndRetryFailed(t *testing.T) {
+	fakeSlurm(t)
+	f := newFixture(t)
+	ctx := context.Background()
+	st := openStore(t, f.opts.DB)
+	e := f.named("withnan")
+	s, err := Submit(ctx, st, e, f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var failed int
+	for _, i := range s.Submitted {
+		r, err := Worker(ctx, WorkerOptions{Dir: s.Dir, Index: i, Attempt: 1, Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status == batch.Failed {
+			failed = i
+			if !strings.Contains(r.Error, "withnan/train/") {
+				t.Errorf("failure %q does not name the stage", r.Error)
+			}
+		}
+	}
+	c, err := Collect(ctx, st, s.RunID, f.opts)
+	if err != nil || c.Failed != 1 || c.Finished == nil || c.Finished.Status != runs.StatusFailed || c.Finished.ReportNote == "" {
+		t.Fatalf("collect: %+v %+v, %v", c.Collected, c.Finished, err)
+	}
+	// Without --retry-failed the ended run is up to date; with it, only the
+	// failed trial is submitted again.
+	if s2, err := Submit(ctx, st, e, f.opts); err != nil || !s2.UpToDate {
+		t.Fatalf("resubmission without retry: %+v, %v", s2, err)
+	}
+	o := f.opts
+	o.RetryFailed = true
+	s3, err := Submit(ctx, st, e, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s3.RunID != s.RunID || s3.Attempt != 2 || len(s3.Submitted) != 1 || s3.Submitted[0] != failed {
+		t.Fatalf("retry-failed submitted %+v; want trial %d only, attempt 2", s3, failed)
+	}
+	ri, _ := st.Run(ctx, s.RunID)
+	if ri.Status != runs.StatusRunning {
+		t.Errorf("run status %s after resubmission, want running", ri.Status)
 	}
 }

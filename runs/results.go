@@ -265,7 +265,7 @@ func (s *Store) SetTrialLog(ctx context.Context, runID int64, trial, path string
 // TrialRow is a trial with everything recorded about it.
 type TrialRow struct {
 	Trial
-	Seq     int64  // enumeration order within the run (first recorded first)
+	Seq     int64  // 1, 2, ... in enumeration order within the run (first recorded first)
 	Name    string // the "name" parameter (variant and grid values), or the id
 	LogPath string
 	Summary map[string]float64
@@ -308,6 +308,7 @@ func (s *Store) TrialTable(ctx context.Context, runID int64) ([]TrialRow, error)
 	}
 	for i := range out {
 		t := &out[i]
+		t.Seq = int64(i + 1)
 		if p, ok := params[t.ID]; ok {
 			t.Params = p
 		}

@@ -75,8 +75,8 @@ func TestTrialsViewTypedAndBestPerVariant(t *testing.T) {
 		t.Errorf("best per variant = %v, want %v", got, w)
 	}
 	// seq is enumeration order.
-	_, rows = queryAll(t, s.DB(), `SELECT name FROM trials WHERE run_id = ? ORDER BY seq`, id)
-	if rows[0][0] != "sgd seed=2" || rows[1][0] != "adam seed=1" {
+	_, rows = queryAll(t, s.DB(), `SELECT name, seq FROM trials WHERE run_id = ? ORDER BY seq`, id)
+	if rows[0][0] != "sgd seed=2" || rows[1][0] != "adam seed=1" || rows[0][1] != "1" || rows[3][1] != "4" {
 		t.Errorf("seq order = %v", rows)
 	}
 

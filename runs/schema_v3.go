@@ -10,7 +10,8 @@ package runs
 // name `trials` is free for the wide view; SQLite renames the references in
 // trial_param_rows and trial_status with it. rowid of trial_rows is the
 // order in which a run's trials were first recorded, i.e. their
-// enumeration order; the views expose it as seq.
+// enumeration order; the trials view numbers a run's trials in that order
+// from 1 as seq.
 //
 // The `trials` view created here has only the fixed columns: the Store
 // regenerates it with one column per parameter key and summary metric

@@ -71,6 +71,10 @@ type Options struct {
 	Env []KV
 }
 
+// identity are the configuration keys that name the run rather than set
+// it: never listed as differences from the defaults.
+var identity = map[string]bool{"name": true, "pipeline": true}
+
 // dataExt are the file types linked as data files.
 var dataExt = []string{".parquet", ".csv", ".json", ".arrow", ".npy", ".tsv", ".txt", ".log", ".md"}
 
@@ -93,7 +97,7 @@ func Build(ctx context.Context, st *runs.Store, runID int64, dir string, opt Opt
 	}
 	for _, k := range sortedKeys(flat) {
 		s := Setting{Key: k, Value: flat[k]}
-		if opt.Defaults != nil {
+		if opt.Defaults != nil && !identity[k] && s.Value != "{}" {
 			s.Default, s.HasDefault = opt.Defaults[k]
 			s.Changed = !s.HasDefault || s.Default != s.Value
 		}
@@ -245,14 +249,31 @@ func (v *pageView) Rel(path string) string {
 	return filepath.ToSlash(rel)
 }
 
-// ParamKeys are the parameter columns of the trials table: every key any
-// trial has, without "name" (its own column), in order.
+// ParamKeys are the parameter columns of the trials table: the variant and
+// every key whose value differs between trials (the others are in the
+// settings), without "name" (its own column), in order.
 func (v *pageView) ParamKeys() []string {
+	first := map[string]string{}
 	set := map[string]bool{}
-	for _, t := range v.Trials {
-		for k := range t.Params {
-			if k != "name" {
+	for i, t := range v.Trials {
+		for k, val := range t.Params {
+			if k == "name" {
+				continue
+			}
+			if k == "variant" || len(v.Trials) == 1 {
 				set[k] = true
+			}
+			if i == 0 {
+				first[k] = val
+			} else if f, ok := first[k]; !ok || f != val {
+				set[k] = true
+			}
+		}
+		if i > 0 {
+			for k := range first {
+				if _, ok := t.Params[k]; !ok {
+					set[k] = true
+				}
 			}
 		}
 	}

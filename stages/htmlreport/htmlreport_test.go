@@ -125,6 +125,12 @@ func TestPageContent(t *testing.T) {
 			t.Errorf("page lacks %q", want)
 		}
 	}
+	if strings.Contains(html, "<th>lr</th>") || !strings.Contains(html, "<th>seed</th>") || !strings.Contains(html, "<th>variant</th>") {
+		t.Error("trials table: want the variant and the varying settings (seed) as columns, not the constant lr")
+	}
+	if strings.Contains(html, "<td><code>pipeline</code></td><td><code>&#34;artificial&#34;</code></td><td>") {
+		t.Error("the pipeline name is listed as a difference from the defaults")
+	}
 	if strings.Contains(html, "settings.steps</code></td><td><code>100</code></td><td>") {
 		t.Error("an unchanged setting is listed as a difference")
 	}

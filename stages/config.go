@@ -312,10 +312,8 @@ func editDistance(a, b string) int {
 // Defaults returns the default value of every setting a pipeline accepts.
 func Defaults(pipeline string) Settings {
 	s := Settings{}
-	if p, ok := LookupPipeline(pipeline); ok {
-		for _, sp := range p.Specs() {
-			s[sp.Key] = sp.Default
-		}
+	for _, sp := range PipelineSpecs(pipeline) {
+		s[sp.Key] = sp.Default
 	}
 	return s
 }
@@ -423,13 +421,17 @@ func (e *Experiment) Trials() []Trial {
 }
 
 // TrialID is the stable id of a trial: a hash of its pipeline and its
-// effective settings (see Settings.Effective), so two grid points that differ
+// effective settings (see EffectiveSettings), so two grid points that differ
 // only in a setting the trial does not use are one trial.
 func TrialID(pipeline string, s Settings) string {
+	eff, err := EffectiveSettings(pipeline, s)
+	if err != nil {
+		panic(err) // settings were checked by the decoder
+	}
 	h := sha256.New()
 	h.Write([]byte(pipeline))
 	h.Write([]byte{0})
-	h.Write(CanonicalJSON(s.Effective()))
+	h.Write(CanonicalJSON(eff))
 	return hex.EncodeToString(h.Sum(nil))[:12]
 }
 

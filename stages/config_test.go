@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"goldstone/stages"
+	"goldstone/stages/artificial"
 	_ "goldstone/stages/pipelines"
 )
 
@@ -159,8 +160,12 @@ func TestEffectiveSettingsDedupeTrials(t *testing.T) {
 			t.Errorf("trial %q: id %s -> %s after changing k2", tr.Name, before[tr.Name], tr.ID)
 		}
 	}
-	s := e.Trials()[0].Settings
-	if _, ok := s.Params("k2", "clip")["k2"]; ok {
+	s := stages.MustDecode[artificial.TrainSettings](e.Trials()[0].Settings)
+	keys := stages.Keys(s)
+	if _, ok := keys["k2"]; ok {
 		t.Errorf("k2 is a cache parameter of a trial without a gauge step")
+	}
+	if _, ok := keys["clip"]; !ok {
+		t.Errorf("clip is not a cache parameter of a gd trial: %v", keys)
 	}
 }

@@ -31,6 +31,7 @@ type Spec struct {
 	Default any // int64, float64, string, bool, []float64 or []string
 	Doc     string
 	Check   func(v any) error
+	Values  []string // the allowed strings of a oneof or choice setting, for docs
 }
 
 // Positive checks that a number is > 0 (and finite).
@@ -237,64 +238,6 @@ func (s Settings) mustGet(key string) any {
 		panic(fmt.Sprintf("stages: setting %q not resolved", key))
 	}
 	return v
-}
-
-// Subset returns the settings named by keys, for a stage's cache parameters.
-func (s Settings) Subset(keys ...string) map[string]any {
-	m := make(map[string]any, len(keys))
-	for _, k := range keys {
-		m[k] = s.mustGet(k)
-	}
-	return m
-}
-
-// irrelevant lists, per value of a choice setting, the settings that choice
-// makes irrelevant: they do not enter a trial's id or a stage's cache key,
-// so changing one re-runs nothing that does not read it.
-var irrelevant = map[string]map[string][]string{
-	"gauge": {
-		"none":       {"k1", "k2", "gauge_lr", "rotation", "keep_fields", "guard", "flip_walls", "reflections"},
-		"procrustes": {"k2", "gauge_lr", "rotation", "keep_fields", "guard", "flip_walls"},
-		"goldstone":  {"reflections"},
-	},
-	"optimizer": {
-		"gd":      {"adagrad_eps", "adam_beta1", "adam_beta2", "adam_eps"},
-		"adagrad": {"clip", "adam_beta1", "adam_beta2", "adam_eps"},
-		"adam":    {"clip", "adagrad_eps"},
-	},
-}
-
-// Effective returns the settings without those the others make irrelevant
-// (the gauge options of a trial without a gauge step, the decay exponent of
-// a constant learning rate, the options of the optimizers not chosen).
-func (s Settings) Effective() Settings {
-	out := s.Clone()
-	for key, byValue := range irrelevant {
-		v, ok := s[key].(string)
-		if !ok {
-			continue
-		}
-		for _, k := range byValue[v] {
-			delete(out, k)
-		}
-	}
-	if s0, ok := s["lr_s0"].(float64); ok && s0 == 0 {
-		delete(out, "lr_kappa")
-	}
-	return out
-}
-
-// Params returns the effective settings among keys, for a stage's cache
-// parameters; keys made irrelevant are left out.
-func (s Settings) Params(keys ...string) map[string]any {
-	e := s.Effective()
-	m := make(map[string]any, len(keys))
-	for _, k := range keys {
-		if v, ok := e[k]; ok {
-			m[k] = v
-		}
-	}
-	return m
 }
 
 // CanonicalJSON encodes settings with sorted keys and exact floats.

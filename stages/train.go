@@ -1,7 +1,6 @@
 package stages
 
 import (
-	"fmt"
 	"math"
 	"time"
 
@@ -13,51 +12,12 @@ type Optimizer struct {
 	Method optim.Method
 	Gauge  optim.Gauge // nil: no symmetry step
 	K1     int
-	Pool   *optim.Pool
+	Pool   *optim.Pool // the trial's pool (nil: inline); not owned
 }
 
-// BuildOptimizer builds the base method and the symmetry step that the
-// settings name. workers is the number of cores the trial may use.
-func BuildOptimizer(s Settings, workers int) (*Optimizer, error) {
-	rate := optim.Schedule{Rho0: s.Float("lr"), S0: s.Float("lr_s0"), Kappa: s.Float("lr_kappa")}
-	if rate.S0 == 0 {
-		rate.Kappa = 0
-	}
-	o := &Optimizer{K1: s.Int("k1")}
-	if workers > 1 {
-		o.Pool = optim.NewPool(workers)
-	}
-	switch s.String("optimizer") {
-	case "gd":
-		o.Method = &optim.GD{Rate: rate, Clip: s.Float("clip")}
-	case "adagrad":
-		o.Method = &optim.AdaGrad{Rate: rate, Eps: s.Float("adagrad_eps")}
-	case "adam":
-		o.Method = &optim.Adam{Rate: rate, Beta1: s.Float("adam_beta1"), Beta2: s.Float("adam_beta2"), Eps: s.Float("adam_eps")}
-	default:
-		return nil, fmt.Errorf("setting optimizer: unknown %q", s.String("optimizer"))
-	}
-	switch s.String("gauge") {
-	case "none":
-	case "goldstone":
-		g := &optim.Goldstone{K2: s.Int("k2"), Rate: s.Float("gauge_lr"), Reset: !s.Bool("keep_fields"), NoGuard: !s.Bool("guard"), NoFlip: !s.Bool("flip_walls"), Pool: o.Pool}
-		if s.String("rotation") == "linear" {
-			g.Rotation = optim.RotationLinear
-		}
-		o.Gauge = g
-	case "procrustes":
-		o.Gauge = &optim.Procrustes{SO: !s.Bool("reflections"), Pool: o.Pool}
-	default:
-		return nil, fmt.Errorf("setting gauge: unknown %q", s.String("gauge"))
-	}
-	return o, nil
-}
-
-// Close releases the optimizer's worker pool.
-func (o *Optimizer) Close() {
-	if o.Pool != nil {
-		o.Pool.Close()
-	}
+// Build builds the base method and the symmetry step on the trial's pool.
+func (s OptimSettings) Build(pool *optim.Pool) *Optimizer {
+	return &Optimizer{Method: s.Method.Method(s.Schedule()), Gauge: s.Gauge.Gauge(pool), K1: s.Gauge.Every(), Pool: pool}
 }
 
 // Loop is the shared training loop of the MF pipelines: it runs the driver,
@@ -78,6 +38,12 @@ type Loop struct {
 	AtStep func(step int, x []float64)
 	// Progress reports the current step; optional.
 	Progress func(step, total int)
+}
+
+// Loop returns the training loop of these settings for a problem, with the
+// optimizer built on the trial's pool.
+func (s LoopSettings) Loop(p optim.Problem, pool *optim.Pool) *Loop {
+	return &Loop{Problem: p, Opt: s.Optim.Build(pool), Steps: s.Steps, LogEvery: s.LogEvery, GapEvery: s.GapEvery}
 }
 
 // Run trains x in place.

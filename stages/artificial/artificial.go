@@ -25,18 +25,25 @@ type Pipeline struct{}
 // Name implements stages.Pipeline.
 func (Pipeline) Name() string { return "artificial" }
 
-// Specs implements stages.Pipeline: the training settings, the MF prior and
-// the artificial data.
-func (Pipeline) Specs() []*stages.Spec {
-	specs := append(stages.TrainingSpecs(), stages.MFSpecs()...)
-	return append(specs,
-		&stages.Spec{Key: "time_steps", Kind: stages.Int, Default: int64(30), Doc: "number of time steps T", Check: stages.Positive},
-		&stages.Spec{Key: "rows", Kind: stages.Int, Default: int64(10), Doc: "rows of X", Check: stages.Positive},
-		&stages.Spec{Key: "cols", Kind: stages.Int, Default: int64(10), Doc: "columns of X", Check: stages.Positive},
-		&stages.Spec{Key: "rank", Kind: stages.Int, Default: int64(3), Doc: "rank of the planted X", Check: stages.Positive},
-		&stages.Spec{Key: "noise_var", Kind: stages.Float, Default: 1e-3, Doc: "variance of the noise added to X", Check: stages.NonNegative},
-		&stages.Spec{Key: "snapshots", Kind: stages.FloatList, Default: []float64{0, 500, 2000, 20000}, Doc: "steps at which embeddings are saved for the trajectory figure"},
-	)
+// Settings implements stages.Pipeline: the train stage's settings are all
+// the pipeline reads.
+func (Pipeline) Settings() any { return &TrainSettings{} }
+
+// Data are the settings of the artificial data set.
+type Data struct {
+	TimeSteps int     `set:"time_steps" default:"30" check:">0" doc:"number of time steps T"`
+	Rows      int     `set:"rows" default:"10" check:">0" doc:"rows of X"`
+	Cols      int     `set:"cols" default:"10" check:">0" doc:"columns of X"`
+	Rank      int     `set:"rank" default:"3" check:">0" doc:"rank of the planted X"`
+	NoiseVar  float64 `set:"noise_var" default:"1e-3" check:">=0" doc:"variance of the noise added to X"`
+}
+
+// TrainSettings are what the train stage reads.
+type TrainSettings struct {
+	Loop      stages.LoopSettings
+	Prior     stages.MFPrior
+	Data      Data
+	Snapshots []float64 `set:"snapshots" default:"[0, 500, 2000, 20000]" doc:"steps at which embeddings are saved for the trajectory figure"`
 }
 
 // Build implements stages.Pipeline: one train node per trial and a report.
@@ -44,7 +51,7 @@ func (Pipeline) Build(_ context.Context, b *stages.Built, e *stages.Experiment, 
 	reportIn := map[string]pipeline.Ref{}
 	for _, tr := range trials {
 		id := "train/" + tr.Slug()
-		b.Add(&pipeline.Node{ID: id, Stage: &TrainStage{Settings: tr.Settings}, Outputs: []string{"result"}})
+		b.Add(&pipeline.Node{ID: id, Stage: &TrainStage{Settings: stages.MustDecode[TrainSettings](tr.Settings)}, Outputs: []string{"result"}})
 		b.AddTrial(tr, id, id)
 		reportIn[tr.ID] = pipeline.Out(id, "result")
 	}
@@ -54,13 +61,14 @@ func (Pipeline) Build(_ context.Context, b *stages.Built, e *stages.Experiment, 
 
 // TrainStage trains one trial (output "result": series.arrow, summary.json,
 // snapshots.json).
-type TrainStage struct{ Settings stages.Settings }
+type TrainStage struct{ Settings TrainSettings }
 
 func (*TrainStage) Name() string    { return "train-artificial" }
 func (*TrainStage) Version() string { return "1" }
-func (s *TrainStage) Params() any   { return s.Settings.Params(trainKeys...) }
+func (s *TrainStage) Params() any   { return stages.Keys(s.Settings) }
 func (s *TrainStage) Run(ctx context.Context, io *pipeline.IO) error {
-	return Train(ctx, s.Settings, io.Workers(), io.Output("result"), stages.ProgressFunc(io))
+	// The problem is tiny: one core per trial, whatever the budget.
+	return Train(ctx, s.Settings, nil, io.Output("result"), stages.ProgressFunc(io))
 }
 
 // Snapshot is the embedding tensor of a dense MF trial at one step, laid out
@@ -73,69 +81,48 @@ type Snapshot struct {
 	Z    []float64 `json:"z"`
 }
 
-// trainKeys are the settings the artificial train stage reads.
-var trainKeys = []string{
-	"seed", "steps", "log_every", "gauge_gap_every", "init_scale",
-	"optimizer", "lr", "lr_s0", "lr_kappa", "clip", "adagrad_eps", "adam_beta1", "adam_beta2", "adam_eps",
-	"gauge", "k1", "k2", "gauge_lr", "rotation", "keep_fields", "guard", "flip_walls", "reflections",
-	"dim", "lambda", "gamma", "time_steps", "rows", "cols", "rank", "noise_var", "snapshots",
-}
-
 // Train runs one trial of the paper's artificial experiment
 // (Section 5.1): dense dynamic Gaussian MF on X = Ubar^T Vbar + noise, the
 // same X at every time step. It writes series.arrow, summary.json and
 // snapshots.json into dir.
-func Train(ctx context.Context, s stages.Settings, workers int, dir string, progress func(step, total int)) error {
-	seed := uint64(s.Int("seed"))
-	rows, cols, T, d := s.Int("rows"), s.Int("cols"), s.Int("time_steps"), s.Int("dim")
-	x0 := models.Artificial(seed, rows, cols, s.Int("rank"), s.Float("noise_var"))
+func Train(ctx context.Context, s TrainSettings, pool *optim.Pool, dir string, progress func(step, total int)) error {
+	seed := uint64(s.Loop.Seed)
+	rows, cols, T, d := s.Data.Rows, s.Data.Cols, s.Data.TimeSteps, s.Loop.Dim
+	x0 := models.Artificial(seed, rows, cols, s.Data.Rank, s.Data.NoiseVar)
 	lstar := models.OptimalLoss(x0, rows, cols, d, T)
 	m := &models.DenseMF{
 		X: [][]float64{x0}, Rows: rows, Cols: cols, D: d, T: T,
-		Lambda: s.Float("lambda"), Gamma: s.Float("gamma"), InitStd: s.Float("init_scale"),
+		Lambda: s.Prior.Lambda, Gamma: s.Prior.Gamma, InitStd: s.Loop.InitScale,
 	}
 	if err := m.Validate(); err != nil {
 		return err
 	}
-	opt, err := stages.BuildOptimizer(s, 1) // the problem is tiny: one core per trial
-	if err != nil {
-		return err
-	}
-	defer opt.Close()
 	x := make([]float64, m.NumParams())
 	m.Init(x, rand.New(rand.NewPCG(seed, 0x696e6974)))
 
 	series := &stages.Series{}
 	sum := stages.Summary{"l_star": lstar}
 	want := map[int]bool{}
-	for _, st := range s.Floats("snapshots") {
+	for _, st := range s.Snapshots {
 		want[int(st)] = true
 	}
 	var snaps []Snapshot
-	steps := s.Int("steps")
-	loop := &stages.Loop{
-		Problem:  models.ProblemOf(m),
-		Opt:      opt,
-		Steps:    steps,
-		LogEvery: s.Int("log_every"),
-		GapEvery: s.Int("gauge_gap_every"),
-		Series:   series,
-		Summary:  sum,
-		Extra: func(it *optim.Iter, _ []float64) error {
-			series.Add("excess", it.Step, it.Loss-lstar)
-			if it.Step%1024 == 0 {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
+	steps := s.Loop.Steps
+	loop := s.Loop.Loop(models.ProblemOf(m), pool)
+	loop.Series, loop.Summary, loop.Progress = series, sum, progress
+	loop.Extra = func(it *optim.Iter, _ []float64) error {
+		series.Add("excess", it.Step, it.Loss-lstar)
+		if it.Step%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
 			}
-			return nil
-		},
-		AtStep: func(step int, x []float64) {
-			if want[step] || (step == steps && want[-1]) {
-				snaps = append(snaps, Snapshot{Step: step, T: T, N: rows + cols, D: d, Z: append([]float64(nil), x...)})
-			}
-		},
-		Progress: progress,
+		}
+		return nil
+	}
+	loop.AtStep = func(step int, x []float64) {
+		if want[step] || (step == steps && want[-1]) {
+			snaps = append(snaps, Snapshot{Step: step, T: T, N: rows + cols, D: d, Z: append([]float64(nil), x...)})
+		}
 	}
 	if err := loop.Run(x); err != nil {
 		return err

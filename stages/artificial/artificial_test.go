@@ -8,7 +8,7 @@ import (
 	"goldstone/stages"
 )
 
-func artificialSettings(t *testing.T, sets ...string) stages.Settings {
+func artificialSettings(t *testing.T, sets ...string) TrainSettings {
 	t.Helper()
 	c, err := stages.ParseConfig("t.toml", []byte("[experiments.a]\npipeline = \"artificial\"\n"))
 	if err != nil {
@@ -18,13 +18,13 @@ func artificialSettings(t *testing.T, sets ...string) stages.Settings {
 	if err := e.Override(sets); err != nil {
 		t.Fatal(err)
 	}
-	return e.Trials()[0].Settings
+	return stages.MustDecode[TrainSettings](e.Trials()[0].Settings)
 }
 
 func TestTrainWritesResults(t *testing.T) {
 	s := artificialSettings(t, "steps=300", "gauge=goldstone", "k1=50", "clip=0.01", "lr=1", "lr_s0=100", "snapshots=[0, 300]")
 	dir := t.TempDir()
-	if err := Train(context.Background(), s, 1, dir, nil); err != nil {
+	if err := Train(context.Background(), s, nil, dir, nil); err != nil {
 		t.Fatal(err)
 	}
 	sum, err := stages.ReadSummary(dir + "/summary.json")

@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -33,82 +34,106 @@ type Pipeline struct{}
 // Name implements stages.Pipeline.
 func (Pipeline) Name() string { return "dwe" }
 
-// Specs implements stages.Pipeline.
-func (Pipeline) Specs() []*stages.Spec {
-	return append(stages.TrainingSpecs(),
-		&stages.Spec{Key: "bins", Kind: stages.Int, Default: int64(100), Doc: "number of time bins T", Check: stages.Positive},
-		&stages.Spec{Key: "split_seed", Kind: stages.Int, Default: int64(1), Doc: "seed of the random train/validation/test split (MovieLens: ratings; dwe: whole time steps)", Check: stages.NonNegative},
-		&stages.Spec{Key: "corpus", Kind: stages.String, Default: "sotu", Doc: "corpus under the data directory or a path"},
-		&stages.Spec{Key: "corpus_format", Kind: stages.String, Default: "text", Doc: "text (dated files), csv, ngram-v2 or ngram-v3", Check: stages.OneOf("text", "csv", "ngram-v2", "ngram-v3")},
-		&stages.Spec{Key: "vocab", Kind: stages.Int, Default: int64(2000), Doc: "vocabulary size V", Check: stages.Positive},
-		&stages.Spec{Key: "bin_years", Kind: stages.Int, Default: int64(0), Doc: "width of a time bin in years (0: use bins)", Check: stages.NonNegative},
-		&stages.Spec{Key: "heldout", Kind: stages.Int, Default: int64(2), Doc: "number of held-out test time steps (never the first or last)", Check: stages.NonNegative},
-		&stages.Spec{Key: "window", Kind: stages.Int, Default: int64(4), Doc: "c_max of the word2vec window", Check: stages.Positive},
-		&stages.Spec{Key: "ngram_scheme", Kind: stages.String, Default: "all", Doc: "n-gram pair counting: all (every pair of every n-gram), ends (HistWords: pairs with the first or last token) or centre (pairs with the middle token)", Check: stages.OneOf("all", "ends", "centre")},
-		&stages.Spec{Key: "from_year", Kind: stages.Int, Default: int64(0), Doc: "keep only years >= this (0: all)", Check: stages.NonNegative},
-		&stages.Spec{Key: "to_year", Kind: stages.Int, Default: int64(0), Doc: "keep only years <= this (0: all)", Check: stages.NonNegative},
-		&stages.Spec{Key: "valid_steps", Kind: stages.Int, Default: int64(0), Doc: "number of held-out validation time steps", Check: stages.NonNegative},
-		&stages.Spec{Key: "batch_contexts", Kind: stages.Int, Default: int64(0), Doc: "contexts per minibatch in the first phase (0: as minibatch_words)", Check: stages.NonNegative},
-		&stages.Spec{Key: "diffusion", Kind: stages.Float, Default: 1e-3, Doc: "D of the OU prior, per year", Check: stages.Positive},
-		&stages.Spec{Key: "sigma0_sq", Kind: stages.Float, Default: 1.0, Check: stages.Positive},
-		&stages.Spec{Key: "inference", Kind: stages.String, Default: "map", Doc: "map or vi (smoothing)", Check: stages.OneOf("map", "vi")},
-		&stages.Spec{Key: "minibatch_words", Kind: stages.Int, Default: int64(0), Check: stages.NonNegative},
-		&stages.Spec{Key: "minibatch_steps", Kind: stages.Int, Default: int64(0), Check: stages.NonNegative},
-		&stages.Spec{Key: "queries", Kind: stages.StringList, Default: []string{"car", "computer", "dna", "electricity", "tuberculosis"}},
-	)
+// Settings implements stages.Pipeline.
+func (Pipeline) Settings() any { return &Settings{} }
+
+// Settings are every setting the dwe pipeline reads.
+type Settings struct {
+	Data  DataSettings
+	Train TrainSettings
+	Eval  EvalSettings
 }
 
-// Setting keys read by each dynamic word embedding stage.
-var (
-	binKeys   = []string{"bins", "bin_years", "heldout", "valid_steps", "split_seed", "from_year", "to_year"}
-	trainKeys = []string{
-		"seed", "steps", "log_every", "gauge_gap_every", "init_scale",
-		"optimizer", "lr", "lr_s0", "lr_kappa", "clip", "adagrad_eps", "adam_beta1", "adam_beta2", "adam_eps",
-		"gauge", "k1", "k2", "gauge_lr", "rotation", "keep_fields", "guard", "flip_walls", "reflections",
-		"dim", "diffusion", "sigma0_sq", "inference", "minibatch_words", "batch_contexts", "minibatch_steps",
-	}
-)
+// DataSettings are the settings of the data stages, shared by every trial.
+type DataSettings struct {
+	Corpus string `set:"corpus" default:"sotu" doc:"corpus under the data directory or a path"`
+	Ingest IngestSettings
+	Bin    BinSettings
+	Vocab  VocabSettings
+	Count  CountSettings
+}
+
+// IngestSettings are the ingest stage's settings.
+type IngestSettings struct {
+	Format string `set:"corpus_format" default:"text" oneof:"text csv ngram-v2 ngram-v3" doc:"text (dated files), csv, ngram-v2 or ngram-v3"`
+}
+
+// BinSettings are the bin stage's settings: time bins and held-out steps.
+type BinSettings struct {
+	Bins       int `set:"bins" default:"100" check:">0" doc:"number of time bins T"`
+	BinYears   int `set:"bin_years" default:"0" check:">=0" doc:"width of a time bin in years (0: use bins)"`
+	Heldout    int `set:"heldout" default:"2" check:">=0" doc:"number of held-out test time steps (never the first or last)"`
+	ValidSteps int `set:"valid_steps" default:"0" check:">=0" doc:"number of held-out validation time steps"`
+	SplitSeed  int `set:"split_seed" default:"1" check:">=0" doc:"seed of the random train/validation/test split (MovieLens: ratings; dwe: whole time steps)"`
+	FromYear   int `set:"from_year" default:"0" check:">=0" doc:"keep only years >= this (0: all)"`
+	ToYear     int `set:"to_year" default:"0" check:">=0" doc:"keep only years <= this (0: all)"`
+}
+
+// VocabSettings are the vocabulary stage's settings.
+type VocabSettings struct {
+	Size int `set:"vocab" default:"2000" check:">0" doc:"vocabulary size V"`
+}
+
+// CountSettings are the counting stage's settings.
+type CountSettings struct {
+	Window int    `set:"window" default:"4" check:">0" doc:"c_max of the word2vec window"`
+	Scheme string `set:"ngram_scheme" default:"all" oneof:"all ends centre" doc:"n-gram pair counting: all (every pair of every n-gram), ends (HistWords: pairs with the first or last token) or centre (pairs with the middle token)"`
+}
+
+// TrainSettings are the train stage's settings.
+type TrainSettings struct {
+	Loop           stages.LoopSettings
+	Diffusion      float64 `set:"diffusion" default:"1e-3" check:">0" doc:"D of the OU prior, per year"`
+	Sigma0Sq       float64 `set:"sigma0_sq" default:"1" check:">0" doc:"variance sigma_0^2 of the local prior"`
+	Inference      string  `set:"inference" default:"map" oneof:"map vi" doc:"map or vi (smoothing)"`
+	MinibatchWords int     `set:"minibatch_words" default:"0" check:">=0" doc:"words per minibatch in the first phase (0: full batches)"`
+	BatchContexts  int     `set:"batch_contexts" default:"0" check:">=0" doc:"contexts per minibatch in the first phase (0: as minibatch_words)"`
+	MinibatchSteps int     `set:"minibatch_steps" default:"0" check:">=0" doc:"steps of the minibatch phase"`
+}
+
+// EvalSettings are the evaluate stage's settings.
+type EvalSettings struct {
+	Queries []string `set:"queries" default:"['car', 'computer', 'dna', 'electricity', 'tuberculosis']" doc:"words of the aging table"`
+}
 
 // Build implements stages.Pipeline.
 func (Pipeline) Build(_ context.Context, b *stages.Built, e *stages.Experiment, trials []stages.Trial, env stages.Env) error {
-	s0, err := stages.SharedSettings(e, trials, append([]string{"corpus", "corpus_format", "vocab", "window", "ngram_scheme"}, binKeys...))
+	data, err := stages.Shared[DataSettings](e, trials)
 	if err != nil {
 		return err
 	}
-	src := s0.String("corpus")
+	src := data.Corpus
 	if !filepath.IsAbs(src) {
 		if _, err := os.Stat(src); err != nil {
 			src = filepath.Join(env.DataDir, src)
 		}
 	}
 	if _, err := os.Stat(src); err != nil {
-		return fmt.Errorf("corpus %s: not found (looked at %s; set --data-dir or GOLDSTONE_DATA, or corpus = a path)", s0.String("corpus"), src)
+		return fmt.Errorf("corpus %s: not found (looked at %s; set --data-dir or GOLDSTONE_DATA, or corpus = a path)", data.Corpus, src)
 	}
-	b.Add(&pipeline.Node{ID: "ingest", Stage: &IngestStage{Format: s0.String("corpus_format")},
+	b.Add(&pipeline.Node{ID: "ingest", Stage: &IngestStage{Settings: data.Ingest},
 		Inputs: map[string]pipeline.Ref{"corpus": pipeline.File(src)}, Outputs: []string{"segments.parquet"}})
-	b.Add(&pipeline.Node{ID: "bin", Stage: &BinStage{Settings: s0},
+	b.Add(&pipeline.Node{ID: "bin", Stage: &BinStage{Settings: data.Bin},
 		Inputs: map[string]pipeline.Ref{"segments": pipeline.Out("ingest", "segments.parquet")}, Outputs: []string{"steps.parquet"}})
-	b.Add(&pipeline.Node{ID: "vocab", Stage: &VocabStage{Size: s0.Int("vocab")},
+	b.Add(&pipeline.Node{ID: "vocab", Stage: &VocabStage{Settings: data.Vocab},
 		Inputs:  map[string]pipeline.Ref{"segments": pipeline.Out("ingest", "segments.parquet"), "steps": pipeline.Out("bin", "steps.parquet")},
 		Outputs: []string{"vocab.parquet"}})
-	b.Add(&pipeline.Node{ID: "count", Stage: &CountStage{Window: s0.Int("window"), Scheme: s0.String("ngram_scheme")},
+	b.Add(&pipeline.Node{ID: "count", Stage: &CountStage{Settings: data.Count},
 		Inputs: map[string]pipeline.Ref{"segments": pipeline.Out("ingest", "segments.parquet"), "steps": pipeline.Out("bin", "steps.parquet"),
 			"vocab": pipeline.Out("vocab", "vocab.parquet")},
 		Outputs: []string{"counts.parquet", "marginals.parquet"}})
-	data := map[string]pipeline.Ref{
+	inputs := map[string]pipeline.Ref{
 		"steps": pipeline.Out("bin", "steps.parquet"), "vocab": pipeline.Out("vocab", "vocab.parquet"),
 		"counts": pipeline.Out("count", "counts.parquet"), "marginals": pipeline.Out("count", "marginals.parquet"),
 	}
 	reportIn := map[string]pipeline.Ref{}
 	for _, tr := range trials {
-		s := tr.Settings
+		s := stages.MustDecode[Settings](tr.Settings)
 		tid, eid := "train/"+tr.Slug(), "evaluate/"+tr.Slug()
-		b.Add(&pipeline.Node{ID: tid, Stage: &TrainStage{Settings: s}, Inputs: data, Outputs: []string{"model"}})
+		b.Add(&pipeline.Node{ID: tid, Stage: &TrainStage{Settings: s.Train}, Inputs: inputs, Outputs: []string{"model"}})
 		in := map[string]pipeline.Ref{"model": pipeline.Out(tid, "model")}
-		for k, v := range data {
-			in[k] = v
-		}
-		b.Add(&pipeline.Node{ID: eid, Stage: &EvaluateStage{Queries: s.Strings("queries")}, Inputs: in, Outputs: []string{"result"}})
+		maps.Copy(in, inputs)
+		b.Add(&pipeline.Node{ID: eid, Stage: &EvaluateStage{Settings: s.Eval}, Inputs: in, Outputs: []string{"result"}})
 		b.AddTrial(tr, eid, tid, eid)
 		reportIn[tr.ID] = pipeline.Out(eid, "result")
 	}
@@ -117,13 +142,13 @@ func (Pipeline) Build(_ context.Context, b *stages.Built, e *stages.Experiment, 
 }
 
 // IngestStage parses the corpus into dated segments (segments.parquet).
-type IngestStage struct{ Format string }
+type IngestStage struct{ Settings IngestSettings }
 
 func (*IngestStage) Name() string    { return "ingest-corpus" }
 func (*IngestStage) Version() string { return "1" }
-func (s *IngestStage) Params() any   { return map[string]any{"corpus_format": s.Format} }
+func (s *IngestStage) Params() any   { return stages.Keys(s.Settings) }
 func (s *IngestStage) Run(ctx context.Context, io *pipeline.IO) error {
-	st, err := Ingest(ctx, s.Format, io.Input("corpus"), io.Output("segments.parquet"))
+	st, err := Ingest(ctx, s.Settings.Format, io.Input("corpus"), io.Output("segments.parquet"))
 	if err == nil {
 		io.Logf("ingested %d segments, %d tokens", st.Segments, st.Tokens)
 	}
@@ -157,27 +182,27 @@ func Ingest(ctx context.Context, format, in, out string) (corpus.IngestStats, er
 
 // BinStage bins the corpus's years into time steps and chooses the
 // held-out steps (steps.parquet).
-type BinStage struct{ Settings stages.Settings }
+type BinStage struct{ Settings BinSettings }
 
 func (*BinStage) Name() string    { return "bin-corpus" }
 func (*BinStage) Version() string { return "1" }
-func (s *BinStage) Params() any   { return s.Settings.Subset(binKeys...) }
+func (s *BinStage) Params() any   { return stages.Keys(s.Settings) }
 func (s *BinStage) Run(ctx context.Context, io *pipeline.IO) error {
 	years, err := corpus.YearTotals(ctx, io.Input("segments"))
 	if err != nil {
 		return err
 	}
 	s0 := s.Settings
-	FilterYears(years, s0.Int("from_year"), s0.Int("to_year"))
-	opt := corpus.BinOptions{Width: s0.Int("bin_years")}
+	FilterYears(years, s0.FromYear, s0.ToYear)
+	opt := corpus.BinOptions{Width: s0.BinYears}
 	if opt.Width == 0 {
-		opt.Count = s0.Int("bins")
+		opt.Count = s0.Bins
 	}
 	bins, err := corpus.MakeBins(years, opt)
 	if err != nil {
 		return err
 	}
-	sp, err := corpus.SplitSteps(bins.Len(), corpus.SplitOptions{Test: s0.Int("heldout"), Valid: s0.Int("valid_steps"), Seed: uint64(s0.Int("split_seed"))})
+	sp, err := corpus.SplitSteps(bins.Len(), corpus.SplitOptions{Test: s0.Heldout, Valid: s0.ValidSteps, Seed: uint64(s0.SplitSeed)})
 	if err != nil {
 		return err
 	}
@@ -195,11 +220,11 @@ func FilterYears[V any](years map[int]V, from, to int) {
 }
 
 // VocabStage keeps the Size most frequent words (vocab.parquet).
-type VocabStage struct{ Size int }
+type VocabStage struct{ Settings VocabSettings }
 
 func (*VocabStage) Name() string    { return "vocab" }
 func (*VocabStage) Version() string { return "1" }
-func (s *VocabStage) Params() any   { return map[string]any{"vocab": int64(s.Size)} }
+func (s *VocabStage) Params() any   { return stages.Keys(s.Settings) }
 func (s *VocabStage) Run(ctx context.Context, io *pipeline.IO) error {
 	bins, _, err := corpus.ReadSteps(ctx, io.Input("steps"))
 	if err != nil {
@@ -209,7 +234,7 @@ func (s *VocabStage) Run(ctx context.Context, io *pipeline.IO) error {
 	if err != nil {
 		return err
 	}
-	v, err := corpus.BuildVocab(uni, corpus.VocabOptions{Size: s.Size})
+	v, err := corpus.BuildVocab(uni, corpus.VocabOptions{Size: s.Settings.Size})
 	if err != nil {
 		return err
 	}
@@ -218,16 +243,11 @@ func (s *VocabStage) Run(ctx context.Context, io *pipeline.IO) error {
 }
 
 // CountStage counts word-context co-occurrences per time step.
-type CountStage struct {
-	Window int
-	Scheme string
-}
+type CountStage struct{ Settings CountSettings }
 
 func (*CountStage) Name() string    { return "count" }
 func (*CountStage) Version() string { return "1" }
-func (s *CountStage) Params() any {
-	return map[string]any{"window": int64(s.Window), "ngram_scheme": s.Scheme}
-}
+func (s *CountStage) Params() any   { return stages.Keys(s.Settings) }
 func (s *CountStage) Run(ctx context.Context, io *pipeline.IO) error {
 	bins, _, err := corpus.ReadSteps(ctx, io.Input("steps"))
 	if err != nil {
@@ -237,11 +257,11 @@ func (s *CountStage) Run(ctx context.Context, io *pipeline.IO) error {
 	if err != nil {
 		return err
 	}
-	scheme, err := corpus.ParseScheme(s.Scheme)
+	scheme, err := corpus.ParseScheme(s.Settings.Scheme)
 	if err != nil {
 		return err
 	}
-	n, err := corpus.CountToFiles(ctx, io.Input("segments"), bins, v, corpus.CountOptions{Window: s.Window, Scheme: scheme}, 0,
+	n, err := corpus.CountToFiles(ctx, io.Input("segments"), bins, v, corpus.CountOptions{Window: s.Settings.Window, Scheme: scheme}, 0,
 		io.Output("counts.parquet"), io.Output("marginals.parquet"))
 	if err == nil {
 		io.Logf("%d non-zero co-occurrence counts", n)
@@ -250,24 +270,28 @@ func (s *CountStage) Run(ctx context.Context, io *pipeline.IO) error {
 }
 
 // TrainStage trains one trial's embeddings (output "model").
-type TrainStage struct{ Settings stages.Settings }
+type TrainStage struct{ Settings TrainSettings }
 
 func (*TrainStage) Name() string    { return "train-dwe" }
 func (*TrainStage) Version() string { return "1" }
-func (s *TrainStage) Params() any   { return s.Settings.Params(trainKeys...) }
+func (s *TrainStage) Params() any   { return stages.Keys(s.Settings) }
 func (s *TrainStage) Run(ctx context.Context, io *pipeline.IO) error {
-	return Train(ctx, s.Settings, io, io.Output("model"))
+	pool := stages.NewPool(io.Workers())
+	defer pool.Close()
+	return Train(ctx, s.Settings, io, pool, io.Output("model"))
 }
 
 // EvaluateStage computes one trial's held-out metrics, cosines, aging table
 // and exports (output "result").
-type EvaluateStage struct{ Queries []string }
+type EvaluateStage struct{ Settings EvalSettings }
 
 func (*EvaluateStage) Name() string    { return "evaluate-dwe" }
 func (*EvaluateStage) Version() string { return "1" }
-func (s *EvaluateStage) Params() any   { return map[string]any{"queries": s.Queries} }
+func (s *EvaluateStage) Params() any   { return stages.Keys(s.Settings) }
 func (s *EvaluateStage) Run(ctx context.Context, io *pipeline.IO) error {
-	return Evaluate(ctx, s.Queries, io, io.Output("result"))
+	pool := stages.NewPool(io.Workers())
+	defer pool.Close()
+	return Evaluate(ctx, s.Settings.Queries, io, pool, io.Output("result"))
 }
 
 // ngramFiles lists the n-gram files of a path: the file itself, or the
@@ -359,23 +383,15 @@ func loadData(ctx context.Context, io *pipeline.IO) (*data, error) {
 // Train trains dynamic word embeddings (MAP or variational smoothing) on
 // the training time steps and writes the posterior means (means.f64), the
 // vocabulary and time stamps, series.arrow and summary.json into dir.
-func Train(ctx context.Context, s stages.Settings, io *pipeline.IO, dir string) error {
+func Train(ctx context.Context, s TrainSettings, io *pipeline.IO, pool *optim.Pool, dir string) error {
 	data, err := loadData(ctx, io)
 	if err != nil {
 		return err
 	}
-	opt, err := stages.BuildOptimizer(s, io.Workers())
-	if err != nil {
-		return err
-	}
-	defer opt.Close()
-	cfg := mdwe.Config{Dim: s.Int("dim"), Sigma0Sq: s.Float("sigma0_sq"), Diffusion: s.Float("diffusion"), InitStd: s.Float("init_scale")}
-	if opt.Pool != nil {
-		cfg.Pool = opt.Pool
-	}
+	cfg := mdwe.Config{Dim: s.Loop.Dim, Sigma0Sq: s.Sigma0Sq, Diffusion: s.Diffusion, InitStd: s.Loop.InitScale, Pool: pool}
 	var model mdwe.Trainable
 	var means func(x []float64) []float64
-	switch s.String("inference") {
+	switch s.Inference {
 	case "map":
 		m, err := mdwe.NewMAP(data.train, cfg)
 		if err != nil {
@@ -388,34 +404,32 @@ func Train(ctx context.Context, s stages.Settings, io *pipeline.IO, dir string) 
 			return err
 		}
 		model, means = m, m.Means
+	default:
+		return fmt.Errorf("unknown inference %q", s.Inference)
 	}
 	x := make([]float64, model.NumParams())
-	seed := uint64(s.Int("seed"))
+	seed := uint64(s.Loop.Seed)
 	model.Init(x, rand.New(rand.NewPCG(seed, 0x696e6974)))
 	rng := rand.New(rand.NewPCG(seed, 0x64776521))
-	mbSteps, bw, bc := s.Int("minibatch_steps"), s.Int("minibatch_words"), s.Int("batch_contexts")
+	mbSteps, bw, bc := s.MinibatchSteps, s.MinibatchWords, s.BatchContexts
 	if bc == 0 {
 		bc = bw
 	}
 	series := &stages.Series{}
 	sum := stages.Summary{}
-	steps := s.Int("steps")
-	loop := &stages.Loop{
-		Problem: optim.Problem{Local: model.LocalLoss, Blocks: model.Blocks(), Graph: model.Graph()},
-		Opt:     opt, Steps: steps, LogEvery: s.Int("log_every"), GapEvery: s.Int("gauge_gap_every"),
-		Series: series, Summary: sum,
-		Extra: func(it *optim.Iter, _ []float64) error { return ctx.Err() },
-		AtStep: func(step int, _ []float64) {
-			if step >= steps {
-				return
-			}
-			if step < mbSteps && bw > 0 {
-				model.Resample(rng, bw, bc)
-			} else {
-				model.Resample(rng, 0, 0)
-			}
-		},
-		Progress: stages.ProgressFunc(io),
+	steps := s.Loop.Steps
+	loop := s.Loop.Loop(optim.Problem{Local: model.LocalLoss, Blocks: model.Blocks(), Graph: model.Graph()}, pool)
+	loop.Series, loop.Summary, loop.Progress = series, sum, stages.ProgressFunc(io)
+	loop.Extra = func(it *optim.Iter, _ []float64) error { return ctx.Err() }
+	loop.AtStep = func(step int, _ []float64) {
+		if step >= steps {
+			return
+		}
+		if step < mbSteps && bw > 0 {
+			model.Resample(rng, bw, bc)
+		} else {
+			model.Resample(rng, 0, 0)
+		}
 	}
 	if err := loop.Run(x); err != nil {
 		return err
@@ -460,7 +474,7 @@ func loadEmbedding(dir string) (*meta, []float64, optim.Blocks, error) {
 // training steps), the first-to-last cosines of the word vectors, the aging
 // table of the query words, and exports the embeddings (Parquet, and the
 // word2vec text format per time step).
-func Evaluate(ctx context.Context, queries []string, pio *pipeline.IO, dir string) error {
+func Evaluate(ctx context.Context, queries []string, pio *pipeline.IO, pool *optim.Pool, dir string) error {
 	meta, x, b, err := loadEmbedding(pio.Input("model"))
 	if err != nil {
 		return err
@@ -469,8 +483,6 @@ func Evaluate(ctx context.Context, queries []string, pio *pipeline.IO, dir strin
 	if err != nil {
 		return err
 	}
-	pool := optim.NewPool(pio.Workers()) // the trial's cores
-	defer pool.Close()
 	sum, err := stages.ReadSummary(filepath.Join(pio.Input("model"), "summary.json"))
 	if err != nil {
 		return err

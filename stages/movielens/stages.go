@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -27,44 +28,61 @@ type Pipeline struct{}
 // Name implements stages.Pipeline.
 func (Pipeline) Name() string { return "movielens" }
 
-// Specs implements stages.Pipeline.
-func (Pipeline) Specs() []*stages.Spec {
-	specs := append(stages.TrainingSpecs(), stages.MFSpecs()...)
-	return append(specs,
-		&stages.Spec{Key: "dataset", Kind: stages.String, Default: "ml-latest-small", Doc: "MovieLens release name under the data directory, \"planted\", or a path to a ratings file"},
-		&stages.Spec{Key: "fetch", Kind: stages.Bool, Default: false, Doc: "download the release from GroupLens when it is missing"},
-		&stages.Spec{Key: "bins", Kind: stages.Int, Default: int64(100), Doc: "number of time bins T", Check: stages.Positive},
-		&stages.Spec{Key: "split", Kind: stages.FloatList, Default: []float64{0.5, 0.2, 0.3}, Doc: "train, validation, test fractions", Check: stages.Fractions3},
-		&stages.Spec{Key: "split_seed", Kind: stages.Int, Default: int64(1), Doc: "seed of the random train/validation/test split (MovieLens: ratings; dwe: whole time steps)", Check: stages.NonNegative},
-		&stages.Spec{Key: "minibatch", Kind: stages.Int, Default: int64(0), Doc: "ratings per minibatch; 0 uses full batches", Check: stages.NonNegative},
-		&stages.Spec{Key: "valid_every", Kind: stages.Int, Default: int64(50), Doc: "record the validation log-likelihood every this many steps", Check: stages.Positive},
-		&stages.Spec{Key: "planted_users", Kind: stages.Int, Default: int64(138000), Check: stages.Positive},
-		&stages.Spec{Key: "planted_items", Kind: stages.Int, Default: int64(27000), Check: stages.Positive},
-		&stages.Spec{Key: "planted_ratings", Kind: stages.Int, Default: int64(20000000), Check: stages.Positive},
-		&stages.Spec{Key: "planted_dim", Kind: stages.Int, Default: int64(10), Check: stages.Positive},
-		&stages.Spec{Key: "planted_seed", Kind: stages.Int, Default: int64(1), Check: stages.NonNegative},
-	)
+// Settings implements stages.Pipeline.
+func (Pipeline) Settings() any { return &Settings{} }
+
+// Settings are every setting the movielens pipeline reads.
+type Settings struct {
+	Data  DataSettings
+	Train TrainSettings
 }
 
-// Setting keys read by each MovieLens stage (their cache parameters).
-var (
-	plantedKeys = []string{"planted_users", "planted_items", "planted_ratings", "planted_dim", "planted_seed", "bins"}
-	trainKeys   = []string{
-		"seed", "steps", "log_every", "gauge_gap_every", "init_scale",
-		"optimizer", "lr", "lr_s0", "lr_kappa", "clip", "adagrad_eps", "adam_beta1", "adam_beta2", "adam_eps",
-		"gauge", "k1", "k2", "gauge_lr", "rotation", "keep_fields", "guard", "flip_walls", "reflections",
-		"dim", "lambda", "gamma", "minibatch", "valid_every",
-	}
-)
+// DataSettings are the settings of the data stages, shared by every trial.
+type DataSettings struct {
+	Dataset string `set:"dataset" default:"ml-latest-small" doc:"MovieLens release name under the data directory, \"planted\", or a path to a ratings file"`
+	Fetch   bool   `set:"fetch" default:"false" doc:"download the release from GroupLens when it is missing"`
+	Bin     BinSettings
+	Split   SplitSettings
+	Planted PlantedSettings
+}
 
-// plantedConfig is the generator configuration of the planted data set.
-func plantedConfig(s stages.Settings) PlantedConfig {
+// BinSettings are the bin stage's settings.
+type BinSettings struct {
+	Bins int `set:"bins" default:"100" check:">0" doc:"number of time bins T"`
+}
+
+// SplitSettings are the split stage's settings.
+type SplitSettings struct {
+	Fractions []float64 `set:"split" default:"[0.5, 0.2, 0.3]" check:"fractions3" doc:"train, validation, test fractions"`
+	Seed      int       `set:"split_seed" default:"1" check:">=0" doc:"seed of the random train/validation/test split (MovieLens: ratings; dwe: whole time steps)"`
+}
+
+// PlantedSettings configure the planted data set's generator.
+type PlantedSettings struct {
+	Users   int `set:"planted_users" default:"138000" check:">0" doc:"planted data set: users"`
+	Items   int `set:"planted_items" default:"27000" check:">0" doc:"planted data set: items"`
+	Ratings int `set:"planted_ratings" default:"20000000" check:">0" doc:"planted data set: ratings"`
+	Dim     int `set:"planted_dim" default:"10" check:">0" doc:"planted data set: dimension of the planted vectors"`
+	Seed    int `set:"planted_seed" default:"1" check:">=0" doc:"planted data set: seed"`
+	Bins    int `set:"bins" default:"100" check:">0" doc:"number of time bins T"`
+}
+
+// Config is the generator configuration of the planted data set.
+func (s PlantedSettings) Config() PlantedConfig {
 	return PlantedConfig{
-		Users: s.Int("planted_users"), Items: s.Int("planted_items"), Ratings: int64(s.Int("planted_ratings")),
-		Bins: s.Int("bins"), D: s.Int("planted_dim"), Seed: uint64(s.Int("planted_seed")),
+		Users: s.Users, Items: s.Items, Ratings: int64(s.Ratings),
+		Bins: s.Bins, D: s.Dim, Seed: uint64(s.Seed),
 		Start: time.Date(1995, 1, 9, 0, 0, 0, 0, time.UTC), End: time.Date(2015, 3, 31, 0, 0, 0, 0, time.UTC),
 		Drift: 0.1, Growth: 10,
 	}
+}
+
+// TrainSettings are the train stage's settings.
+type TrainSettings struct {
+	Loop       stages.LoopSettings
+	Prior      stages.MFPrior
+	Minibatch  int `set:"minibatch" default:"0" check:">=0" doc:"ratings per minibatch; 0 uses full batches"`
+	ValidEvery int `set:"valid_every" default:"50" check:">0" doc:"record the validation log-likelihood every this many steps"`
 }
 
 // binInfo is what the bin stage tells later stages.
@@ -81,21 +99,21 @@ type binInfo struct {
 func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment, trials []stages.Trial, env stages.Env) error {
 	// Data preparation is shared by every trial; the settings it reads must
 	// not vary across the sweep.
-	s0, err := stages.SharedSettings(e, trials, append([]string{"dataset", "bins", "split", "split_seed"}, plantedKeys...))
+	data, err := stages.Shared[DataSettings](e, trials)
 	if err != nil {
 		return err
 	}
-	dataset := s0.String("dataset")
+	dataset := data.Dataset
 	planted := dataset == "planted"
 	var ratingsRef pipeline.Ref
 	switch {
 	case planted:
-		b.Add(&pipeline.Node{ID: "generate", Stage: &GenerateStage{Settings: s0}, Outputs: []string{"ratings.csv", "vectors.bin"}})
+		b.Add(&pipeline.Node{ID: "generate", Stage: &GenerateStage{Settings: data.Planted}, Outputs: []string{"ratings.csv", "vectors.bin"}})
 		ratingsRef = pipeline.Out("generate", "ratings.csv")
 	default:
 		path, err := Locate(env.DataDir, dataset)
 		if err != nil {
-			if !s0.Bool("fetch") || !env.Fetch || !errors.Is(err, ErrNotFound) {
+			if !data.Fetch || !env.Fetch || !errors.Is(err, ErrNotFound) {
 				return fmt.Errorf("dataset %s: %w", dataset, err)
 			}
 			if _, known := Releases[dataset]; !known {
@@ -116,24 +134,21 @@ func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment
 	b.Add(&pipeline.Node{ID: "binarize", Stage: &BinarizeStage{},
 		Inputs:  map[string]pipeline.Ref{"ratings": pipeline.Out("ingest", "ratings.parquet")},
 		Outputs: []string{"binary.parquet", "binarize.json"}})
-	b.Add(&pipeline.Node{ID: "bin", Stage: &BinStage{Settings: s0},
+	b.Add(&pipeline.Node{ID: "bin", Stage: &BinStage{Settings: data.Bin},
 		Inputs: map[string]pipeline.Ref{"binary": pipeline.Out("binarize", "binary.parquet")}, Outputs: []string{"binned"}})
-	b.Add(&pipeline.Node{ID: "split", Stage: &SplitStage{Settings: s0},
+	b.Add(&pipeline.Node{ID: "split", Stage: &SplitStage{Settings: data.Split},
 		Inputs: map[string]pipeline.Ref{"binned": pipeline.Out("bin", "binned")}, Outputs: []string{"split"}})
 	reportIn := map[string]pipeline.Ref{}
 	for _, tr := range trials {
-		s := tr.Settings
 		tid, eid := "train/"+tr.Slug(), "evaluate/"+tr.Slug()
-		b.Add(&pipeline.Node{ID: tid, Stage: &TrainStage{Settings: s},
+		b.Add(&pipeline.Node{ID: tid, Stage: &TrainStage{Settings: stages.MustDecode[TrainSettings](tr.Settings)},
 			Inputs:  map[string]pipeline.Ref{"binned": pipeline.Out("bin", "binned"), "split": pipeline.Out("split", "split")},
 			Outputs: []string{"model"}})
 		in := map[string]pipeline.Ref{"model": pipeline.Out(tid, "model"), "split": pipeline.Out("split", "split"), "binned": pipeline.Out("bin", "binned")}
 		ev := &EvaluateStage{}
 		if planted {
 			in["vectors"] = pipeline.Out("generate", "vectors.bin")
-			c := plantedConfig(s)
-			ev.Planted = &c
-			ev.plantedParams = s.Subset(plantedKeys...)
+			ev.Planted = &data.Planted
 		}
 		b.Add(&pipeline.Node{ID: eid, Stage: ev, Inputs: in, Outputs: []string{"result"}})
 		b.AddTrial(tr, eid, tid, eid)
@@ -145,13 +160,13 @@ func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment
 
 // GenerateStage writes the planted data set (ratings.csv) and its planted
 // vectors (vectors.bin).
-type GenerateStage struct{ Settings stages.Settings }
+type GenerateStage struct{ Settings PlantedSettings }
 
 func (*GenerateStage) Name() string    { return "generate-planted" }
 func (*GenerateStage) Version() string { return "1" }
-func (s *GenerateStage) Params() any   { return s.Settings.Subset(plantedKeys...) }
+func (s *GenerateStage) Params() any   { return stages.Keys(s.Settings) }
 func (s *GenerateStage) Run(ctx context.Context, io *pipeline.IO) error {
-	cfg := plantedConfig(s.Settings)
+	cfg := s.Settings.Config()
 	cfg.Workers = io.Workers()
 	st, err := GenerateFile(ctx, io.Output("ratings.csv"), io.Output("vectors.bin"), cfg)
 	if err == nil {
@@ -190,17 +205,17 @@ func (*BinarizeStage) Run(ctx context.Context, io *pipeline.IO) error {
 }
 
 // BinStage bins the ratings' times into T bins and renumbers users and items.
-type BinStage struct{ Settings stages.Settings }
+type BinStage struct{ Settings BinSettings }
 
 func (*BinStage) Name() string    { return "bin" }
 func (*BinStage) Version() string { return "1" }
-func (s *BinStage) Params() any   { return s.Settings.Subset("bins") }
+func (s *BinStage) Params() any   { return stages.Keys(s.Settings) }
 func (s *BinStage) Run(ctx context.Context, io *pipeline.IO) error {
 	dir := io.Output("binned")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	res, err := Bin(ctx, io.Input("binary"), filepath.Join(dir, "binned.parquet"), s.Settings.Int("bins"))
+	res, err := Bin(ctx, io.Input("binary"), filepath.Join(dir, "binned.parquet"), s.Settings.Bins)
 	if err != nil {
 		return err
 	}
@@ -210,20 +225,20 @@ func (s *BinStage) Run(ctx context.Context, io *pipeline.IO) error {
 }
 
 // SplitStage splits the binned ratings into train, validation and test.
-type SplitStage struct{ Settings stages.Settings }
+type SplitStage struct{ Settings SplitSettings }
 
 func (*SplitStage) Name() string    { return "split" }
 func (*SplitStage) Version() string { return "1" }
-func (s *SplitStage) Params() any   { return s.Settings.Subset("split", "split_seed") }
+func (s *SplitStage) Params() any   { return stages.Keys(s.Settings) }
 func (s *SplitStage) Run(ctx context.Context, io *pipeline.IO) error {
 	dir := io.Output("split")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	f := s.Settings.Floats("split")
+	f := s.Settings.Fractions
 	st, err := Split(ctx, filepath.Join(io.Input("binned"), "binned.parquet"),
 		filepath.Join(dir, "train.parquet"), filepath.Join(dir, "valid.parquet"), filepath.Join(dir, "test.parquet"),
-		[3]float64{f[0], f[1], f[2]}, uint64(s.Settings.Int("split_seed")))
+		[3]float64{f[0], f[1], f[2]}, uint64(s.Settings.Seed))
 	if err == nil {
 		io.Logf("split: %d train, %d validation, %d test", st.Train, st.Valid, st.Test)
 	}
@@ -231,33 +246,39 @@ func (s *SplitStage) Run(ctx context.Context, io *pipeline.IO) error {
 }
 
 // TrainStage trains one trial's model (output "model").
-type TrainStage struct{ Settings stages.Settings }
+type TrainStage struct{ Settings TrainSettings }
 
 func (*TrainStage) Name() string    { return "train-logistic-mf" }
 func (*TrainStage) Version() string { return "1" }
-func (s *TrainStage) Params() any   { return s.Settings.Params(trainKeys...) }
+func (s *TrainStage) Params() any   { return stages.Keys(s.Settings) }
 func (s *TrainStage) Run(ctx context.Context, io *pipeline.IO) error {
-	return Train(ctx, s.Settings, io.Input("binned"), io.Input("split"), io.Workers(), io.Output("model"), stages.ProgressFunc(io))
+	pool := stages.NewPool(io.Workers())
+	defer pool.Close()
+	return Train(ctx, s.Settings, io.Input("binned"), io.Input("split"), pool, io.Output("model"), stages.ProgressFunc(io))
 }
 
 // EvaluateStage computes a trained model's held-out metrics (output
 // "result"); on the planted data set also the distance to the planted vectors.
 type EvaluateStage struct {
-	Planted       *PlantedConfig // nil: not the planted data set
-	plantedParams map[string]any
+	Planted *PlantedSettings // nil: not the planted data set
 }
 
 func (*EvaluateStage) Name() string    { return "evaluate-logistic-mf" }
 func (*EvaluateStage) Version() string { return "1" }
 func (s *EvaluateStage) Params() any {
 	p := map[string]any{"planted": s.Planted != nil}
-	for k, v := range s.plantedParams {
-		p[k] = v
+	if s.Planted != nil {
+		maps.Copy(p, stages.Keys(s.Planted))
 	}
 	return p
 }
 func (s *EvaluateStage) Run(ctx context.Context, io *pipeline.IO) error {
-	return Evaluate(ctx, io, s.Planted, io.Output("result"))
+	var planted *PlantedConfig
+	if s.Planted != nil {
+		c := s.Planted.Config()
+		planted = &c
+	}
+	return Evaluate(ctx, io, planted, io.Output("result"))
 }
 
 // loadRatings reads a binned Parquet table into the models' layout.
@@ -272,7 +293,7 @@ func loadRatings(ctx context.Context, path string) (*models.Ratings, error) {
 // Train trains Model 2 (sparse dynamic logistic MF) on the training
 // split and writes the parameters (params.f64, little-endian float64),
 // series.arrow and summary.json into dir.
-func Train(ctx context.Context, s stages.Settings, binnedDir, splitDir string, workers int, dir string, progress func(step, total int)) error {
+func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, pool *optim.Pool, dir string, progress func(step, total int)) error {
 	var info binInfo
 	if err := stages.ReadJSON(filepath.Join(binnedDir, "info.json"), &info); err != nil {
 		return err
@@ -285,46 +306,34 @@ func Train(ctx context.Context, s stages.Settings, binnedDir, splitDir string, w
 	if err != nil {
 		return err
 	}
-	opt, err := stages.BuildOptimizer(s, workers)
-	if err != nil {
-		return err
-	}
-	defer opt.Close()
 	m := &models.LogisticMF{
-		Train: train, Users: info.Users, Items: info.Items, D: s.Int("dim"), T: info.T,
-		Lambda: s.Float("lambda"), Gamma: s.Float("gamma"), InitStd: s.Float("init_scale"),
-		MinibatchSize: s.Int("minibatch"), Seed: uint64(s.Int("seed")),
-	}
-	if opt.Pool != nil {
-		m.Pool = opt.Pool
+		Train: train, Users: info.Users, Items: info.Items, D: s.Loop.Dim, T: info.T,
+		Lambda: s.Prior.Lambda, Gamma: s.Prior.Gamma, InitStd: s.Loop.InitScale,
+		MinibatchSize: s.Minibatch, Seed: uint64(s.Loop.Seed), Pool: pool,
 	}
 	if err := m.Validate(); err != nil {
 		return err
 	}
 	x := make([]float64, m.NumParams())
-	m.Init(x, rand.New(rand.NewPCG(uint64(s.Int("seed")), 0x696e6974)))
+	m.Init(x, rand.New(rand.NewPCG(uint64(s.Loop.Seed), 0x696e6974)))
 	series := &stages.Series{}
 	sum := stages.Summary{}
-	validEvery := s.Int("valid_every")
-	steps := s.Int("steps")
-	loop := &stages.Loop{
-		Problem: models.ProblemOf(m), Opt: opt, Steps: steps,
-		LogEvery: s.Int("log_every"), GapEvery: s.Int("gauge_gap_every"),
-		Series: series, Summary: sum,
-		Extra: func(it *optim.Iter, x []float64) error {
-			if err := ctx.Err(); err != nil {
+	validEvery := s.ValidEvery
+	steps := s.Loop.Steps
+	loop := s.Loop.Loop(models.ProblemOf(m), pool)
+	loop.Series, loop.Summary, loop.Progress = series, sum, progress
+	loop.Extra = func(it *optim.Iter, x []float64) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if it.Step%validEvery == 0 || it.Step == steps-1 {
+			met, err := m.Evaluate(x, valid)
+			if err != nil {
 				return err
 			}
-			if it.Step%validEvery == 0 || it.Step == steps-1 {
-				met, err := m.Evaluate(x, valid)
-				if err != nil {
-					return err
-				}
-				series.Add("valid_ll", it.Step+1, met.LogLik)
-			}
-			return nil
-		},
-		Progress: progress,
+			series.Add("valid_ll", it.Step+1, met.LogLik)
+		}
+		return nil
 	}
 	if err := loop.Run(x); err != nil {
 		return err
@@ -336,7 +345,7 @@ func Train(ctx context.Context, s stages.Settings, binnedDir, splitDir string, w
 	if err := stages.WriteFloats(filepath.Join(dir, "params.f64"), x); err != nil {
 		return err
 	}
-	if err := stages.WriteJSON(filepath.Join(dir, "model.json"), map[string]any{"t": info.T, "users": info.Users, "items": info.Items, "d": s.Int("dim")}); err != nil {
+	if err := stages.WriteJSON(filepath.Join(dir, "model.json"), map[string]any{"t": info.T, "users": info.Users, "items": info.Items, "d": s.Loop.Dim}); err != nil {
 		return err
 	}
 	if err := stages.WriteSeries(filepath.Join(dir, "series.arrow"), series); err != nil {

@@ -278,8 +278,14 @@ func curvePanel(pn Panel, colors map[string]color.Color, index map[string]int, x
 	yr := newRange()
 	thumbs := make([]plot.Thumbnailer, len(pn.Series))
 	var drawn []plot.Plotter
+	roundOff := 0
 	for i, s := range pn.Series {
 		xy := cleanXY(s.X, s.Y, pn.LogX, pn.LogY)
+		if pn.LogY {
+			var n int
+			xy, n = dropRoundOff(xy)
+			roundOff += n
+		}
 		k := index[seriesKey(s)]
 		col := lineColor(s, colors)
 		l := &plotter.Line{LineStyle: draw.LineStyle{Color: col, Width: vg.Points(1.6), Dashes: dashPattern(k)}}
@@ -302,6 +308,7 @@ func curvePanel(pn Panel, colors map[string]color.Color, index map[string]int, x
 				drawn = append(drawn, bars)
 			}
 		}
+		sparse := len(xy) <= sparsePoints
 		if jagged(xy, pn.LogY) {
 			band, mid := envelope(xy, bandBuckets, pn.LogY)
 			fill := color.NRGBA{}
@@ -326,7 +333,7 @@ func curvePanel(pn Panel, colors map[string]color.Color, index map[string]int, x
 		}
 		l.XYs = xy
 		drawn = append(drawn, l)
-		if m := markerPoints(xy, k, pn.LogX); len(m) > 0 {
+		if m := markerPoints(xy, k, pn.LogX, sparse); len(m) > 0 {
 			drawn = append(drawn, &plotter.Scatter{XYs: m, GlyphStyle: glyph})
 		}
 	}
@@ -338,6 +345,9 @@ func curvePanel(pn Panel, colors map[string]color.Color, index map[string]int, x
 	}
 	if len(drawn) == len(pn.Marks) {
 		drawn = append(drawn, note("no drawable data"))
+	}
+	if roundOff > 0 {
+		drawn = append(drawn, cornerNote(fmt.Sprintf("%d values below %s × their series' maximum (round-off) not drawn", roundOff, formatExp(roundOffRel))))
 	}
 	g := plotter.NewGrid()
 	g.Vertical.Color = color.Gray{0xe0}

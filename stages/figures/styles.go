@@ -53,12 +53,13 @@ const (
 	bandBuckets = 40
 )
 
-// markerPoints returns the points of xy to mark: all of a sparse series,
+// markerPoints returns the points of xy to mark: all of a sparse series
+// (sparse set and at most sparsePoints points),
 // else denseMarkers points evenly spaced along x (on the log scale for log
 // axes), shifted by the style index k so that markers of overlapping series
 // do not sit on each other.
-func markerPoints(xy plotter.XYs, k int, logX bool) plotter.XYs {
-	if len(xy) <= sparsePoints {
+func markerPoints(xy plotter.XYs, k int, logX, sparse bool) plotter.XYs {
+	if sparse && len(xy) <= sparsePoints {
 		return xy
 	}
 	tr := func(v float64) float64 {
@@ -240,4 +241,35 @@ func (c categoryTicks) Ticks(lo, hi float64) []plot.Tick {
 		}
 	}
 	return out
+}
+
+// roundOffRel: on a log axis, values below roundOffRel times their series'
+// maximum are round-off (the gauge gap right after an exact gauge fix is
+// 1e-13 where it is 1e-3 between fixes): drawn, they would pull the line
+// down to the floor at every fix and turn the panel into a solid block.
+const roundOffRel = 1e-9
+
+// dropRoundOff returns xy without its round-off values and their count.
+func dropRoundOff(xy plotter.XYs) (plotter.XYs, int) {
+	top := math.Inf(-1)
+	for _, q := range xy {
+		top = math.Max(top, q.Y)
+	}
+	out := xy[:0:0]
+	for _, q := range xy {
+		if q.Y >= top*roundOffRel {
+			out = append(out, q)
+		}
+	}
+	return out, len(xy) - len(out)
+}
+
+// cornerNote writes a small grey line in the lower left of the data area.
+type cornerNote string
+
+func (n cornerNote) Plot(c draw.Canvas, _ *plot.Plot) {
+	sty := textStyle(8)
+	sty.Color = color.Gray{0x60}
+	sty.XAlign, sty.YAlign = draw.XLeft, draw.YBottom
+	c.FillText(sty, vg.Point{X: c.Min.X + vg.Points(3), Y: c.Min.Y + vg.Points(3)}, string(n))
 }

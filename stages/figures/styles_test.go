@@ -68,10 +68,10 @@ func TestMarkerPoints(t *testing.T) {
 	for i := range 5000 {
 		dense = append(dense, plotter.XY{X: float64(i + 1), Y: 1})
 	}
-	if got := markerPoints(sparse, 0, false); len(got) != len(sparse) {
+	if got := markerPoints(sparse, 0, false, true); len(got) != len(sparse) {
 		t.Errorf("sparse series: %d markers, want one per point (%d)", len(got), len(sparse))
 	}
-	a, b := markerPoints(dense, 0, true), markerPoints(dense, 1, true)
+	a, b := markerPoints(dense, 0, true, true), markerPoints(dense, 1, true, true)
 	if len(a) != denseMarkers || len(b) != denseMarkers {
 		t.Fatalf("dense series: %d and %d markers, want %d", len(a), len(b), denseMarkers)
 	}
@@ -141,4 +141,28 @@ func TestReadableFigure(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkPNG(t, path)
+}
+
+func TestDropRoundOff(t *testing.T) {
+	var xy plotter.XYs
+	for i := range 100 {
+		y := 1e-3 * float64(i+1)
+		if i%20 == 0 {
+			y = 1e-13 // right after an exact gauge fix
+		}
+		xy = append(xy, plotter.XY{X: float64(i), Y: y})
+	}
+	got, n := dropRoundOff(xy)
+	if n != 5 || len(got) != 95 {
+		t.Errorf("dropped %d, kept %d; want 5 and 95", n, len(got))
+	}
+	for _, q := range got {
+		if q.Y < 1e-4 {
+			t.Errorf("kept round-off %g", q.Y)
+		}
+	}
+	tiny := plotter.XYs{{X: 1, Y: 1e-13}, {X: 2, Y: 3e-14}}
+	if _, n := dropRoundOff(tiny); n != 0 {
+		t.Errorf("a series entirely at round-off scale lost %d points", n)
+	}
 }

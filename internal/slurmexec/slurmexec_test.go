@@ -269,7 +269,7 @@ func TestSlurmResumeAndRefusal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !s2.Resumed || s2.RunID != s.RunID || s2.Attempt != 2 || s2.Array != "1,3%2" || s2.Collected.Done != 2 {
+	if !s2.Resumed || s2.RunID != s.RunID || s2.Attempt != 2 || s2.Array != "1,3" || s2.Collected.Done != 2 {
 		t.Fatalf("resubmission: %+v (collected %+v)", s2, s2.Collected)
 	}
 	runTasks(t, s2)
@@ -284,7 +284,7 @@ func TestSlurmResumeAndRefusal(t *testing.T) {
 		t.Errorf("attempts recorded: %+v; want 5 (trial 1 twice)", atts)
 	}
 	jobs, _ := st.SlurmJobs(ctx, s.RunID)
-	if len(jobs) != 4 || jobs[2].Array != "1,3%2" || jobs[2].Attempt != 2 {
+	if len(jobs) != 4 || jobs[2].Array != "1,3" || jobs[2].Attempt != 2 {
 		t.Errorf("slurm jobs: %+v", jobs)
 	}
 }

@@ -293,8 +293,8 @@ func refuseQueued(ctx context.Context, st *runs.Store, runID int64, o Options) e
 			return fmt.Errorf("run %d: cannot tell whether job %s is still queued: %w", runID, j.JobID, err)
 		}
 		if len(tasks) > 0 {
-			return fmt.Errorf("run %d is %w: its %s job %s has %d task(s) queued or running; watch it with 'runner status --run %d' or cancel it with 'scancel %s' first: %w",
-				runID, ErrAlreadySubmitted, j.Role, j.JobID, len(tasks), runID, j.JobID, ErrAlreadySubmitted)
+			return fmt.Errorf("run %d is %w: its %s job %s has %d task(s) queued or running; watch it with 'runner status --run %d' or cancel it with 'scancel %s' first",
+				runID, ErrAlreadySubmitted, j.Role, j.JobID, len(tasks), runID, j.JobID)
 		}
 	}
 	return nil
@@ -319,7 +319,11 @@ func submitTasks(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Mani
 	runner := quote(d.Runner())
 	common := fmt.Sprintf("--workdir %s --experiment %s --run %d", quote(m.WorkDir), quote(m.Experiment), m.RunID)
 	name := fmt.Sprintf("gs-%s-%d", m.Experiment, m.RunID)
-	out.Array = slurm.ArraySpec(todo, o.MaxParallel)
+	limit := o.MaxParallel
+	if limit >= len(todo) {
+		limit = 0 // no limit to state
+	}
+	out.Array = slurm.ArraySpec(todo, limit)
 	// exec: the task's shell is the runner, so --signal=B:TERM reaches it.
 	script := fmt.Sprintf("#!/bin/sh\n# goldstone %s run %d, submission %d: one trial per array task\nexec %s worker %s --attempt %d --index \"$SLURM_ARRAY_TASK_ID\"\n",
 		m.Experiment, m.RunID, out.Attempt, runner, common, out.Attempt)

@@ -81,7 +81,7 @@ func doneResult(m *Manifest, i, attempt int, scale float64) *Result {
 	return &Result{RunID: m.RunID, Index: i, Attempt: attempt, Trial: m.Trials[i].ID, Status: Done, Host: "node1",
 		JobID: fmt.Sprintf("7_%d", i), Started: at, Ended: at.Add(2 * time.Second), WallSeconds: 2,
 		Summary: map[string]Num{"final_loss": Num(scale / 3), "first_below": Num(math.NaN()), "gap": Num(math.Inf(1))},
-		Series: []Curve{{Metric: "loss", Steps: []int{0, 10, 20}, Values: []Num{Num(scale), Num(scale / 2), Num(math.Copysign(0, -1))}}}}
+		Series:  []Curve{{Metric: "loss", Steps: []int{0, 10, 20}, Values: []Num{Num(scale), Num(scale / 2), Num(math.Copysign(0, -1))}}}}
 }
 
 func TestResultRoundTrip(t *testing.T) {
@@ -282,4 +282,28 @@ func TestLinkCacheAndLock(t *testing.T) {
 		t.Fatalf("Lock after unlock: %v", err)
 	}
 	unlock2()
+}
+
+func TestFreezeShared(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "runner")
+	os.WriteFile(src, []byte("binary v1"), 0o755)
+	a, b := RunDir(dir, "x", 1), RunDir(dir, "x", 2)
+	for _, d := range []Dir{a, b} {
+		if err := FreezeShared(src, filepath.Join(dir, "batch", "bin"), d.Runner(), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(src, []byte("binary v2"), 0o755) // a rebuild after submission changes nothing frozen
+	if err := FreezeShared(src, filepath.Join(dir, "batch", "bin"), a.Runner(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fa, _ := os.Stat(a.Runner())
+	fb, _ := os.Stat(b.Runner())
+	if !os.SameFile(fa, fb) || fa.Mode().Perm() != 0o755 {
+		t.Errorf("the two runs do not share one executable copy (mode %v)", fa.Mode())
+	}
+	if got, _ := os.ReadFile(a.Runner()); string(got) != "binary v1" {
+		t.Errorf("frozen runner holds %q", got)
+	}
 }

@@ -22,7 +22,7 @@
 //	batch/<experiment>/run-<id>/
 //	  manifest.json        frozen at the first submission, never rewritten
 //	  experiments.toml     the experiments file the run was resolved from
-//	  bin/runner           the runner binary the tasks execute
+//	  bin/runner           the runner binary the tasks execute (a hard link to batch/bin/runner-<sha256>)
 //	  results/<index>.<attempt>.json
 //	  tasks/<index>/       the task's private pipeline workdir (cache -> shared cache)
 //	  logs/                the scheduler's output files

@@ -1,9 +1,12 @@
 package batch
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -185,6 +188,36 @@ func Freeze(src, dst string, perm os.FileMode) error {
 	}
 	if err != nil {
 		return fmt.Errorf("freeze %s as %s: %w", src, dst, err)
+	}
+	return nil
+}
+
+// FreezeShared freezes src as dst like Freeze, keeping one copy per content
+// in dir (named by its SHA-256) and hard-linking dst to it, so that the
+// runs of one binary share its bytes.
+func FreezeShared(src, dir, dst string, perm os.FileMode) error {
+	if _, err := os.Stat(dst); err == nil {
+		return nil
+	}
+	f, err := os.Open(src)
+	if err != nil {
+		return fmt.Errorf("freeze %s: %w", src, err)
+	}
+	h := sha256.New()
+	_, err = io.Copy(h, f)
+	f.Close()
+	if err != nil {
+		return fmt.Errorf("freeze %s: %w", src, err)
+	}
+	shared := filepath.Join(dir, filepath.Base(dst)+"-"+hex.EncodeToString(h.Sum(nil))[:16])
+	if err := Freeze(src, shared, perm); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	if err := os.Link(shared, dst); err != nil && !errors.Is(err, os.ErrExist) {
+		return Freeze(shared, dst, perm) // no hard links here: copy
 	}
 	return nil
 }

@@ -256,7 +256,7 @@ func freeze(d batch.Dir, e *stages.Experiment, runID int64, cfgHash string, tria
 		}
 		runner = exe
 	}
-	if err := batch.Freeze(runner, d.Runner(), 0o755); err != nil {
+	if err := batch.FreezeShared(runner, filepath.Join(o.WorkDir, "batch", "bin"), d.Runner(), 0o755); err != nil {
 		return nil, err
 	}
 	m := &batch.Manifest{Format: batch.ManifestFormat, RunID: runID, Experiment: e.Name, ConfigHash: cfgHash,

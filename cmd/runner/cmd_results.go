@@ -33,11 +33,22 @@ func init() {
 
 // resultRow is one trial in `runner results`.
 type resultRow struct {
+	Seq     int64               `json:"seq"` // enumeration order, from 1
 	Trial   string              `json:"trial"`
+	Name    string              `json:"name"`
 	Status  string              `json:"status"`
 	Error   string              `json:"error,omitempty"`
 	Params  map[string]any      `json:"params"`
-	Metrics map[string]*float64 `json:"metrics"` // null: no value (NaN); Inf as +/-1e308*10 cannot be JSON: see jsonNumber
+	Metrics map[string]*float64 `json:"metrics"`       // null: no value (NaN); Inf as +/-1e308*10 cannot be JSON: see jsonNumber
+	Log     string              `json:"log,omitempty"` // the trial's log file
+	Outputs []outputJSON        `json:"outputs"`       // the files its stages wrote in the cache
+}
+
+type outputJSON struct {
+	Stage  string `json:"stage"`
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+	Bytes  int64  `json:"bytes"`
 }
 
 func runResults(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) error {
@@ -49,7 +60,7 @@ func runResults(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []stri
 	default:
 		return usageErr("--format must be table, csv or json, got %q", resultsFlags.format)
 	}
-	st, err := runs.Open(ctx, g.db)
+	st, err := runs.OpenExisting(ctx, g.db)
 	if err != nil {
 		return &exitError{exitUsage, fmt.Errorf("open results database: %w", err)}
 	}
@@ -66,18 +77,26 @@ func runResults(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []stri
 	if ri == nil {
 		return usageErr("%s: no run of experiment %q yet", g.db, g.experiment)
 	}
-	trials, err := st.Trials(ctx, ri.ID)
+	trials, err := st.TrialTable(ctx, ri.ID) // enumeration order
 	if err != nil {
 		return err
 	}
-	sums, err := st.Summaries(ctx, ri.ID)
+	outs, err := st.Outputs(ctx, ri.ID)
 	if err != nil {
 		return err
+	}
+	outputsOf := map[string][]outputJSON{}
+	for _, o := range outs {
+		outputsOf[o.Trial] = append(outputsOf[o.Trial], outputJSON{Stage: o.Stage, Path: o.Path(), SHA256: o.SHA256, Bytes: o.Bytes})
 	}
 	rows := make([]resultRow, 0, len(trials))
 	paramKeys, metricKeys := map[string]bool{}, map[string]bool{}
 	for _, t := range trials {
-		r := resultRow{Trial: t.ID, Status: t.Status, Error: t.Error, Params: map[string]any{}, Metrics: map[string]*float64{}}
+		r := resultRow{Seq: t.Seq, Trial: t.ID, Name: t.Name, Status: t.Status, Error: t.Error, Params: map[string]any{}, Metrics: map[string]*float64{},
+			Log: t.LogPath, Outputs: outputsOf[t.ID]}
+		if r.Outputs == nil {
+			r.Outputs = []outputJSON{}
+		}
 		for k, v := range t.Params {
 			var x any
 			if json.Unmarshal([]byte(v), &x) != nil {
@@ -86,7 +105,7 @@ func runResults(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []stri
 			r.Params[k] = x
 			paramKeys[k] = true
 		}
-		for k, v := range sums[t.ID] {
+		for k, v := range t.Summary {
 			if math.IsNaN(v) {
 				r.Metrics[k] = nil
 			} else {
@@ -119,7 +138,7 @@ func runResults(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []stri
 				rec = append(rec, paramText(r.Params[k]))
 			}
 			for _, k := range mk {
-				rec = append(rec, metricText(r.Metrics[k], 'g', -1))
+				rec = append(rec, csvMetric(r.Metrics[k]))
 			}
 			w.Write(rec)
 		}
@@ -205,4 +224,13 @@ func metricText(v *float64, f byte, prec int) string {
 		return "null"
 	}
 	return strconv.FormatFloat(*v, f, prec, 64)
+}
+
+// csvMetric writes a missing or NaN value as an empty field, which CSV
+// readers (DuckDB, pandas) read as NULL/NaN, keeping the column numeric.
+func csvMetric(v *float64) string {
+	if v == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*v, 'g', -1, 64)
 }

@@ -22,6 +22,7 @@ func init() {
 		flags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&runFlags.failFast, "fail-fast", false, "cancel the remaining trials at the first failure")
 			fs.BoolVar(&runFlags.retryFailed, "retry-failed", false, "run the failed trials of a finished run again")
+			registerResultFlags(fs)
 			registerSlurmFlags(fs)
 		},
 		run: runRun,
@@ -43,7 +44,7 @@ func runRun(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) 
 	}
 	prog := newProgress(g, len(e.Trials()))
 	defer prog.Close()
-	out, err := stages.Execute(ctx, st, e, stages.RunOptions{
+	opts, err := withResultOptions(g, stages.RunOptions{
 		WorkDir:     g.workdir,
 		DataDir:     g.dataDir,
 		Jobs:        g.jobs,
@@ -53,7 +54,15 @@ func runRun(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) 
 		Observer:    prog,
 		ReportDir:   g.reports,
 	})
+	if err != nil {
+		return err
+	}
+	out, err := stages.Execute(ctx, st, e, opts)
 	prog.Close()
+	page, herr := writeHTMLReport(context.WithoutCancel(ctx), g, st, e, out)
+	if herr != nil {
+		g.log.Error("html report", "err", herr)
+	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			if out != nil {
@@ -75,6 +84,9 @@ func runRun(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) 
 	}
 	if out.ReportPath != "" {
 		fmt.Fprintf(g.stdout, "report: %s\n", out.ReportPath)
+	}
+	if page != "" {
+		fmt.Fprintf(g.stdout, "html report: %s\n", page)
 	}
 	if out.DataErr != nil {
 		return &exitError{exitUsage, out.DataErr}

@@ -146,6 +146,8 @@ func (g *globalOptions) loadExperiment() (*stages.Experiment, error) {
 
 type command struct {
 	name, summary string
+	args          string // positional arguments, e.g. "RUN_A RUN_B" (usage text)
+	nargs         int    // number of positional arguments (flags may come before, between and after them)
 	run           func(ctx context.Context, g *globalOptions, fs *flag.FlagSet, args []string) error
 	flags         func(fs *flag.FlagSet)
 }
@@ -186,10 +188,21 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if cmd.flags != nil {
 		cmd.flags(fs)
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return exitOK
+			}
+			return exitUsage
 		}
+		if fs.NArg() == 0 || len(pos) == cmd.nargs {
+			break
+		}
+		pos, args = append(pos, fs.Arg(0)), fs.Args()[1:]
+	}
+	if len(pos) < cmd.nargs {
+		fmt.Fprintf(stderr, "runner %s: want %s\n", name, cmd.args)
 		return exitUsage
 	}
 	if fs.NArg() > 0 {
@@ -198,7 +211,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	err := g.setup()
 	if err == nil {
-		err = cmd.run(ctx, g, fs, fs.Args())
+		err = cmd.run(ctx, g, fs, pos)
 	}
 	if err == nil {
 		return exitOK
@@ -226,7 +239,7 @@ func printUsage(w io.Writer) {
 	fmt.Fprintln(w, "usage: runner [command] [flags]")
 	fmt.Fprintln(w, "commands:")
 	for _, c := range commands {
-		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-8s %s\n", strings.TrimSpace(c.name+" "+c.args), c.summary)
 	}
 	fmt.Fprintln(w, "global flags: --config --db --workdir --data-dir --jobs --set key=value --quiet --log-format text|json --experiment NAME")
 	fmt.Fprintln(w, "exit codes: 0 ok; 1 a trial failed or repro drifted; 2 usage, configuration or data error; 130 interrupted")

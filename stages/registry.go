@@ -16,6 +16,10 @@ import (
 type Pipeline interface {
 	// Name is the value of `pipeline = "..."` in experiments.toml.
 	Name() string
+	// Version is the cache version of every stage of the pipeline: one
+	// constant next to its code, bumped when any stage's outputs change
+	// (the golden test of stages/pipelines enforces it).
+	Version() string
 	// Settings returns a pointer to the zero value of the pipeline's
 	// settings struct (see Decode): every setting the pipeline accepts,
 	// usually the settings structs of its stages as fields. A trial's id

@@ -19,11 +19,21 @@ import (
 
 func init() { stages.Register(Pipeline{}) }
 
+// Version is the cache version of every stage of this pipeline. Bump it in
+// the commit that changes what any of its stages writes for the same
+// settings and inputs (code here or below: models, optim, stages); the
+// golden test (stages/pipelines, testdata/golden.json here) fails until
+// then.
+const Version = "1"
+
 // Pipeline is the artificial pipeline.
 type Pipeline struct{}
 
 // Name implements stages.Pipeline.
 func (Pipeline) Name() string { return "artificial" }
+
+// Version implements stages.Pipeline.
+func (Pipeline) Version() string { return Version }
 
 // Settings implements stages.Pipeline: the train stage's settings are all
 // the pipeline reads.
@@ -64,7 +74,7 @@ func (Pipeline) Build(_ context.Context, b *stages.Built, e *stages.Experiment, 
 type TrainStage struct{ Settings TrainSettings }
 
 func (*TrainStage) Name() string    { return "train-artificial" }
-func (*TrainStage) Version() string { return "1" }
+func (*TrainStage) Version() string { return Version }
 func (s *TrainStage) Params() any   { return stages.Keys(s.Settings) }
 func (s *TrainStage) Run(ctx context.Context, io *pipeline.IO) error {
 	// The problem is tiny: one core per trial, whatever the budget.

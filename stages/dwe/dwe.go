@@ -28,11 +28,21 @@ import (
 
 func init() { stages.Register(Pipeline{}) }
 
+// Version is the cache version of every stage of this pipeline. Bump it in
+// the commit that changes what any of its stages writes for the same
+// settings and inputs (code here or below: models, optim, stages); the
+// golden test (stages/pipelines, testdata/golden.json here) fails until
+// then.
+const Version = "1"
+
 // Pipeline is the dwe pipeline.
 type Pipeline struct{}
 
 // Name implements stages.Pipeline.
 func (Pipeline) Name() string { return "dwe" }
+
+// Version implements stages.Pipeline.
+func (Pipeline) Version() string { return Version }
 
 // Settings implements stages.Pipeline.
 func (Pipeline) Settings() any { return &Settings{} }
@@ -145,7 +155,7 @@ func (Pipeline) Build(_ context.Context, b *stages.Built, e *stages.Experiment, 
 type IngestStage struct{ Settings IngestSettings }
 
 func (*IngestStage) Name() string    { return "ingest-corpus" }
-func (*IngestStage) Version() string { return "1" }
+func (*IngestStage) Version() string { return Version }
 func (s *IngestStage) Params() any   { return stages.Keys(s.Settings) }
 func (s *IngestStage) Run(ctx context.Context, io *pipeline.IO) error {
 	st, err := Ingest(ctx, s.Settings.Format, io.Input("corpus"), io.Output("segments.parquet"))
@@ -185,7 +195,7 @@ func Ingest(ctx context.Context, format, in, out string) (corpus.IngestStats, er
 type BinStage struct{ Settings BinSettings }
 
 func (*BinStage) Name() string    { return "bin-corpus" }
-func (*BinStage) Version() string { return "1" }
+func (*BinStage) Version() string { return Version }
 func (s *BinStage) Params() any   { return stages.Keys(s.Settings) }
 func (s *BinStage) Run(ctx context.Context, io *pipeline.IO) error {
 	years, err := corpus.YearTotals(ctx, io.Input("segments"))
@@ -223,7 +233,7 @@ func FilterYears[V any](years map[int]V, from, to int) {
 type VocabStage struct{ Settings VocabSettings }
 
 func (*VocabStage) Name() string    { return "vocab" }
-func (*VocabStage) Version() string { return "1" }
+func (*VocabStage) Version() string { return Version }
 func (s *VocabStage) Params() any   { return stages.Keys(s.Settings) }
 func (s *VocabStage) Run(ctx context.Context, io *pipeline.IO) error {
 	bins, _, err := corpus.ReadSteps(ctx, io.Input("steps"))
@@ -246,7 +256,7 @@ func (s *VocabStage) Run(ctx context.Context, io *pipeline.IO) error {
 type CountStage struct{ Settings CountSettings }
 
 func (*CountStage) Name() string    { return "count" }
-func (*CountStage) Version() string { return "1" }
+func (*CountStage) Version() string { return Version }
 func (s *CountStage) Params() any   { return stages.Keys(s.Settings) }
 func (s *CountStage) Run(ctx context.Context, io *pipeline.IO) error {
 	bins, _, err := corpus.ReadSteps(ctx, io.Input("steps"))
@@ -273,7 +283,7 @@ func (s *CountStage) Run(ctx context.Context, io *pipeline.IO) error {
 type TrainStage struct{ Settings TrainSettings }
 
 func (*TrainStage) Name() string    { return "train-dwe" }
-func (*TrainStage) Version() string { return "1" }
+func (*TrainStage) Version() string { return Version }
 func (s *TrainStage) Params() any   { return stages.Keys(s.Settings) }
 func (s *TrainStage) Run(ctx context.Context, io *pipeline.IO) error {
 	pool := stages.NewPool(io.Workers())
@@ -286,7 +296,7 @@ func (s *TrainStage) Run(ctx context.Context, io *pipeline.IO) error {
 type EvaluateStage struct{ Settings EvalSettings }
 
 func (*EvaluateStage) Name() string    { return "evaluate-dwe" }
-func (*EvaluateStage) Version() string { return "1" }
+func (*EvaluateStage) Version() string { return Version }
 func (s *EvaluateStage) Params() any   { return stages.Keys(s.Settings) }
 func (s *EvaluateStage) Run(ctx context.Context, io *pipeline.IO) error {
 	pool := stages.NewPool(io.Workers())

@@ -1,0 +1,171 @@
+package pipelines_test
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"maps"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"goldstone/pipeline"
+	"goldstone/stages"
+)
+
+var update = flag.Bool("update", false, "rewrite the pipelines' golden files and the README settings table")
+
+// golden is a pipeline's testdata/golden.json: the summary metrics of its
+// golden experiment (timings left out) and the pipeline version that made
+// them.
+type golden struct {
+	Pipeline string                       `json:"pipeline"`
+	Version  string                       `json:"version"`
+	Trials   map[string]map[string]string `json:"trials"` // trial name -> metric -> exact float text
+}
+
+// TestGolden runs every pipeline's tiny golden experiment
+// (stages/<pipeline>/testdata/golden.toml) and compares its summary metrics
+// with testdata/golden.json. A change of results must come with a bump of
+// the pipeline's Version, so that no cached result outlives the code that
+// made it: -update refuses to rewrite the file of a pipeline whose results
+// changed while its version did not.
+func TestGolden(t *testing.T) {
+	for _, name := range stages.PipelineNames() {
+		t.Run(name, func(t *testing.T) { checkGolden(t, name) })
+	}
+}
+
+func checkGolden(t *testing.T, name string) {
+	p, _ := stages.LookupPipeline(name)
+	dir := filepath.Join("..", name, "testdata")
+	cfg, err := stages.LoadConfig(filepath.Join(dir, "golden.toml"))
+	if err != nil {
+		t.Fatalf("pipeline %s has no golden experiment: %v", name, err)
+	}
+	e, ok := cfg.Experiments["golden"]
+	if !ok || e.Pipeline != name {
+		t.Fatalf("%s/golden.toml: want an experiment \"golden\" of pipeline %s", dir, name)
+	}
+	got := runGolden(t, e, dir)
+	path := filepath.Join(dir, "golden.json")
+	var want golden
+	b, readErr := os.ReadFile(path)
+	if readErr == nil {
+		readErr = json.Unmarshal(b, &want)
+	}
+	diffs := compareGolden(want.Trials, got)
+	regen := fmt.Sprintf("go test ./stages/pipelines -run TestGolden/%s -update", name)
+	if *update {
+		if readErr == nil && len(diffs) > 0 && want.Version == p.Version() {
+			t.Fatalf("results of pipeline %s changed but its Version is still %q: bump Version in stages/%s first (cached results of the old code would be reused), then run %s\n%s",
+				name, p.Version(), name, regen, strings.Join(diffs, "\n"))
+		}
+		out, err := json.MarshalIndent(golden{Pipeline: name, Version: p.Version(), Trials: got}, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, append(out, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	switch {
+	case readErr != nil:
+		t.Fatalf("%s: %v; create it with %s", path, readErr, regen)
+	case len(diffs) > 0 && want.Version == p.Version():
+		t.Fatalf("results of pipeline %s changed: bump Version in stages/%s (now %q) in the same commit and run %s (or go test ./stages/pipelines -update)\n%s",
+			name, name, p.Version(), regen, strings.Join(diffs, "\n"))
+	case len(diffs) > 0:
+		t.Fatalf("results of pipeline %s changed and its Version is now %q (golden.json has %q): regenerate with %s\n%s",
+			name, p.Version(), want.Version, regen, strings.Join(diffs, "\n"))
+	case want.Version != p.Version():
+		t.Fatalf("pipeline %s: Version %q but golden.json records %q: run %s", name, p.Version(), want.Version, regen)
+	}
+}
+
+// runGolden runs the experiment's graph (data directory dir) in a scratch
+// work directory and returns each trial's non-timing summary metrics.
+func runGolden(t *testing.T, e *stages.Experiment, dir string) map[string]map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	trials := e.Trials()
+	b, err := stages.Build(ctx, e, trials, stages.Env{DataDir: dir, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := pipeline.Run(ctx, b.Graph, pipeline.Options{WorkDir: t.TempDir(), Jobs: 2, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]map[string]string{}
+	for _, tn := range b.Trials {
+		nr := res.Nodes[tn.Result]
+		if nr.Err != nil {
+			t.Fatalf("trial %s: %v", tn.Trial.Name, nr.Err)
+		}
+		sum, err := stages.ReadSummary(filepath.Join(nr.Outputs["result"], "summary.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]string{}
+		for k, v := range sum {
+			if !stages.IsTiming(k) {
+				m[k] = strconv.FormatFloat(v, 'g', -1, 64)
+			}
+		}
+		out[tn.Trial.Name] = m
+	}
+	return out
+}
+
+// compareGolden lists the differences between recorded and new metrics.
+// Values agree to a relative 1e-9 (exact on one machine; the margin allows
+// for fused multiply-adds on other architectures); NaN equals NaN.
+func compareGolden(want, got map[string]map[string]string) []string {
+	var diffs []string
+	names := slices.Sorted(maps.Keys(want))
+	for n := range got {
+		if _, ok := want[n]; !ok {
+			names = append(names, n)
+		}
+	}
+	for _, n := range names {
+		w, g := want[n], got[n]
+		keys := slices.AppendSeq(slices.Collect(maps.Keys(w)), maps.Keys(g))
+		slices.Sort(keys)
+		for _, k := range slices.Compact(keys) {
+			ws, okw := w[k]
+			gs, okg := g[k]
+			if okw && okg && close(ws, gs) {
+				continue
+			}
+			diffs = append(diffs, fmt.Sprintf("  trial %q %s: golden %s, now %s", n, k, orNone(ws, okw), orNone(gs, okg)))
+		}
+	}
+	return diffs
+}
+
+func close(a, b string) bool {
+	x, errA := strconv.ParseFloat(a, 64)
+	y, errB := strconv.ParseFloat(b, 64)
+	if errA != nil || errB != nil {
+		return a == b
+	}
+	if math.IsNaN(x) || math.IsNaN(y) || math.IsInf(x, 0) || math.IsInf(y, 0) {
+		return a == b
+	}
+	return math.Abs(x-y) <= 1e-9*max(math.Abs(x), math.Abs(y))
+}
+
+func orNone(s string, ok bool) string {
+	if !ok {
+		return "(none)"
+	}
+	return s
+}

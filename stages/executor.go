@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 
+	"goldstone/pipeline"
 	"goldstone/runs"
 )
 
@@ -27,4 +28,20 @@ func RecordReport(ctx context.Context, st *runs.Store, run int64, experiment, re
 	r := &recorder{reportDir: reportDir, experiment: experiment, ctx: ctx, st: st, run: run, log: log, out: &Outcome{}}
 	r.recordArtifacts(ctx, outputs)
 	return r.out.ReportPath, st.Err()
+}
+
+// OutputsObserver records what Execute's recorder records of every node
+// that finishes or comes from the cache: its output files (stage, cache
+// directory, file, sha256) under its trial, and the digests of its external
+// inputs. Other executors pass it to the run that assembles their results.
+func OutputsObserver(ctx context.Context, st *runs.Store, run int64, built *Built, log *slog.Logger) pipeline.Observer {
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	r := &recorder{ctx: ctx, st: st, run: run, built: built, log: log, out: &Outcome{}}
+	return pipeline.ObserverFunc(func(ev pipeline.Event) {
+		if ev.Kind == pipeline.Cached || ev.Kind == pipeline.Done {
+			r.recordOutputs(ctx, ev)
+		}
+	})
 }

@@ -121,6 +121,7 @@ func report(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest,
 				m.RunID, it.Node, filepath.Join(m.WorkDir, "cache"), it.Reason)
 		}
 	}
+	popts.Observer = stages.OutputsObserver(ctx, st, m.RunID, built, o.Log)
 	res, err := pipeline.Run(ctx, g, popts)
 	if err != nil {
 		return "", "", fmt.Errorf("report of run %d: %w", m.RunID, err)

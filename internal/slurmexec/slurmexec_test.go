@@ -113,6 +113,12 @@ func openStore(t *testing.T, path string) *runs.Store {
 // local runs the experiment with the local executor into its own database
 // and work directory, and returns its summaries and loss series.
 func (f *fixture) local() (map[string]map[string]float64, map[string][]runs.Point) {
+	sums, series, _ := f.localOutputs()
+	return sums, series
+}
+
+// localOutputs is local, with the outputs the run recorded (see outputs).
+func (f *fixture) localOutputs() (map[string]map[string]float64, map[string][]runs.Point, map[string]string) {
 	f.t.Helper()
 	ctx := context.Background()
 	st := openStore(f.t, filepath.Join(f.dir, "local.db"))
@@ -120,7 +126,23 @@ func (f *fixture) local() (map[string]map[string]float64, map[string][]runs.Poin
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	return f.read(st, out.RunID)
+	sums, series := f.read(st, out.RunID)
+	return sums, series, f.outputs(st, out.RunID)
+}
+
+// outputs returns a run's recorded output files: trial|stage|file -> sha256
+// (the cache directory depends on the work directory and is left out).
+func (f *fixture) outputs(st *runs.Store, id int64) map[string]string {
+	f.t.Helper()
+	outs, err := st.Outputs(context.Background(), id)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	m := map[string]string{}
+	for _, o := range outs {
+		m[o.Trial+"|"+o.Stage+"|"+o.File] = o.SHA256
+	}
+	return m
 }
 
 func (f *fixture) read(st *runs.Store, id int64) (map[string]map[string]float64, map[string][]runs.Point) {
@@ -195,7 +217,7 @@ func TestSlurmMatchesLocal(t *testing.T) {
 	fake := fakeSlurm(t)
 	f := newFixture(t)
 	ctx := context.Background()
-	wantSums, wantSeries := f.local()
+	wantSums, wantSeries, wantOutputs := f.localOutputs()
 
 	st := openStore(t, f.opts.DB)
 	s, err := Submit(ctx, st, f.experiment(), f.opts)
@@ -225,6 +247,18 @@ func TestSlurmMatchesLocal(t *testing.T) {
 	sameBits(t, "summaries", gotSums, wantSums)
 	if !reflect.DeepEqual(gotSeries, wantSeries) {
 		t.Errorf("series differ from the local run")
+	}
+	// The same output files are recorded, with the same content except
+	// the summaries, which hold timings.
+	gotOutputs := f.outputs(st, s.RunID)
+	if len(gotOutputs) != len(wantOutputs) || len(gotOutputs) == 0 {
+		t.Errorf("recorded outputs: %d files, the local run %d", len(gotOutputs), len(wantOutputs))
+	}
+	for k, sum := range wantOutputs {
+		got, ok := gotOutputs[k]
+		if !ok || got != sum && !strings.HasSuffix(k, "/summary.json") && !strings.HasSuffix(k, "/summary.md") {
+			t.Errorf("output %s: %q, local %q", k, got, sum)
+		}
 	}
 	if e, _ := st.Executor(ctx, s.RunID); e != runs.ExecutorSlurm {
 		t.Errorf("executor %q", e)

@@ -2,10 +2,15 @@ package stages
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
+	"goldstone/internal/atomicfile"
 	"goldstone/pipeline"
 )
 
@@ -149,24 +154,81 @@ type ReportStage struct {
 	Draw       ReportFunc
 }
 
-func (s *ReportStage) Name() string    { return s.Stage }
-func (s *ReportStage) Version() string { return "1" }
+func (s *ReportStage) Name() string { return s.Stage }
+
+// Version 2: the report runs when some trials failed, over the others, and
+// lists the failed ones with their errors.
+func (s *ReportStage) Version() string { return "2" }
 func (s *ReportStage) Params() any {
 	return map[string]any{"experiment": s.Experiment, "trials": trialNames(s.Trials)}
 }
+
+// Run draws the report of the trials that finished, then lists the failed
+// ones (their result inputs are missing: the report node is Tolerant) with
+// their errors at the end of the Markdown summary.
 func (s *ReportStage) Run(ctx context.Context, io *pipeline.IO) error {
-	return s.Draw(ctx, s.Experiment, s.Trials, io, io.Output("figures"))
+	dir := io.Output("figures")
+	var ok []Trial
+	var failed [][2]string
+	for _, t := range s.Trials {
+		if msg, bad := io.InputFailure(t.ID); bad {
+			failed = append(failed, [2]string{t.Name, msg})
+			continue
+		}
+		ok = append(ok, t)
+	}
+	if len(ok) > 0 {
+		if err := s.Draw(ctx, s.Experiment, ok, io, dir); err != nil {
+			return err
+		}
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	return appendFailures(dir, s.Experiment, failed)
 }
 
+// appendFailures adds a "Failed trials" table (name, error) to the report's
+// Markdown file: summary.md, else report.md, else a new summary.md.
+func appendFailures(dir, experiment string, failed [][2]string) error {
+	path := filepath.Join(dir, "summary.md")
+	if _, err := os.Stat(path); err != nil {
+		if _, err := os.Stat(filepath.Join(dir, "report.md")); err == nil {
+			path = filepath.Join(dir, "report.md")
+		}
+	}
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	var b strings.Builder
+	b.Write(old)
+	if len(old) == 0 {
+		fmt.Fprintf(&b, "# %s\n\nNo trial finished.\n", experiment)
+	}
+	fmt.Fprintf(&b, "\n## Failed trials (%d)\n\n| trial | error |\n|---|---|\n", len(failed))
+	for _, f := range failed {
+		msg := strings.Join(strings.Fields(f[1]), " ")
+		fmt.Fprintf(&b, "| %s | %s |\n", mdCell(f[0]), mdCell(msg))
+	}
+	return atomicfile.WriteFile(path, []byte(b.String()))
+}
+
+func mdCell(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
+
 // AddReport adds the report node, which reads every trial's result (in, by
-// trial id).
+// trial id). It is Tolerant: it runs when some trials failed, over the
+// others.
 func (b *Built) AddReport(e *Experiment, trials []Trial, stage string, in map[string]pipeline.Ref, draw ReportFunc) {
 	b.Report = "report"
 	b.Graph.Add(&pipeline.Node{
-		ID:      "report",
-		Stage:   &ReportStage{Stage: stage, Experiment: e.Name, Trials: trials, Draw: draw},
-		Inputs:  in,
-		Outputs: []string{"figures"},
+		ID:       "report",
+		Tolerant: true,
+		Stage:    &ReportStage{Stage: stage, Experiment: e.Name, Trials: trials, Draw: draw},
+		Inputs:   in,
+		Outputs:  []string{"figures"},
 	})
 }
 

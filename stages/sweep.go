@@ -132,6 +132,9 @@ func Execute(ctx context.Context, st *runs.Store, e *Experiment, opts RunOptions
 		log.Info("new run", "experiment", e.Name, "run", runID, "trials", len(trials), "kind", opts.Kind)
 	}
 	out.RunID = runID
+	if ro, ok := opts.Observer.(RunObserver); ok {
+		ro.RunStarted(runID, built.trialOfFunc())
+	}
 	if err := recordRunInfo(ctx, st, runID, opts); err != nil {
 		return nil, err
 	}

@@ -36,10 +36,17 @@ func runPlan(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string)
 	}
 	tw := tabwriter.NewWriter(g.stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "STAGE\tNODE\tSTATUS\tREASON\tTRIAL")
-	run := 0
+	run, corrupt := 0, 0
 	for _, it := range items {
 		status := "cached"
-		if !it.Cached {
+		switch {
+		case it.Corrupt:
+			// The entry's outputs no longer match their digests: the run
+			// evicts it and runs the stage again.
+			status = "corrupt"
+			run++
+			corrupt++
+		case !it.Cached:
 			status = "run"
 			run++
 		}
@@ -48,6 +55,10 @@ func runPlan(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string)
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(g.stdout, "%d stages: %d cached, %d to run\n", len(items), len(items)-run, run)
+	fmt.Fprintf(g.stdout, "%d stages: %d cached, %d to run", len(items), len(items)-run, run)
+	if corrupt > 0 {
+		fmt.Fprintf(g.stdout, " (%d corrupt cache entries, evicted when the run reaches them)", corrupt)
+	}
+	fmt.Fprintln(g.stdout)
 	return nil
 }

@@ -28,7 +28,7 @@ func init() {
 }
 
 func runRepro(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) error {
-	st, err := runs.Open(ctx, g.db)
+	st, err := runs.OpenExisting(ctx, g.db)
 	if err != nil {
 		return &exitError{exitUsage, fmt.Errorf("open results database: %w", err)}
 	}
@@ -48,8 +48,8 @@ func runRepro(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string
 	if ri == nil {
 		return usageErr("%s: no recorded run of %q to reproduce", g.db, g.experiment)
 	}
-	if ri.Status != runs.StatusDone {
-		return usageErr("run %d is %s, not done: finish it first (run the experiment again to resume)", ri.ID, ri.Status)
+	if !runs.Ended(ri.Status) {
+		return usageErr("run %d is %s, not ended: finish it first (run the experiment again to resume)", ri.ID, ri.Status)
 	}
 	// The recorded configuration is what is reproduced, not today's file.
 	e, err := stages.ExperimentFromResolved(ri.ConfigJSON)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 
 	"goldstone/runs"
 	"goldstone/stages"
@@ -63,6 +64,10 @@ func runRun(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) 
 	if herr != nil {
 		g.log.Error("html report", "err", herr)
 	}
+	logOutcome(g, e, out, page, err)
+	if g.logFormat == "json" {
+		g.stdout = io.Discard // JSON only: the outcome is the event above
+	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			if out != nil {
@@ -84,6 +89,9 @@ func runRun(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) 
 	}
 	if out.ReportPath != "" {
 		fmt.Fprintf(g.stdout, "report: %s\n", out.ReportPath)
+	}
+	if page != "" {
+		fmt.Fprintf(g.stdout, "html report: %s\n", page)
 	}
 	if page != "" {
 		fmt.Fprintf(g.stdout, "html report: %s\n", page)

@@ -253,3 +253,54 @@ func TestResultsCommandsUsageErrors(t *testing.T) {
 		t.Error("a reading command created the database")
 	}
 }
+
+// TestJSONLogOnly: with --log-format json the runner prints JSON only, every
+// stage event carries the run id, the node and its trial, and the outcome
+// (with the report paths) is the last event.
+func TestJSONLogOnly(t *testing.T) {
+	e := newEnv(t)
+	out, errs, code := e.run("run", "--experiment", "small", "--set", "steps=50", "--set", "snapshots=[0,50]", "--log-format", "json")
+	if code != 0 || out != "" {
+		t.Fatalf("exit %d, stdout %q (want nothing)\nstderr:\n%s", code, out, errs)
+	}
+	var last map[string]any
+	stages := 0
+	for _, line := range strings.Split(strings.TrimSpace(errs), "\n") {
+		var ev map[string]any
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("not JSON: %q", line)
+		}
+		if ev["msg"] == "stage done" {
+			stages++
+			if ev["run"] != float64(1) || ev["node"] == nil {
+				t.Errorf("stage event without run id or node: %s", line)
+			}
+			if n, _ := ev["node"].(string); strings.Contains(n, "train") && (ev["trial"] == nil || ev["trial_name"] == nil) {
+				t.Errorf("trial stage event without its trial: %s", line)
+			}
+		}
+		last = ev
+	}
+	if stages == 0 {
+		t.Fatalf("no stage events:\n%s", errs)
+	}
+	if last["msg"] != "run ended" || last["run"] != float64(1) || last["done"] != float64(6) || last["html_report"] != "reports/small/run-1/index.html" || last["report"] != "reports/small/run-1" {
+		t.Errorf("last event = %v", last)
+	}
+}
+
+func TestFitWidth(t *testing.T) {
+	for _, tt := range []struct {
+		in    string
+		width int
+		want  string
+	}{
+		{"trials 1/2", 20, "trials 1/2"},
+		{"trials 1/2  elapsed 3s", 10, "trials 1/…"},
+		{"λ=0.1 trials", 5, "λ=0.…"},
+	} {
+		if got := fitWidth(tt.in, tt.width); got != tt.want {
+			t.Errorf("fitWidth(%q, %d) = %q, want %q", tt.in, tt.width, got, tt.want)
+		}
+	}
+}

@@ -3,11 +3,13 @@ package main
 import (
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/term"
 
@@ -15,28 +17,76 @@ import (
 )
 
 // progress shows what a run is doing: on a terminal a live status line
-// (stage, trials done of total, current step of the running stages, ETA);
-// otherwise plain log lines as stages start and finish.
+// (trials ended of total, current step of the running stages, ETA), redrawn
+// every half second and cut to the terminal's width; otherwise (and always
+// with --log-format json, which prints JSON only) log lines as stages start
+// and finish, carrying the run id, the node and its trial.
 type progress struct {
-	mu       sync.Mutex
-	g        *globalOptions
-	w        io.Writer
-	tty      bool
-	total    int // trials
-	finished int // trial result nodes finished (done, cached or failed)
-	start    time.Time
-	running  map[string][2]int64 // node -> (count, total)
-	last     time.Time
-	closed   bool
-	lineLen  int
+	mu          sync.Mutex
+	g           *globalOptions
+	log         *slog.Logger
+	w           io.Writer
+	tty         bool
+	total       int // trials
+	finished    int // trials that ended (done, cached or failed)
+	interrupted int // trials stopped before they ended
+	start       time.Time
+	running     map[string][2]int64 // node -> (count, total)
+	last        time.Time
+	closed      bool
+	lineLen     int
+	trialOf     func(node string) (id, name string, ok bool)
+	stop        chan struct{}
 }
 
 func newProgress(g *globalOptions, trials int) *progress {
-	p := &progress{g: g, w: g.stderr, total: trials, start: time.Now(), running: map[string][2]int64{}}
-	if f, ok := g.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) && !g.quiet {
+	p := &progress{g: g, log: g.log, w: g.stderr, total: trials, start: time.Now(), running: map[string][2]int64{}}
+	if f, ok := g.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) && !g.quiet && g.logFormat != "json" {
 		p.tty = true
+		p.stop = make(chan struct{})
+		go p.tick()
 	}
 	return p
+}
+
+// tick redraws the status line on a timer, so that elapsed time and ETA
+// move while no event comes.
+func (p *progress) tick() {
+	t := time.NewTicker(500 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.stop:
+			return
+		case <-t.C:
+			p.mu.Lock()
+			if !p.closed {
+				p.draw()
+			}
+			p.mu.Unlock()
+		}
+	}
+}
+
+// RunStarted records the run id and the trial lookup (stages.RunObserver):
+// from now on every log line carries the run id, and node lines their trial.
+func (p *progress) RunStarted(runID int64, trialOf func(node string) (string, string, bool)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.log = p.g.log.With("run", runID)
+	p.trialOf = trialOf
+}
+
+// nodeAttrs are the attributes of a node's log line: the node, and its
+// trial's id and name when it belongs to one.
+func (p *progress) nodeAttrs(node string, kv ...any) []any {
+	out := []any{"node", node}
+	if p.trialOf != nil {
+		if id, name, ok := p.trialOf(node); ok {
+			out = append(out, "trial", id, "trial_name", name)
+		}
+	}
+	return append(out, kv...)
 }
 
 func (p *progress) Event(ev pipeline.Event) {
@@ -49,29 +99,31 @@ func (p *progress) Event(ev pipeline.Event) {
 	case pipeline.Started:
 		p.running[ev.Node] = [2]int64{0, 0}
 		if !p.tty {
-			p.g.log.Info("stage started", "node", ev.Node)
+			p.log.Info("stage started", p.nodeAttrs(ev.Node)...)
 		}
 	case pipeline.Progress:
 		prev := p.running[ev.Node]
 		p.running[ev.Node] = [2]int64{ev.Count, ev.Total}
 		if !p.tty && ev.Total > 0 && (ev.Count*10/ev.Total) != (prev[0]*10/max(1, ev.Total)) {
-			p.g.log.Info("progress", "node", ev.Node, "step", ev.Count, "of", ev.Total)
+			p.log.Info("progress", p.nodeAttrs(ev.Node, "step", ev.Count, "of", ev.Total)...)
 		}
 	case pipeline.Done, pipeline.Cached, pipeline.Failed, pipeline.Skipped:
 		delete(p.running, ev.Node)
 		if !p.tty {
 			switch ev.Kind {
 			case pipeline.Done:
-				p.g.log.Info("stage done", "node", ev.Node, "seconds", ev.Elapsed.Seconds())
+				p.log.Info("stage done", p.nodeAttrs(ev.Node, "seconds", ev.Elapsed.Seconds())...)
 			case pipeline.Cached:
-				p.g.log.Info("stage cached", "node", ev.Node)
+				p.log.Info("stage cached", p.nodeAttrs(ev.Node)...)
 			case pipeline.Skipped:
-				p.g.log.Warn("stage skipped", "node", ev.Node, "reason", ev.Reason)
+				// Info, not Warn: the cause (a failed trial or data
+				// stage) is reported on its own, once.
+				p.log.Info("stage skipped", p.nodeAttrs(ev.Node, "reason", ev.Reason)...)
 			}
 		}
 	case pipeline.Log:
 		if !p.tty {
-			p.g.log.Info(ev.Msg, "node", ev.Node)
+			p.log.Info(ev.Msg, p.nodeAttrs(ev.Node)...)
 		}
 	}
 	if p.tty && (time.Since(p.last) > 200*time.Millisecond || ev.Kind != pipeline.Progress) {
@@ -80,13 +132,19 @@ func (p *progress) Event(ev pipeline.Event) {
 	}
 }
 
-// TrialFinished counts a finished trial (stages.TrialObserver).
+// TrialFinished counts a trial that ended (stages.TrialObserver); an
+// interrupted trial did not end and is counted apart, so an interrupted
+// run never shows all its trials finished.
 func (p *progress) TrialFinished(trial, status string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.finished++
+	if status == "interrupted" {
+		p.interrupted++
+	} else {
+		p.finished++
+	}
 	if !p.tty {
-		p.g.log.Info("trial finished", "trial", trial, "status", status, "finished", p.finished, "of", p.total)
+		p.log.Info("trial finished", "trial", trial, "status", status, "finished", p.finished, "of", p.total)
 	} else if !p.closed {
 		p.draw()
 	}
@@ -115,16 +173,25 @@ func (p *progress) draw() {
 		rem := time.Duration(float64(el) * (float64(p.total) - done) / done)
 		eta = rem.Round(time.Second).String()
 	}
-	line := fmt.Sprintf("trials %d/%d  elapsed %s  eta %s  %s", p.finished, p.total, el.Round(time.Second), eta, strings.Join(parts, "  "))
-	if w, _, err := term.GetSize(int(os.Stderr.Fd())); err == nil && len(line) > w-1 && w > 10 {
-		line = line[:w-1]
+	trials := fmt.Sprintf("trials %d/%d", p.finished, p.total)
+	if p.interrupted > 0 {
+		trials += fmt.Sprintf(" (%d interrupted)", p.interrupted)
 	}
+	line := fmt.Sprintf("%s  elapsed %s  eta %s  %s", trials, el.Round(time.Second), eta, strings.Join(parts, "  "))
+	width := 80
+	if f, ok := p.w.(*os.File); ok {
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 10 {
+			width = w
+		}
+	}
+	line = fitWidth(line, width-1)
+	n := utf8.RuneCountInString(line)
 	pad := ""
-	if n := p.lineLen - len(line); n > 0 {
-		pad = strings.Repeat(" ", n)
+	if d := p.lineLen - n; d > 0 {
+		pad = strings.Repeat(" ", d)
 	}
 	fmt.Fprintf(p.w, "\r%s%s", line, pad)
-	p.lineLen = len(line)
+	p.lineLen = n
 }
 
 // Close ends the status line.
@@ -135,7 +202,19 @@ func (p *progress) Close() {
 		return
 	}
 	p.closed = true
+	if p.stop != nil {
+		close(p.stop)
+	}
 	if p.tty && p.lineLen > 0 {
 		fmt.Fprintln(p.w)
 	}
+}
+
+// fitWidth cuts line to at most width runes, ending it with "…" when cut.
+func fitWidth(line string, width int) string {
+	if width < 1 || utf8.RuneCountInString(line) <= width {
+		return line
+	}
+	r := []rune(line)
+	return string(r[:width-1]) + "…"
 }

@@ -116,3 +116,21 @@ func sortedKeysOf(m map[string]string) []string {
 	}
 	return sortedKeys(set)
 }
+
+// logOutcome logs how a run ended as one event (with --log-format json, a
+// JSON object a script can read instead of the text summary on stdout).
+func logOutcome(g *globalOptions, e *stages.Experiment, out *stages.Outcome, page string, err error) {
+	if out == nil {
+		return
+	}
+	attrs := []any{"run", out.RunID, "experiment", e.Name, "trials", out.Trials, "done", out.Done,
+		"failed", out.Failed, "interrupted", out.Interrupted, "up_to_date", out.UpToDate, "resumed", out.Resumed,
+		"stages_ran", out.Ran, "stages_cached", out.Cached, "report", out.ReportPath, "html_report", page}
+	if err != nil {
+		attrs = append(attrs, "err", err.Error())
+	}
+	if out.DataErr != nil {
+		attrs = append(attrs, "data_err", out.DataErr.Error())
+	}
+	g.log.Info("run ended", attrs...)
+}

@@ -86,8 +86,8 @@
 //
 // PredictiveLogLik interpolates the means linearly in time between the two
 // training steps around a held-out step and divides the exact log-likelihood
-// by sum (n+ + n-). WordAging, FirstLastCosines and Median give the paper's
-// word-aging table and cosine histogram. WriteParquet and WriteWord2Vec
+// by sum (n+ + n-). WordAging (between any two steps) and FirstLastCosines
+// give the paper's word-aging table and cosine histogram. WriteParquet and WriteWord2Vec
 // export word vectors.
 //
 // Invariants: parameters are flat []float64 laid out as optim.Blocks with

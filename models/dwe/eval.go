@@ -1,6 +1,7 @@
 package dwe
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -85,11 +86,13 @@ func wordVec(means []float64, b optim.Blocks, t, i int) []float64 {
 	return z[i*b.D : (i+1)*b.D]
 }
 
-// WordAging returns the k words whose word vector at the FIRST step has the
-// largest cosine similarity with the query's word vector at the LAST step
-// (the paper's "word aging" table), best first; ties go to the lower index.
-// The query itself is a candidate. len(vocab) must be V = b.N/2.
-func WordAging(means []float64, b optim.Blocks, vocab []string, query string, k int) ([]string, error) {
+// WordAging returns the k words whose word vector at step to has the
+// largest cosine similarity with the query's word vector at step from (the
+// paper's "word aging" table: from the last step to the first), best first;
+// ties go to the lower index. The query itself is a candidate (a word whose
+// meaning did not change lists itself first). len(vocab) must be
+// V = b.N/2.
+func WordAging(means []float64, b optim.Blocks, vocab []string, query string, from, to, k int) ([]string, error) {
 	v := b.N / 2
 	if len(vocab) != v {
 		return nil, fmt.Errorf("word aging: %d vocabulary words, model has V=%d", len(vocab), v)
@@ -98,14 +101,17 @@ func WordAging(means []float64, b optim.Blocks, vocab []string, query string, k 
 	if q < 0 {
 		return nil, fmt.Errorf("word aging: %q not in the vocabulary", query)
 	}
-	last := wordVec(means, b, b.T-1, q)
+	if from < 0 || from >= b.T || to < 0 || to >= b.T {
+		return nil, fmt.Errorf("word aging: time steps %d, %d out of [0, %d)", from, to, b.T)
+	}
+	qv := wordVec(means, b, from, q)
 	cos := make([]float64, v)
 	idx := make([]int, v)
 	for i := range cos {
-		cos[i] = cosine(wordVec(means, b, 0, i), last)
+		cos[i] = cosine(wordVec(means, b, to, i), qv)
 		idx[i] = i
 	}
-	sort.SliceStable(idx, func(a, c int) bool { return cos[idx[a]] > cos[idx[c]] })
+	slices.SortStableFunc(idx, func(a, c int) int { return cmp.Compare(cos[c], cos[a]) })
 	k = min(max(k, 0), v)
 	out := make([]string, k)
 	for r := range out {
@@ -123,19 +129,4 @@ func FirstLastCosines(means []float64, b optim.Blocks) []float64 {
 		out[i] = cosine(wordVec(means, b, 0, i), wordVec(means, b, b.T-1, i))
 	}
 	return out
-}
-
-// Median returns the median of xs (mean of the two middle values for an
-// even count; NaN for none). xs is not modified.
-func Median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return 0.5 * (s[n/2-1] + s[n/2])
 }

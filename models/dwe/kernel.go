@@ -37,7 +37,9 @@ type sparseRows struct {
 // The V x V pair matrix is never stored: it is computed tile by tile (tb x tb
 // entries in tile, which needs len >= tb*tb) and consumed at once. cur needs
 // len >= tb. Work is O(m n d); the result does not depend on anything but
-// the inputs (fixed summation order).
+// the inputs (fixed summation order). The tile products run on the FMA
+// micro-kernels of gemm_amd64.s where the CPU has them (useFMA), else on
+// gonum's Dgemm.
 func negLogLik(gu, gv, u, v, a, b []float64, m, n, d int, sp sparseRows, col0 int32, scale float64, tb int, tile []float64, cur []int) float64 {
 	var loss float64
 	for i0 := 0; i0 < m; i0 += tb {
@@ -52,7 +54,7 @@ func negLogLik(gu, gv, u, v, a, b []float64, m, n, d int, sp sparseRows, col0 in
 			nj := j1 - j0
 			vb := v[j0*d : j1*d]
 			x := tile[:mi*nj]
-			impl.Dgemm(blas.NoTrans, blas.Trans, mi, nj, d, 1, ub, d, vb, d, 0, x, nj)
+			tileNT(x, ub, vb, mi, nj, d)
 			hiCol := int32(j1) + col0
 			for r := 0; r < mi; r++ {
 				ai := a[i0+r]
@@ -64,17 +66,31 @@ func negLogLik(gu, gv, u, v, a, b []float64, m, n, d int, sp sparseRows, col0 in
 					next = int(sp.col[k]-col0) - j0
 				}
 				for jj, xv := range row {
-					e := math.Exp(-math.Abs(xv))
-					l1 := math.Log1p(e)
-					inv := 1 / (1 + e)
-					var sig, sigm, spp, spm float64 // sig(x), sig(-x), softplus(x), softplus(-x)
-					if xv >= 0 {
-						sig, sigm = inv, e*inv
-						spp, spm = xv+l1, l1
-					} else {
-						sig, sigm = e*inv, inv
-						spp, spm = l1, l1-xv
+					// e = exp(-|x|), inv = 1/(1+e) and l1 = log(1+e) as in
+					// log1pUnit, inlined, with one division for both 1/(1+e)
+					// and the logarithm's 1/(2+f).
+					e := expNeg(math.Abs(xv))
+					y := 1 + e
+					f, kl := y-1, 0.0
+					if y >= math.Sqrt2 {
+						f, kl = 0.5*y-1, 1
 					}
+					q := 1 / (y * (2 + f))
+					inv := (2 + f) * q
+					s := f * (y * q)
+					s2 := s * s
+					s4 := s2 * s2
+					r := s2*(lg1+s4*(lg3+s4*(lg5+s4*lg7))) + s4*(lg2+s4*(lg4+s4*lg6))
+					hfsq := 0.5 * f * f
+					l1 := kl*ln2Hi - ((hfsq - (s*(hfsq+r) + kl*ln2Lo)) - f) + (e-(y-1))*inv
+					// sig(x), sig(-x), softplus(x), softplus(-x), without branches
+					// on the sign of x.
+					ei := e * inv
+					sig, sigm := ei, inv
+					if xv >= 0 {
+						sig, sigm = inv, ei
+					}
+					spp, spm := l1+max(xv, 0), l1+max(-xv, 0)
 					w := ai * bj[jj]
 					loss += w * spp // -a b log sig(-x)
 					g := w * sig
@@ -88,15 +104,82 @@ func negLogLik(gu, gv, u, v, a, b []float64, m, n, d int, sp sparseRows, col0 in
 							next = int(sp.col[k]-col0) - j0
 						}
 					}
-					row[jj] = g
+					row[jj] = g * scale
 				}
 				cur[r] = k
 			}
-			if gu != nil {
-				impl.Dgemm(blas.NoTrans, blas.NoTrans, mi, d, nj, scale, x, nj, vb, d, 1, gu[i0*d:i1*d], d)
-				impl.Dgemm(blas.Trans, blas.NoTrans, nj, d, mi, scale, x, nj, ub, d, 1, gv[j0*d:j1*d], d)
+			switch {
+			case gu == nil:
+			case useFMA:
+				tileAxpy(gu[i0*d:i1*d], d, x, nj, 1, vb, d, mi, d, nj) // gu += x v
+				tileAxpy(gv[j0*d:j1*d], d, x, 1, nj, ub, d, nj, d, mi) // gv += x^T u
+			default:
+				impl.Dgemm(blas.NoTrans, blas.NoTrans, mi, d, nj, 1, x, nj, vb, d, 1, gu[i0*d:i1*d], d)
+				impl.Dgemm(blas.Trans, blas.NoTrans, nj, d, mi, 1, x, nj, ub, d, 1, gv[j0*d:j1*d], d)
 			}
 		}
 	}
 	return scale * loss
+}
+
+// Coefficients of the logarithm of FreeBSD's e_log.c (as in Go's math.Log).
+const (
+	ln2Hi = 6.93147180369123816490e-01
+	ln2Lo = 1.90821492927058770002e-10
+	lg1   = 6.666666666666735130e-01
+	lg2   = 3.999999999940941908e-01
+	lg3   = 2.857142874366239149e-01
+	lg4   = 2.222219843214978396e-01
+	lg5   = 1.818357216161805012e-01
+	lg6   = 1.531383769920937332e-01
+	lg7   = 1.479819860511658591e-01
+)
+
+// log1pUnit returns log(1+e) for e in [0, 1], given inv = 1/(1+e) (the
+// kernel has it anyway). It is math.Log's reduction and polynomial
+// specialised to 1+e in [1, 2] (no Frexp, no special cases), plus the
+// first-order correction (e - ((1+e)-1))/(1+e) for the rounding of 1+e, as
+// in fdlibm's log1p: within a few ulp of math.Log1p and about twice as fast.
+func log1pUnit(e, inv float64) float64 {
+	y := 1 + e
+	c := (e - (y - 1)) * inv
+	f, k := y-1, 0.0
+	if y >= math.Sqrt2 {
+		f, k = 0.5*y-1, 1
+	}
+	s := f / (2 + f)
+	s2 := s * s
+	s4 := s2 * s2
+	t1 := s2 * (lg1 + s4*(lg3+s4*(lg5+s4*lg7)))
+	t2 := s4 * (lg2 + s4*(lg4+s4*lg6))
+	r := t1 + t2
+	hfsq := 0.5 * f * f
+	return k*ln2Hi - ((hfsq - (s*(hfsq+r) + k*ln2Lo)) - f) + c
+}
+
+// expNeg returns exp(-a) for a >= 0 (a NaN gives NaN): a = n ln2 + r with
+// |r| <= ln2/2, exp(-r) by its Taylor polynomial of degree 13 (truncation
+// below 1e-17), scaled by 2^-n. Within a few ulp of math.Exp(-a); arguments
+// past 700, where 2^-n leaves the normal range, go to math.Exp.
+func expNeg(a float64) float64 {
+	if !(a <= 700) {
+		return math.Exp(-a)
+	}
+	n := math.Floor(a*math.Log2E + 0.5)
+	r := (n*ln2Hi - a) + n*ln2Lo // -(a - n ln2), in [-ln2/2, ln2/2]
+	p := 1.0 / 6227020800
+	p = p*r + 1.0/479001600
+	p = p*r + 1.0/39916800
+	p = p*r + 1.0/3628800
+	p = p*r + 1.0/362880
+	p = p*r + 1.0/40320
+	p = p*r + 1.0/5040
+	p = p*r + 1.0/720
+	p = p*r + 1.0/120
+	p = p*r + 1.0/24
+	p = p*r + 1.0/6
+	p = p*r + 0.5
+	p = p*r + 1
+	p = p*r + 1
+	return p * math.Float64frombits(uint64(1023-int64(n))<<52)
 }

@@ -185,15 +185,24 @@ func TestWordAgingAndCosines(t *testing.T) {
 		copy(b.Block(x, 1)[i*2:], last[i][:])
 	}
 	vocab := []string{"a", "b", "c", "d"}
-	got, err := WordAging(x, b, vocab, "a", 2) // last(a) = (0,1)
+	got, err := WordAging(x, b, vocab, "a", 1, 0, 2) // last(a) = (0,1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := []string{"b", "c"}; !slices.Equal(got, want) {
 		t.Errorf("WordAging = %v, want %v", got, want)
 	}
-	if _, err := WordAging(x, b, vocab, "zz", 2); err == nil {
+	if _, err := WordAging(x, b, vocab, "zz", 1, 0, 2); err == nil {
 		t.Error("unknown query: no error")
+	}
+	if _, err := WordAging(x, b, vocab, "a", 2, 0, 2); err == nil {
+		t.Error("step out of range: no error")
+	}
+	// From the first step to the last: first(d) = (-1,0) has cosine 0 with
+	// last(a) and last(b), -1/sqrt(2) with last(c) and -1/sqrt(1.01) with
+	// last(d) = (1,0.1), so d ranks last.
+	if got, err := WordAging(x, b, vocab, "d", 0, 1, 4); err != nil || got[3] != "d" {
+		t.Errorf("WordAging(d, 0 -> 1) = %v, %v; want d last", got, err)
 	}
 	cos := FirstLastCosines(x, b)
 	want := []float64{0, 1, 1, -1 / math.Sqrt(1.01)}
@@ -201,9 +210,6 @@ func TestWordAgingAndCosines(t *testing.T) {
 		if math.Abs(cos[i]-want[i]) > 1e-12 {
 			t.Errorf("cos[%d] = %v, want %v", i, cos[i], want[i])
 		}
-	}
-	if m := Median(cos); math.Abs(m-0.5) > 1e-15 {
-		t.Errorf("median %v, want 0.5", m)
 	}
 }
 

@@ -1,0 +1,225 @@
+#include "textflag.h"
+
+// FMA micro-kernels of the tiled likelihood (see gemm.go).
+
+// func ntKernel(x *float64, ldx int, u *float64, v *float64, d int, k4 int)
+// For r < 2 and c < 4: x[r*ldx+c] = sum over k < 4*k4 of u[r*d+k] * v[c*d+k],
+// accumulated in four lanes (k mod 4) by FMA and reduced as (l0+l2)+(l1+l3).
+TEXT ·ntKernel(SB), NOSPLIT, $0-48
+	MOVQ x+0(FP), DI
+	MOVQ ldx+8(FP), R13
+	SHLQ $3, R13
+	MOVQ u+16(FP), SI
+	MOVQ v+24(FP), DX
+	MOVQ d+32(FP), R8
+	SHLQ $3, R8
+	MOVQ k4+40(FP), CX
+	LEAQ (SI)(R8*1), R9      // u row 1
+	LEAQ (DX)(R8*1), R10     // v row 1
+	LEAQ (R10)(R8*1), R11    // v row 2
+	LEAQ (R11)(R8*1), R12    // v row 3
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	TESTQ CX, CX
+	JZ nt_reduce
+
+nt_loop:
+	VMOVUPD (SI), Y8
+	VMOVUPD (R9), Y9
+	VMOVUPD (DX), Y10
+	VFMADD231PD Y10, Y8, Y0
+	VFMADD231PD Y10, Y9, Y4
+	VMOVUPD (R10), Y11
+	VFMADD231PD Y11, Y8, Y1
+	VFMADD231PD Y11, Y9, Y5
+	VMOVUPD (R11), Y12
+	VFMADD231PD Y12, Y8, Y2
+	VFMADD231PD Y12, Y9, Y6
+	VMOVUPD (R12), Y13
+	VFMADD231PD Y13, Y8, Y3
+	VFMADD231PD Y13, Y9, Y7
+	ADDQ $32, SI
+	ADDQ $32, R9
+	ADDQ $32, DX
+	ADDQ $32, R10
+	ADDQ $32, R11
+	ADDQ $32, R12
+	DECQ CX
+	JNZ nt_loop
+
+nt_reduce:
+	// row 0: Y0..Y3 -> x[0..3]; row 1: Y4..Y7 -> x[ldx..ldx+3]
+	VEXTRACTF128 $1, Y0, X8
+	VADDPD X8, X0, X0
+	VHADDPD X0, X0, X0
+	VMOVSD X0, 0(DI)
+	VEXTRACTF128 $1, Y1, X8
+	VADDPD X8, X1, X1
+	VHADDPD X1, X1, X1
+	VMOVSD X1, 8(DI)
+	VEXTRACTF128 $1, Y2, X8
+	VADDPD X8, X2, X2
+	VHADDPD X2, X2, X2
+	VMOVSD X2, 16(DI)
+	VEXTRACTF128 $1, Y3, X8
+	VADDPD X8, X3, X3
+	VHADDPD X3, X3, X3
+	VMOVSD X3, 24(DI)
+	ADDQ R13, DI
+	VEXTRACTF128 $1, Y4, X8
+	VADDPD X8, X4, X4
+	VHADDPD X4, X4, X4
+	VMOVSD X4, 0(DI)
+	VEXTRACTF128 $1, Y5, X8
+	VADDPD X8, X5, X5
+	VHADDPD X5, X5, X5
+	VMOVSD X5, 8(DI)
+	VEXTRACTF128 $1, Y6, X8
+	VADDPD X8, X6, X6
+	VHADDPD X6, X6, X6
+	VMOVSD X6, 16(DI)
+	VEXTRACTF128 $1, Y7, X8
+	VADDPD X8, X7, X7
+	VHADDPD X7, X7, X7
+	VMOVSD X7, 24(DI)
+	VZEROUPPER
+	RET
+
+// func axpyKernel(out *float64, ldo int, a *float64, aOut, aRed int, b *float64, ldb int, n int)
+// For i < 4 and j < 8: out[i*ldo+j] += sum over p < n (in order, by FMA) of
+// a[i*aOut+p*aRed] * b[p*ldb+j].
+TEXT ·axpyKernel(SB), NOSPLIT, $0-64
+	MOVQ out+0(FP), DI
+	MOVQ ldo+8(FP), R13
+	SHLQ $3, R13
+	MOVQ a+16(FP), SI
+	MOVQ aOut+24(FP), R8
+	SHLQ $3, R8
+	MOVQ aRed+32(FP), R12
+	SHLQ $3, R12
+	MOVQ b+40(FP), BX
+	MOVQ ldb+48(FP), DX
+	SHLQ $3, DX
+	MOVQ n+56(FP), CX
+	LEAQ (SI)(R8*1), R9      // a row 1
+	LEAQ (R9)(R8*1), R10     // a row 2
+	LEAQ (R10)(R8*1), R11    // a row 3
+	// load the accumulators from out
+	MOVQ DI, AX
+	VMOVUPD 0(AX), Y0
+	VMOVUPD 32(AX), Y1
+	ADDQ R13, AX
+	VMOVUPD 0(AX), Y2
+	VMOVUPD 32(AX), Y3
+	ADDQ R13, AX
+	VMOVUPD 0(AX), Y4
+	VMOVUPD 32(AX), Y5
+	ADDQ R13, AX
+	VMOVUPD 0(AX), Y6
+	VMOVUPD 32(AX), Y7
+	TESTQ CX, CX
+	JZ axpy_store
+
+axpy_loop:
+	VMOVUPD 0(BX), Y8
+	VMOVUPD 32(BX), Y9
+	VBROADCASTSD (SI), Y10
+	VFMADD231PD Y8, Y10, Y0
+	VFMADD231PD Y9, Y10, Y1
+	VBROADCASTSD (R9), Y11
+	VFMADD231PD Y8, Y11, Y2
+	VFMADD231PD Y9, Y11, Y3
+	VBROADCASTSD (R10), Y12
+	VFMADD231PD Y8, Y12, Y4
+	VFMADD231PD Y9, Y12, Y5
+	VBROADCASTSD (R11), Y13
+	VFMADD231PD Y8, Y13, Y6
+	VFMADD231PD Y9, Y13, Y7
+	ADDQ R12, SI
+	ADDQ R12, R9
+	ADDQ R12, R10
+	ADDQ R12, R11
+	ADDQ DX, BX
+	DECQ CX
+	JNZ axpy_loop
+
+axpy_store:
+	MOVQ DI, AX
+	VMOVUPD Y0, 0(AX)
+	VMOVUPD Y1, 32(AX)
+	ADDQ R13, AX
+	VMOVUPD Y2, 0(AX)
+	VMOVUPD Y3, 32(AX)
+	ADDQ R13, AX
+	VMOVUPD Y4, 0(AX)
+	VMOVUPD Y5, 32(AX)
+	ADDQ R13, AX
+	VMOVUPD Y6, 0(AX)
+	VMOVUPD Y7, 32(AX)
+	VZEROUPPER
+	RET
+
+// func axpyKernel4(out *float64, ldo int, a *float64, aOut, aRed int, b *float64, ldb int, n int)
+// axpyKernel for j < 4.
+TEXT ·axpyKernel4(SB), NOSPLIT, $0-64
+	MOVQ out+0(FP), DI
+	MOVQ ldo+8(FP), R13
+	SHLQ $3, R13
+	MOVQ a+16(FP), SI
+	MOVQ aOut+24(FP), R8
+	SHLQ $3, R8
+	MOVQ aRed+32(FP), R12
+	SHLQ $3, R12
+	MOVQ b+40(FP), BX
+	MOVQ ldb+48(FP), DX
+	SHLQ $3, DX
+	MOVQ n+56(FP), CX
+	LEAQ (SI)(R8*1), R9
+	LEAQ (R9)(R8*1), R10
+	LEAQ (R10)(R8*1), R11
+	MOVQ DI, AX
+	VMOVUPD 0(AX), Y0
+	ADDQ R13, AX
+	VMOVUPD 0(AX), Y2
+	ADDQ R13, AX
+	VMOVUPD 0(AX), Y4
+	ADDQ R13, AX
+	VMOVUPD 0(AX), Y6
+	TESTQ CX, CX
+	JZ axpy4_store
+
+axpy4_loop:
+	VMOVUPD 0(BX), Y8
+	VBROADCASTSD (SI), Y10
+	VFMADD231PD Y8, Y10, Y0
+	VBROADCASTSD (R9), Y11
+	VFMADD231PD Y8, Y11, Y2
+	VBROADCASTSD (R10), Y12
+	VFMADD231PD Y8, Y12, Y4
+	VBROADCASTSD (R11), Y13
+	VFMADD231PD Y8, Y13, Y6
+	ADDQ R12, SI
+	ADDQ R12, R9
+	ADDQ R12, R10
+	ADDQ R12, R11
+	ADDQ DX, BX
+	DECQ CX
+	JNZ axpy4_loop
+
+axpy4_store:
+	MOVQ DI, AX
+	VMOVUPD Y0, 0(AX)
+	ADDQ R13, AX
+	VMOVUPD Y2, 0(AX)
+	ADDQ R13, AX
+	VMOVUPD Y4, 0(AX)
+	ADDQ R13, AX
+	VMOVUPD Y6, 0(AX)
+	VZEROUPPER
+	RET

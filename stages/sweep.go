@@ -52,6 +52,7 @@ type Outcome struct {
 	Ran, Cached int   // stage counts
 	DataErr     error // a non-trial stage (ingest, binning...) failed
 	Failures    map[string]string
+	Status      string // the run's status: runs.StatusFinished, StatusFailed or StatusInterrupted
 	ReportPath  string // where the report's files were copied
 }
 
@@ -67,9 +68,18 @@ func workersPerTrial(jobs, cores int) int {
 // metrics, and the report's artifacts.
 //
 // A run whose resolved configuration matches the latest run of the
-// experiment is resumed when that run did not finish, and left alone when it
-// did ("up to date"); a changed configuration starts a new run, and stages
-// whose cache keys did not change are reused from the cache.
+// experiment is resumed when that run did not end (some trial is pending,
+// running or interrupted, e.g. after Ctrl-C, a kill, or a data error that
+// stopped it before its trials ran), and left alone when it did ("up to
+// date"); a changed configuration starts a new run, and stages whose cache
+// keys did not change are reused from the cache. A resumed run keeps its
+// done trials and, unless RetryFailed, its failed trials with their errors:
+// only the others run.
+//
+// The workdir lock is taken before anything is written to the store, so a
+// runner that finds the workdir busy leaves no trace. The run ends
+// finished (every trial done), failed (some trial failed, or a data error),
+// or interrupted (ctx cancelled).
 func Execute(ctx context.Context, st *runs.Store, e *Experiment, opts RunOptions) (*Outcome, error) {
 	log := opts.Log
 	if log == nil {
@@ -92,26 +102,44 @@ func Execute(ctx context.Context, st *runs.Store, e *Experiment, opts RunOptions
 	if err != nil {
 		return nil, err
 	}
+	lock, err := pipeline.LockWorkDir(opts.WorkDir)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Unlock()
 	var runID int64
+	var keep map[string]string // trials of a resumed run that keep their outcome
 	if opts.Kind == runs.KindRun {
 		last, err := st.LatestRun(ctx, e.Name, runs.KindRun)
 		if err != nil {
 			return nil, err
 		}
 		if last != nil && last.ConfigHash == cfgHash {
+			// What its trials say, not only its status: a run stopped by a
+			// data error ended "failed" with its trials still pending.
+			now, err := st.EndStatus(ctx, last.ID)
+			if err != nil {
+				return nil, err
+			}
+			exe, err := st.Executor(ctx, last.ID)
+			if err != nil {
+				return nil, err
+			}
 			switch {
 			case last.Status == runs.StatusRunning && processAlive(last):
 				return nil, fmt.Errorf("run %d of %s is in progress (pid %d on %s)", last.ID, e.Name, last.PID, last.Host)
-			case last.Status == runs.StatusDone && !opts.RetryFailed:
-				out.RunID, out.UpToDate = last.ID, true
+			case runs.Ended(last.Status) && now != runs.StatusInterrupted && !(opts.RetryFailed && now == runs.StatusFailed):
+				out.RunID, out.UpToDate, out.Status = last.ID, true, last.Status
 				if err := countStatuses(ctx, st, out); err != nil {
 					return nil, err
 				}
 				log.Info("up to date: nothing to run", "experiment", e.Name, "run", last.ID, "trials", out.Trials, "failed", out.Failed)
 				return out, nil
+			case exe == runs.ExecutorSlurm:
+				return nil, fmt.Errorf("run %d of %s was submitted to Slurm and has not ended: watch it with 'runner status --run %d', collect it with 'runner collect --run %d', or resume it with --executor slurm", last.ID, e.Name, last.ID, last.ID)
 			default:
 				runID, out.Resumed = last.ID, true
-				if err := st.MarkStale(ctx, runID); err != nil {
+				if keep, err = st.ResumeTrials(ctx, runID, opts.RetryFailed); err != nil {
 					return nil, err
 				}
 				if err := st.SetRunStatus(ctx, runID, runs.StatusRunning); err != nil {
@@ -140,16 +168,11 @@ func Execute(ctx context.Context, st *runs.Store, e *Experiment, opts RunOptions
 	}
 
 	done := map[string]bool{}
-	if out.Resumed {
-		prev, err := st.Trials(ctx, runID)
-		if err != nil {
-			return nil, err
-		}
-		for _, t := range prev {
-			if t.Status == runs.StatusDone || (t.Status == runs.StatusFailed && !opts.RetryFailed) {
-				done[t.ID] = true
-			}
-		}
+	for id := range keep {
+		done[id] = true
+	}
+	if err := keepFailures(built, ctx, st, runID, keep); err != nil {
+		return nil, err
 	}
 	for _, tr := range trials {
 		if done[tr.ID] {
@@ -160,9 +183,9 @@ func Execute(ctx context.Context, st *runs.Store, e *Experiment, opts RunOptions
 		}
 	}
 
-	// Trials already finished in this run are not run again: drop their
-	// nodes unless the report needs their outputs (then they come from the
-	// cache at no cost).
+	// Trials already done in this run are not recorded again (their nodes
+	// stay: the report needs their outputs, which come from the cache);
+	// failed ones are not run again (keepFailures).
 	rec := &recorder{reportDir: opts.ReportDir, experiment: e.Name, ctx: ctx, st: st, run: runID, built: built, log: log, out: out, skip: done, started: map[string]time.Time{}, finished: map[string]bool{}, extra: opts.Observer,
 		logs: &trialLogs{files: map[string]*os.File{}}}
 	if opts.LogDir != "" {
@@ -170,6 +193,7 @@ func Execute(ctx context.Context, st *runs.Store, e *Experiment, opts RunOptions
 	}
 	defer rec.logs.close()
 	_, runErr := pipeline.Run(ctx, built.Graph, pipeline.Options{
+		Lock:     lock,
 		WorkDir:  opts.WorkDir,
 		Jobs:     opts.Jobs,
 		Force:    opts.Force,
@@ -180,7 +204,7 @@ func Execute(ctx context.Context, st *runs.Store, e *Experiment, opts RunOptions
 	if ferr := st.Flush(context.WithoutCancel(ctx)); ferr != nil {
 		return nil, ferr
 	}
-	status := runs.StatusDone
+	var status string
 	switch {
 	case ctx.Err() != nil:
 		status = runs.StatusInterrupted
@@ -190,11 +214,15 @@ func Execute(ctx context.Context, st *runs.Store, e *Experiment, opts RunOptions
 		}
 	case out.DataErr != nil:
 		status = runs.StatusFailed
+	default:
+		if status, err = st.EndStatus(context.WithoutCancel(ctx), runID); err != nil {
+			return nil, err
+		}
 	}
+	out.Status = status
 	if err := countStatuses(context.WithoutCancel(ctx), st, out); err != nil {
 		return nil, err
 	}
-	// A finished run with failed trials is done; its trials say which failed.
 	note := fmt.Sprintf("%d trials: %d done, %d failed, %d interrupted", out.Trials, out.Done, out.Failed, out.Interrupted)
 	log.Info("run ended", "run", runID, "status", status, "trials", note)
 	if err := st.FinishRun(context.WithoutCancel(ctx), runID, status, ""); err != nil {
@@ -282,7 +310,12 @@ func (r *recorder) Event(ev pipeline.Event) {
 	ti := r.built.TrialOf(ev.Node)
 	ctx := context.WithoutCancel(r.ctx)
 	r.logTrial(ctx, ev)
+	if ti >= 0 && r.skip[r.built.Trials[ti].Trial.ID] {
+		return // kept from an earlier attempt of this run: its record stands
+	}
 	switch ev.Kind {
+	case pipeline.Corrupt:
+		r.log.Warn("corrupt cache entry evicted; running the stage again", "node", ev.Node, "problem", ev.Reason)
 	case pipeline.Started:
 		r.out.Ran++
 		r.log.Debug("stage started", "node", ev.Node)
@@ -299,9 +332,6 @@ func (r *recorder) Event(ev pipeline.Event) {
 		r.recordOutputs(ctx, ev)
 		if ti >= 0 && r.built.Trials[ti].Result == ev.Node {
 			tn := r.built.Trials[ti]
-			if r.skip[tn.Trial.ID] {
-				return
-			}
 			if err := r.recordTrial(ctx, tn, ev.Outputs["result"]); err != nil {
 				r.log.Error("record trial", "trial", tn.Trial.ID, "err", err)
 				r.upsert(ctx, tn.Trial, runs.StatusFailed, "record results: "+err.Error(), 0)
@@ -325,14 +355,19 @@ func (r *recorder) Event(ev pipeline.Event) {
 		}
 		if ti >= 0 {
 			tn := r.built.Trials[ti]
-			if r.skip[tn.Trial.ID] {
+			if c := skipCause(ev); ev.Kind == pipeline.Skipped && c != "" && r.built.TrialOf(c) < 0 {
+				// Not run because a data stage failed: not a failure of
+				// the trial, which stays pending and runs on the next run.
+				r.upsert(ctx, tn.Trial, runs.StatusPending, "not run: stage "+c+" failed", 0)
 				return
 			}
 			r.log.Warn("trial failed", "trial", tn.Trial.ID, "name", tn.Trial.Name, "stage", ev.Node, "err", msg)
 			r.upsert(ctx, tn.Trial, runs.StatusFailed, ev.Node+": "+msg, 0)
 		} else if ev.Node != r.built.Report && ev.Kind == pipeline.Failed {
+			// The run's error line says it; no log line of its own, so
+			// that with --quiet a data error is one line.
 			r.out.DataErr = fmt.Errorf("stage %s: %s", ev.Node, msg)
-			r.log.Error("stage failed", "node", ev.Node, "err", msg)
+			r.log.Info("stage failed", "node", ev.Node, "err", msg)
 		} else if ev.Kind == pipeline.Failed {
 			r.log.Error("report failed", "err", msg)
 		}
@@ -476,4 +511,18 @@ func recordRunInfo(ctx context.Context, st *runs.Store, runID int64, opts RunOpt
 	env := runs.BuildEnv()
 	maps.Copy(env, opts.Env)
 	return st.SetEnv(ctx, runID, env)
+}
+
+// skipCause returns the node whose failure made a Skipped event's node
+// impossible ("upstream X failed"), or "".
+func skipCause(ev pipeline.Event) string {
+	r, ok := strings.CutPrefix(ev.Reason, "upstream ")
+	if !ok {
+		return ""
+	}
+	c, ok := strings.CutSuffix(r, " failed")
+	if !ok {
+		return ""
+	}
+	return c
 }

@@ -233,7 +233,9 @@ func TestStatus(t *testing.T) {
 	WriteResult(d, doneResult(m, 0, 1, 1))
 	WriteResult(d, &Result{RunID: 3, Index: 1, Attempt: 1, Trial: m.Trials[1].ID, Status: Interrupted, Error: "interrupted"})
 	WriteResult(d, &Result{RunID: 3, Index: 2, Attempt: 1, Trial: m.Trials[2].ID, Status: Failed, Error: "boom"})
-	states, err := Status(d, m, map[int]string{1: "PENDING", 3: "RUNNING"})
+	// The queue's answer may be older than a result of the same attempt:
+	// the result wins (tasks 1 and 2 ended after squeue listed them).
+	states, err := Status(d, m, map[int]string{1: "PENDING", 2: "RUNNING", 3: "RUNNING"}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,12 +243,17 @@ func TestStatus(t *testing.T) {
 	for _, s := range states {
 		got = append(got, fmt.Sprintf("%d:%s:%d:%s", s.Index, s.State, s.Attempt, s.Error))
 	}
-	want := []string{"0:done:1:", "1:pending:1:interrupted", "2:failed:1:boom", "3:running:0:", "4:missing:0:"}
+	want := []string{"0:done:1:", "1:interrupted:1:interrupted", "2:failed:1:boom", "3:running:0:", "4:missing:0:"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Status = %q\nwant %q", got, want)
 	}
-	if c := Count(states); c[Done] != 1 || c[Missing] != 1 || c[Running] != 1 {
+	if c := Count(states); c[Done] != 1 || c[Interrupted] != 1 || c[Missing] != 1 || c[Running] != 1 {
 		t.Errorf("Count = %v", c)
+	}
+	// Attempt 2 resubmitted trial 1 after its interrupted attempt 1.
+	states, _ = Status(d, m, map[int]string{1: "PENDING"}, 2)
+	if s := states[1]; s.State != Pending || s.Attempt != 1 || s.Error != "interrupted" {
+		t.Errorf("resubmitted trial: %+v", s)
 	}
 }
 

@@ -21,11 +21,11 @@ type TrialState struct {
 }
 
 // Status combines the result files (the truth) with the queue's view of the
-// latest submission's tasks (a hint, by array index, e.g. "RUNNING"). A
-// task the queue still lists is pending or running, whatever an earlier
-// attempt wrote; otherwise the latest result decides, and a trial with
-// neither is missing.
-func Status(d Dir, m *Manifest, queue map[int]string) ([]TrialState, error) {
+// tasks of submission attempt (a hint, by array index, e.g. "RUNNING"). A
+// result of that attempt or a later one decides; otherwise a task the queue
+// lists is pending or running, whatever an earlier attempt wrote; otherwise
+// the latest result decides, and a trial with neither is missing.
+func Status(d Dir, m *Manifest, queue map[int]string, attempt int) ([]TrialState, error) {
 	latest, err := Latest(d)
 	if err != nil {
 		return nil, err
@@ -39,7 +39,7 @@ func Status(d Dir, m *Manifest, queue map[int]string) ([]TrialState, error) {
 				s.Error = r.Error
 			}
 		}
-		if q := s.Queue; q != "" {
+		if q := s.Queue; q != "" && s.Attempt < attempt {
 			switch strings.ToUpper(q) {
 			case "PENDING", "CONFIGURING", "REQUEUED", "REQUEUE_HOLD", "RESV_DEL_HOLD":
 				s.State = Pending

@@ -9,8 +9,10 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"goldstone/internal/batch"
+	"goldstone/internal/slurm"
 	"goldstone/runs"
 	"goldstone/stages"
 	_ "goldstone/stages/pipelines"
@@ -63,6 +65,7 @@ printf '%s\n' "$@" > "$d/sbatch.$n.args"; cat > "$d/sbatch.$n.script"
 echo $n
 `)
 	write("squeue", `#!/bin/sh
+echo call >> '`+dir+`/squeue.calls'
 cat '`+dir+`/squeue.out' 2>/dev/null; true
 `)
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
@@ -400,5 +403,45 @@ func TestSlurmFailedTrialAndRetryFailed(t *testing.T) {
 	ri, _ := st.Run(ctx, s.RunID)
 	if ri.Status != runs.StatusRunning {
 		t.Errorf("run status %s after resubmission, want running", ri.Status)
+	}
+}
+
+func TestStatusAsksSqueueOncePer30s(t *testing.T) {
+	fake := fakeSlurm(t)
+	f := newFixture(t)
+	ctx := context.Background()
+	st := openStore(t, f.opts.DB)
+	s, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runTasks(t, s, 1, 2, 3)
+	os.WriteFile(filepath.Join(fake, "squeue.out"), []byte("100_1|RUNNING|None\n100_2|PENDING|JobArrayTaskLimit\n"), 0o644)
+	calls := func() int {
+		b, _ := os.ReadFile(filepath.Join(fake, "squeue.calls"))
+		return strings.Count(string(b), "call")
+	}
+	before := calls()
+	// Three status commands (a new Poller each, as separate processes).
+	var rs *RunStatus
+	for range 3 {
+		if rs, err = Status(ctx, st, s.RunID, f.opts.WorkDir, &slurm.Poller{Client: &slurm.Client{}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := calls() - before; n != 1 {
+		t.Errorf("3 status commands within 30 s called squeue %d times, want 1", n)
+	}
+	c := rs.Counts
+	if c[batch.Done] != 1 || c[batch.Running] != 1 || c[batch.Pending] != 1 || c[batch.Missing] != 1 || rs.QueueJob != "100" {
+		t.Errorf("status counts %v (job %s)", c, rs.QueueJob)
+	}
+	// An answer older than 30 s is not reused.
+	later := time.Now().Add(31 * time.Second)
+	if _, err := Status(ctx, st, s.RunID, f.opts.WorkDir, &slurm.Poller{Client: &slurm.Client{}, Now: func() time.Time { return later }}); err != nil {
+		t.Fatal(err)
+	}
+	if n := calls() - before; n != 2 {
+		t.Errorf("after 31 s: %d squeue calls, want 2", n)
 	}
 }

@@ -318,8 +318,31 @@ func Defaults(pipeline string) Settings {
 	return s
 }
 
+// setValue reads a --set value as a TOML value, a bare word as a string,
+// and a comma-separated list without brackets (seed=1,2,3: zsh globs the
+// brackets of seed=[1,2,3] unless quoted) as an array of such values.
+func setValue(raw string) any {
+	raw = strings.TrimSpace(raw)
+	one := func(text string) any {
+		var doc map[string]any
+		if err := toml.Unmarshal([]byte("v = "+text), &doc); err != nil {
+			return text
+		}
+		return doc["v"]
+	}
+	if raw != "" && strings.Contains(raw, ",") && !strings.ContainsAny(raw[:1], `["'{`) {
+		var arr []any
+		for _, part := range strings.Split(raw, ",") {
+			arr = append(arr, one(strings.TrimSpace(part)))
+		}
+		return arr
+	}
+	return one(raw)
+}
+
 // Override applies command-line --set key=value overrides. The value is read
-// as a TOML value (a bare word is taken as a string). An array for a setting
+// by setValue: a TOML value, a bare word as a string, a comma-separated list
+// as an array. An array for a setting
 // that is not itself a list replaces the grid of that key; any other value
 // fixes the key for every trial, removing it from the grid and the variants.
 func (e *Experiment) Override(sets []string) error {
@@ -329,11 +352,7 @@ func (e *Experiment) Override(sets []string) error {
 		if !ok || k == "" {
 			return &ConfigError{File: "--set", Key: kv, Err: errors.New("want key=value")}
 		}
-		var doc map[string]any
-		if err := toml.Unmarshal([]byte("v = "+strings.TrimSpace(raw)), &doc); err != nil {
-			doc = map[string]any{"v": strings.TrimSpace(raw)}
-		}
-		v := doc["v"]
+		v := setValue(raw)
 		s, err := lookupSetting(e.Pipeline, k)
 		if err != nil {
 			return &ConfigError{File: "--set", Key: k, Err: err}

@@ -172,6 +172,11 @@ func TestResultsWorkflow(t *testing.T) {
 			t.Errorf("report page lacks %q", want)
 		}
 	}
+	md, err := os.ReadFile(filepath.Join(e.dir, "reports", "small", "run-1", "summary.md"))
+	if err != nil || !strings.Contains(string(md), "# small, run 1") || !strings.Contains(string(md), "![curves.png](curves.png)") ||
+		!strings.Contains(string(md), "- note: baseline run") {
+		t.Errorf("summary.md does not name the run and link the figures: %v\n%s", err, md)
+	}
 	index, err := os.ReadFile(filepath.Join(e.dir, "reports", "index.html"))
 	if err != nil || !strings.Contains(string(index), `href="small/run-2/index.html"`) {
 		t.Errorf("reports/index.html: %v", err)
@@ -284,7 +289,7 @@ func TestJSONLogOnly(t *testing.T) {
 	if stages == 0 {
 		t.Fatalf("no stage events:\n%s", errs)
 	}
-	if last["msg"] != "run ended" || last["run"] != float64(1) || last["done"] != float64(6) || last["html_report"] != "reports/small/run-1/index.html" || last["report"] != "reports/small/run-1" {
+	if last["msg"] != "result" || last["run"] != float64(1) || last["done"] != float64(6) || last["html_report"] != "reports/small/run-1/index.html" || last["report"] != "reports/small/run-1" {
 		t.Errorf("last event = %v", last)
 	}
 }
@@ -302,5 +307,30 @@ func TestFitWidth(t *testing.T) {
 		if got := fitWidth(tt.in, tt.width); got != tt.want {
 			t.Errorf("fitWidth(%q, %d) = %q, want %q", tt.in, tt.width, got, tt.want)
 		}
+	}
+}
+
+// TestSweepPlotsAndUnquotedGrid: --set lr=0.5,1 (no brackets) sweeps lr;
+// the report then has a sweep figure per summary metric, on its page and
+// linked from the Markdown summary.
+func TestSweepPlotsAndUnquotedGrid(t *testing.T) {
+	e := newEnv(t)
+	out := e.mustRun(0, "run", "--experiment", "small", "--set", "lr=0.5,1", "--set", "steps=60", "--set", "snapshots=0,60")
+	if !strings.Contains(out, "12 trials: 12 done") {
+		t.Fatalf("lr=0.5,1 x 3 variants x 2 seeds should be 12 trials:\n%s", out)
+	}
+	dir := filepath.Join(e.dir, "reports", "small", "run-1")
+	for _, f := range []string{"sweep-final_psi.png", "sweep-final_loss.png"} {
+		if fi, err := os.Stat(filepath.Join(dir, f)); err != nil || fi.Size() < 1000 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	page, _ := os.ReadFile(filepath.Join(dir, "index.html"))
+	md, _ := os.ReadFile(filepath.Join(dir, "summary.md"))
+	if !strings.Contains(string(page), `<img src="sweep-final_psi.png"`) || !strings.Contains(string(md), "(sweep-final_psi.png)") {
+		t.Error("the sweep figure is not on the page or in the summary")
+	}
+	if n := strings.Count(string(md), "<!-- goldstone run header -->"); n != 2 {
+		t.Errorf("summary header markers: %d, want 2", n)
 	}
 }

@@ -1,15 +1,22 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
+	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
+	"goldstone/internal/atomicfile"
 	"goldstone/pipeline"
 	"goldstone/runs"
 	"goldstone/stages"
+	"goldstone/stages/figures"
 	"goldstone/stages/htmlreport"
 )
 
@@ -55,24 +62,47 @@ func writeHTMLReport(ctx context.Context, g *globalOptions, st *runs.Store, e *s
 	if err != nil {
 		return "", err
 	}
+	// Files written here are the run's report files too (gc removes them
+	// with the others).
+	record := func(path, kind string) error {
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return err
+		}
+		sum, err := pipeline.Digest(ctx, abs)
+		if err != nil {
+			return err
+		}
+		st.Artifact(out.RunID, "", abs, sum, kind)
+		return nil
+	}
+	sweeps, err := sweepPlots(ctx, st, e, out)
+	if err != nil {
+		return "", err
+	}
+	for _, p := range sweeps {
+		if err := record(p, "png"); err != nil {
+			return "", err
+		}
+	}
 	p, err := htmlreport.Build(ctx, st, out.RunID, out.ReportPath, htmlreport.Options{Defaults: defaults, Env: envList(env)})
 	if err != nil {
 		return "", err
+	}
+	if md, err := annotateSummary(out.ReportPath, p); err != nil {
+		return "", err
+	} else if md != "" {
+		if err := record(md, "md"); err != nil {
+			return "", err
+		}
 	}
 	page, err := htmlreport.Write(out.ReportPath, p)
 	if err != nil {
 		return "", err
 	}
-	// The page is one of the run's report files (gc removes it with them).
-	abs, err := filepath.Abs(page)
-	if err != nil {
+	if err := record(page, "html"); err != nil {
 		return "", err
 	}
-	sum, err := pipeline.Digest(ctx, abs)
-	if err != nil {
-		return "", err
-	}
-	st.Artifact(out.RunID, "", abs, sum, "html")
 	if err := st.Flush(ctx); err != nil {
 		return "", err
 	}
@@ -132,5 +162,141 @@ func logOutcome(g *globalOptions, e *stages.Experiment, out *stages.Outcome, pag
 	if out.DataErr != nil {
 		attrs = append(attrs, "data_err", out.DataErr.Error())
 	}
-	g.log.Info("run ended", attrs...)
+	g.log.Info("result", attrs...)
+}
+
+// sweepPlots draws, for a run whose grid sweeps settings other than the
+// seed, one figure per summary metric (timings aside): the metric against
+// each swept setting, faceted by variant, seed mean ± sd
+// (figures.Sweep), into the run's report directory, and returns their
+// paths.
+func sweepPlots(ctx context.Context, st *runs.Store, e *stages.Experiment, out *stages.Outcome) ([]string, error) {
+	var swept []string
+	for _, ax := range e.Grid {
+		if ax.Key != "seed" && len(ax.Values) > 1 {
+			swept = append(swept, ax.Key)
+		}
+	}
+	if len(swept) == 0 {
+		return nil, nil
+	}
+	trials, err := st.TrialTable(ctx, out.RunID)
+	if err != nil {
+		return nil, err
+	}
+	metrics := map[string]bool{}
+	for _, t := range trials {
+		for m := range t.Summary {
+			if !strings.HasSuffix(m, "_seconds") {
+				metrics[m] = true
+			}
+		}
+	}
+	logX := map[string]bool{}
+	for _, k := range swept {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, t := range trials {
+			if v, err := strconv.ParseFloat(paramValue(t.Params[k]), 64); err == nil {
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
+			}
+		}
+		logX[k] = lo > 0 && hi/lo >= 10
+	}
+	var paths []string
+	for _, m := range sortedKeys(metrics) {
+		spec := figures.SweepSpec{
+			Title:    fmt.Sprintf("%s run %d: %s against the swept settings (mean ± sd over seeds)", e.Name, out.RunID, m),
+			Metric:   m,
+			Settings: swept,
+			LogX:     logX,
+		}
+		for _, t := range trials {
+			v, ok := t.Summary[m]
+			if !ok || (t.Status != runs.StatusDone && t.Status != runs.StatusCached) {
+				continue
+			}
+			p := figures.SweepPoint{Variant: paramValue(t.Params["variant"]), Settings: map[string]string{}, Value: v}
+			for _, k := range swept {
+				p.Settings[k] = paramValue(t.Params[k])
+			}
+			spec.Points = append(spec.Points, p)
+		}
+		if len(spec.Points) == 0 {
+			continue
+		}
+		path := filepath.Join(out.ReportPath, "sweep-"+m+".png")
+		if err := figures.Sweep(path, spec); err != nil {
+			return paths, err
+		}
+		paths = append(paths, path)
+	}
+	return paths, nil
+}
+
+// paramValue is a parameter's JSON text as plain text: strings unquoted.
+func paramValue(text string) string {
+	var s string
+	if err := json.Unmarshal([]byte(text), &s); err == nil {
+		return s
+	}
+	return text
+}
+
+// annotateSummary puts a header on the run's copy of the Markdown summary
+// (the cached one cannot name the run): run id, experiment, commit, the
+// settings that differ from the defaults, the HTML report and every figure.
+func annotateSummary(dir string, p *htmlreport.Page) (string, error) {
+	name := p.Summary
+	if name == "" {
+		return "", nil
+	}
+	path := filepath.Join(dir, name)
+	body, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	const mark = "<!-- goldstone run header -->\n"
+	if i := bytes.Index(body, []byte(mark+"\n")); i >= 0 {
+		if j := bytes.Index(body[i+len(mark):], []byte(mark)); j >= 0 {
+			body = body[i+len(mark)+j+len(mark):]
+		}
+	}
+	var b strings.Builder
+	b.WriteString(mark + "\n")
+	commit := p.Run.GitCommit
+	if commit == "" {
+		commit = "(not a git checkout)"
+	} else if p.Run.GitDirty {
+		commit += " (dirty)"
+	}
+	fmt.Fprintf(&b, "# %s, run %d\n\n- status: %s, %s\n- started %s\n- commit: %s\n- config hash: %s\n",
+		p.Run.Experiment, p.Run.ID, p.Run.Status, countText(p.Run.Trials, p.Run.Counts),
+		p.Run.Started.UTC().Format("2006-01-02 15:04:05Z"), commit, p.Run.ConfigHash)
+	if p.Run.Note != "" {
+		fmt.Fprintf(&b, "- note: %s\n", p.Run.Note)
+	}
+	if len(p.Run.Tags) > 0 {
+		fmt.Fprintf(&b, "- tags: %s\n", tagText(p.Run.Tags))
+	}
+	b.WriteString("- HTML report: [index.html](index.html)\n\nSettings that differ from the defaults:\n\n")
+	if len(p.Diff) == 0 {
+		b.WriteString("(none)\n")
+	}
+	for _, s := range p.Diff {
+		def := "no default"
+		if s.HasDefault {
+			def = "default `" + s.Default + "`"
+		}
+		fmt.Fprintf(&b, "- `%s` = `%s` (%s)\n", s.Key, s.Value, def)
+	}
+	b.WriteString("\nFigures:\n\n")
+	for _, f := range p.Figures {
+		fmt.Fprintf(&b, "![%s](%s)\n", f, f)
+	}
+	b.WriteString("\n" + mark + "\n")
+	b.Write(body)
+	if err := atomicfile.WriteFile(path, []byte(b.String())); err != nil {
+		return "", err
+	}
+	return path, nil
 }

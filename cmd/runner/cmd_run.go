@@ -93,9 +93,6 @@ func runRun(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) 
 	if page != "" {
 		fmt.Fprintf(g.stdout, "html report: %s\n", page)
 	}
-	if page != "" {
-		fmt.Fprintf(g.stdout, "html report: %s\n", page)
-	}
 	if out.DataErr != nil {
 		return &exitError{exitUsage, out.DataErr}
 	}

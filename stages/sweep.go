@@ -310,12 +310,14 @@ func (r *recorder) Event(ev pipeline.Event) {
 	ti := r.built.TrialOf(ev.Node)
 	ctx := context.WithoutCancel(r.ctx)
 	r.logTrial(ctx, ev)
+	if ev.Kind == pipeline.Corrupt {
+		r.log.Warn("corrupt cache entry evicted; running the stage again", "node", ev.Node, "problem", ev.Reason)
+		return
+	}
 	if ti >= 0 && r.skip[r.built.Trials[ti].Trial.ID] {
 		return // kept from an earlier attempt of this run: its record stands
 	}
 	switch ev.Kind {
-	case pipeline.Corrupt:
-		r.log.Warn("corrupt cache entry evicted; running the stage again", "node", ev.Node, "problem", ev.Reason)
 	case pipeline.Started:
 		r.out.Ran++
 		r.log.Debug("stage started", "node", ev.Node)

@@ -1,0 +1,117 @@
+package stages_test
+
+import (
+	"strings"
+	"testing"
+
+	"goldstone/stages"
+	_ "goldstone/stages/pipelines" // registers the pipelines
+)
+
+// maxTrials keeps the fuzzers from expanding grids of millions of trials.
+const maxTrials = 10000
+
+func gridSize(e *stages.Experiment) int {
+	n := max(1, len(e.Variants))
+	for _, ax := range e.Grid {
+		n *= len(ax.Values)
+		if n > maxTrials {
+			return n
+		}
+	}
+	return n
+}
+
+// checkExperiment checks what every accepted experiment must satisfy: its
+// trials have distinct ids, its resolved configuration is deterministic and
+// survives the round trip through the results database (repro rebuilds it
+// from there).
+func checkExperiment(t *testing.T, e *stages.Experiment) {
+	if gridSize(e) > maxTrials {
+		return
+	}
+	trials := e.Trials()
+	if len(trials) == 0 {
+		t.Fatalf("experiment %s has no trials", e.Name)
+	}
+	seen := map[string]bool{}
+	for _, tr := range trials {
+		if seen[tr.ID] {
+			t.Fatalf("experiment %s: trial id %s twice", e.Name, tr.ID)
+		}
+		seen[tr.ID] = true
+	}
+	js, hash := e.Resolved()
+	if js2, hash2 := e.Resolved(); js2 != js || hash2 != hash {
+		t.Fatalf("Resolved is not deterministic")
+	}
+	back, err := stages.ExperimentFromResolved(js)
+	if err != nil {
+		t.Fatalf("resolved configuration does not load back: %v\n%s", err, js)
+	}
+	if _, h := back.Resolved(); h != hash {
+		t.Fatalf("resolved configuration changed in the round trip:\n%s", js)
+	}
+}
+
+// oneLine fails unless err's text is one line: config errors are printed
+// as one line naming the file and key.
+func oneLine(t *testing.T, err error) {
+	if strings.ContainsAny(err.Error(), "\n\r") {
+		t.Fatalf("error of %d lines: %q", strings.Count(err.Error(), "\n")+1, err)
+	}
+}
+
+func FuzzParseConfig(f *testing.F) {
+	for _, s := range []string{
+		"[experiments.a]\npipeline = \"artificial\"\n[experiments.a.settings]\nsteps = 10\n[experiments.a.grid]\nseed = [1, 2]\n",
+		"[experiments.a]\npipeline = \"artificial\"\n[[experiments.a.variants]]\nname = \"g\"\ngauge = \"goldstone\"\n",
+		"[experiments.m]\npipeline = \"movielens\"\n[experiments.m.settings]\nbins = 3\nlambda = 1e3\n",
+		"[experiments.d]\npipeline = \"dwe\"\n[experiments.d.settings]\ndim = 4\n",
+		"[experiments.x]\npipeline = \"artificial\"\n[experiments.x.settings]\nstepz = 3\n",
+		"[experiments.x]\npipeline = \"artificial\"\n[experiments.x.grid]\nseed = []\n",
+		"[experiments]\n",
+		"x = \"\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := stages.ParseConfig("fuzz.toml", data)
+		if err != nil {
+			oneLine(t, err)
+			if !strings.Contains(err.Error(), "fuzz.toml") {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		for _, e := range c.Experiments {
+			checkExperiment(t, e)
+		}
+	})
+}
+
+func FuzzSetValue(f *testing.F) {
+	for _, s := range []string{
+		"steps=100", "seed=[1, 2, 3]", "lr=1e-3", "clip=[0.01,0]", "gauge=\"goldstone\"", "gauge=procrustes",
+		"snapshots=[0, 400]", "lambda=-1", "steps=0", "steps=1e400", "=3", "seed=[]", "lr=nan", "k1=[[1]]",
+		"time_steps=\"6\"", "seed=[1,1]",
+	} {
+		f.Add(s)
+	}
+	const base = "[experiments.a]\npipeline = \"artificial\"\n[experiments.a.settings]\nsteps = 10\n[experiments.a.grid]\nseed = [1, 2]\n"
+	f.Fuzz(func(t *testing.T, set string) {
+		c, err := stages.ParseConfig("base.toml", []byte(base))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := c.Experiments["a"]
+		if err := e.Override([]string{set}); err != nil {
+			oneLine(t, err)
+			if !strings.Contains(err.Error(), "--set") {
+				t.Fatalf("error does not say --set: %v", err)
+			}
+			return
+		}
+		checkExperiment(t, e)
+	})
+}

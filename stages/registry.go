@@ -3,8 +3,8 @@ package stages
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 )
@@ -70,12 +70,7 @@ func LookupPipeline(name string) (Pipeline, bool) {
 func PipelineNames() []string {
 	registry.RLock()
 	defer registry.RUnlock()
-	names := make([]string, 0, len(registry.byName))
-	for n := range registry.byName {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(registry.byName))
 }
 
 // specOf returns the spec of key in pipeline, if the pipeline accepts it.

@@ -6,8 +6,9 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"text/tabwriter"
 
@@ -198,14 +199,7 @@ func varyingKeys(rows []resultRow, keys map[string]bool, all bool) []string {
 	return out
 }
 
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+func sortedKeys(m map[string]bool) []string { return slices.Sorted(maps.Keys(m)) }
 
 func paramText(v any) string {
 	switch x := v.(type) {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	mdwe "goldstone/models/dwe"
 	"goldstone/pipeline"
 	"goldstone/stages"
 	"goldstone/stages/dwe"
@@ -79,7 +80,7 @@ func runWords(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string
 		fmt.Fprintf(g.stdout, "%s (%s): from %.0f to %.0f\n", tn.Trial.ID, tn.Trial.Name, emb.Times[from], emb.Times[to])
 		for _, q := range strings.Split(wordsFlags.age, ",") {
 			q = strings.TrimSpace(q)
-			words, err := dwe.AgeWord(emb.Means, emb.Blocks, emb.Vocab, q, from, to, wordsFlags.k)
+			words, err := mdwe.WordAging(emb.Means, emb.Blocks, emb.Vocab, q, from, to, wordsFlags.k)
 			if err != nil {
 				fmt.Fprintf(g.stdout, "  %s: %v\n", q, err)
 				continue

@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -152,11 +153,7 @@ func (p *progress) TrialFinished(trial, status string) {
 
 func (p *progress) draw() {
 	var parts []string
-	nodes := make([]string, 0, len(p.running))
-	for n := range p.running {
-		nodes = append(nodes, n)
-	}
-	sort.Strings(nodes)
+	nodes := slices.Sorted(maps.Keys(p.running))
 	var frac float64
 	for _, n := range nodes {
 		c := p.running[n]

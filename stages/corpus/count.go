@@ -3,6 +3,7 @@ package corpus
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 )
@@ -200,11 +201,7 @@ func (c *Counter) Step(dst *Step, t int) *Step {
 	}
 	V := c.v.Len()
 	m := c.pairs[t]
-	keys := make([]uint64, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	keys := slices.Sorted(maps.Keys(m))
 	dst.T = t
 	dst.I, dst.J, dst.N = resize(dst.I, len(keys)), resize(dst.J, len(keys)), resize(dst.N, len(keys))
 	dst.Unigram, dst.Cooc = resize(dst.Unigram, V), resize(dst.Cooc, V)
@@ -226,12 +223,8 @@ func (c *Counter) Step(dst *Step, t int) *Step {
 	return dst
 }
 
-func resize[T any](x []T, n int) []T {
-	if n > cap(x) {
-		return make([]T, n)
-	}
-	return x[:n]
-}
+// resize returns x with length n, reusing its array when it is large enough.
+func resize[T any](x []T, n int) []T { return slices.Grow(x[:0], n)[:n] }
 
 type countRow struct {
 	T int32   `parquet:"t"`

@@ -6,7 +6,6 @@
 package dwe
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -15,7 +14,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"goldstone/internal/atomicfile"
@@ -24,6 +22,7 @@ import (
 	"goldstone/pipeline"
 	"goldstone/stages"
 	"goldstone/stages/corpus"
+	"goldstone/stages/figures"
 )
 
 func init() { stages.Register(Pipeline{}) }
@@ -33,7 +32,10 @@ func init() { stages.Register(Pipeline{}) }
 // settings and inputs (code here or below: models, optim, stages); the
 // golden test (stages/pipelines, testdata/golden.json here) fails until
 // then.
-const Version = "1"
+//
+// 2: the aging table counts the query word as a candidate (one word aging,
+// models/dwe.WordAging).
+const Version = "2"
 
 // Pipeline is the dwe pipeline.
 type Pipeline struct{}
@@ -511,7 +513,7 @@ func Evaluate(ctx context.Context, queries []string, pio *pipeline.IO, pool *opt
 		sum[part.name] = ll
 	}
 	cos := mdwe.FirstLastCosines(x, b)
-	sum["median_first_last_cos"] = mdwe.Median(cos)
+	sum["median_first_last_cos"] = figures.Median(cos)
 	if err := os.MkdirAll(filepath.Join(dir, "word2vec"), 0o755); err != nil {
 		return err
 	}
@@ -521,7 +523,7 @@ func Evaluate(ctx context.Context, queries []string, pio *pipeline.IO, pool *opt
 	var aging strings.Builder
 	fmt.Fprintf(&aging, "| query (%.0f) | nearest at %.0f |\n|---|---|\n", meta.Times[len(meta.Times)-1], meta.Times[0])
 	for _, q := range queries {
-		words, err := AgeWord(x, b, meta.Vocab, q, b.T-1, 0, 5)
+		words, err := mdwe.WordAging(x, b, meta.Vocab, q, b.T-1, 0, 5)
 		if err != nil {
 			fmt.Fprintf(&aging, "| %s | (not in the vocabulary) |\n", q)
 			continue
@@ -555,54 +557,6 @@ func Evaluate(ctx context.Context, queries []string, pio *pipeline.IO, pool *opt
 		return err
 	}
 	return stages.WriteSummary(filepath.Join(dir, "summary.json"), sum)
-}
-
-// AgeWord returns the k words whose word vector at step to has the largest
-// cosine with query's word vector at step from (the paper's "word aging":
-// from the last step to the first). The query itself is left out.
-func AgeWord(means []float64, b optim.Blocks, vocab []string, query string, from, to, k int) ([]string, error) {
-	qi := slices.Index(vocab, query)
-	if qi < 0 {
-		return nil, fmt.Errorf("word %q is not in the vocabulary", query)
-	}
-	if from < 0 || from >= b.T || to < 0 || to >= b.T {
-		return nil, fmt.Errorf("time steps %d, %d out of [0, %d)", from, to, b.T)
-	}
-	vec := func(t, i int) []float64 {
-		blk := b.Block(means, t)
-		return blk[i*b.D : (i+1)*b.D]
-	}
-	q := vec(from, qi)
-	type scored struct {
-		i int
-		c float64
-	}
-	var all []scored
-	for i := range vocab {
-		if i == qi {
-			continue
-		}
-		all = append(all, scored{i, cosineSim(q, vec(to, i))})
-	}
-	slices.SortStableFunc(all, func(a, c scored) int { return cmp.Compare(c.c, a.c) })
-	var out []string
-	for _, sc := range all[:min(k, len(all))] {
-		out = append(out, vocab[sc.i])
-	}
-	return out, nil
-}
-
-func cosineSim(a, b []float64) float64 {
-	var ab, aa, bb float64
-	for i := range a {
-		ab += a[i] * b[i]
-		aa += a[i] * a[i]
-		bb += b[i] * b[i]
-	}
-	if aa == 0 || bb == 0 {
-		return 0
-	}
-	return ab / math.Sqrt(aa*bb)
 }
 
 // Embedding is a trained dynamic word embedding, as the words command reads it.

@@ -41,7 +41,11 @@ func runCollect(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []stri
 	fmt.Fprintf(g.stdout, "run %d: %d trials: %d done, %d failed, %d interrupted, %d without a result; %d new result(s) collected\n",
 		id, c.Trials, c.Done, c.Failed, c.Interrupted, c.Missing, c.Ingested)
 	if c.Finished == nil {
-		fmt.Fprintf(g.stdout, "not finished: re-run the submitting command to resubmit the %d trial(s) without a result\n", len(c.Pending))
+		if c.MarkedInterrupted {
+			fmt.Fprintf(g.stdout, "run %d interrupted: no task is queued; re-run the submitting command to resubmit the %d trial(s) without a result\n", id, len(c.Pending))
+		} else {
+			fmt.Fprintf(g.stdout, "not finished: %d trial(s) without a result yet\n", len(c.Pending))
+		}
 		return nil
 	}
 	if c.Finished.Already {

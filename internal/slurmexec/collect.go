@@ -14,8 +14,25 @@ import (
 // Collection is what Collect did.
 type Collection struct {
 	*batch.Collected
-	RunID    int64
-	Finished *Finished // nil while trials are missing a result
+	RunID             int64
+	Finished          *Finished // nil while trials are missing a result
+	MarkedInterrupted bool      // trials lack a result and none is queued: the run was marked interrupted
+}
+
+// queued reports whether the run's latest trials job still has tasks in the
+// queue (true when squeue cannot tell).
+func queued(ctx context.Context, st *runs.Store, id int64, o Options) bool {
+	jobs, err := st.SlurmJobs(ctx, id)
+	if err != nil {
+		return true
+	}
+	for i := len(jobs) - 1; i >= 0; i-- {
+		if jobs[i].Role == runs.RoleTrials {
+			tasks, err := o.client().Queue(ctx, jobs[i].JobID)
+			return err != nil || len(tasks) > 0
+		}
+	}
+	return false
 }
 
 // Finished is how a run ended.
@@ -60,6 +77,15 @@ func Collect(ctx context.Context, st *runs.Store, id int64, o Options) (*Collect
 		}
 	}
 	if len(c.Pending) > 0 {
+		// Trials lack a result: while tasks are queued the run is running;
+		// once none are, it stopped short (lost node, cancelled task,
+		// preemption) and is interrupted until resubmitted.
+		if ri.Status == runs.StatusRunning && !queued(ctx, st, id, o) {
+			if err := st.SetRunStatus(ctx, id, runs.StatusInterrupted); err != nil {
+				return nil, err
+			}
+			out.MarkedInterrupted = true
+		}
 		return out, nil
 	}
 	out.Finished, err = Finish(ctx, st, d, m, o)

@@ -301,13 +301,27 @@ func TestSlurmResumeAndRefusal(t *testing.T) {
 	if _, err := Submit(ctx, st, f.experiment(), f.opts); !errors.Is(err, ErrAlreadySubmitted) {
 		t.Fatalf("second submission while queued: %v", err)
 	}
+	// Collecting while task 3 is queued leaves the run running; once the
+	// queue is empty the run stopped short: interrupted.
+	if c, err := Collect(ctx, st, s.RunID, f.opts); err != nil || c.MarkedInterrupted {
+		t.Fatalf("collect with a queued task: %+v, %v", c, err)
+	}
 	os.Remove(filepath.Join(fake, "squeue.out"))
+	if c, err := Collect(ctx, st, s.RunID, f.opts); err != nil || !c.MarkedInterrupted || c.Finished != nil {
+		t.Fatalf("collect with nothing queued: %+v, %v", c, err)
+	}
+	if ri, _ := st.Run(ctx, s.RunID); ri.Status != runs.StatusInterrupted {
+		t.Fatalf("run status %s, want interrupted", ri.Status)
+	}
 	s2, err := Submit(ctx, st, f.experiment(), f.opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !s2.Resumed || s2.RunID != s.RunID || s2.Attempt != 2 || s2.Array != "1,3" || s2.Collected.Done != 2 {
 		t.Fatalf("resubmission: %+v (collected %+v)", s2, s2.Collected)
+	}
+	if ri, _ := st.Run(ctx, s.RunID); ri.Status != runs.StatusRunning {
+		t.Errorf("run status %s after resubmission, want running", ri.Status)
 	}
 	runTasks(t, s2)
 	c, err := Collect(ctx, st, s.RunID, f.opts)

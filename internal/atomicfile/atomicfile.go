@@ -69,7 +69,8 @@ func (f *File) Abort() {
 }
 
 // Write writes dst atomically through a buffered writer; write produces the
-// content.
+// content. An error of write is returned as it is (it names what failed);
+// errors of the file itself name dst.
 func Write(dst string, write func(w io.Writer) error) error {
 	f, err := Create(dst)
 	if err != nil {
@@ -78,7 +79,7 @@ func Write(dst string, write func(w io.Writer) error) error {
 	defer f.Abort()
 	bw := bufio.NewWriterSize(f, 1<<20)
 	if err := write(bw); err != nil {
-		return fmt.Errorf("write %s: %w", dst, err)
+		return err
 	}
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("write %s: %w", dst, err)

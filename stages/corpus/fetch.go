@@ -8,9 +8,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
+
+	"goldstone/internal/atomicfile"
 )
 
 // V2ShardURL is the official URL of shard (e.g. "a", "ab", "_NOUN_", "other") of the
@@ -57,16 +57,11 @@ func Fetch(ctx context.Context, client *http.Client, url, dst, wantSHA256 string
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("fetch %s: %s", url, resp.Status)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(dst), filepath.Base(dst)+".*.part")
+	tmp, err := atomicfile.Create(dst)
 	if err != nil {
 		return fmt.Errorf("fetch %s: %w", url, err)
 	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
+	defer tmp.Abort()
 	h := sha256.New()
 	n, err := io.Copy(io.MultiWriter(tmp, h), resp.Body)
 	if err != nil {
@@ -78,13 +73,7 @@ func Fetch(ctx context.Context, client *http.Client, url, dst, wantSHA256 string
 	if got := hex.EncodeToString(h.Sum(nil)); want != "" && got != want {
 		return fmt.Errorf("fetch %s: %w: got sha256 %s, want %s", url, ErrChecksum, got, want)
 	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("fetch %s: %w", url, err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("fetch %s: %w", url, err)
-	}
-	if err = os.Rename(tmp.Name(), dst); err != nil {
+	if err = tmp.Commit(); err != nil {
 		return fmt.Errorf("fetch %s: %w", url, err)
 	}
 	return nil

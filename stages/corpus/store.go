@@ -7,10 +7,11 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 
 	"github.com/parquet-go/parquet-go"
+
+	"goldstone/internal/atomicfile"
 )
 
 // Kind says what the segments of a store are.
@@ -38,40 +39,12 @@ const (
 	MetaScheme    = "goldstone.corpus.scheme"
 )
 
-// atomicFile is a temporary file renamed to its destination on commit.
-type atomicFile struct {
-	*os.File
-	dst string
-}
-
-func createAtomic(dst string) (*atomicFile, error) {
-	f, err := os.CreateTemp(filepath.Dir(dst), filepath.Base(dst)+".*.tmp")
-	if err != nil {
-		return nil, err
-	}
-	return &atomicFile{File: f, dst: dst}, nil
-}
-
-func (f *atomicFile) commit() error {
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	if err := os.Rename(f.Name(), f.dst); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return nil
-}
-
-func (f *atomicFile) abort() { f.Close(); os.Remove(f.Name()) }
-
 // writeParquet writes rows produced by fill (which calls put once per row) to path, zstd
 // compressed, atomically.
 func writeParquet[T any](path string, meta map[string]string, fill func(put func(T) error) error) error {
-	f, err := createAtomic(path)
+	f, err := atomicfile.Create(path)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return err
 	}
 	opts := []parquet.WriterOption{parquet.Compression(&parquet.Zstd)}
 	for k, v := range meta {
@@ -102,13 +75,10 @@ func writeParquet[T any](path string, meta map[string]string, fill func(put func
 		err = w.Close()
 	}
 	if err != nil {
-		f.abort()
+		f.Abort()
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := f.commit(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return f.Commit()
 }
 
 // scanParquet streams the rows of path to fn (the row is reused between calls) and returns

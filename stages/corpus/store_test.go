@@ -156,7 +156,7 @@ func TestBuildSOTU(t *testing.T) {
 		t.Error("identical builds wrote different files")
 	}
 	for _, e := range mustReadDir(t, dir) {
-		if strings.HasSuffix(e, ".tmp") {
+		if strings.Contains(e, ".tmp") {
 			t.Errorf("temporary file %s left", e)
 		}
 	}

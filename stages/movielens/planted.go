@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+
+	"goldstone/internal/atomicfile"
 )
 
 // PlantedConfig configures Generate. Zero Growth and Workers mean their defaults.
@@ -396,7 +398,7 @@ func (a *alias) sample(rng *rand.Rand) int {
 func GenerateFile(ctx context.Context, path, vectorsPath string, cfg PlantedConfig) (GenStats, error) {
 	var st GenStats
 	gen := func(vw io.Writer) error {
-		return writeAtomic(path, func(w io.Writer) error {
+		return atomicfile.Write(path, func(w io.Writer) error {
 			var err error
 			st, err = Generate(ctx, w, vw, cfg)
 			return err
@@ -405,7 +407,7 @@ func GenerateFile(ctx context.Context, path, vectorsPath string, cfg PlantedConf
 	if vectorsPath == "" {
 		return st, gen(nil)
 	}
-	return st, writeAtomic(vectorsPath, gen)
+	return st, atomicfile.Write(vectorsPath, gen)
 }
 
 // ReadPlanted reads the planted vectors of generator bin t from a vectors file written by

@@ -1,15 +1,15 @@
 package movielens
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/parquet-go/parquet-go"
+
+	"goldstone/internal/atomicfile"
 )
 
 // DefaultRowGroupSize is the number of rows per Parquet row group when none is given.
@@ -181,42 +181,12 @@ func LoadColumns(ctx context.Context, path string) (*Columns, error) {
 	return c, nil
 }
 
-// writeAtomic writes dst through a temporary file dst.tmp-* in the same directory, renamed
-// onto dst only when write succeeded; otherwise the temporary file is removed.
-func writeAtomic(dst string, write func(w io.Writer) error) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(dst), filepath.Base(dst)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("create %s: %w", dst, err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	bw := bufio.NewWriterSize(f, 1<<20)
-	if err = write(bw); err != nil {
-		return err
-	}
-	if err = bw.Flush(); err != nil {
-		return fmt.Errorf("write %s: %w", dst, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", dst, err)
-	}
-	if err = os.Rename(tmp, dst); err != nil {
-		return fmt.Errorf("rename %s: %w", dst, err)
-	}
-	return nil
-}
-
 // writeTable writes a Parquet table of T atomically; fill writes the rows.
 func writeTable[T Row](dst string, rowGroup int, fill func(w *parquet.GenericWriter[T]) error) error {
 	if rowGroup <= 0 {
 		rowGroup = DefaultRowGroupSize
 	}
-	return writeAtomic(dst, func(out io.Writer) error {
+	return atomicfile.Write(dst, func(out io.Writer) error {
 		w := parquet.NewGenericWriter[T](out,
 			parquet.Compression(&parquet.Zstd),
 			parquet.MaxRowsPerRowGroup(int64(rowGroup)),

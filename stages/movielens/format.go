@@ -63,18 +63,42 @@ func (f Format) hasHeader() bool { return f == FormatCSV }
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
-// DetectFormat detects the format from the first bytes of a (decompressed) ratings file.
-// head must hold at least the whole first line unless the file is shorter.
+// DetectFormat detects the format from the first bytes of a (decompressed) ratings file:
+// from its first line that is not blank (a byte-order mark is ignored). head must hold at
+// least that whole line unless the file is shorter.
 func DetectFormat(head []byte) (Format, error) {
+	f, _, err := detectFormat(head)
+	return f, err
+}
+
+// detectFormat is DetectFormat that also returns the 1-based number of the line it read
+// (the header line of a ratings.csv).
+func detectFormat(head []byte) (Format, int64, error) {
 	head = bytes.TrimPrefix(head, utf8BOM)
+	n := int64(1)
 	line := head
-	if i := bytes.IndexByte(line, '\n'); i >= 0 {
-		line = line[:i]
+	for {
+		i := bytes.IndexByte(head, '\n')
+		if i < 0 {
+			line = head
+			break
+		}
+		line = head[:i]
+		if !blankLine(line) {
+			break
+		}
+		head = head[i+1:]
+		n++
 	}
 	line = bytes.TrimSuffix(line, []byte{'\r'})
+	f, err := formatOfLine(line)
+	return f, n, err
+}
+
+func formatOfLine(line []byte) (Format, error) {
 	switch {
 	case len(bytes.TrimSpace(line)) == 0:
-		return FormatUnknown, errors.New("detect format: empty first line")
+		return FormatUnknown, errors.New("detect format: no ratings (the file is empty or blank)")
 	case bytes.HasPrefix(line, []byte("userId")):
 		if string(line) != CSVHeader {
 			return FormatUnknown, fmt.Errorf("detect format: CSV header %q, want %q", line, CSVHeader)

@@ -57,17 +57,35 @@ func Ingest(ctx context.Context, src, dst string, opts IngestOptions) (Stats, er
 		return Stats{}, fmt.Errorf("ingest %s: %w", src, err)
 	}
 	defer text.Close()
+	body, bom := skipBOM(text)
 
 	var st Stats
 	err = writeTable(dst, opts.RowGroupSize, func(w *parquet.GenericWriter[Rating]) error {
 		var err error
-		st, err = ingest(ctx, src, text, w, workers, blockBytes)
+		st, err = ingest(ctx, src, body, w, workers, blockBytes)
+		st.Bytes += bom
+		if err == nil && st.Ratings == 0 {
+			// Say it here, naming the user's file: the stages after
+			// ingest only see an empty table in the cache.
+			err = fmt.Errorf("ingest %s: no ratings (only a header or blank lines)", src)
+		}
 		return err
 	})
 	if err != nil {
 		return Stats{}, err
 	}
 	return st, nil
+}
+
+// skipBOM drops a UTF-8 byte-order mark at the start of r, whatever the format, and
+// says how many bytes it dropped (Stats.Bytes counts them).
+func skipBOM(r io.Reader) (io.Reader, int64) {
+	br := bufio.NewReader(r)
+	if b, err := br.Peek(len(utf8BOM)); err == nil && bytes.Equal(b, utf8BOM) {
+		br.Discard(len(utf8BOM))
+		return br, int64(len(utf8BOM))
+	}
+	return br, 0
 }
 
 // textReader returns the decompressed text of f.
@@ -106,6 +124,7 @@ func ingest(ctx context.Context, name string, text io.Reader, w *parquet.Generic
 	// Reader: cut the text into blocks of whole lines, in order.
 	first := make([]byte, 0, 4096)
 	formatKnown := make(chan Format, 1)
+	header := int64(0) // the header line of a ratings.csv; 0: none. Set before formatKnown.
 	g.Go(func() error {
 		defer close(work)
 		defer close(order)
@@ -143,8 +162,12 @@ func ingest(ctx context.Context, name string, text io.Reader, w *parquet.Generic
 			if format == FormatUnknown {
 				first = append(first, b.data[:min(len(b.data), cap(first))]...)
 				var err error
-				if format, err = DetectFormat(first); err != nil {
+				var n int64
+				if format, n, err = detectFormat(first); err != nil {
 					return fmt.Errorf("ingest %s: %w", name, err)
+				}
+				if format.hasHeader() {
+					header = n
 				}
 				formatKnown <- format
 			}
@@ -174,7 +197,7 @@ func ingest(ctx context.Context, name string, text io.Reader, w *parquet.Generic
 	for range workers {
 		g.Go(func() error {
 			for b := range work {
-				b.rows, b.err = parseBlock(b.rows[:0], b.data, b.line, format)
+				b.rows, b.err = parseBlock(b.rows[:0], b.data, b.line, format, header)
 				close(b.done)
 			}
 			return nil
@@ -220,9 +243,10 @@ func ingest(ctx context.Context, name string, text io.Reader, w *parquet.Generic
 	return st, err
 }
 
-// parseBlock appends the ratings of the lines in data (first line number line) to dst.
-// Errors read "<line>: field <name>: <cause>".
-func parseBlock(dst []Rating, data []byte, line int64, f Format) ([]Rating, error) {
+// parseBlock appends the ratings of the lines in data (first line number line) to dst,
+// skipping blank lines and line number header (0: none). Errors read "<line>: field
+// <name>: <cause>".
+func parseBlock(dst []Rating, data []byte, line int64, f Format, header int64) ([]Rating, error) {
 	sep := f.sep()
 	for len(data) > 0 {
 		var l []byte
@@ -231,7 +255,7 @@ func parseBlock(dst []Rating, data []byte, line int64, f Format) ([]Rating, erro
 		} else {
 			l, data = data, nil
 		}
-		if line == 1 && f.hasHeader() || blankLine(l) {
+		if line == header || blankLine(l) {
 			line++
 			continue
 		}

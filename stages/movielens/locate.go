@@ -39,7 +39,8 @@ func ReleaseNames() []string {
 // ErrNotFound is wrapped by Locate's error when no ratings file was found.
 var ErrNotFound = errors.New("ratings file not found")
 
-// ratingsFiles are the names tried inside a directory given explicitly.
+// ratingsFiles are the names tried inside a directory given explicitly, each also with
+// ".gz".
 var ratingsFiles = []string{"ratings.csv", "ratings.dat", "u.data"}
 
 // Locate returns the path of a ratings file. name is either a known release name
@@ -67,8 +68,10 @@ func Locate(dataDir, name string) (string, error) {
 		}
 		if st.IsDir() {
 			for _, f := range ratingsFiles {
-				if p := filepath.Join(name, f); try(p) {
-					return p, nil
+				for _, p := range []string{filepath.Join(name, f), filepath.Join(name, f) + ".gz"} {
+					if try(p) {
+						return p, nil
+					}
 				}
 			}
 		}

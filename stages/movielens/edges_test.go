@@ -1,0 +1,59 @@
+package movielens
+
+import (
+	"context"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// Rough edges of issue 9: blank leading lines and a byte-order mark are
+// accepted in every format, a file without ratings is an error naming it,
+// and a directory holding a gzipped ratings file is found.
+func TestIngestEdges(t *testing.T) {
+	csv := "userId,movieId,rating,timestamp\n1,31,2.5,1260759144\n1,1029,3.0,1260759179\n7,10,5.0,881250949\n"
+	dat := "1::31::2.5::1260759144\n1::1029::3::1260759179\n7::10::5::881250949\n"
+	udata := "1\t31\t2.5\t1260759144\n1\t1029\t3\t1260759179\n7\t10\t5\t881250949\n"
+	for _, tc := range []struct{ name, text string }{
+		{"csv blank first lines", "\n \r\n" + csv},
+		{"dat blank first line", "\n" + dat},
+		{"udata bom", "\xEF\xBB\xBF" + udata},
+		{"dat bom crlf", "\xEF\xBB\xBF" + strings.ReplaceAll(dat, "\n", "\r\n")},
+		{"csv bom blank line", "\xEF\xBB\xBF\n" + csv},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			src := writeFile(t, filepath.Join(dir, "r"), []byte(tc.text))
+			dst := filepath.Join(dir, "out.parquet")
+			st, err := Ingest(context.Background(), src, dst, IngestOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Ratings != 3 || st.Bytes != int64(len(tc.text)) {
+				t.Errorf("stats %+v", st)
+			}
+			got, err := ReadAll[Rating](context.Background(), dst)
+			if err != nil || !reflect.DeepEqual(got, sampleRatings) {
+				t.Errorf("rows %v, %v", got, err)
+			}
+		})
+	}
+	for _, text := range []string{"userId,movieId,rating,timestamp\n", "userId,movieId,rating,timestamp\r\n\r\n", "", "\n\n"} {
+		dir := t.TempDir()
+		src := writeFile(t, filepath.Join(dir, "ratings.csv"), []byte(text))
+		_, err := Ingest(context.Background(), src, filepath.Join(dir, "out.parquet"), IngestOptions{})
+		if err == nil || !strings.Contains(err.Error(), src) || !strings.Contains(err.Error(), "no ratings") {
+			t.Errorf("Ingest of %q: %v, want an error naming %s and 'no ratings'", text, err, src)
+		}
+	}
+}
+
+func TestLocateGzipInDirectory(t *testing.T) {
+	dir := t.TempDir()
+	want := writeFile(t, filepath.Join(dir, "ratings.dat.gz"), gzipBytes(t, []byte("1::1::1::1\n")))
+	got, err := Locate(t.TempDir(), dir)
+	if err != nil || got != want {
+		t.Fatalf("Locate(dir with ratings.dat.gz) = %q, %v; want %q", got, err, want)
+	}
+}

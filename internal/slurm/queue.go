@@ -18,6 +18,18 @@ type Task struct {
 	Reason string // why it is pending ("Resources", "JobArrayTaskLimit"), "None" otherwise
 }
 
+// Active reports whether the task still holds or waits for resources:
+// COMPLETING and the final states (a just-ended job squeue still lists) do
+// not count.
+func (t Task) Active() bool {
+	switch t.State {
+	case "COMPLETING", "COMPLETED", "CANCELLED", "FAILED", "TIMEOUT", "NODE_FAIL",
+		"PREEMPTED", "BOOT_FAIL", "DEADLINE", "OUT_OF_MEMORY", "SPECIAL_EXIT":
+		return false
+	}
+	return true
+}
+
 // Queue returns what squeue says about a job's tasks, with one call
 // (-r lists every array task on its own line). A job the controller no
 // longer knows (finished long ago) has no tasks: that is not an error.

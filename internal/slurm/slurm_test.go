@@ -357,3 +357,12 @@ func TestCancelFake(t *testing.T) {
 		t.Errorf("scancel args %q", args)
 	}
 }
+
+func TestTaskActive(t *testing.T) {
+	for state, want := range map[string]bool{"PENDING": true, "RUNNING": true, "SUSPENDED": true, "CONFIGURING": true,
+		"COMPLETING": false, "COMPLETED": false, "CANCELLED": false, "TIMEOUT": false} {
+		if got := (Task{State: state}).Active(); got != want {
+			t.Errorf("%s: Active = %v, want %v", state, got, want)
+		}
+	}
+}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 
 	"goldstone/internal/batch"
+	"goldstone/internal/slurm"
 	"goldstone/pipeline"
 	"goldstone/runs"
 	"goldstone/stages"
@@ -29,7 +31,7 @@ func queued(ctx context.Context, st *runs.Store, id int64, o Options) bool {
 	for i := len(jobs) - 1; i >= 0; i-- {
 		if jobs[i].Role == runs.RoleTrials {
 			tasks, err := o.client().Queue(ctx, jobs[i].JobID)
-			return err != nil || len(tasks) > 0
+			return err != nil || slices.ContainsFunc(tasks, slurm.Task.Active)
 		}
 	}
 	return false

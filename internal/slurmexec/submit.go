@@ -292,6 +292,7 @@ func refuseQueued(ctx context.Context, st *runs.Store, runID int64, o Options) e
 		if err != nil {
 			return fmt.Errorf("run %d: cannot tell whether job %s is still queued: %w", runID, j.JobID, err)
 		}
+		tasks = slices.DeleteFunc(tasks, func(t slurm.Task) bool { return !t.Active() })
 		if len(tasks) > 0 {
 			return fmt.Errorf("run %d is %w: its %s job %s has %d task(s) queued or running; watch it with 'runner status --run %d' or cancel it with 'scancel %s' first",
 				runID, ErrAlreadySubmitted, j.Role, j.JobID, len(tasks), runID, j.JobID)

@@ -142,7 +142,6 @@ func readFile(t *testing.T, path string) string {
 // serialised.
 type recorder struct {
 	mu     sync.Mutex
-	inside bool
 	events []Event
 	t      *testing.T
 }

@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 
 	"goldstone/runs"
 	"goldstone/stages"
@@ -23,8 +25,8 @@ func init() {
 		flags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&runFlags.failFast, "fail-fast", false, "cancel the remaining trials at the first failure")
 			fs.BoolVar(&runFlags.retryFailed, "retry-failed", false, "run the failed trials of a finished run again")
-			registerResultFlags(fs)
 			registerSlurmFlags(fs)
+			registerResultFlags(fs)
 		},
 		run: runRun,
 	})
@@ -79,13 +81,13 @@ func runRun(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) 
 	}
 	switch {
 	case out.UpToDate:
-		fmt.Fprintf(g.stdout, "%s: up to date (run %d, %d trials: %d done, %d failed); nothing to run\n", e.Name, out.RunID, out.Trials, out.Done, out.Failed)
+		fmt.Fprintf(g.stdout, "%s: up to date (run %d, %s, %d trials: %d done, %d failed); nothing to run\n", e.Name, out.RunID, out.Status, out.Trials, out.Done, out.Failed)
 	default:
 		verb := "finished"
 		if out.Resumed {
 			verb = "resumed and finished"
 		}
-		fmt.Fprintf(g.stdout, "%s: run %d %s: %d trials: %d done, %d failed; stages: %d ran, %d cached\n", e.Name, out.RunID, verb, out.Trials, out.Done, out.Failed, out.Ran, out.Cached)
+		fmt.Fprintf(g.stdout, "%s: run %d %s: %d trials: %d done, %d failed; stages: %d ran, %d cached; status %s\n", e.Name, out.RunID, verb, out.Trials, out.Done, out.Failed, out.Ran, out.Cached, out.Status)
 	}
 	if out.ReportPath != "" {
 		fmt.Fprintf(g.stdout, "report: %s\n", out.ReportPath)
@@ -97,8 +99,8 @@ func runRun(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) 
 		return &exitError{exitUsage, out.DataErr}
 	}
 	if out.Failed > 0 {
-		for id, msg := range out.Failures {
-			fmt.Fprintf(g.stdout, "  failed %s: %s\n", id, oneLine(msg))
+		for _, id := range slices.Sorted(maps.Keys(out.Failures)) {
+			fmt.Fprintf(g.stdout, "  failed %s: %s\n", id, oneLine(out.Failures[id]))
 		}
 		return &exitError{exitFailed, fmt.Errorf("%d of %d trials failed (see 'runner results --experiment %s')", out.Failed, out.Trials, e.Name)}
 	}

@@ -315,7 +315,11 @@ func (r *recorder) Event(ev pipeline.Event) {
 		return
 	}
 	if ti >= 0 && r.skip[r.built.Trials[ti].Trial.ID] {
-		return // kept from an earlier attempt of this run: its record stands
+		// Kept from an earlier attempt of this run: its record stands.
+		if ev.Kind == pipeline.Cached {
+			r.out.Cached++
+		}
+		return
 	}
 	switch ev.Kind {
 	case pipeline.Started:

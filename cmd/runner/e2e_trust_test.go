@@ -308,12 +308,13 @@ func TestCorruptParquetEntryIsRecomputed(t *testing.T) {
 	}
 	e := mlDataEnv(t, ratings)
 	e.mustRun(0, "--experiment", "mlbad", "--set", "seed=1", "--quiet")
-	entries, _ := filepath.Glob(filepath.Join(e.dir, "work", "cache", "ingest-movielens", "*"))
+	// The split's Parquet tables are read by the new trial's training.
+	entries, _ := filepath.Glob(filepath.Join(e.dir, "work", "cache", "split", "*"))
 	if len(entries) != 1 {
-		t.Fatalf("%d ingest entries", len(entries))
+		t.Fatalf("%d split entries", len(entries))
 	}
 	if p := corruptSomeFile(t, entries[0]); !strings.HasSuffix(p, ".parquet") {
-		t.Logf("corrupted %s", p)
+		t.Fatalf("corrupted %s, want a Parquet file", p)
 	}
 	for i := range 2 {
 		out, errs, code := e.run("--experiment", "mlbad", "--set", "seed=[1,2]", "--quiet")

@@ -45,3 +45,9 @@ func OutputsObserver(ctx context.Context, st *runs.Store, run int64, built *Buil
 		}
 	})
 }
+
+// RecordRunInfo stores a run's note, tags and environment (runs.BuildEnv
+// plus env) as Execute does.
+func RecordRunInfo(ctx context.Context, st *runs.Store, runID int64, note string, tags, env map[string]string) error {
+	return recordRunInfo(ctx, st, runID, RunOptions{Note: note, Tags: tags, Env: env})
+}

@@ -53,7 +53,7 @@ func runCollect(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []stri
 	} else {
 		fmt.Fprintf(g.stdout, "run %d %s\n", id, c.Finished.Status)
 	}
-	printFinished(g, c.Finished)
+	printFinished(ctx, g, st, id, c.Finished)
 	if c.Failed > 0 {
 		return &exitError{exitFailed, fmt.Errorf("%d of %d trials failed (see 'runner results --run %d')", c.Failed, c.Trials, id)}
 	}

@@ -43,6 +43,9 @@ type Finished struct {
 	Already    bool   // it had ended before: nothing was changed
 	ReportPath string // where the report's files were copied ("" without one)
 	ReportNote string // why there is no report
+	// Experiment is the run's experiment, rebuilt from its frozen files
+	// (set with a report).
+	Experiment *stages.Experiment
 }
 
 // Collect ingests the results of run id's tasks; once every trial has a
@@ -112,7 +115,7 @@ func Finish(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest,
 	}
 	f := &Finished{Status: status}
 	if status == runs.StatusFinished {
-		if f.ReportPath, f.ReportNote, err = report(ctx, st, d, m, o); err != nil {
+		if f.Experiment, f.ReportPath, f.ReportNote, err = report(ctx, st, d, m, o); err != nil {
 			return nil, err
 		}
 	} else {
@@ -125,39 +128,39 @@ func Finish(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest,
 }
 
 // report runs the report node over the cached trial results.
-func report(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest, o Options) (path, note string, err error) {
+func report(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest, o Options) (*stages.Experiment, string, string, error) {
 	e, trials, err := loadFrozen(d, m)
 	if err != nil {
-		return "", "", err
+		return nil, "", "", err
 	}
 	built, err := stages.Build(ctx, e, trials, stages.Env{DataDir: m.DataDir, Workers: 1})
 	if err != nil {
-		return "", "", err
+		return nil, "", "", err
 	}
 	if built.Report == "" {
-		return "", "the experiment has no report stage", nil
+		return e, "", "the experiment has no report stage", nil
 	}
 	g := subgraph(built.Graph, built.Report)
 	popts := pipeline.Options{WorkDir: m.WorkDir, Jobs: max(1, o.Jobs)}
 	items, err := pipeline.Plan(ctx, g, popts)
 	if err != nil {
-		return "", "", err
+		return nil, "", "", err
 	}
 	for _, it := range items {
 		if it.Node != built.Report && !it.Cached {
-			return "", "", fmt.Errorf("report of run %d: %s is not in the shared cache %s (%s); the tasks must share --workdir with the submit host",
+			return nil, "", "", fmt.Errorf("report of run %d: %s is not in the shared cache %s (%s); the tasks must share --workdir with the submit host",
 				m.RunID, it.Node, filepath.Join(m.WorkDir, "cache"), it.Reason)
 		}
 	}
 	popts.Observer = stages.OutputsObserver(ctx, st, m.RunID, built, o.Log)
 	res, err := pipeline.Run(ctx, g, popts)
 	if err != nil {
-		return "", "", fmt.Errorf("report of run %d: %w", m.RunID, err)
+		return nil, "", "", fmt.Errorf("report of run %d: %w", m.RunID, err)
 	}
 	reports := o.Reports
 	if reports == "" {
 		reports = m.Reports
 	}
-	path, err = stages.RecordReport(ctx, st, m.RunID, m.Experiment, reports, res.Nodes[built.Report].Outputs, o.Log)
-	return path, "", err
+	path, err := stages.RecordReport(ctx, st, m.RunID, m.Experiment, reports, res.Nodes[built.Report].Outputs, o.Log)
+	return e, path, "", err
 }

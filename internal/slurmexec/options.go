@@ -34,6 +34,12 @@ type Options struct {
 	NoCollectJob bool
 	RetryFailed  bool // resubmit failed trials too
 
+	// Note, Tags and Env are recorded with a new run, as the local executor
+	// records them (--note, --tag).
+	Note string
+	Tags map[string]string
+	Env  map[string]string
+
 	Client *slurm.Client // nil: the commands on PATH
 	Log    *slog.Logger  // nil: discard
 }

@@ -103,6 +103,9 @@ func Submit(ctx context.Context, st *runs.Store, e *stages.Experiment, o Options
 		if err := st.SetExecutor(ctx, runID, runs.ExecutorSlurm); err != nil {
 			return nil, err
 		}
+		if err := stages.RecordRunInfo(ctx, st, runID, o.Note, o.Tags, o.Env); err != nil {
+			return nil, err
+		}
 		d = batch.RunDir(o.WorkDir, e.Name, runID)
 		unlock, err := d.Lock()
 		if err != nil {

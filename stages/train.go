@@ -63,21 +63,28 @@ func (l *Loop) Run(x []float64) error {
 	}
 	start := time.Now()
 	var gaugeSeconds, lastLoss, lastPsi float64
+	var counts gaugeCounts
+	if tree {
+		gm.record(l.Series, 0, x) // x_0: series are labelled by iterate index
+	}
 	if l.AtStep != nil {
 		l.AtStep(0, x)
 	}
 	err := d.Run(l.Problem, x, l.Steps, func(it *optim.Iter) error {
 		gaugeSeconds = it.GaugeSeconds
 		lastLoss, lastPsi = it.Loss, it.Psi
+		if it.Gauge != nil {
+			counts.add(l.Series, it.Step+1, it.Gauge)
+		}
 		if it.Step%l.LogEvery == 0 || it.Step == l.Steps-1 {
 			l.Series.Add("loss", it.Step, it.Loss)
 			l.Series.Add("local_loss", it.Step, it.Local)
 			l.Series.Add("psi", it.Step, it.Psi)
 			if tree && (it.Step%gapEvery == 0 || it.Step == l.Steps-1) {
-				// The gap of the iterate this step was evaluated at is not
-				// available any more (x has moved on); record it for the
-				// current x, labelled with the next step.
-				l.Series.Add("gauge_gap", it.Step+1, gm.gap(x))
+				// loss and psi above are those of x_{it.Step}; x has moved
+				// on to x_{it.Step+1} (after any gauge round), whose gap
+				// is labelled with its own index.
+				gm.record(l.Series, it.Step+1, x)
 			}
 			if l.Extra != nil {
 				if err := l.Extra(it, x); err != nil {
@@ -95,6 +102,10 @@ func (l *Loop) Run(x []float64) error {
 	})
 	if gm != nil && err == nil {
 		l.Summary["final_gauge_gap"] = gm.gap(x)
+		l.Summary["steps_to_gap_1pct"] = StepsToGapBelow(l.Series, GapTolerance)
+	}
+	if l.Opt.Gauge != nil && l.Opt.K1 > 0 {
+		counts.summarize(l.Summary)
 	}
 	l.Summary["wall_seconds"] = time.Since(start).Seconds()
 	l.Summary["gauge_seconds"] = gaugeSeconds
@@ -113,30 +124,16 @@ func FirstBelow(s *Series, metric string, thr float64) float64 {
 	return math.NaN()
 }
 
-// SettleStep is the first step from which metric stays within rel of its
-// final value (the last recorded one), or NaN when there is no series.
-func SettleStep(s *Series, metric string, rel float64) float64 {
-	steps, vals := s.Of(metric)
-	if len(vals) == 0 {
-		return math.NaN()
-	}
-	final := vals[len(vals)-1]
-	k := len(vals) - 1
-	for k > 0 && math.Abs(vals[k-1]-final) <= rel*math.Abs(final) {
-		k--
-	}
-	return steps[k]
-}
-
 // gapMeter measures the gauge gap psi(Z) - min_R psi(R Z) on a tree coupling
 // with one reusable Procrustes solver (no allocation per call).
 type gapMeter struct {
 	p optim.Procrustes
 	b optim.Blocks
+	g *optim.Graph
 }
 
 func newGapMeter(b optim.Blocks, g *optim.Graph, pool *optim.Pool) (*gapMeter, error) {
-	m := &gapMeter{b: b}
+	m := &gapMeter{b: b, g: g}
 	m.p.Pool = pool
 	if err := m.p.Init(b, g); err != nil {
 		return nil, err

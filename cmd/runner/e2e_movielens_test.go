@@ -132,7 +132,7 @@ func TestMovieLensEndToEnd(t *testing.T) {
 		}
 		variants[fmt.Sprint(r.Params["variant"])] = true
 		missing := false
-		for _, k := range []string{"valid_ll", "test_ll", "test_auc", "test_acc", "baseline_test_ll", "psi_settle_step",
+		for _, k := range []string{"valid_ll", "test_ll", "test_auc", "test_acc", "baseline_test_ll", "final_gauge_gap",
 			"final_psi", "final_loss", "wall_seconds", "gauge_seconds"} {
 			v := r.Metrics[k]
 			if v == nil || math.IsNaN(*v) || math.IsInf(*v, 0) {

@@ -35,7 +35,7 @@ func init() { stages.Register(Pipeline{}) }
 //
 // 2: the aging table counts the query word as a candidate (one word aging,
 // models/dwe.WordAging).
-const Version = "2"
+const Version = "3"
 
 // Pipeline is the dwe pipeline.
 type Pipeline struct{}
@@ -446,7 +446,6 @@ func Train(ctx context.Context, s TrainSettings, io *pipeline.IO, pool *optim.Po
 	if err := loop.Run(x); err != nil {
 		return err
 	}
-	sum["psi_settle_step"] = stages.SettleStep(series, "psi", 0.01)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}

@@ -28,8 +28,15 @@ func Report(ctx context.Context, experiment string, trials []stages.Trial, io *p
 	var samples []figures.Sample
 	var loss, psi []figures.Series
 	var md strings.Builder
+	var marks []figures.Mark
+	seen := map[int]bool{}
 	for _, r := range all {
 		tr, d, sum := r.Trial, r.Dir, r.Summary
+		// The switch from minibatches to full batches (x is step + 1).
+		if mb := tr.Settings.Int("minibatch_steps"); mb > 0 && tr.Settings.Int("minibatch_words") > 0 && !seen[mb] {
+			seen[mb] = true
+			marks = append(marks, figures.Mark{X: float64(mb + 1), Label: "full batch"})
+		}
 		meta, err := readMeta(filepath.Join(d, "model.json"))
 		if err != nil {
 			return err
@@ -57,8 +64,8 @@ func Report(ctx context.Context, experiment string, trials []stages.Trial, io *p
 	if err := figures.Curves(filepath.Join(dir, "curves.png"), figures.CurveSpec{
 		Title: experiment + ": training curves (colour = variant)",
 		Panels: []figures.Panel{
-			{Title: "loss", XLabel: "step + 1", YLabel: "L", LogX: true, Series: loss},
-			{Title: "psi", XLabel: "step + 1", YLabel: "psi", LogX: true, LogY: true, Series: psi},
+			{Title: "loss", XLabel: "step + 1", YLabel: "L", LogX: true, Series: loss, Marks: marks},
+			{Title: "psi", XLabel: "step + 1", YLabel: "psi", LogX: true, LogY: true, Series: psi, Marks: marks},
 		},
 	}); err != nil {
 		return err

@@ -187,8 +187,14 @@ func (m vmark) Plot(c draw.Canvas, p *plot.Plot) {
 	sty := textStyle(9)
 	sty.Color = color.Gray{0x30}
 	sty.XAlign, sty.YAlign = draw.XLeft, draw.YTop
-	sty.Rotation = 0
-	c.FillText(sty, vg.Point{X: x + vg.Points(3), Y: c.Max.Y - vg.Points(3)}, m.Label)
+	at := x + vg.Points(3)
+	// The label stays inside the data area: right of the line when it
+	// fits, else left of it.
+	if w := sty.Rectangle(m.Label).Size().X; at+w > c.Max.X {
+		sty.XAlign = draw.XRight
+		at = x - vg.Points(3)
+	}
+	c.FillText(sty, vg.Point{X: at, Y: c.Max.Y - vg.Points(3)}, m.Label)
 }
 
 // errorBars returns the error bars of s (finite points with a finite

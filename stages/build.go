@@ -67,6 +67,15 @@ func ProgressFunc(io *pipeline.IO) func(step, total int) {
 	}
 }
 
+// DataError is a data or configuration problem found while building or
+// preparing an experiment's data (a data set that is missing or malformed,
+// data settings that vary across a sweep): the user's to fix, not a
+// failure of the machine. The command line exits 2 on it.
+type DataError struct{ Err error }
+
+func (e *DataError) Error() string { return e.Err.Error() }
+func (e *DataError) Unwrap() error { return e.Err }
+
 // Build returns the pipeline graph of an experiment's trials.
 // A missing data set is downloaded first when env.Fetch and the experiment
 // allow it; ctx bounds that download.
@@ -77,7 +86,7 @@ func Build(ctx context.Context, e *Experiment, trials []Trial, env Env) (*Built,
 	}
 	b := &Built{Graph: &pipeline.Graph{}, byNode: map[string]int{}}
 	if err := p.Build(ctx, b, e, trials, env); err != nil {
-		return nil, err
+		return nil, &DataError{Err: err}
 	}
 	b.prefix(e.Name + "/")
 	for i, tn := range b.Trials {

@@ -372,7 +372,7 @@ func (r *recorder) Event(ev pipeline.Event) {
 		} else if ev.Node != r.built.Report && ev.Kind == pipeline.Failed {
 			// The run's error line says it; no log line of its own, so
 			// that with --quiet a data error is one line.
-			r.out.DataErr = fmt.Errorf("stage %s: %s", ev.Node, msg)
+			r.out.DataErr = &DataError{Err: fmt.Errorf("stage %s: %s", ev.Node, msg)}
 			r.log.Info("stage failed", "node", ev.Node, "err", msg)
 		} else if ev.Kind == pipeline.Failed {
 			r.log.Error("report failed", "err", msg)

@@ -8,9 +8,13 @@
 //	runner results --experiment NAME  one row per trial of the latest run
 //	runner repro --experiment NAME    re-run from scratch and compare with the recorded run
 //	runner words --experiment NAME --age WORD   word aging (dynamic word embeddings)
+//	runner help [COMMAND]             the commands, or one command's flags
+//	runner --version                  module version and VCS revision
 //
-// Exit codes: 0 success; 1 a trial failed or repro drifted; 2 a usage,
-// configuration or data error; 130 interrupted.
+// Flags and the command name may come in any order (runner --experiment X
+// plan). Exit codes: 0 success; 1 a runtime failure (a trial failed, repro
+// drifted, an I/O or SQLite error); 2 a usage, configuration or data error;
+// 130 interrupted.
 package main
 
 import (
@@ -25,10 +29,13 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
 
+	"goldstone/pipeline"
+	"goldstone/runs"
 	"goldstone/stages"
 	_ "goldstone/stages/pipelines" // registers every pipeline
 )
@@ -50,8 +57,41 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
+// usageError is an error in how the runner was called.
+type usageError struct{ error }
+
+func (e usageError) Unwrap() error { return e.error }
+
+// usageErr is a usage error (exit 2).
 func usageErr(format string, args ...any) error {
-	return &exitError{exitUsage, fmt.Errorf(format, args...)}
+	return &exitError{exitUsage, usageError{fmt.Errorf(format, args...)}}
+}
+
+// exitCode maps an error to the exit status. An exitError with another code
+// than exitUsage keeps it. Exit 2 is only for usage, configuration and data
+// errors: a usageErr, a stages.ConfigError, a stages.DataError, a run or
+// database that does not exist, a work directory held by another runner;
+// so wrapping any error in exitError{exitUsage, err} means "2 if it is one
+// of those". Everything else is a runtime failure (exit 1): SQLite and
+// other I/O errors, failed trials.
+func exitCode(err error) int {
+	var ee *exitError
+	if errors.As(err, &ee) && ee.code != exitUsage {
+		return ee.code
+	}
+	if errors.Is(err, context.Canceled) {
+		return exitInterrupted
+	}
+	var (
+		ue usageError
+		ce *stages.ConfigError
+		de *stages.DataError
+	)
+	if errors.As(err, &ue) || errors.As(err, &ce) || errors.As(err, &de) ||
+		errors.Is(err, runs.ErrNotFound) || errors.Is(err, runs.ErrNoDatabase) || errors.Is(err, pipeline.ErrBusy) {
+		return exitUsage
+	}
+	return exitFailed
 }
 
 // multiFlag is a repeatable string flag (--set).
@@ -72,6 +112,7 @@ type globalOptions struct {
 	logFormat  string
 	experiment string
 	reports    string
+	version    bool
 	stdout     io.Writer
 	stderr     io.Writer
 	log        *slog.Logger
@@ -81,13 +122,14 @@ func (g *globalOptions) register(fs *flag.FlagSet) {
 	fs.StringVar(&g.config, "config", "experiments.toml", "experiments file")
 	fs.StringVar(&g.db, "db", "results.db", "SQLite results database")
 	fs.StringVar(&g.workdir, "workdir", "work", "directory for stage outputs and caches")
-	fs.StringVar(&g.dataDir, "data-dir", defaultDataDir(), "directory of data sets (default: $GOLDSTONE_DATA, else ./data, else ../shared/data if it exists)")
+	fs.StringVar(&g.dataDir, "data-dir", defaultDataDir(), "directory of data sets: $GOLDSTONE_DATA, else ./data, else ../shared/data if it exists")
 	fs.StringVar(&g.reports, "reports", "reports", "directory the figures and Markdown reports are copied to (<dir>/<experiment>/run-<id>/)")
 	fs.IntVar(&g.jobs, "jobs", runtime.NumCPU(), "trials (stages) run at once; each gets NumCPU/jobs cores")
 	fs.Var(&g.sets, "set", "override a setting: key=value (repeatable; an array value makes it a grid)")
 	fs.BoolVar(&g.quiet, "quiet", false, "print only warnings, errors and the final result")
 	fs.StringVar(&g.logFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&g.experiment, "experiment", "", "experiment name from the experiments file")
+	fs.BoolVar(&g.version, "version", false, "print the module version and VCS revision and exit")
 }
 
 // defaultDataDir is $GOLDSTONE_DATA, else ./data, else ../shared/data (the
@@ -162,51 +204,47 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	name := "run"
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		name, args = args[0], args[1:]
-	}
-	var cmd *command
-	for _, c := range commands {
-		if c.name == name {
-			cmd = c
-		}
-	}
+	name, args, explicit := findCommand(args)
 	if name == "help" {
-		printUsage(stdout)
-		return exitOK
+		return help(args, stdout, stderr)
 	}
+	cmd := lookupCommand(name)
 	if cmd == nil {
 		fmt.Fprintf(stderr, "runner: unknown command %q\n", name)
 		printUsage(stderr)
 		return exitUsage
 	}
-	fs := flag.NewFlagSet("runner "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	g := &globalOptions{stdout: stdout, stderr: stderr}
-	g.register(fs)
-	if cmd.flags != nil {
-		cmd.flags(fs)
+	if !explicit && slices.ContainsFunc(args, isHelpFlag) {
+		printUsage(stdout) // runner --help: the commands, not only run's flags
+		return exitOK
 	}
+	g := &globalOptions{stdout: stdout, stderr: stderr}
+	fs := cmd.flagSet(g, stderr)
+	fs.Usage = func() { printCommandUsage(stderr, cmd) }
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				printCommandUsage(stdout, cmd)
 				return exitOK
 			}
-			return exitUsage
+			return exitUsage // the flag package printed the error and the usage
 		}
 		if fs.NArg() == 0 || len(pos) == cmd.nargs {
 			break
 		}
 		pos, args = append(pos, fs.Arg(0)), fs.Args()[1:]
 	}
+	if g.version {
+		fmt.Fprintln(stdout, versionString())
+		return exitOK
+	}
 	if len(pos) < cmd.nargs {
-		fmt.Fprintf(stderr, "runner %s: want %s\n", name, cmd.args)
+		fmt.Fprintf(stderr, "runner %s: want %s (see 'runner help %s')\n", name, cmd.args, name)
 		return exitUsage
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "runner %s: unexpected argument %q\n", name, fs.Arg(0))
+		fmt.Fprintf(stderr, "runner %s: unexpected argument %q (see 'runner help %s')\n", name, fs.Arg(0), name)
 		return exitUsage
 	}
 	err := g.setup()
@@ -216,13 +254,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
-	code := exitFailed
-	var ee *exitError
-	if errors.As(err, &ee) {
-		code = ee.code
-	} else if errors.Is(err, context.Canceled) {
-		code = exitInterrupted
-	}
+	code := exitCode(err)
 	if code == exitInterrupted {
 		fmt.Fprintln(stderr, "runner: interrupted")
 	} else {
@@ -231,16 +263,148 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
+func lookupCommand(name string) *command {
+	for _, c := range commands {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// flagSet returns the command's flags: the global ones and its own.
+func (c *command) flagSet(g *globalOptions, out io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("runner "+c.name, flag.ContinueOnError)
+	fs.SetOutput(out)
+	g.register(fs)
+	if c.flags != nil {
+		c.flags(fs)
+	}
+	return fs
+}
+
+func isHelpFlag(a string) bool {
+	switch a {
+	case "-h", "-help", "--help", "-h=true", "--help=true":
+		return true
+	}
+	return false
+}
+
+// findCommand finds the command name among args, wherever it is: the first
+// argument that is neither a flag nor a flag's value. It returns the name
+// ("run" when there is none), the other arguments in order, and whether the
+// name was given. Whether a flag takes a value is looked up in the flags of
+// every command (a boolean flag takes none).
+func findCommand(args []string) (name string, rest []string, explicit bool) {
+	boolFlag := map[string]bool{}
+	for _, c := range commands {
+		c.flagSet(&globalOptions{}, io.Discard).VisitAll(func(f *flag.Flag) {
+			if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+				boolFlag[f.Name] = true
+			}
+		})
+	}
+	boolFlag["h"], boolFlag["help"] = true, true
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		if len(a) > 1 && a[0] == '-' {
+			f := strings.TrimLeft(a, "-")
+			if !strings.Contains(f, "=") && !boolFlag[f] {
+				i++ // the flag's value
+			}
+			continue
+		}
+		if lookupCommand(a) != nil || a == "help" || i == 0 {
+			return a, append(slices.Clip(args[:i]), args[i+1:]...), true
+		}
+		break // a positional argument of the default command
+	}
+	return "run", args, false
+}
+
+// help prints the commands (runner help) or one command's usage (runner
+// help COMMAND).
+func help(args []string, stdout, stderr io.Writer) int {
+	var names []string
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			names = append(names, a)
+		}
+	}
+	if len(names) == 0 {
+		printUsage(stdout)
+		return exitOK
+	}
+	cmd := lookupCommand(names[0])
+	if cmd == nil {
+		fmt.Fprintf(stderr, "runner help: unknown command %q\n", names[0])
+		printUsage(stderr)
+		return exitUsage
+	}
+	printCommandUsage(stdout, cmd)
+	return exitOK
+}
+
+// printCommandUsage prints a command's synopsis, summary and flags.
+func printCommandUsage(w io.Writer, c *command) {
+	fmt.Fprintf(w, "usage: runner %s [flags]", c.name)
+	if c.args != "" {
+		fmt.Fprintf(w, " %s", c.args)
+	}
+	fmt.Fprintf(w, "\n\n%s\n\nflags (in any order, before or after the command):\n", c.summary)
+	fs := c.flagSet(&globalOptions{}, w)
+	fs.PrintDefaults()
+}
+
+// versionString is the module version and the VCS revision the binary was
+// built from (runtime/debug.ReadBuildInfo).
+func versionString() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "runner: no build information"
+	}
+	settings := map[string]string{}
+	for _, s := range bi.Settings {
+		settings[s.Key] = s.Value
+	}
+	v := bi.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	out := fmt.Sprintf("runner %s %s", bi.Main.Path, v)
+	if rev := settings["vcs.revision"]; rev != "" {
+		out += " revision " + rev
+		if settings["vcs.modified"] == "true" {
+			out += " (modified)"
+		}
+		if t := settings["vcs.time"]; t != "" {
+			out += " " + t
+		}
+	} else {
+		out += " (no VCS revision: built outside a checkout or with -buildvcs=false)"
+	}
+	return out + " " + bi.GoVersion
+}
+
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "; ")), " ")
 }
 
 func printUsage(w io.Writer) {
-	fmt.Fprintln(w, "usage: runner [command] [flags]")
-	fmt.Fprintln(w, "commands:")
+	fmt.Fprintln(w, "usage: runner [command] [flags]   (flags and command in any order; the default command is run)")
+	fmt.Fprintln(w, "\ncommands:")
 	for _, c := range commands {
-		fmt.Fprintf(w, "  %-8s %s\n", strings.TrimSpace(c.name+" "+c.args), c.summary)
+		fmt.Fprintf(w, "  %-20s %s\n", strings.TrimSpace(c.name+" "+c.args), c.summary)
 	}
-	fmt.Fprintln(w, "global flags: --config --db --workdir --data-dir --jobs --set key=value --quiet --log-format text|json --experiment NAME")
-	fmt.Fprintln(w, "exit codes: 0 ok; 1 a trial failed or repro drifted; 2 usage, configuration or data error; 130 interrupted")
+	fmt.Fprintf(w, "  %-20s %s\n", "help [COMMAND]", "the commands, or a command's flags")
+	fmt.Fprintln(w, "\nglobal flags:")
+	fs := flag.NewFlagSet("runner", flag.ContinueOnError)
+	fs.SetOutput(w)
+	(&globalOptions{}).register(fs)
+	fs.PrintDefaults()
+	fmt.Fprintln(w, "\nexit codes: 0 ok; 1 a runtime failure (a trial failed, repro drifted, an I/O or SQLite error); 2 a usage, configuration or data error; 130 interrupted")
 }

@@ -13,6 +13,7 @@ import (
 
 	"goldstone/internal/batch"
 	"goldstone/internal/slurm"
+	"goldstone/internal/testdata"
 	"goldstone/runs"
 	"goldstone/stages"
 	_ "goldstone/stages/pipelines"
@@ -457,5 +458,73 @@ func TestStatusAsksSqueueOncePer30s(t *testing.T) {
 	}
 	if n := calls() - before; n != 2 {
 		t.Errorf("after 31 s: %d squeue calls, want 2", n)
+	}
+}
+
+const movielensConfig = `
+[experiments.ml]
+pipeline = "movielens"
+[experiments.ml.settings]
+dataset = "ml-latest-small"
+bins = 20
+split = [0.5, 0.2, 0.3]
+optimizer = "adagrad"
+lr = 1.0
+steps = 20
+k1 = 10
+dim = 3
+lambda = 10.0
+log_every = 5
+valid_every = 10
+[experiments.ml.grid]
+seed = [1, 2]
+[[experiments.ml.variants]]
+name = "adagrad"
+[[experiments.ml.variants]]
+name = "goldstone"
+gauge = "goldstone"
+`
+
+// The movielens pipeline has stages all trials share (ingest, binning,
+// split): Submit runs them on the submit host and the tasks find them in
+// the shared cache.
+func TestSlurmSharedStagesMatchLocal(t *testing.T) {
+	data := testdata.Dir(t, "ml-latest-small")
+	fakeSlurm(t)
+	f := newFixture(t)
+	os.WriteFile(f.cfg, []byte(movielensConfig), 0o644)
+	f.opts.DataDir = data
+	ctx := context.Background()
+	e := f.named("ml")
+	lst := openStore(t, filepath.Join(f.dir, "local.db"))
+	lout, err := stages.Execute(ctx, lst, e, stages.RunOptions{WorkDir: filepath.Join(f.dir, "localwork"), DataDir: data, Jobs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, wantSeries := f.read(lst, lout.RunID)
+
+	st := openStore(t, f.opts.DB)
+	s, err := Submit(ctx, st, f.named("ml"), f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The shared stages ran at submission, into the shared cache.
+	for _, stage := range []string{"ingest-movielens", "split"} {
+		if ents, _ := os.ReadDir(filepath.Join(f.opts.WorkDir, "cache", stage)); len(ents) != 1 {
+			t.Errorf("shared cache has %d %s entries after submission, want 1", len(ents), stage)
+		}
+	}
+	if s.MemMB <= 512 {
+		t.Errorf("memory per task %d MiB: not derived from the data's size", s.MemMB)
+	}
+	runTasks(t, s)
+	c, err := Collect(ctx, st, s.RunID, f.opts)
+	if err != nil || c.Finished == nil || c.Finished.Status != runs.StatusFinished {
+		t.Fatalf("collect: %+v, %v", c, err)
+	}
+	got, gotSeries := f.read(st, s.RunID)
+	sameBits(t, "movielens summaries", got, want)
+	if !reflect.DeepEqual(gotSeries, wantSeries) {
+		t.Errorf("movielens series differ from the local run")
 	}
 }

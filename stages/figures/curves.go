@@ -19,6 +19,9 @@ type CurveSpec struct {
 	// Cols is the number of panels per row; 0 means all panels in one row
 	// when there are at most 3, two per row for 4, three per row otherwise.
 	Cols int
+	// ShareYByRow gives the panels of a row (with the same y scale) one y
+	// range, so that they compare at a glance (facets of one quantity).
+	ShareYByRow bool
 }
 
 // Panel is one set of axes.
@@ -133,6 +136,11 @@ func Curves(path string, spec CurveSpec) error {
 		}
 	}
 
+	if spec.ShareYByRow {
+		for r := range rows {
+			shareY(plots[r], spec.Panels[r*cols:min(len(spec.Panels), (r+1)*cols)])
+		}
+	}
 	leg, lw, lh := sideLegend(entries)
 	th := titleHeight(spec.Title)
 	w := vg.Length(cols)*curveTileW + lw
@@ -436,4 +444,20 @@ func setAxis(a *plot.Axis, r span, log bool) error {
 	a.Scale = plot.LogScale{}
 	a.Tick.Marker = logTicks{}
 	return nil
+}
+
+// shareY sets the y axes of the plots of one row (panels with the same y
+// scale as the first) to the union of their ranges.
+func shareY(row []*plot.Plot, panels []Panel) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i, p := range row {
+		if p != nil && i < len(panels) && panels[i].LogY == panels[0].LogY {
+			lo, hi = math.Min(lo, p.Y.Min), math.Max(hi, p.Y.Max)
+		}
+	}
+	for i, p := range row {
+		if p != nil && i < len(panels) && panels[i].LogY == panels[0].LogY && lo < hi {
+			p.Y.Min, p.Y.Max = lo, hi
+		}
+	}
 }

@@ -36,7 +36,7 @@ type SweepPoint struct {
 
 // Sweep draws spec into a PNG at path, written atomically: row r shows the
 // metric against Settings[r], one panel per variant (in order of first
-// appearance); in each panel one line per combination of the other swept
+// appearance, one y range per row); in each panel one line per combination of the other swept
 // settings (named "dim=10, lr=0.1", the same colour, dash and marker in
 // every panel), at each x the mean over the points that differ only by
 // seed, with an error bar of ± one standard deviation where there are
@@ -76,7 +76,7 @@ func Sweep(path string, spec SweepSpec) error {
 			panels = append(panels, pn)
 		}
 	}
-	if err := Curves(path, CurveSpec{Title: spec.Title, Panels: panels, Cols: len(variants)}); err != nil {
+	if err := Curves(path, CurveSpec{Title: spec.Title, Panels: panels, Cols: len(variants), ShareYByRow: true}); err != nil {
 		return fmt.Errorf("sweep: %w", err)
 	}
 	return nil

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/plot"
 )
 
 func lambdaDimPoints() []SweepPoint {
@@ -82,4 +84,23 @@ func TestSweep(t *testing.T) {
 			t.Errorf("err = %v, want %q", err, tt.want)
 		}
 	}
+}
+
+func TestShareY(t *testing.T) {
+	a, b := plotWithY(1, 2), plotWithY(-5, 1.5)
+	shareY([]*plot.Plot{a, b}, []Panel{{}, {}})
+	if a.Y.Min != -5 || a.Y.Max != 2 || b.Y.Min != -5 || b.Y.Max != 2 {
+		t.Errorf("shared y: [%g, %g] and [%g, %g], want [-5, 2]", a.Y.Min, a.Y.Max, b.Y.Min, b.Y.Max)
+	}
+	c, d := plotWithY(1, 10), plotWithY(0.1, 1)
+	shareY([]*plot.Plot{c, d}, []Panel{{}, {LogY: true}})
+	if d.Y.Min != 0.1 || c.Y.Min != 1 {
+		t.Error("a panel with another y scale was changed")
+	}
+}
+
+func plotWithY(lo, hi float64) *plot.Plot {
+	p := plot.New()
+	p.Y.Min, p.Y.Max = lo, hi
+	return p
 }

@@ -90,3 +90,27 @@ func ExampleTrajectories() {
 	fmt.Println(err)
 	// Output: <nil>
 }
+
+// A sweep figure: test_ll against lambda, one panel per variant, the mean
+// over two seeds with ± one standard deviation.
+func ExampleSweep() {
+	dir, err := os.MkdirTemp("", "figures-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	var pts []figures.SweepPoint
+	for _, v := range []string{"gd", "goldstone"} {
+		for _, lam := range []string{"1", "10", "100"} {
+			for seed := range 2 {
+				pts = append(pts, figures.SweepPoint{Variant: v, Settings: map[string]string{"lambda": lam},
+					Value: -1 - float64(len(lam))/10 - float64(seed)/100})
+			}
+		}
+	}
+	path := filepath.Join(dir, "sweep.png")
+	err = figures.Sweep(path, figures.SweepSpec{Metric: "test_ll", Settings: []string{"lambda"},
+		LogX: map[string]bool{"lambda": true}, Points: pts})
+	fmt.Println(err)
+	// Output: <nil>
+}

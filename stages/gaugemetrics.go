@@ -56,8 +56,10 @@ func (m *gapMeter) record(s *Series, iterate int, x []float64) {
 
 // StepsToGapBelow returns the first recorded iterate from which the relative
 // gauge gap (series gauge_gap_rel) stays below tol up to the last recorded
-// one, or NaN when it is not below tol at the last record (or was never
-// recorded). It does not depend on what the final value is, only on the
+// one, or NaN when it is below tol only at the last record or not at all
+// (staying below needs two records: with exact gauge fixing the gap is
+// zero right after every round, so a last record that falls on a round
+// alone says nothing). It does not depend on what the final value is, only on the
 // relaxation of the Goldstone modes, so a longer run can only confirm it or,
 // when the gap rises again later, postpone it.
 func StepsToGapBelow(s *Series, tol float64) float64 {
@@ -66,7 +68,7 @@ func StepsToGapBelow(s *Series, tol float64) float64 {
 	for k > 0 && rel[k-1] < tol {
 		k--
 	}
-	if k == len(rel) {
+	if k >= len(rel)-1 {
 		return math.NaN()
 	}
 	return steps[k]

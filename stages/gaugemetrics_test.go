@@ -28,6 +28,8 @@ func TestStepsToGapBelow(t *testing.T) {
 		{"NaN at the end", rel(0.001, math.NaN()), math.NaN()},
 		{"exactly the tolerance is not below", rel(0.5, 0.01), math.NaN()},
 		{"no series", &Series{}, math.NaN()},
+		{"below at the last record only", rel(0.5, 0.3, 0), math.NaN()},
+		{"one record", rel(0), math.NaN()},
 	} {
 		got := StepsToGapBelow(c.s, GapTolerance)
 		if !(got == c.want || math.IsNaN(got) && math.IsNaN(c.want)) {

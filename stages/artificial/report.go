@@ -91,5 +91,9 @@ func Report(ctx context.Context, experiment string, trials []stages.Trial, io *p
 			return err
 		}
 	}
-	return atomicfile.WriteFile(filepath.Join(dir, "summary.md"), []byte(stages.MarkdownTable(experiment, all)))
+	scaling, err := scalingReport(dir, all) // "" unless time_steps is swept
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(filepath.Join(dir, "summary.md"), []byte(stages.MarkdownTable(experiment, all)+scaling))
 }

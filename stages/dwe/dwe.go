@@ -35,7 +35,7 @@ func init() { stages.Register(Pipeline{}) }
 //
 // 2: the aging table counts the query word as a candidate (one word aging,
 // models/dwe.WordAging).
-const Version = "3"
+const Version = "4"
 
 // Pipeline is the dwe pipeline.
 type Pipeline struct{}

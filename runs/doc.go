@@ -31,15 +31,35 @@
 //
 // # Schema and query interface
 //
-// Tables: schema_version, runs, trials, trial_param_rows (one row per
-// trial parameter, value as JSON text), metrics, summaries, artifacts.
-// Migrations are a versioned list applied once each, in one transaction,
-// when a Store is opened. Plain SQL should use the four views:
+// Tables: schema_version, runs, trial_rows (one row per trial),
+// trial_param_rows (one row per trial parameter, value as JSON text),
+// metrics, summaries, artifacts, run_tags, run_env (command line, module
+// versions, input data digests), trial_output_rows (the files each trial's
+// stages wrote in the cache). Migrations are a versioned list applied once
+// each, in one transaction, when a Store is opened. Plain SQL should use
+// the views:
 //
-//	series(experiment, run_id, trial, metric, step, value)
-//	summary(experiment, run_id, trial, metric, value)
-//	trial_params(experiment, run_id, trial, key, value)
-//	trial_status(experiment, run_id, trial, status, error)
+//	series(experiment, run_id, trial, metric, step, value, kind)
+//	summary(experiment, run_id, trial, metric, value, kind)
+//	trial_params(experiment, run_id, trial, key, value, kind)
+//	trial_status(experiment, run_id, trial, status, error, kind)
+//	trial_outputs(experiment, run_id, trial, stage, cache_dir, file, path, sha256, bytes)
+//	run_tag_list(experiment, run_id, key, value)
+//	trials(experiment, run_id, trial, seq, status, error, seed, params_json,
+//	       started_at, ended_at, wall_seconds, log_path, <parameters...>, <metrics...>)
+//
+// and latest, latest_series, latest_summary, latest_trial_params,
+// latest_trial_status for the latest ordinary run of each experiment.
+//
+// trials is wide: one typed column per parameter key (JSON numbers become
+// INTEGER or REAL, strings TEXT) and one REAL column per summary metric, so
+// that "best trial by test_ll per variant" is one SELECT:
+//
+//	SELECT variant, name, max(test_ll) FROM trials WHERE run_id = 7 GROUP BY variant
+//
+// (SQLite takes the bare columns from the row of the max). The Store
+// regenerates the view when a new parameter key or metric name is written;
+// seq numbers a run's trials in enumeration order from 1.
 //
 // # Non-finite values
 //

@@ -82,11 +82,17 @@ func (io *IO) Logf(format string, args ...any) {
 // Progress sends a Progress event (count of total units done) to the
 // observer. Events are serialised, so call it at most a few times a second.
 func (io *IO) Progress(count, total int64) {
+	io.ProgressValues(count, total, nil)
+}
+
+// ProgressValues is Progress with the stage's latest figures (a loss, for
+// example) for progress displays; the same rate rules apply.
+func (io *IO) ProgressValues(count, total int64, values map[string]float64) {
 	fault.Point("progress:" + io.stage)
 	if io.emit == nil {
 		return
 	}
-	io.emit(Event{Kind: Progress, Node: io.node, Stage: io.stage, Key: io.key, Count: count, Total: total})
+	io.emit(Event{Kind: Progress, Node: io.node, Stage: io.stage, Key: io.key, Count: count, Total: total, Values: values})
 }
 
 func keys[V any](m map[string]V) []string {

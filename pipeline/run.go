@@ -105,6 +105,10 @@ type Event struct {
 	Msg string
 	// Count of Total units done (Progress).
 	Count, Total int64
+	// Values are the stage's latest figures (Progress from ProgressValues,
+	// e.g. {"loss": 12.5}); nil otherwise. The observer must not keep or
+	// change the map.
+	Values map[string]float64
 }
 
 // PlanItem is one node of a plan, in topological order.

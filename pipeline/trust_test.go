@@ -322,3 +322,13 @@ func TestRunUnderCallersLock(t *testing.T) {
 	o.Lock = nil
 	mustRun(t, d.g, o)
 }
+
+func TestProgressValues(t *testing.T) {
+	var got []Event
+	io := NewIO(nil, nil, 1, ObserverFunc(func(e Event) { got = append(got, e) }))
+	io.ProgressValues(3, 10, map[string]float64{"loss": 1.5})
+	io.Progress(4, 10)
+	if len(got) != 2 || got[0].Kind != Progress || got[0].Count != 3 || got[0].Total != 10 || got[0].Values["loss"] != 1.5 || got[1].Values != nil || got[1].Count != 4 {
+		t.Fatalf("events %+v", got)
+	}
+}

@@ -303,3 +303,32 @@ func BenchmarkGoldstoneOverhead(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLocalLoss compares, on the BenchmarkTrainStep model, the two ways
+// the logistic MF local loss can fill the gradient: "dense" (LocalLoss: every
+// column gets its L2 gradient, then the likelihood) and "sparse" (the
+// Driver's Problem().Local: the likelihood only, added into a zeroed buffer,
+// touching only the rated columns), alternately in every iteration, with
+// one triad pass between them; it reports the medians.
+func BenchmarkLocalLoss(b *testing.B) {
+	lb := setupLogisticBench(b)
+	lb.triadArrays()
+	sparse := lb.m.Problem().Local
+	var ds, ss, ts []float64
+	b.ResetTimer()
+	for range b.N {
+		t0 := time.Now()
+		sinkLoss = lb.m.LocalLoss(lb.grad, lb.x)
+		t1 := time.Now()
+		lb.triad()
+		t2 := time.Now()
+		clear(lb.grad)
+		t3 := time.Now()
+		sinkLoss += sparse(lb.grad, lb.x)
+		t4 := time.Now()
+		ds, ts, ss = append(ds, t1.Sub(t0).Seconds()), append(ts, t2.Sub(t1).Seconds()), append(ss, t4.Sub(t3).Seconds())
+	}
+	b.ReportMetric(median(ds), "s/dense")
+	b.ReportMetric(median(ss), "s/sparse")
+	b.ReportMetric(median(ts), "s/triad")
+}

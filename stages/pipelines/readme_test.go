@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"goldstone/stages"
@@ -37,5 +38,62 @@ func TestREADMESettingsTable(t *testing.T) {
 	out := append(append(append([]byte{}, b[:i+len(begin)]...), want...), b[j:]...)
 	if err := os.WriteFile(path, out, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Every package of the module has a row in the README's layout table, and
+// every row names a package, so a newcomer finds each directory there.
+func TestREADMELayoutTable(t *testing.T) {
+	root := filepath.Join("..", "..")
+	b, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const marker = "<!-- layout table:"
+	i := bytes.Index(b, []byte(marker))
+	if i < 0 {
+		t.Fatalf("README.md: no %q marker before the layout table", marker)
+	}
+	rows := map[string]bool{}
+	for _, line := range strings.Split(string(b[i:]), "\n")[1:] {
+		if !strings.HasPrefix(line, "|") {
+			if len(rows) > 0 {
+				break
+			}
+			continue
+		}
+		if cell, ok := strings.CutPrefix(line, "| `"); ok {
+			if dir, _, ok := strings.Cut(cell, "/` |"); ok {
+				rows[dir] = true
+			}
+		}
+	}
+	pkgs := map[string]bool{}
+	err = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() && p != root && (strings.HasPrefix(name, ".") || name == "work" || name == "data" || name == "reports") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go") {
+			rel, _ := filepath.Rel(root, filepath.Dir(p))
+			pkgs[filepath.ToSlash(rel)] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p := range pkgs {
+		if !rows[p] {
+			t.Errorf("README.md layout table: no row for package %s/", p)
+		}
+	}
+	for r := range rows {
+		if !pkgs[r] {
+			t.Errorf("README.md layout table: row %s/ names no package", r)
+		}
 	}
 }

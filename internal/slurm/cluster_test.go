@@ -50,7 +50,7 @@ func TestClusterArrayAndDependency(t *testing.T) {
 		t.Fatal(err)
 	}
 	dep, err := c.Submit(ctx, &Job{Dependency: "afterany:" + arr, MemMB: 100, Output: filepath.Join(dir, "collect.out"), Chdir: dir,
-		Script: "#!/bin/sh\nls task-*.txt | sort > collected.txt\n"})
+		Script: "#!/bin/sh\nls task-*.txt | sort > collected.tmp && mv collected.tmp collected.txt\n"})
 	if err != nil {
 		t.Fatal(err)
 	}

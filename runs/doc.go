@@ -29,6 +29,18 @@
 // with a 10 s busy timeout and write transactions begin IMMEDIATE, so
 // writers from different Stores queue for the lock instead of failing.
 //
+// # Run status
+//
+// runs.status is running, finished (every trial done), failed (ended with
+// failed trials, or stopped by a data error) or interrupted (stopped before
+// every trial ended). EndStatus derives the end status from the trials;
+// ResumeTrials prepares a resumed run (trials still "running" become
+// "interrupted"; failed trials keep their status and error unless retried)
+// and returns the trials that keep their outcome. Version 2 of the schema
+// migrated the old status "done" by the run's trials. OpenExisting opens a
+// database only if its file exists (ErrNoDatabase otherwise), for commands
+// that read results.
+//
 // # Schema and query interface
 //
 // Tables: schema_version, runs, trial_rows (one row per trial),

@@ -133,23 +133,6 @@ func (t Trial) Slug() string {
 	return strings.ReplaceAll(t.Name, " ", ",")
 }
 
-// SharedSettings checks that the data preparation settings keys are the same
-// in every trial (the data stages are shared by the sweep) and returns the
-// settings of the first trial (the experiment's when there is none).
-func SharedSettings(e *Experiment, trials []Trial, keys []string) (Settings, error) {
-	for _, k := range keys {
-		for _, tr := range trials {
-			if FormatValue(tr.Settings[k]) != FormatValue(trials[0].Settings[k]) {
-				return nil, fmt.Errorf("experiment %s: setting %s varies across trials; data preparation settings must be the same for the whole sweep", e.Name, k)
-			}
-		}
-	}
-	if len(trials) == 0 {
-		return e.Settings, nil
-	}
-	return trials[0].Settings, nil
-}
-
 // ReportFunc draws an experiment's report from its trials' results (the
 // node's inputs, named by trial id) into dir.
 type ReportFunc func(ctx context.Context, experiment string, trials []Trial, io *pipeline.IO, dir string) error
@@ -158,6 +141,7 @@ type ReportFunc func(ctx context.Context, experiment string, trials []Trial, io 
 // draws figures and Markdown into its "figures" output.
 type ReportStage struct {
 	Stage      string // stage name, e.g. "report-artificial"
+	Pipeline   string // version of the pipeline whose Draw this is
 	Experiment string
 	Trials     []Trial
 	Draw       ReportFunc
@@ -165,9 +149,11 @@ type ReportStage struct {
 
 func (s *ReportStage) Name() string { return s.Stage }
 
-// Version 2: the report runs when some trials failed, over the others, and
-// lists the failed ones with their errors.
-func (s *ReportStage) Version() string { return "2" }
+// Version is the report scaffolding's version and the pipeline's (its Draw
+// is the pipeline's code). Scaffolding version 2: the report runs when some
+// trials failed, over the others, and lists the failed ones with their
+// errors.
+func (s *ReportStage) Version() string { return "2." + s.Pipeline }
 func (s *ReportStage) Params() any {
 	return map[string]any{"experiment": s.Experiment, "trials": trialNames(s.Trials)}
 }
@@ -235,7 +221,7 @@ func (b *Built) AddReport(e *Experiment, trials []Trial, stage string, in map[st
 	b.Graph.Add(&pipeline.Node{
 		ID:       "report",
 		Tolerant: true,
-		Stage:    &ReportStage{Stage: stage, Experiment: e.Name, Trials: trials, Draw: draw},
+		Stage:    &ReportStage{Stage: stage, Pipeline: pipelineVersion(e.Pipeline), Experiment: e.Name, Trials: trials, Draw: draw},
 		Inputs:   in,
 		Outputs:  []string{"figures"},
 	})
@@ -247,4 +233,11 @@ func trialNames(trials []Trial) map[string]string {
 		m[t.ID] = t.Name
 	}
 	return m
+}
+
+func pipelineVersion(name string) string {
+	if p, ok := LookupPipeline(name); ok {
+		return p.Version()
+	}
+	return ""
 }

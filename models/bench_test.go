@@ -35,12 +35,12 @@ func BenchmarkDenseMF(b *testing.B) {
 }
 
 type logisticBench struct {
-	key              string
-	m                *LogisticMF
-	x, grad, a, c    []float64 // a, c: the triad's destination and second source
-	pool             *optim.Pool
-	triadFn          func(c, lo, hi int)
-	setupRSS, params int64
+	key           string
+	m             *LogisticMF
+	x, grad, a, c []float64 // a, c: the triad's destination and second source
+	pool          *optim.Pool
+	triadFn       func(c, lo, hi int)
+	params        int64
 }
 
 func envInt(b *testing.B, name string, def int) int {

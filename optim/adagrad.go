@@ -1,6 +1,9 @@
 package optim
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // AdaGrad is the diagonal AdaGrad method
 //
@@ -17,7 +20,7 @@ type AdaGrad struct {
 
 // Init implements Method: it zeroes the accumulated squared gradients.
 func (m *AdaGrad) Init(n int) {
-	m.h = resize(m.h, n)
+	m.h = slices.Grow(m.h[:0], n)[:n]
 	clear(m.h)
 }
 
@@ -49,12 +52,4 @@ func (m *AdaGrad) Update(x, g []float64, off int) {
 		h[i] = hi
 		x[i] -= rho * gi / (math.Sqrt(hi) + eps)
 	}
-}
-
-// resize returns a slice of length n, reusing s when it is large enough.
-func resize(s []float64, n int) []float64 {
-	if n > cap(s) {
-		return make([]float64, n)
-	}
-	return s[:n]
 }

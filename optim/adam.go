@@ -1,6 +1,9 @@
 package optim
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // Adam is the Adam method of Kingma and Ba with bias correction:
 //
@@ -19,8 +22,8 @@ type Adam struct {
 
 // Init implements Method: it zeroes both moment estimates.
 func (a *Adam) Init(n int) {
-	a.m = resize(a.m, n)
-	a.v = resize(a.v, n)
+	a.m = slices.Grow(a.m[:0], n)[:n]
+	a.v = slices.Grow(a.v[:0], n)[:n]
 	clear(a.m)
 	clear(a.v)
 }

@@ -2,6 +2,7 @@ package optim
 
 import (
 	"gonum.org/v1/gonum/lapack"
+	"slices"
 )
 
 // adjacency returns the incident half-edges of every node.
@@ -20,8 +21,8 @@ func adjacency(T int, edges []Edge) [][]halfEdge {
 func bfsTree(adj [][]halfEdge, order, parent, pedge []int) ([]int, []int, []int) {
 	T := len(adj)
 	order = append(order[:0], 0)
-	parent = resizeInt(parent, T)
-	pedge = resizeInt(pedge, T)
+	parent = slices.Grow(parent[:0], T)[:T]
+	pedge = slices.Grow(pedge[:0], T)[:T]
 	for i := range parent {
 		parent[i] = -2
 	}
@@ -48,16 +49,16 @@ func (g *Goldstone) initFlip(adj [][]halfEdge) {
 	lapackImpl.Dgesvd(lapack.SVDAll, lapack.SVDAll, d, d, make([]float64, dd), d, make([]float64, d),
 		make([]float64, dd), d, make([]float64, dd), d, q, -1)
 	g.flwork = int(q[0])
-	g.flipRot = resize(g.flipRot, T*dd)
+	g.flipRot = slices.Grow(g.flipRot[:0], T*dd)[:T*dd]
 	if cap(g.flipped) < T {
 		g.flipped = make([]bool, T)
 	}
 	g.flipped = g.flipped[:T]
-	g.fa = resize(g.fa, dd)
-	g.fs = resize(g.fs, d)
-	g.fu = resize(g.fu, dd)
-	g.fvt = resize(g.fvt, dd)
-	g.fwork = resize(g.fwork, max(g.flwork, dd))
+	g.fa = slices.Grow(g.fa[:0], dd)[:dd]
+	g.fs = slices.Grow(g.fs[:0], d)[:d]
+	g.fu = slices.Grow(g.fu[:0], dd)[:dd]
+	g.fvt = slices.Grow(g.fvt[:0], dd)[:dd]
+	g.fwork = slices.Grow(g.fwork[:0], max(g.flwork, dd))[:max(g.flwork, dd)]
 	if g.flipFn == nil {
 		g.flipFn = g.flipChunk
 	}

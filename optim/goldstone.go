@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Rotation selects how Goldstone applies the gauge fields to the parameters.
@@ -152,7 +153,7 @@ func (g *Goldstone) Init(b Blocks, gr *Graph) error {
 		g.adj[e.S] = append(g.adj[e.S], halfEdge{e: k, other: e.T, w: e.W, fwd: true})
 		g.adj[e.T] = append(g.adj[e.T], halfEdge{e: k, other: e.S, w: e.W, fwd: false})
 	}
-	g.pinv = resize(g.pinv, T*T)
+	g.pinv = slices.Grow(g.pinv[:0], T*T)[:T*T]
 	p := gr.LaplacianPinv()
 	for i := 0; i < T; i++ {
 		for j := 0; j < T; j++ {
@@ -161,23 +162,24 @@ func (g *Goldstone) Init(b Blocks, gr *Graph) error {
 	}
 	E, dd := len(g.edges), g.dd
 	g.needC = g.Rotation == RotationLinear && !g.NoGuard
-	g.m = resize(g.m, E*dd)
+	g.m = slices.Grow(g.m[:0], E*dd)[:E*dd]
 	if g.needC {
-		g.gram = resize(g.gram, T*dd)
+		g.gram = slices.Grow(g.gram[:0], T*dd)[:T*dd]
 	}
-	g.f = resize(g.f, T*dd)
-	g.gf = resize(g.gf, T*dd)
+	g.f = slices.Grow(g.f[:0], T*dd)[:T*dd]
+	g.gf = slices.Grow(g.gf[:0], T*dd)[:T*dd]
 	clear(g.gf)
-	g.gam = resize(g.gam, T*dd)
-	g.h = resize(g.h, T*dd)
-	g.grad = resize(g.grad, T*dd)
-	g.rot = resize(g.rot, T*dd)
-	g.work = resize(g.work, T*2*dd)
-	g.rowBuf = resize(g.rowBuf, (T+E)*scratchLen(d)) // node t: [t], edge k: [T+k]
-	g.edgePsi = resize(g.edgePsi, E)
-	g.edgeDel = resize(g.edgeDel, E)
-	g.nodeSq = resize(g.nodeSq, T)
-	g.nodeQ = resize(g.nodeQ, T)
+	g.gam = slices.Grow(g.gam[:0], T*dd)[:T*dd]
+	g.h = slices.Grow(g.h[:0], T*dd)[:T*dd]
+	g.grad = slices.Grow(g.grad[:0], T*dd)[:T*dd]
+	g.rot = slices.Grow(g.rot[:0], T*dd)[:T*dd]
+	g.work = slices.Grow(g.work[:0], T*2*dd)[:T*2*dd]
+	n := (T + E) * scratchLen(d)
+	g.rowBuf = slices.Grow(g.rowBuf[:0], n)[:n] // node t: [t], edge k: [T+k]
+	g.edgePsi = slices.Grow(g.edgePsi[:0], E)[:E]
+	g.edgeDel = slices.Grow(g.edgeDel[:0], E)[:E]
+	g.nodeSq = slices.Grow(g.nodeSq[:0], T)[:T]
+	g.nodeQ = slices.Grow(g.nodeQ[:0], T)[:T]
 	g.sqEdge = g.sqEdge[:0]
 	for t := 0; t < T; t++ {
 		k := -1 // the edge whose overlap also computes ||Z_t||^2

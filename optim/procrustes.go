@@ -3,6 +3,7 @@ package optim
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"gonum.org/v1/gonum/lapack"
@@ -84,29 +85,23 @@ func (p *Procrustes) Init(b Blocks, g *Graph) error {
 	lapackImpl.Dgesvd(lapack.SVDAll, lapack.SVDAll, d, d, make([]float64, dd), d, make([]float64, d),
 		make([]float64, dd), d, make([]float64, dd), d, q, -1)
 	p.lwork = int(q[0])
-	p.m = resize(p.m, E*dd)
-	p.q = resize(p.q, E*dd)
-	p.rot = resize(p.rot, T*dd)
-	p.svdA = resize(p.svdA, E*dd)
-	p.svdS = resize(p.svdS, E*d)
-	p.svdU = resize(p.svdU, E*dd)
-	p.svdVT = resize(p.svdVT, E*dd)
-	p.svdWork = resize(p.svdWork, E*p.lwork)
-	p.rowBuf = resize(p.rowBuf, max(T, E)*scratchLen(d))
-	p.edgePsi = resize(p.edgePsi, E)
-	p.edgeGap = resize(p.edgeGap, E)
+	p.m = slices.Grow(p.m[:0], E*dd)[:E*dd]
+	p.q = slices.Grow(p.q[:0], E*dd)[:E*dd]
+	p.rot = slices.Grow(p.rot[:0], T*dd)[:T*dd]
+	p.svdA = slices.Grow(p.svdA[:0], E*dd)[:E*dd]
+	p.svdS = slices.Grow(p.svdS[:0], E*d)[:E*d]
+	p.svdU = slices.Grow(p.svdU[:0], E*dd)[:E*dd]
+	p.svdVT = slices.Grow(p.svdVT[:0], E*dd)[:E*dd]
+	p.svdWork = slices.Grow(p.svdWork[:0], E*p.lwork)[:E*p.lwork]
+	nr := max(T, E) * scratchLen(d)
+	p.rowBuf = slices.Grow(p.rowBuf[:0], nr)[:nr]
+	p.edgePsi = slices.Grow(p.edgePsi[:0], E)[:E]
+	p.edgeGap = slices.Grow(p.edgeGap[:0], E)[:E]
 	if p.ovFn == nil {
 		p.ovFn, p.svdFn, p.appFn, p.psiFn = p.overlapChunk, p.svdChunk, p.applyChunk, p.psiChunk
 	}
 	p.ready = true
 	return nil
-}
-
-func resizeInt(s []int, n int) []int {
-	if n > cap(s) {
-		return make([]int, n)
-	}
-	return s[:n]
 }
 
 // Round implements Gauge: it applies the psi-minimising maps to x. It never
@@ -257,7 +252,7 @@ func GaugeGap(x []float64, b Blocks, g *Graph) (float64, error) {
 	}
 	p := gapCache.Get().(*Procrustes)
 	defer gapCache.Put(p)
-	if !p.ready || p.b != b || len(p.edges) != len(g.Edges) || !sameEdges(p.edges, g.Edges) {
+	if !p.ready || p.b != b || !slices.Equal(p.edges, g.Edges) {
 		p.Pool, p.SO = nil, false
 		if err := p.Init(b, g); err != nil {
 			p.ready = false
@@ -265,16 +260,4 @@ func GaugeGap(x []float64, b Blocks, g *Graph) (float64, error) {
 		}
 	}
 	return p.Gap(x), nil
-}
-
-func sameEdges(a, b []Edge) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -48,7 +48,7 @@ func (s LoopSettings) Loop(p optim.Problem, pool *optim.Pool) *Loop {
 
 // Run trains x in place.
 func (l *Loop) Run(x []float64) error {
-	d := &optim.Driver{Method: l.Opt.Method, Gauge: l.Opt.Gauge, K1: l.Opt.K1}
+	d := &optim.Driver{Method: l.Opt.Method, Gauge: l.Opt.Gauge, K1: l.Opt.K1, Pool: l.Opt.Pool}
 	tree := l.Problem.Graph != nil && l.Problem.Graph.IsTree()
 	gapEvery := l.GapEvery
 	if gapEvery <= 0 {

@@ -115,8 +115,8 @@ func (s *StepCounts) Total() float64 {
 // context marginal (power 0.75, ratio 1 in DWE). s.NegA and s.NegB are
 // (re)allocated with length v.
 func (s *StepCounts) Negatives(v int, ratio, power float64) {
-	s.NegA = resize(s.NegA, v)
-	s.NegB = resize(s.NegB, v)
+	s.NegA = slices.Grow(s.NegA[:0], v)[:v]
+	s.NegB = slices.Grow(s.NegB[:0], v)[:v]
 	clear(s.NegA)
 	clear(s.NegB)
 	for k, p := range s.Pos {
@@ -155,12 +155,3 @@ func (s *StepCounts) SortEntries() {
 	}
 	s.I, s.J, s.Pos = i, j, p
 }
-
-func resize(x []float64, n int) []float64 {
-	if n > cap(x) {
-		return make([]float64, n)
-	}
-	return x[:n]
-}
-
-func sortInts(x []int) { slices.Sort(x) }

@@ -176,8 +176,8 @@ func (l *likelihood) step(t int) float64 {
 			sparseRows{sc.rowPtr, sc.J, sc.Pos}, 0, 1, l.tb, s.tile, s.cur)
 	}
 	m, nc := len(l.words), len(l.ctxs)
-	s.ub, s.vb = resize(s.ub, m*d), resize(s.vb, nc*d)
-	s.a, s.b = resize(s.a, m), resize(s.b, nc)
+	s.ub, s.vb = slices.Grow(s.ub[:0], m*d)[:m*d], slices.Grow(s.vb[:0], nc*d)[:nc*d]
+	s.a, s.b = slices.Grow(s.a[:0], m)[:m], slices.Grow(s.b[:0], nc)[:nc]
 	for r, i := range l.words {
 		copy(s.ub[r*d:(r+1)*d], u[i*d:(i+1)*d])
 		s.a[r] = sc.NegA[i]
@@ -202,7 +202,7 @@ func (l *likelihood) step(t int) float64 {
 	}
 	var gub, gvb []float64
 	if gu != nil {
-		s.gu, s.gv = resize(s.gu, m*d), resize(s.gv, nc*d)
+		s.gu, s.gv = slices.Grow(s.gu[:0], m*d)[:m*d], slices.Grow(s.gv[:0], nc*d)[:nc*d]
 		gub, gvb = s.gu, s.gv
 		clear(gub)
 		clear(gvb)

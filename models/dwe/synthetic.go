@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 )
 
 // Planted describes synthetic counts drawn from known embeddings.
@@ -87,7 +88,7 @@ func RandomCounts(rng *rand.Rand, v, t, nnz int) *Counts {
 			for range min(nnz, v) {
 				js = append(js, rng.IntN(v))
 			}
-			sortInts(js)
+			slices.Sort(js)
 			for k, j := range js {
 				if k > 0 && js[k-1] == j {
 					continue

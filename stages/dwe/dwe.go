@@ -35,7 +35,7 @@ func init() { stages.Register(Pipeline{}) }
 //
 // 2: the aging table counts the query word as a candidate (one word aging,
 // models/dwe.WordAging).
-const Version = "4"
+const Version = "5"
 
 // Pipeline is the dwe pipeline.
 type Pipeline struct{}
@@ -430,7 +430,7 @@ func Train(ctx context.Context, s TrainSettings, io *pipeline.IO, pool *optim.Po
 	series := &stages.Series{}
 	sum := stages.Summary{}
 	steps := s.Loop.Steps
-	loop := s.Loop.Loop(optim.Problem{Local: model.LocalLoss, Blocks: model.Blocks(), Graph: model.Graph()}, pool)
+	loop := s.Loop.Loop(model.Problem(), pool)
 	loop.Series, loop.Summary, loop.Progress = series, sum, stages.ProgressFunc(io)
 	loop.Extra = func(it *optim.Iter, _ []float64) error { return ctx.Err() }
 	loop.AtStep = func(step int, _ []float64) {

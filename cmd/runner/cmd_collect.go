@@ -34,7 +34,7 @@ func runCollect(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []stri
 	if err != nil {
 		return err
 	}
-	c, err := slurmexec.Collect(ctx, st, id, slurmexec.Options{WorkDir: g.workdir, Reports: g.reports, Jobs: g.jobs, Log: g.log})
+	c, err := slurmexec.Collect(ctx, st, id, slurmexec.Options{WorkDir: g.workdir, Reports: g.reports, Jobs: g.jobs, Log: g.log, OnReport: htmlPage(g)})
 	if err != nil {
 		return &exitError{exitUsage, err}
 	}
@@ -53,7 +53,7 @@ func runCollect(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []stri
 	} else {
 		fmt.Fprintf(g.stdout, "run %d %s\n", id, c.Finished.Status)
 	}
-	printFinished(ctx, g, st, id, c.Finished)
+	printFinished(g, c.Finished)
 	if c.Failed > 0 {
 		return &exitError{exitFailed, fmt.Errorf("%d of %d trials failed (see 'runner results --run %d')", c.Failed, c.Trials, id)}
 	}

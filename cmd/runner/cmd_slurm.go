@@ -68,6 +68,7 @@ func slurmOptions(g *globalOptions, e *stages.Experiment, retryFailed bool) (slu
 		return o, &exitError{exitUsage, err}
 	}
 	o.Note, o.Tags, o.Env = ro.Note, ro.Tags, ro.Env
+	o.OnReport = htmlPage(g)
 	if err := o.Check(); err != nil {
 		return o, usageErr("%v", err)
 	}
@@ -98,7 +99,7 @@ func runSlurm(ctx context.Context, g *globalOptions, e *stages.Experiment, st *r
 		return nil
 	case s.Finished != nil:
 		fmt.Fprintf(w, "%s: run %d: every trial has a result (%d done, %d failed); run %s\n", e.Name, s.RunID, s.Collected.Done, s.Collected.Failed, s.Finished.Status)
-		printFinished(ctx, g, st, s.RunID, s.Finished)
+		printFinished(g, s.Finished)
 		if s.Collected.Failed > 0 {
 			return &exitError{exitFailed, fmt.Errorf("%d of %d trials failed (see 'runner results --run %d')", s.Collected.Failed, s.Trials, s.RunID)}
 		}
@@ -119,23 +120,23 @@ func runSlurm(ctx context.Context, g *globalOptions, e *stages.Experiment, st *r
 	return nil
 }
 
-// printFinished says how a Slurm run ended and, when it just got its
-// report, writes the run's HTML page as a local run does.
-func printFinished(ctx context.Context, g *globalOptions, st *runs.Store, id int64, f *slurmexec.Finished) {
+// printFinished says how a Slurm run ended.
+func printFinished(g *globalOptions, f *slurmexec.Finished) {
 	switch {
 	case f.ReportPath != "":
 		fmt.Fprintf(g.stdout, "report: %s\n", f.ReportPath)
 	case f.ReportNote != "":
 		fmt.Fprintf(g.stdout, "%s\n", f.ReportNote)
 	}
-	if f.ReportPath == "" || f.Already || f.Experiment == nil {
-		return
+	if f.Page != "" {
+		fmt.Fprintf(g.stdout, "html report: %s\n", f.Page)
 	}
-	page, err := writeHTMLReport(context.WithoutCancel(ctx), g, st, f.Experiment, &stages.Outcome{RunID: id, ReportPath: f.ReportPath})
-	if err != nil {
-		g.log.Error("html report", "err", err)
-	} else if page != "" {
-		fmt.Fprintf(g.stdout, "html report: %s\n", page)
+}
+
+// htmlPage writes a Slurm run's HTML page, as a local run does.
+func htmlPage(g *globalOptions) func(ctx context.Context, st *runs.Store, e *stages.Experiment, runID int64, reportPath string) (string, error) {
+	return func(ctx context.Context, st *runs.Store, e *stages.Experiment, runID int64, reportPath string) (string, error) {
+		return writeHTMLReport(ctx, g, st, e, &stages.Outcome{RunID: runID, ReportPath: reportPath})
 	}
 }
 

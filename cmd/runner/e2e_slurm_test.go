@@ -143,6 +143,7 @@ func TestSlurmSweepMatchesLocalAndCollectsOnce(t *testing.T) {
 	if got := resultsOf(t, e, "results.db", s.run); got != local {
 		t.Fatalf("Slurm and local results differ:\nslurm %s\nlocal %s", got, local)
 	}
+	// Once the run has ended, its collect job has recorded everything.
 	var executor string
 	var jobs int
 	db.QueryRow(`SELECT executor FROM runs WHERE id = ?`, s.run).Scan(&executor)

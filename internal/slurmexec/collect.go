@@ -43,6 +43,7 @@ type Finished struct {
 	Already    bool   // it had ended before: nothing was changed
 	ReportPath string // where the report's files were copied ("" without one)
 	ReportNote string // why there is no report
+	Page       string // what Options.OnReport wrote
 	// Experiment is the run's experiment, rebuilt from its frozen files
 	// (set with a report).
 	Experiment *stages.Experiment
@@ -117,6 +118,11 @@ func Finish(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest,
 	if status == runs.StatusFinished {
 		if f.Experiment, f.ReportPath, f.ReportNote, err = report(ctx, st, d, m, o); err != nil {
 			return nil, err
+		}
+		if o.OnReport != nil && f.ReportPath != "" {
+			if f.Page, err = o.OnReport(ctx, st, f.Experiment, m.RunID, f.ReportPath); err != nil {
+				o.log().Error("report page", "run", m.RunID, "err", err)
+			}
 		}
 	} else {
 		f.ReportNote = "no report: some trials failed (--retry-failed resubmits them)"

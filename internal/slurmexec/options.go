@@ -1,6 +1,7 @@
 package slurmexec
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -8,6 +9,8 @@ import (
 	"regexp"
 
 	"goldstone/internal/slurm"
+	"goldstone/runs"
+	"goldstone/stages"
 )
 
 // Options are where a run's files live and how its jobs are submitted.
@@ -39,6 +42,11 @@ type Options struct {
 	Note string
 	Tags map[string]string
 	Env  map[string]string
+
+	// OnReport, when set, is called once the report's files are recorded
+	// and before the run ends (so that a run seen ended is complete), e.g.
+	// to write the HTML page; it returns the page's path.
+	OnReport func(ctx context.Context, st *runs.Store, e *stages.Experiment, runID int64, reportPath string) (string, error)
 
 	Client *slurm.Client // nil: the commands on PATH
 	Log    *slog.Logger  // nil: discard

@@ -56,13 +56,14 @@ func (b *Built) AddTrial(tr Trial, result string, nodes ...string) {
 	b.Trials = append(b.Trials, TrialNodes{Trial: tr, Result: result, Nodes: nodes})
 }
 
-// ProgressFunc rate-limits a stage's step progress to a few events a second.
-func ProgressFunc(io *pipeline.IO) func(step, total int) {
+// ProgressFunc rate-limits a stage's step progress, with the latest loss,
+// to a few events a second.
+func ProgressFunc(io *pipeline.IO) func(step, total int, loss float64) {
 	var last time.Time
-	return func(step, total int) {
+	return func(step, total int, loss float64) {
 		if step == total || time.Since(last) > 250*time.Millisecond {
 			last = time.Now()
-			io.Progress(int64(step), int64(total))
+			io.ProgressValues(int64(step), int64(total), map[string]float64{"loss": loss})
 		}
 	}
 }

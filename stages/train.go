@@ -36,8 +36,9 @@ type Loop struct {
 	Extra func(it *optim.Iter, x []float64) error
 	// AtStep is called before step s is taken (for snapshots); optional.
 	AtStep func(step int, x []float64)
-	// Progress reports the current step; optional.
-	Progress func(step, total int)
+	// Progress reports the current step and the loss at the last one (for
+	// progress displays); optional.
+	Progress func(step, total int, loss float64)
 }
 
 // Loop returns the training loop of these settings for a problem, with the
@@ -96,7 +97,7 @@ func (l *Loop) Run(x []float64) error {
 			l.AtStep(it.Step+1, x)
 		}
 		if l.Progress != nil {
-			l.Progress(it.Step+1, l.Steps)
+			l.Progress(it.Step+1, l.Steps, it.Loss)
 		}
 		return nil
 	})

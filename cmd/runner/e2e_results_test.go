@@ -269,7 +269,7 @@ func TestJSONLogOnly(t *testing.T) {
 		t.Fatalf("exit %d, stdout %q (want nothing)\nstderr:\n%s", code, out, errs)
 	}
 	var last map[string]any
-	stages := 0
+	stages, progressed := 0, 0
 	for _, line := range strings.Split(strings.TrimSpace(errs), "\n") {
 		var ev map[string]any
 		if err := json.Unmarshal([]byte(line), &ev); err != nil {
@@ -284,7 +284,16 @@ func TestJSONLogOnly(t *testing.T) {
 				t.Errorf("trial stage event without its trial: %s", line)
 			}
 		}
+		if ev["msg"] == "progress" {
+			if _, ok := ev["loss"].(float64); !ok || ev["trial"] == nil {
+				t.Errorf("progress event without the loss or trial: %s", line)
+			}
+			progressed++
+		}
 		last = ev
+	}
+	if progressed == 0 {
+		t.Errorf("no progress events:\n%s", errs)
 	}
 	if stages == 0 {
 		t.Fatalf("no stage events:\n%s", errs)

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -32,7 +33,8 @@ type progress struct {
 	finished    int // trials that ended (done, cached or failed)
 	interrupted int // trials stopped before they ended
 	start       time.Time
-	running     map[string][2]int64 // node -> (count, total)
+	running     map[string][2]int64           // node -> (count, total)
+	values      map[string]map[string]float64 // node -> latest values of its progress events (loss)
 	last        time.Time
 	closed      bool
 	lineLen     int
@@ -41,7 +43,7 @@ type progress struct {
 }
 
 func newProgress(g *globalOptions, trials int) *progress {
-	p := &progress{g: g, log: g.log, w: g.stderr, total: trials, start: time.Now(), running: map[string][2]int64{}}
+	p := &progress{g: g, log: g.log, w: g.stderr, total: trials, start: time.Now(), running: map[string][2]int64{}, values: map[string]map[string]float64{}}
 	if f, ok := g.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) && !g.quiet && g.logFormat != "json" {
 		p.tty = true
 		p.stop = make(chan struct{})
@@ -105,11 +107,19 @@ func (p *progress) Event(ev pipeline.Event) {
 	case pipeline.Progress:
 		prev := p.running[ev.Node]
 		p.running[ev.Node] = [2]int64{ev.Count, ev.Total}
+		if ev.Values != nil {
+			p.values[ev.Node] = ev.Values
+		}
 		if !p.tty && ev.Total > 0 && (ev.Count*10/ev.Total) != (prev[0]*10/max(1, ev.Total)) {
-			p.log.Info("progress", p.nodeAttrs(ev.Node, "step", ev.Count, "of", ev.Total)...)
+			kv := []any{"step", ev.Count, "of", ev.Total}
+			for _, k := range slices.Sorted(maps.Keys(ev.Values)) {
+				kv = append(kv, k, ev.Values[k])
+			}
+			p.log.Info("progress", p.nodeAttrs(ev.Node, kv...)...)
 		}
 	case pipeline.Done, pipeline.Cached, pipeline.Failed, pipeline.Skipped:
 		delete(p.running, ev.Node)
+		delete(p.values, ev.Node)
 		if !p.tty {
 			switch ev.Kind {
 			case pipeline.Done:
@@ -158,7 +168,11 @@ func (p *progress) draw() {
 	for _, n := range nodes {
 		c := p.running[n]
 		if c[1] > 0 {
-			parts = append(parts, fmt.Sprintf("%s %d/%d", n, c[0], c[1]))
+			part := fmt.Sprintf("%s %d/%d", p.shortName(n), c[0], c[1])
+			if v, ok := p.values[n]["loss"]; ok {
+				part += " loss=" + strconv.FormatFloat(v, 'g', 4, 64)
+			}
+			parts = append(parts, part)
 			frac += float64(c[0]) / float64(c[1])
 		} else {
 			parts = append(parts, n)
@@ -214,4 +228,15 @@ func fitWidth(line string, width int) string {
 	}
 	r := []rune(line)
 	return string(r[:width-1]) + "…"
+}
+
+// shortName names a running node on the status line: its trial's name when
+// it belongs to one ("goldstone seed=2"), else the node id.
+func (p *progress) shortName(node string) string {
+	if p.trialOf != nil {
+		if _, name, ok := p.trialOf(node); ok {
+			return name
+		}
+	}
+	return node
 }

@@ -303,7 +303,7 @@ func loadRatings(ctx context.Context, path string) (*models.Ratings, error) {
 // Train trains Model 2 (sparse dynamic logistic MF) on the training
 // split and writes the parameters (params.f64, little-endian float64),
 // series.arrow and summary.json into dir.
-func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, pool *optim.Pool, dir string, progress func(step, total int)) error {
+func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, pool *optim.Pool, dir string, progress func(step, total int, loss float64)) error {
 	var info binInfo
 	if err := stages.ReadJSON(filepath.Join(binnedDir, "info.json"), &info); err != nil {
 		return err

@@ -71,10 +71,15 @@ func negLogLik(gu, gv, u, v, a, b []float64, m, n, d int, sp sparseRows, col0 in
 					// and the logarithm's 1/(2+f).
 					e := expNeg(math.Abs(xv))
 					y := 1 + e
-					f, kl := y-1, 0.0
+					// kl = 1 when y >= sqrt(2) (then f = y/2 - 1), else 0; set
+					// through an integer so that it compiles to a conditional
+					// move: which way it goes is unpredictable.
+					ki := 0
 					if y >= math.Sqrt2 {
-						f, kl = 0.5*y-1, 1
+						ki = 1
 					}
+					kl := float64(ki)
+					f := y*(1-0.5*kl) - 1
 					q := 1 / (y * (2 + f))
 					inv := (2 + f) * q
 					s := f * (y * q)
@@ -86,10 +91,12 @@ func negLogLik(gu, gv, u, v, a, b []float64, m, n, d int, sp sparseRows, col0 in
 					// sig(x), sig(-x), softplus(x), softplus(-x), without branches
 					// on the sign of x.
 					ei := e * inv
-					sig, sigm := ei, inv
+					pi := 0
 					if xv >= 0 {
-						sig, sigm = inv, ei
+						pi = 1
 					}
+					pf := float64(pi) // exact selections: v*1 + w*0 = v
+					sig, sigm := pf*inv+(1-pf)*ei, (1-pf)*inv+pf*ei
 					spp, spm := l1+max(xv, 0), l1+max(-xv, 0)
 					w := ai * bj[jj]
 					loss += w * spp // -a b log sig(-x)

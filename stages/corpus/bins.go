@@ -31,10 +31,13 @@ type BinOptions struct {
 // Bins are the time steps: bin t covers the years Lo[t]..Hi[t] (inclusive) and has time
 // stamp Tau[t] and Tokens[t] (weighted) tokens. Bins without data are dropped, so the
 // years of consecutive bins need not be contiguous (the SOTU corpus has no 1933).
+// First[t]..Last[t] are the first and last years with data in bin t (the last bin of
+// a corpus ending in 2021 covers 2020..2029 but has data for 2020..2021 only).
 type Bins struct {
-	Lo, Hi []int
-	Tau    []float64
-	Tokens []int64
+	Lo, Hi      []int
+	First, Last []int
+	Tau         []float64
+	Tokens      []int64
 }
 
 // Len returns the number of bins.
@@ -99,10 +102,12 @@ func MakeBins(yearTokens map[int]int64, opt BinOptions) (*Bins, error) {
 		k, lo, hi := rangeOf(y)
 		if k != prev {
 			b.Lo, b.Hi = append(b.Lo, lo), append(b.Hi, hi)
+			b.First, b.Last = append(b.First, y), append(b.Last, y)
 			b.Tokens, wsum = append(b.Tokens, 0), append(wsum, 0)
 			prev = k
 		}
 		t := len(b.Lo) - 1
+		b.Last[t] = y
 		b.Tokens[t] += yearTokens[y]
 		wsum[t] += float64(y) * float64(yearTokens[y])
 	}

@@ -8,20 +8,23 @@ import (
 )
 
 type stepRow struct {
-	T    int32   `parquet:"t"`
-	Lo   int32   `parquet:"lo"`
-	Hi   int32   `parquet:"hi"`
-	Tau  float64 `parquet:"tau"`
-	N    int64   `parquet:"tokens"`
-	Role string  `parquet:"role"`
+	T  int32 `parquet:"t"`
+	Lo int32 `parquet:"lo"`
+	Hi int32 `parquet:"hi"`
+	// First and last year with data in the bin.
+	First int32   `parquet:"first"`
+	Last  int32   `parquet:"last"`
+	Tau   float64 `parquet:"tau"`
+	N     int64   `parquet:"tokens"`
+	Role  string  `parquet:"role"`
 }
 
-// WriteSteps writes the time steps to Parquet, rows (t, lo, hi, tau, tokens, role) with
+// WriteSteps writes the time steps to Parquet, rows (t, lo, hi, first, last, tau, tokens, role) with
 // role "train", "valid" or "test".
 func WriteSteps(path string, b *Bins, sp Split) error {
 	return writeParquet(path, map[string]string{MetaSteps: strconv.Itoa(b.Len())}, func(put func(stepRow) error) error {
 		for t := range b.Len() {
-			r := stepRow{T: int32(t), Lo: int32(b.Lo[t]), Hi: int32(b.Hi[t]), Tau: b.Tau[t], N: b.Tokens[t], Role: sp.Role(t).String()}
+			r := stepRow{T: int32(t), Lo: int32(b.Lo[t]), Hi: int32(b.Hi[t]), First: int32(b.First[t]), Last: int32(b.Last[t]), Tau: b.Tau[t], N: b.Tokens[t], Role: sp.Role(t).String()}
 			if err := put(r); err != nil {
 				return err
 			}
@@ -40,6 +43,7 @@ func ReadSteps(ctx context.Context, path string) (*Bins, Split, error) {
 			return fmt.Errorf("read %s: row %d has step %d", path, t, r.T)
 		}
 		b.Lo, b.Hi = append(b.Lo, int(r.Lo)), append(b.Hi, int(r.Hi))
+		b.First, b.Last = append(b.First, int(r.First)), append(b.Last, int(r.Last))
 		b.Tau, b.Tokens = append(b.Tau, r.Tau), append(b.Tokens, r.N)
 		switch r.Role {
 		case "train":

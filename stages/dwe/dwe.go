@@ -14,6 +14,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"goldstone/internal/atomicfile"
@@ -34,7 +35,8 @@ func init() { stages.Register(Pipeline{}) }
 // then.
 //
 // 2: the aging table counts the query word as a candidate (one word aging,
-// models/dwe.WordAging).
+// models/dwe.WordAging). 5: the step file records each bin's first and last
+// year with data; the aging table names a step by those years.
 const Version = "5"
 
 // Pipeline is the dwe pipeline.
@@ -335,6 +337,7 @@ func ngramFiles(path string) ([]string, error) {
 // data is a corpus's counts split into training and held-out steps.
 type data struct {
 	vocab       []string
+	trainYears  []string // years with data of each training step, "1790" or "2020-2021"
 	train       *mdwe.Counts
 	valid, test *mdwe.Counts
 }
@@ -377,6 +380,9 @@ func loadData(ctx context.Context, io *pipeline.IO) (*data, error) {
 		return c, nil
 	}
 	d := &data{vocab: v.Words}
+	for _, t := range sp.Train {
+		d.trainYears = append(d.trainYears, YearsLabel(bins.First[t], bins.Last[t]))
+	}
 	if d.train, err = mk(sp.Train); err != nil {
 		return nil, err
 	}
@@ -462,6 +468,15 @@ func Train(ctx context.Context, s TrainSettings, io *pipeline.IO, pool *optim.Po
 	return stages.WriteSummary(filepath.Join(dir, "summary.json"), sum)
 }
 
+// YearsLabel names the years with data of a time step: "1790", or
+// "2020-2021" for a bin whose data span several years.
+func YearsLabel(first, last int) string {
+	if first == last {
+		return strconv.Itoa(first)
+	}
+	return fmt.Sprintf("%d-%d", first, last)
+}
+
 // meta describes a trained embedding.
 type meta struct {
 	T, V, D int
@@ -520,7 +535,7 @@ func Evaluate(ctx context.Context, queries []string, pio *pipeline.IO, pool *opt
 		return err
 	}
 	var aging strings.Builder
-	fmt.Fprintf(&aging, "| query (%.0f) | nearest at %.0f |\n|---|---|\n", meta.Times[len(meta.Times)-1], meta.Times[0])
+	fmt.Fprintf(&aging, "| query (%s) | nearest in %s |\n|---|---|\n", data.trainYears[len(data.trainYears)-1], data.trainYears[0])
 	for _, q := range queries {
 		words, err := mdwe.WordAging(x, b, meta.Vocab, q, b.T-1, 0, 5)
 		if err != nil {

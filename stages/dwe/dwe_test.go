@@ -49,3 +49,12 @@ func TestIngestFormats(t *testing.T) {
 		t.Errorf("unknown format: error %v", err)
 	}
 }
+
+func TestYearsLabel(t *testing.T) {
+	if got := YearsLabel(2020, 2021); got != "2020-2021" {
+		t.Errorf("YearsLabel(2020, 2021) = %q", got)
+	}
+	if got := YearsLabel(1790, 1790); got != "1790" {
+		t.Errorf("YearsLabel(1790, 1790) = %q", got)
+	}
+}

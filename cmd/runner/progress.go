@@ -175,7 +175,7 @@ func (p *progress) draw() {
 			parts = append(parts, part)
 			frac += float64(c[0]) / float64(c[1])
 		} else {
-			parts = append(parts, n)
+			parts = append(parts, p.shortName(n))
 		}
 	}
 	el := time.Since(p.start)

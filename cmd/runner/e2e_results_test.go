@@ -1,7 +1,9 @@
 package main
 
 import (
+	"crypto/sha256"
 	"encoding/csv"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -341,5 +343,48 @@ func TestSweepPlotsAndUnquotedGrid(t *testing.T) {
 	}
 	if n := strings.Count(string(md), "<!-- goldstone run header -->"); n != 2 {
 		t.Errorf("summary header markers: %d, want 2", n)
+	}
+}
+
+// TestInputDigestsAndEnvironment: a run records the content digest of its
+// input data file, its command line and the module versions.
+func TestInputDigestsAndEnvironment(t *testing.T) {
+	e := newEnv(t)
+	data := t.TempDir()
+	ratings := syntheticRatings(300)
+	if err := os.MkdirAll(filepath.Join(data, "ml-latest-small"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(data, "ml-latest-small", "ratings.csv"), ratings, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.writeConfig(strings.ReplaceAll(fetchConfig, "fetch = true", "fetch = false"))
+	e.mustRun(0, "--data-dir", data, "--experiment", "fetched", "--jobs", "1", "--quiet")
+	env := map[string]string{}
+	rows, err := e.db().Query(`SELECT key, value FROM run_env WHERE run_id = 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var k, v string
+		rows.Scan(&k, &v)
+		env[k] = v
+	}
+	rows.Close()
+	sum := sha256.Sum256(ratings)
+	found := false
+	for k, v := range env {
+		if strings.HasPrefix(k, "input ") && strings.HasSuffix(k, "ratings.csv") {
+			found = true
+			if v != hex.EncodeToString(sum[:]) {
+				t.Errorf("%s = %s, want the sha256 of the file %x", k, v, sum)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no input digest of ratings.csv in %v", env)
+	}
+	if !strings.Contains(env["command"], "--experiment fetched") || env["dep github.com/mattn/go-sqlite3"] == "" {
+		t.Errorf("command %q, go-sqlite3 %q", env["command"], env["dep github.com/mattn/go-sqlite3"])
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -58,6 +59,9 @@ var seriesSchema = arrow.NewSchema([]arrow.Field{
 
 // WriteSeries writes s to path as an Arrow IPC file, atomically.
 func WriteSeries(path string, s *Series) error {
+	if err := mkParent(path); err != nil {
+		return err
+	}
 	f, err := atomicfile.Create(path)
 	if err != nil {
 		return err
@@ -152,7 +156,7 @@ func WriteSummary(path string, m Summary) error {
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(path, append(b, '\n'))
+	return writeFile(path, append(b, '\n'))
 }
 
 // ReadSummary reads a file written by WriteSummary.
@@ -206,7 +210,7 @@ func WriteJSON(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(path, append(b, '\n'))
+	return writeFile(path, append(b, '\n'))
 }
 
 // ReadJSON reads a JSON file into v; errors name the file.
@@ -223,6 +227,9 @@ func ReadJSON(path string, v any) error {
 
 // WriteFloats writes x as little-endian float64s, atomically.
 func WriteFloats(path string, x []float64) error {
+	if err := mkParent(path); err != nil {
+		return err
+	}
 	return atomicfile.Write(path, func(w io.Writer) error {
 		buf := make([]byte, 1<<20)
 		for lo := 0; lo < len(x); lo += len(buf) / 8 {
@@ -265,5 +272,17 @@ func CopyFile(src, dst string) error {
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(dst, b)
+	return writeFile(dst, b)
 }
+
+// writeFile writes data to path atomically, creating path's directory.
+func writeFile(path string, data []byte) error {
+	if err := mkParent(path); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(path, data)
+}
+
+// mkParent creates the directory of path: the files of a stage's output
+// directory are written before anything else creates it.
+func mkParent(path string) error { return os.MkdirAll(filepath.Dir(path), 0o755) }

@@ -19,13 +19,10 @@ type File struct {
 	done bool
 }
 
-// Create starts writing dst, creating its directory when missing.
+// Create starts writing dst. Like os.WriteFile it does not create dst's
+// directory: a missing one is an error.
 func Create(dst string) (*File, error) {
-	dir := filepath.Dir(dst)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(dst)+".tmp-*")
+	f, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".tmp-*")
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", dst, err)
 	}

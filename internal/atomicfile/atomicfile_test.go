@@ -10,6 +10,12 @@ import (
 
 func TestWriteFile(t *testing.T) {
 	dst := filepath.Join(t.TempDir(), "sub", "a.txt")
+	if err := WriteFile(dst, []byte("one")); err == nil {
+		t.Fatal("wrote into a missing directory")
+	}
+	if err := os.Mkdir(filepath.Dir(dst), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if err := WriteFile(dst, []byte("one")); err != nil {
 		t.Fatal(err)
 	}

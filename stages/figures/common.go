@@ -3,14 +3,15 @@ package figures
 import (
 	"fmt"
 	"image/color"
-	"os"
-	"path/filepath"
+	"io"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"goldstone/internal/atomicfile"
 )
 
 // DPI is the resolution of every PNG written by this package.
@@ -134,36 +135,14 @@ func sideLegend(entries []legendEntry) (l plot.Legend, w, h vg.Length) {
 	return l, w, h
 }
 
-// savePNG encodes img as PNG into path atomically: it writes a temporary file
-// in the directory of path and renames it over path.
-func savePNG(path string, img *vgimg.Canvas) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp*")
+// savePNG encodes img as PNG into path atomically (internal/atomicfile).
+func savePNG(path string, img *vgimg.Canvas) error {
+	err := atomicfile.Write(path, func(w io.Writer) error {
+		_, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(w)
+		return err
+	})
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			os.Remove(tmp)
-		}
-	}()
-	if _, err = (vgimg.PngCanvas{Canvas: img}).WriteTo(f); err != nil {
-		f.Close()
 		return fmt.Errorf("write %s: encode png: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	// CreateTemp makes the file 0600; figures are ordinary readable outputs.
-	if err = os.Chmod(tmp, 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
 }

@@ -29,6 +29,7 @@ import (
 	"strings"
 	"time"
 
+	"goldstone/internal/atomicfile"
 	"goldstone/runs"
 )
 
@@ -161,7 +162,7 @@ func Write(dir string, p *Page) (string, error) {
 	if err := pageTmpl.Execute(&b, &v); err != nil {
 		return "", fmt.Errorf("html report %s: %w", path, err)
 	}
-	if err := writeAtomic(path, b.Bytes()); err != nil {
+	if err := atomicfile.WriteFile(path, b.Bytes()); err != nil {
 		return "", fmt.Errorf("html report %s: %w", path, err)
 	}
 	return path, nil
@@ -200,32 +201,10 @@ func WriteIndex(ctx context.Context, st *runs.Store, reportsDir string) (string,
 	if err := indexTmpl.Execute(&b, es); err != nil {
 		return "", fmt.Errorf("runs index %s: %w", path, err)
 	}
-	if err := writeAtomic(path, b.Bytes()); err != nil {
+	if err := atomicfile.WriteFile(path, b.Bytes()); err != nil {
 		return "", fmt.Errorf("runs index %s: %w", path, err)
 	}
 	return path, nil
-}
-
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return os.Rename(tmp, path)
 }
 
 // pageView adds the template helpers that need the page's directory.

@@ -30,7 +30,7 @@ func registerSlurmFlags(fs *flag.FlagSet) {
 	fs.StringVar(&slurmFlags.partition, "slurm-partition", "", "Slurm partition (sbatch --partition)")
 	fs.StringVar(&slurmFlags.account, "slurm-account", "", "Slurm account (sbatch --account)")
 	fs.StringVar(&slurmFlags.time, "slurm-time", "", "time limit per trial, HH:MM:SS or D-HH:MM:SS (sbatch --time)")
-	fs.IntVar(&slurmFlags.maxParallel, "slurm-max-parallel", -1, "trials running at once on the cluster (--array=...%K; default: no limit)")
+	fs.IntVar(&slurmFlags.maxParallel, "slurm-max-parallel", -1, "trials running at once on the cluster (--array=...%K); 0: no limit; -1: the experiment's slurm.max_parallel, else no limit")
 	fs.StringVar(&slurmFlags.extra, "slurm-extra", "", "further sbatch arguments, e.g. '--qos=long --constraint=avx2'")
 	fs.BoolVar(&slurmFlags.noCollectJob, "slurm-no-collect-job", false, "submit no dependent collect job; run 'runner collect --run ID' on this host instead")
 }

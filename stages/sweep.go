@@ -259,10 +259,22 @@ func countStatuses(ctx context.Context, st *runs.Store, out *Outcome) error {
 
 // trialParams renders a trial's settings as JSON texts for the store, with
 // its variant and its name (variant and grid values: stable across code
-// versions that add settings, which change trial ids).
+// versions that add settings, which change trial ids). A float setting
+// keeps a decimal point even when integral (lr = 1 is "1.0"), so that the
+// typed columns of the trials view and of exports are REAL/DOUBLE for it.
 func trialParams(tr Trial) map[string]string {
 	m := make(map[string]string, len(tr.Settings)+2)
 	js := func(v any) string {
+		switch x := v.(type) {
+		case float64:
+			return floatJSON(x)
+		case []float64:
+			parts := make([]string, len(x))
+			for i, f := range x {
+				parts[i] = floatJSON(f)
+			}
+			return "[" + strings.Join(parts, ",") + "]"
+		}
 		b, err := json.Marshal(v)
 		if err != nil {
 			panic(err)
@@ -531,4 +543,18 @@ func skipCause(ev pipeline.Event) string {
 		return ""
 	}
 	return c
+}
+
+// floatJSON is the JSON text of f with a decimal point or exponent, so that
+// JSON readers (SQLite's json_extract) read it as a float.
+func floatJSON(f float64) string {
+	b, err := json.Marshal(f)
+	if err != nil {
+		panic(err) // settings are finite: checked when decoded
+	}
+	s := string(b)
+	if !strings.ContainsAny(s, ".eE") {
+		s += ".0"
+	}
+	return s
 }

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const claimsConfig = `
+[experiments.artificial]
+pipeline = "artificial"
+[experiments.artificial.settings]
+time_steps = 5
+steps = 300
+k1 = 50
+log_every = 10
+[experiments.artificial.grid]
+seed = [1, 2]
+[[experiments.artificial.variants]]
+name = "gd"
+gauge = "none"
+[[experiments.artificial.variants]]
+name = "goldstone-so"
+gauge = "goldstone"
+flip_walls = false
+[[experiments.artificial.variants]]
+name = "goldstone"
+gauge = "goldstone"
+
+[experiments.artificial-scaling]
+pipeline = "artificial"
+[experiments.artificial-scaling.settings]
+steps = 300
+log_every = 10
+[experiments.artificial-scaling.grid]
+time_steps = [4, 8]
+seed = [1]
+[[experiments.artificial-scaling.variants]]
+name = "gd"
+gauge = "none"
+[[experiments.artificial-scaling.variants]]
+name = "goldstone"
+gauge = "goldstone"
+`
+
+// claimRowOf returns the table line of a claim.
+func claimRowOf(t *testing.T, table, claim string) string {
+	t.Helper()
+	for _, l := range strings.Split(table, "\n") {
+		if strings.HasPrefix(l, "| "+claim+" |") {
+			return l
+		}
+	}
+	t.Fatalf("no row %q in\n%s", claim, table)
+	return ""
+}
+
+// TestClaimsEndToEnd: rows come from the latest ended run of each
+// experiment as defined in the experiments file; experiments without such
+// a run, or absent from the file, say "not measured yet"; a run with --set
+// overrides does not count; --readme replaces only the marked block.
+func TestClaimsEndToEnd(t *testing.T) {
+	e := newEnv(t)
+	e.writeConfig(claimsConfig)
+	e.mustRun(0, "--experiment", "artificial-scaling", "--set", "steps=200", "--quiet")
+	table := e.mustRun(0, "claims")
+	if row := claimRowOf(t, table, "Fig. 2 (Sec. 5.1)"); !strings.Contains(row, "| not measured yet |") {
+		t.Errorf("artificial not run yet: %s", row)
+	}
+	if row := claimRowOf(t, table, "Fig. 2 mechanism (beyond the paper)"); !strings.Contains(row, "1 ended runs with other settings do not count") {
+		t.Errorf("an overridden run counted: %s", row)
+	}
+	if row := claimRowOf(t, table, "Fig. 3 (Sec. 5.2)"); !strings.Contains(row, "no experiment movielens-paper in the experiments file") {
+		t.Errorf("absent experiment: %s", row)
+	}
+
+	e.mustRun(0, "--experiment", "artificial", "--quiet")
+	e.mustRun(0, "--experiment", "artificial-scaling", "--quiet")
+	table = e.mustRun(0, "claims")
+	row := claimRowOf(t, table, "Fig. 2 (Sec. 5.1)")
+	for _, want := range []string{"gd: median", "goldstone-so: median", "paper's algorithm (goldstone-so): ", "run 2 (", "2/2 seeds)"} {
+		if !strings.Contains(row, want) && !(want == "2/2 seeds)" && strings.Contains(row, "seeds reach it)")) {
+			t.Errorf("artificial row lacks %q: %s", want, row)
+		}
+	}
+	if strings.Contains(row, notMeasured) {
+		t.Errorf("artificial measured but: %s", row)
+	}
+	row = claimRowOf(t, table, "Fig. 2 mechanism (beyond the paper)")
+	if !strings.Contains(row, "gd steps_to_excess_1: slope") || !strings.Contains(row, "run 3 (") {
+		t.Errorf("scaling row: %s", row)
+	}
+
+	readme := filepath.Join(e.dir, "README.md")
+	os.WriteFile(readme, []byte("# x\n\nbefore\n"+claimsBegin+"\nold table\n"+claimsEnd+"\nafter\n"), 0o644)
+	e.mustRun(0, "claims", "--readme", readme)
+	b, _ := os.ReadFile(readme)
+	if got := string(b); !strings.HasPrefix(got, "# x\n\nbefore\n"+claimsBegin+"\n| claim |") || !strings.HasSuffix(got, claimsEnd+"\nafter\n") || strings.Contains(got, "old table") {
+		t.Errorf("README after claims --readme:\n%s", got)
+	}
+	os.WriteFile(readme, []byte("# no markers\n"), 0o644)
+	e.mustRun(2, "claims", "--readme", readme)
+	if b, _ := os.ReadFile(readme); string(b) != "# no markers\n" {
+		t.Errorf("README without markers was changed: %q", b)
+	}
+}
+
+func TestSpeedupVerdict(t *testing.T) {
+	inf, nan := math.Inf(1), math.NaN()
+	for _, c := range []struct {
+		base, method []float64
+		want         string
+	}{
+		{[]float64{1000, 1200, 900}, []float64{100, 110, 90}, "reproduces (10x faster"},
+		{[]float64{1000, 1200, 900}, []float64{300, 310, 290}, "smaller effect than the paper (3.3x"},
+		{[]float64{1000, 1000}, []float64{900, 1100}, "no effect (1x)"},
+		{[]float64{100, 100, 100}, []float64{600, 600, nan}, "reversed: m is 6x slower"},
+		{[]float64{nan, nan, 100}, []float64{100, 100, nan}, "reproduces qualitatively: only m"},
+		{[]float64{100, 100, nan}, []float64{nan, nan, 100}, "does not reproduce: m does not reach"},
+		{[]float64{nan, inf}, []float64{nan, nan}, "not reproduced: neither"},
+		{nil, []float64{1}, notMeasured},
+	} {
+		_, v := speedupVerdict(c.base, c.method, 10, "m")
+		if !strings.HasPrefix(v, c.want) {
+			t.Errorf("speedupVerdict(%v, %v) = %q, want prefix %q", c.base, c.method, v, c.want)
+		}
+	}
+}

@@ -297,20 +297,25 @@ func TestFreezeShared(t *testing.T) {
 	os.WriteFile(src, []byte("binary v1"), 0o755)
 	a, b := RunDir(dir, "x", 1), RunDir(dir, "x", 2)
 	for _, d := range []Dir{a, b} {
-		if err := FreezeShared(src, filepath.Join(dir, "batch", "bin"), d.Runner(), 0o755); err != nil {
+		if err := FreezeShared(src, filepath.Join(dir, "batch", "bin"), d.Runner(1), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
 	os.WriteFile(src, []byte("binary v2"), 0o755) // a rebuild after submission changes nothing frozen
-	if err := FreezeShared(src, filepath.Join(dir, "batch", "bin"), a.Runner(), 0o755); err != nil {
+	if err := FreezeShared(src, filepath.Join(dir, "batch", "bin"), a.Runner(1), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	fa, _ := os.Stat(a.Runner())
-	fb, _ := os.Stat(b.Runner())
+	// A later submission of the same build shares the copy too.
+	os.WriteFile(src, []byte("binary v1"), 0o755)
+	if err := FreezeShared(src, filepath.Join(dir, "batch", "bin"), b.Runner(2), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fa, _ := os.Stat(a.Runner(1))
+	fb, _ := os.Stat(b.Runner(2))
 	if !os.SameFile(fa, fb) || fa.Mode().Perm() != 0o755 {
 		t.Errorf("the two runs do not share one executable copy (mode %v)", fa.Mode())
 	}
-	if got, _ := os.ReadFile(a.Runner()); string(got) != "binary v1" {
+	if got, _ := os.ReadFile(a.Runner(1)); string(got) != "binary v1" {
 		t.Errorf("frozen runner holds %q", got)
 	}
 }

@@ -29,8 +29,9 @@ func (d Dir) Manifest() string { return d.path("manifest.json") }
 // Config is the path of the frozen copy of the experiments file.
 func (d Dir) Config() string { return d.path("experiments.toml") }
 
-// Runner is the path of the runner binary the tasks execute.
-func (d Dir) Runner() string { return d.path("bin", "runner") }
+// Runner is the path of the runner binary the tasks of submission attempt
+// execute.
+func (d Dir) Runner(attempt int) string { return d.path("bin", fmt.Sprintf("runner.%d", attempt)) }
 
 // Logs is the directory of the scheduler's output files.
 func (d Dir) Logs() string { return d.path("logs") }

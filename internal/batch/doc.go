@@ -22,7 +22,8 @@
 //	batch/<experiment>/run-<id>/
 //	  manifest.json        frozen at the first submission, never rewritten
 //	  experiments.toml     the experiments file the run was resolved from
-//	  bin/runner           the runner binary the tasks execute (a hard link to batch/bin/runner-<sha256>)
+//	  bin/runner.<attempt> the runner binary the tasks of a submission execute
+//	                       (a hard link to batch/bin/<sha256 prefix>: one copy per build)
 //	  results/<index>.<attempt>.json
 //	  tasks/<index>/       the task's private pipeline workdir (cache -> shared cache)
 //	  logs/                the scheduler's output files

@@ -209,7 +209,7 @@ func FreezeShared(src, dir, dst string, perm os.FileMode) error {
 	if err != nil {
 		return fmt.Errorf("freeze %s: %w", src, err)
 	}
-	shared := filepath.Join(dir, filepath.Base(dst)+"-"+hex.EncodeToString(h.Sum(nil))[:16])
+	shared := filepath.Join(dir, hex.EncodeToString(h.Sum(nil))[:16])
 	if err := Freeze(src, shared, perm); err != nil {
 		return err
 	}

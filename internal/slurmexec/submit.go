@@ -251,17 +251,6 @@ func freeze(d batch.Dir, e *stages.Experiment, runID int64, cfgHash string, tria
 	if err := batch.Freeze(o.ConfigPath, d.Config(), 0o644); err != nil {
 		return nil, err
 	}
-	runner := o.Runner
-	if runner == "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return nil, fmt.Errorf("find the runner binary: %w", err)
-		}
-		runner = exe
-	}
-	if err := batch.FreezeShared(runner, filepath.Join(o.WorkDir, "batch", "bin"), d.Runner(), 0o755); err != nil {
-		return nil, err
-	}
 	m := &batch.Manifest{Format: batch.ManifestFormat, RunID: runID, Experiment: e.Name, ConfigHash: cfgHash,
 		Sets: slices.Clone(o.Sets), DB: abs(o.DB), WorkDir: abs(o.WorkDir), DataDir: abs(o.DataDir), Reports: abs(o.Reports),
 		Created: time.Now().UTC()}
@@ -320,7 +309,19 @@ func submitTasks(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Mani
 	if err := os.MkdirAll(d.Logs(), 0o755); err != nil {
 		return err
 	}
-	runner := quote(d.Runner())
+	// This submission's tasks run the runner of this submission, frozen:
+	// rebuilding it while they wait changes nothing.
+	exe := o.Runner
+	if exe == "" {
+		var err error
+		if exe, err = os.Executable(); err != nil {
+			return fmt.Errorf("find the runner binary: %w", err)
+		}
+	}
+	if err := batch.FreezeShared(exe, filepath.Join(m.WorkDir, "batch", "bin"), d.Runner(out.Attempt), 0o755); err != nil {
+		return err
+	}
+	runner := quote(d.Runner(out.Attempt))
 	common := fmt.Sprintf("--workdir %s --experiment %s --run %d", quote(m.WorkDir), quote(m.Experiment), m.RunID)
 	name := fmt.Sprintf("gs-%s-%d", m.Experiment, m.RunID)
 	limit := o.MaxParallel

@@ -1,0 +1,90 @@
+package movielens
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"goldstone/internal/testdata"
+)
+
+func TestActivityOf(t *testing.T) {
+	// Two bins over [0, 100]: user 1 rates 3 items in bin 0 and 1 in bin 1,
+	// user 2 rates item 7 once in bin 1.
+	rs := []Rating{
+		{User: 1, Item: 7, Timestamp: 0}, {User: 1, Item: 8, Timestamp: 10}, {User: 1, Item: 9, Timestamp: 20},
+		{User: 1, Item: 7, Timestamp: 60}, {User: 2, Item: 7, Timestamp: 100},
+	}
+	a := ActivityOf(rs, 2)
+	if a.Ratings != 5 || a.Users != 2 || a.Items != 3 {
+		t.Fatalf("counts %+v", a)
+	}
+	// (user, bin) pairs: (1,0)=3, (1,1)=1, (2,1)=1.
+	if q := a.PerUserBin; q.Mean != 5.0/3 || q.Median != 1 || q.Max != 3 {
+		t.Errorf("per (user, bin) %+v", q)
+	}
+	if q := a.BinsPerUser; q.Mean != 1.5 || q.Median != 1 || q.Max != 2 {
+		t.Errorf("bins per user %+v", q)
+	}
+	if q := a.PerItem; q.Mean != 5.0/3 || q.Median != 1 || q.P90 != 3 || q.Max != 3 {
+		t.Errorf("per item %+v", q)
+	}
+	tab := ActivityTable([]string{"x"}, []Activity{a})
+	if !strings.Contains(tab, "| active bins per user: mean / median / p90 / max | 1.5 / 1 / 2 / 2 |") {
+		t.Errorf("table:\n%s", tab)
+	}
+}
+
+// TestActivityRealVsPlanted measures the statistics the planted generator
+// is to be calibrated to on ml-latest-small (100 bins, as the paper's
+// MovieLens setting) next to today's generator at the same size. Real
+// users are bursty: few active bins, many ratings in each; the generator
+// spreads every user over the bins. The table is logged so that a
+// calibrated generator can be checked against the real column.
+func TestActivityRealVsPlanted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads ml-latest-small")
+	}
+	path := testdata.Path(t, "ml-latest-small/ratings.csv")
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	real, err := ReadRatingsText(path, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const T = 100
+	ra := ActivityOf(real, T)
+	lo, hi := real[0].Timestamp, real[0].Timestamp
+	for _, r := range real {
+		lo, hi = min(lo, r.Timestamp), max(hi, r.Timestamp)
+	}
+	cfg := PlantedConfig{Users: ra.Users, Items: ra.Items, Ratings: ra.Ratings, Bins: T, D: 10, Seed: 1,
+		Start: time.Unix(lo, 0), End: time.Unix(hi, 0), Drift: 0.1, Workers: 2}
+	var buf bytes.Buffer
+	if _, err := Generate(context.Background(), &buf, nil, cfg); err != nil {
+		t.Fatal(err)
+	}
+	gen, err := ReadRatingsText("generated", &buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ga := ActivityOf(gen, T)
+	t.Logf("\n%s", ActivityTable([]string{"ml-latest-small", "planted (today's generator)"}, []Activity{ra, ga}))
+	// Measured on ml-latest-small (100,836 ratings, 610 users): the median
+	// user is active in 1 bin of 100, with 25 ratings there.
+	if ra.Ratings != 100836 || ra.Users != 610 || ra.BinsPerUser.Median != 1 || ra.PerUserBin.Median != 25 {
+		t.Errorf("ml-latest-small statistics changed: %d ratings, %d users, bins per user %+v, per (user, bin) %+v",
+			ra.Ratings, ra.Users, ra.BinsPerUser, ra.PerUserBin)
+	}
+	// Today's generator spreads users over the bins: many active bins, few
+	// ratings in each (what the calibration has to change).
+	if !(ga.BinsPerUser.Median > 10*ra.BinsPerUser.Median && ga.PerUserBin.Median < ra.PerUserBin.Median/5) {
+		t.Logf("the generator is no longer spread out like before: update this test and the notes")
+	}
+}

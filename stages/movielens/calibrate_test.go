@@ -75,7 +75,24 @@ func TestActivityRealVsPlanted(t *testing.T) {
 		t.Fatal(err)
 	}
 	ga := ActivityOf(gen, T)
-	t.Logf("\n%s", ActivityTable([]string{"ml-latest-small", "planted (today's generator)"}, []Activity{ra, ga}))
+	bursty := cfg
+	bursty.ActiveBinsMean = ActiveBinsSmall
+	buf.Reset()
+	if _, err := Generate(context.Background(), &buf, nil, bursty); err != nil {
+		t.Fatal(err)
+	}
+	genB, err := ReadRatingsText("generated", &buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ba := ActivityOf(genB, T)
+	t.Logf("\n%s", ActivityTable([]string{"ml-latest-small", "planted, spread (ActiveBinsMean 0)", "planted, bursty (ActiveBinsMean 2.55)"}, []Activity{ra, ga, ba}))
+	// The bursty generator matches the real activity per user to within a
+	// fifth (mean active bins) and is bursty like it (median ratings per
+	// active (user, bin) at least 10, not 2).
+	if m := ba.BinsPerUser.Mean; m < 0.8*ra.BinsPerUser.Mean || m > 1.2*ra.BinsPerUser.Mean || ba.PerUserBin.Median < 10 {
+		t.Errorf("bursty generator: bins per user %+v, per (user, bin) %+v; real %+v, %+v", ba.BinsPerUser, ba.PerUserBin, ra.BinsPerUser, ra.PerUserBin)
+	}
 	// Measured on ml-latest-small (100,836 ratings, 610 users): the median
 	// user is active in 1 bin of 100, with 25 ratings there.
 	if ra.Ratings != 100836 || ra.Users != 610 || ra.BinsPerUser.Median != 1 || ra.PerUserBin.Median != 25 {
@@ -86,5 +103,34 @@ func TestActivityRealVsPlanted(t *testing.T) {
 	// ratings in each (what the calibration has to change).
 	if !(ga.BinsPerUser.Median > 10*ra.BinsPerUser.Median && ga.PerUserBin.Median < ra.PerUserBin.Median/5) {
 		t.Logf("the generator is no longer spread out like before: update this test and the notes")
+	}
+}
+
+func TestBurstyGeneratorDeterministicAndChecked(t *testing.T) {
+	cfg := PlantedConfig{Users: 50, Items: 40, Ratings: 3000, Bins: 20, D: 3, Seed: 7,
+		Start: time.Unix(0, 0), End: time.Unix(1e6, 0), Drift: 0.1, ActiveBinsMean: 2}
+	gen := func(workers int) []byte {
+		c := cfg
+		c.Workers = workers
+		var b bytes.Buffer
+		if _, err := Generate(context.Background(), &b, nil, c); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	a, b := gen(1), gen(3)
+	if !bytes.Equal(a, b) {
+		t.Fatal("bursty generator: bytes differ between 1 and 3 workers")
+	}
+	rs, err := ReadRatingsText("gen", bytes.NewReader(a))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if act := ActivityOf(rs, cfg.Bins); act.BinsPerUser.Max >= float64(cfg.Bins) || act.Ratings != cfg.Ratings {
+		t.Errorf("bursty activity %+v", act)
+	}
+	cfg.ActiveBinsMean = 0.5
+	if _, err := Generate(context.Background(), &bytes.Buffer{}, nil, cfg); err == nil || !strings.Contains(err.Error(), "ActiveBinsMean") {
+		t.Errorf("ActiveBinsMean 0.5 accepted: %v", err)
 	}
 }

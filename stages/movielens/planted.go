@@ -30,8 +30,12 @@ type PlantedConfig struct {
 	Drift float64
 	// Growth is the ratio of the rating volume of the last bin to the first, growing
 	// exponentially in between; 0 means 10, 1 constant.
-	Growth  float64
-	Workers int // default runtime.GOMAXPROCS(0)
+	Growth float64
+	// ActiveBinsMean > 0 makes users bursty, as real ones are: each user is active in
+	// 1 + Geometric bins with this mean (ActiveBinsSmall is ml-latest-small's), chosen by
+	// rating volume, and rates only there; 0 spreads every user over all bins.
+	ActiveBinsMean float64
+	Workers        int // default runtime.GOMAXPROCS(0)
 }
 
 // Fixed parameters of the planted model, documented in Generate.
@@ -76,6 +80,8 @@ func (c *PlantedConfig) validate() error {
 		return fmt.Errorf("generate: Users %d, Items %d, D %d, Bins %d: all must be >= 1", c.Users, c.Items, c.D, c.Bins)
 	case c.Users > math.MaxInt32 || c.Items > math.MaxInt32:
 		return fmt.Errorf("generate: ids must fit in int32")
+	case !validActiveBins(c.ActiveBinsMean):
+		return fmt.Errorf("generate: ActiveBinsMean %v: want 0 or a finite value >= 1", c.ActiveBinsMean)
 	case c.Ratings < int64(c.Bins)+1:
 		return fmt.Errorf("generate: Ratings %d, want >= Bins+1 = %d", c.Ratings, c.Bins+1)
 	case c.End.Unix()-c.Start.Unix() < int64(c.Bins):
@@ -147,7 +153,8 @@ func (c PlantedConfig) BinCounts() []int64 {
 // growing exponentially by the factor Growth). Each rating draws a user from a log-normal
 // activity weight (sigma 1.2), an item from a Zipf-Mandelbrot popularity 1/(rank+50)^1.1 over
 // a random ranking, a timestamp uniform over the integer seconds of the bin (BinRange over
-// [Start, End]), and x = +1 with probability sigmoid(u_{t,i}.v_{t,j}), else -1. The star
+// [Start, End]) (with ActiveBinsMean > 0 the user is drawn among those active in the bin,
+// see burstyUsers), and x = +1 with probability sigmoid(u_{t,i}.v_{t,j}), else -1. The star
 // value is 4.0/4.5/5.0 (weights .5/.2/.3) for +1 and 0.5..3.0 (weights .04 .10 .06 .22 .18
 // .40) for -1, except that with probability 0.2, independently of x, it is 3.5. The median of
 // the file is then 3.5 whenever between 37.5% and 62.5% of the ratings have x = +1 (always in
@@ -188,6 +195,11 @@ func Generate(ctx context.Context, w io.Writer, vectors io.Writer, cfg PlantedCo
 	U := make([]float64, cfg.Users*D)
 	V := make([]float64, cfg.Items*D)
 	counts := cfg.BinCounts()
+	var activeIDs [][]int32 // per bin, with ActiveBinsMean > 0
+	var activeUsers []*alias
+	if cfg.ActiveBinsMean > 0 {
+		activeIDs, activeUsers = burstyUsers(cfg, uw, counts)
+	}
 	st := GenStats{PerBin: counts}
 	n, err := io.WriteString(w, CSVHeader+"\n")
 	st.Bytes += int64(n)
@@ -239,7 +251,13 @@ func Generate(ctx context.Context, w io.Writer, vectors io.Writer, cfg PlantedCo
 					res := &batch[c]
 					res.text, res.pos, res.neg, res.mid = res.text[:0], 0, 0, 0
 					for k := lo; k < hi; k++ {
-						i, j := users.sample(rng), items.sample(rng)
+						var i int
+						if activeUsers != nil {
+							i = int(activeIDs[t][activeUsers[t].sample(rng)])
+						} else {
+							i = users.sample(rng)
+						}
+						j := items.sample(rng)
 						ts := first + rng.Int64N(last-first+1)
 						dot := 0.0
 						ui, vj := U[i*D:i*D+D], V[j*D:j*D+D]

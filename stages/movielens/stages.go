@@ -24,7 +24,7 @@ func init() { stages.Register(Pipeline{}) }
 // settings and inputs (code here or below: models, optim, stages); the
 // golden test (stages/pipelines, testdata/golden.json here) fails until
 // then.
-const Version = "3"
+const Version = "4"
 
 // Pipeline is the movielens pipeline (the paper's Section 5.2): ingest,
 // binarize, bin and split a ratings file (a MovieLens release or the
@@ -75,6 +75,8 @@ type PlantedSettings struct {
 	Dim     int `set:"planted_dim" default:"10" check:">0" doc:"planted data set: dimension of the planted vectors"`
 	Seed    int `set:"planted_seed" default:"1" check:">=0" doc:"planted data set: seed"`
 	Bins    int `set:"bins" default:"100" check:">0" doc:"number of time bins T"`
+	// ActiveBins: ml-latest-small's mean active bins per user (of 100), ActiveBinsSmall.
+	ActiveBins float64 `set:"planted_active_bins" default:"2.55" check:">=0" doc:"planted data set: mean number of bins a user is active in (1 + geometric; 0: every user spread over all bins); 2.55 is measured on ml-latest-small"`
 }
 
 // Config is the generator configuration of the planted data set.
@@ -83,7 +85,7 @@ func (s PlantedSettings) Config() PlantedConfig {
 		Users: s.Users, Items: s.Items, Ratings: int64(s.Ratings),
 		Bins: s.Bins, D: s.Dim, Seed: uint64(s.Seed),
 		Start: time.Date(1995, 1, 9, 0, 0, 0, 0, time.UTC), End: time.Date(2015, 3, 31, 0, 0, 0, 0, time.UTC),
-		Drift: 0.1, Growth: 10,
+		Drift: 0.1, Growth: 10, ActiveBinsMean: s.ActiveBins,
 	}
 }
 

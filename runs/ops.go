@@ -139,8 +139,10 @@ func (s *Store) UpsertTrial(ctx context.Context, t Trial) error {
 		if t.Params != nil {
 			pj = params
 		}
+		// seq numbers a new trial after the run's others; an update keeps it.
 		if _, err := tx.ExecContext(ctx, `INSERT INTO trial_rows (run_id, trial, params_json, seed, status, error,
-			started_at, ended_at, wall_seconds) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+			started_at, ended_at, wall_seconds, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?,
+			(SELECT count(*) + 1 FROM trial_rows WHERE run_id = ?1))
 			ON CONFLICT (run_id, trial) DO UPDATE SET
 				params_json = CASE WHEN ? THEN excluded.params_json ELSE params_json END,
 				seed = excluded.seed, status = excluded.status, error = excluded.error,

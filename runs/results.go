@@ -274,8 +274,8 @@ type TrialRow struct {
 // TrialTable returns a run's trials in enumeration order (the order in
 // which the run first recorded them), each with its summary metrics.
 func (s *Store) TrialTable(ctx context.Context, runID int64) ([]TrialRow, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT rowid, trial, seed, status, error, started_at, ended_at, wall_seconds, log_path
-		FROM trial_rows WHERE run_id = ? ORDER BY rowid`, runID)
+	rows, err := s.r.QueryContext(ctx, `SELECT seq, trial, seed, status, error, started_at, ended_at, wall_seconds, log_path
+		FROM trial_rows WHERE run_id = ? ORDER BY seq, rowid`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("trials of run %d: %w", runID, err)
 	}
@@ -308,7 +308,6 @@ func (s *Store) TrialTable(ctx context.Context, runID int64) ([]TrialRow, error)
 	}
 	for i := range out {
 		t := &out[i]
-		t.Seq = int64(i + 1)
 		if p, ok := params[t.ID]; ok {
 			t.Params = p
 		}

@@ -80,6 +80,14 @@ func TestTrialsViewTypedAndBestPerVariant(t *testing.T) {
 		t.Errorf("seq order = %v", rows)
 	}
 
+	// A second run numbers its trials from 1 again.
+	id2 := fill(t, s, "e", "", lls)
+	if n := count(t, s.DB(), `SELECT min(seq) FROM trials WHERE run_id = ?`, id2); n != 1 {
+		t.Errorf("second run's first seq = %d", n)
+	}
+	if n := count(t, s.DB(), `SELECT max(seq) FROM trials WHERE run_id = ?`, id2); n != 4 {
+		t.Errorf("second run's last seq = %d", n)
+	}
 	// A new key and a new metric recorded later get columns at once.
 	ctx := context.Background()
 	if err := s.UpsertTrial(ctx, Trial{RunID: id, ID: "new", Status: StatusDone, Params: map[string]string{"opt": `"goldstone"`}}); err != nil {
@@ -139,7 +147,7 @@ func TestMigrateFromV1KeepsTrials(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if n := count(t, s.DB(), `SELECT count(*) FROM trials WHERE k = 'v' AND m = 2.5 AND status = 'done'`); n != 1 {
+	if n := count(t, s.DB(), `SELECT count(*) FROM trials WHERE k = 'v' AND m = 2.5 AND status = 'done' AND seq = 1`); n != 1 {
 		t.Errorf("migrated rows = %d, want 1", n)
 	}
 	if n := count(t, s.DB(), `SELECT count(*) FROM trial_status WHERE run_id = 7`); n != 1 {

@@ -20,6 +20,7 @@ var migrations = []migration{
 	{name: "run status finished/failed/interrupted/running, kind in views, latest views", sql: schemaV2},
 	{name: "results workflow: run tags, trial outputs and logs, wide trials view", sql: schemaV3},
 	{name: "executor: runs.executor, slurm_jobs, trial_attempts", sql: schemaV4},
+	{name: "trial_rows.seq: a trial's number in its run", sql: schemaV5},
 }
 
 const schemaV1 = `

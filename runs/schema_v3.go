@@ -13,10 +13,10 @@ package runs
 // enumeration order; the trials view numbers a run's trials in that order
 // from 1 as seq.
 //
-// The `trials` view created here has only the fixed columns: the Store
-// regenerates it with one column per parameter key and summary metric
+// The `trials` view created here has only the fixed columns (v5 changes
+// them; this text is frozen as released): the Store regenerates it with one column per parameter key and summary metric
 // whenever a new key or metric name is recorded (see wideview.go).
-var schemaV3 = `
+const schemaV3 = `
 ALTER TABLE trials RENAME TO trial_rows;
 ALTER TABLE trial_rows ADD COLUMN log_path TEXT NOT NULL DEFAULT '';
 
@@ -56,5 +56,9 @@ CREATE VIEW run_tag_list (experiment, run_id, key, value) AS
 	SELECT r.experiment, g.run_id, g.key, g.value
 	FROM run_tags AS g JOIN runs AS r ON r.id = g.run_id;
 
-` + createTrialsView(nil, nil) + `;
+CREATE VIEW trials AS SELECT r.experiment AS experiment, t.run_id AS run_id, t.trial AS trial,
+	row_number() OVER (PARTITION BY t.run_id ORDER BY t.rowid) AS seq, t.status AS status, t.error AS error, t.seed AS seed,
+	t.params_json AS params_json, t.started_at AS started_at, t.ended_at AS ended_at, t.wall_seconds AS wall_seconds,
+	t.log_path AS log_path
+	FROM trial_rows AS t JOIN runs AS r ON r.id = t.run_id;
 `

@@ -65,7 +65,7 @@ func createTrialsView(params, metrics []string) string {
 	paramCol, metricCol := trialsViewColumns(params, metrics)
 	var b strings.Builder
 	b.WriteString(`CREATE VIEW trials AS SELECT r.experiment AS experiment, t.run_id AS run_id, t.trial AS trial,
-	row_number() OVER (PARTITION BY t.run_id ORDER BY t.rowid) AS seq, t.status AS status, t.error AS error, t.seed AS seed,
+	t.seq AS seq, t.status AS status, t.error AS error, t.seed AS seed,
 	t.params_json AS params_json, t.started_at AS started_at, t.ended_at AS ended_at, t.wall_seconds AS wall_seconds,
 	t.log_path AS log_path`)
 	for _, k := range params {

@@ -154,6 +154,10 @@ stop_daemon() {
 }
 
 stop() {
+  local n
+  if [ -s "$STATE/slurmctld.pid" ] && n=$(squeue -h 2>/dev/null | wc -l) && [ "$n" -gt 0 ]; then
+    say "stopping with $n job(s) in the queue: their running tasks are lost"
+  fi
   # Reverse order of start: the node daemon, the controller, then munge.
   stop_daemon slurmd
   stop_daemon slurmctld

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+
+	"goldstone/stages"
+)
+
+func TestSlurmOptionsFlagsOverrideTheExperiment(t *testing.T) {
+	e := &stages.Experiment{Name: "x", Slurm: stages.SlurmConfig{Partition: "cpu", Account: "lab", Time: "01:00:00",
+		MaxParallel: 4, Extra: "--qos=long", CPUs: 2, MemMB: 4096}}
+	g := &globalOptions{db: "r.db", workdir: "w", config: "experiments.toml", stdout: io.Discard, stderr: io.Discard}
+	saved := slurmFlags
+	defer func() { slurmFlags = saved }()
+
+	slurmFlags.maxParallel = -1
+	o, err := slurmOptions(g, e, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Partition != "cpu" || o.Account != "lab" || o.Time != "01:00:00" || o.MaxParallel != 4 || o.CPUs != 2 || o.MemMB != 4096 ||
+		!reflect.DeepEqual(o.Extra, []string{"--qos=long"}) {
+		t.Errorf("from the experiment: %+v", o)
+	}
+	slurmFlags.partition, slurmFlags.time, slurmFlags.maxParallel, slurmFlags.extra = "gpu", "2-00:00:00", 0, "--requeue --comment='a b'"
+	o, err = slurmOptions(g, e, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Partition != "gpu" || o.Account != "lab" || o.Time != "2-00:00:00" || o.MaxParallel != 0 || !o.RetryFailed ||
+		!reflect.DeepEqual(o.Extra, []string{"--requeue", "--comment=a b"}) {
+		t.Errorf("flags over the experiment: %+v", o)
+	}
+	slurmFlags.extra = "'open"
+	if _, err := slurmOptions(g, e, false); err == nil || !strings.Contains(err.Error(), "--slurm-extra") {
+		t.Errorf("bad --slurm-extra: %v", err)
+	}
+	slurmFlags.extra, slurmFlags.time = "", "2h"
+	if _, err := slurmOptions(g, e, false); err == nil || !strings.Contains(err.Error(), "--slurm-time") {
+		t.Errorf("bad --slurm-time: %v", err)
+	}
+}

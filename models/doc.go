@@ -18,7 +18,11 @@
 //     U_t and the remaining ones the column (item) vectors V_t.
 //   - LocalLoss returns l plus local regularisers and OVERWRITES grad with its
 //     gradient. It does not include psi: the coupling is returned by Graph and
-//     added by the optimizer driver (see ProblemOf).
+//     added by the optimizer driver (see ProblemOf). A model may also offer
+//     Problem() (LogisticMF does): the Driver's problem, whose local loss adds
+//     into the Driver's zeroed gradient buffer and whose L2 regulariser
+//     (optim.Problem.L2) is applied in the Driver's fused pass.
+//   - Parallel loops run on the model's *optim.Pool field (nil: inline).
 //   - Every local loss is invariant under a common orthogonal map of all
 //     columns of a Z_t.
 //   - LocalLoss allocates nothing after the first call and splits its work into

@@ -27,7 +27,7 @@ const (
 // entries of grad for the next step's local loss (the buffer's cache lines are
 // loaded anyway; no separate clear). The gradient that reaches the Method is,
 // entry by entry, the same floating-point expression as adding L2 z, then
-// AddPsiGrad (edges in order), then calling Method.Step; only the order in
+// AddPsiGrad (edges in order), then calling Step; only the order in
 // which psi and ||Z||^2 are summed differs.
 type fused struct {
 	pool   *Pool

@@ -35,10 +35,12 @@
 // per step; the DWE reference code (TensorFlow, GPU) also evaluates the
 // dense V x V (or minibatch M x N) matrices of x and n+ + n-. Here:
 //
-//   - Exact: the pair matrix is computed in tb x tb tiles (gonum Dgemm,
-//     tb = 64), consumed at once (loss, then G_ij = dloss/dx_ij, then
+//   - Exact: the pair matrix is computed in tb x tb tiles (tb = 64; the tile
+//     products on AVX2/FMA micro-kernels, gemm_amd64.s, or gonum's Dgemm on
+//     CPUs without FMA), consumed at once (loss, then G_ij = dloss/dx_ij, then
 //     gU += G V, gV += G^T U by two more tile products) and never stored:
-//     6 V^2 d flops plus one exp and one log1p per pair. Positive counts are
+//     6 V^2 d flops plus one exp, one log(1+e) and one division per pair
+//     (inline, branch-free; within a few ulp of math.Exp and math.Log1p). Positive counts are
 //     merged into the tile loop through a CSR row index. Time steps are
 //     independent and run in parallel, one chunk per step; within a step the
 //     order of summation is fixed, so results are bit-identical at any
@@ -52,8 +54,11 @@
 //     batches exactly). The priors and the entropy are never subsampled.
 //
 // At V = 10,000, d = 100, T = 188 a full-batch step is 1.9e10 pairs,
-// about 1.1e13 flops; see the benchmarks (BenchmarkMAPStep) for measured
-// pairs per second.
+// about 1.1e13 flops; see the benchmarks (BenchmarkMAPStep, and
+// BenchmarkKernel against the previous kernel) for measured pairs per second.
+//
+// Training: MAP.Problem and Variational.Problem are what optim.Driver trains
+// (MAP's local prior is Problem.L2, applied in the Driver's fused pass).
 //
 // # Variational smoothing
 //
@@ -92,7 +97,8 @@
 //
 // Invariants: parameters are flat []float64 laid out as optim.Blocks with
 // Offset 0 (means first); LocalLoss overwrites grad, excludes psi, allocates
-// nothing in steady state apart from the parallel runner, and is
+// nothing in steady state, runs its parallel loops on Config.Pool (nil:
+// inline), and is
 // deterministic given x and the current minibatch/noise (Resample, SetBatch,
 // SetNoise). A model is not safe for concurrent use.
 package dwe

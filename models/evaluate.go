@@ -23,9 +23,27 @@ type Metrics struct {
 // training ratings in bin t still has the learned (prior-smoothed) vector of
 // that bin. It returns an error naming the first rating out of range.
 func EvaluateRatings(x []float64, b optim.Blocks, users int, test *Ratings) (Metrics, error) {
+	return evaluateRatings(x, b, users, nil, test)
+}
+
+// EvaluateRatingsBias is EvaluateRatings for a model with biases
+// (LogisticMF.Bias): x holds, right after the blocks, the Items item biases
+// and then the T bin biases, and the score of (t, i, j) is
+// u_{t,i}.v_{t,j} + b_j + c_t.
+func EvaluateRatingsBias(x []float64, b optim.Blocks, users int, test *Ratings) (Metrics, error) {
+	end := b.Offset + b.Len()
+	if n := (b.N - users) + b.T; len(x) != end+n {
+		panic(fmt.Sprintf("models: EvaluateRatingsBias: len(x)=%d, want blocks %+v + %d biases", len(x), b, n))
+	}
+	return evaluateRatings(x, b, users, x[end:], test)
+}
+
+// evaluateRatings scores test; bias is nil or the item biases followed by the bin biases.
+func evaluateRatings(x []float64, b optim.Blocks, users int, bias []float64, test *Ratings) (Metrics, error) {
 	if len(x) < b.Offset+b.Len() || users <= 0 || users >= b.N {
 		panic(fmt.Sprintf("models: EvaluateRatings: len(x)=%d blocks=%+v users=%d", len(x), b, users))
 	}
+	items := b.N - users
 	if err := test.Validate(b.T, users, b.N-users); err != nil {
 		return Metrics{}, fmt.Errorf("evaluate: %w", err)
 	}
@@ -38,6 +56,9 @@ func EvaluateRatings(x []float64, b optim.Blocks, users int, test *Ratings) (Met
 		for j, a := range u[uo : uo+b.D] {
 			s += a * u[vo+j]
 		}
+		if bias != nil {
+			s += bias[test.Item[k]] + bias[items+int(test.T[k])]
+		}
 		scores[k] = s
 	}
 	return scoreMetrics(scores, test.X), nil
@@ -46,6 +67,9 @@ func EvaluateRatings(x []float64, b optim.Blocks, users int, test *Ratings) (Met
 // Evaluate is EvaluateRatings with the model's layout.
 func (m *LogisticMF) Evaluate(x []float64, test *Ratings) (Metrics, error) {
 	checkLen("x", x, m.NumParams())
+	if m.Bias {
+		return EvaluateRatingsBias(x, m.Blocks(), m.Users, test)
+	}
 	return EvaluateRatings(x, m.Blocks(), m.Users, test)
 }
 

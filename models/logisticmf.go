@@ -44,6 +44,14 @@ type LogisticMF struct {
 
 	InitStd float64 // std of the N(0, InitStd^2) initial entries; 0 means DefaultInitStd
 
+	// Bias adds a bias per item, b_j, and a global bias per bin, c_t, to every
+	// score: s = u_{t,i}.v_{t,j} + b_j + c_t. They follow the blocks in x
+	// (Items item biases, then T bin biases; see BiasOffset), outside
+	// Blocks(), so a gauge step never touches them; they get the local L2
+	// prior Gamma/2 (sum b_j^2 + sum c_t^2) inside the local loss (the
+	// Driver's L2 covers the blocks only). They start at 0.
+	Bias bool
+
 	Pool *optim.Pool // runs the chunks of both passes; nil runs inline
 
 	prepared bool
@@ -201,8 +209,19 @@ func balance(ptr []int32, target int) []int {
 	return append(b, nkeys)
 }
 
-// NumParams returns T*(Users+Items)*D.
-func (m *LogisticMF) NumParams() int { return m.T * (m.Users + m.Items) * m.D }
+// NumParams returns T*(Users+Items)*D, plus Items+T with Bias.
+func (m *LogisticMF) NumParams() int {
+	n := m.BiasOffset()
+	if m.Bias {
+		n += m.Items + m.T
+	}
+	return n
+}
+
+// BiasOffset is the index in x of the first item bias (with Bias): the
+// number of block entries, T*(Users+Items)*D. The bias of item j is
+// x[BiasOffset+j], that of bin t x[BiasOffset+Items+t].
+func (m *LogisticMF) BiasOffset() int { return m.T * (m.Users + m.Items) * m.D }
 
 // Blocks returns the layout: N = Users+Items columns of length D per bin.
 func (m *LogisticMF) Blocks() optim.Blocks {
@@ -215,11 +234,14 @@ func (m *LogisticMF) Graph() *optim.Graph {
 	return m.graph
 }
 
-// Init fills x with independent N(0, InitStd^2) entries.
+// Init fills the blocks of x with independent N(0, InitStd^2) entries and
+// the biases, if any, with 0.
 func (m *LogisticMF) Init(x []float64, rng *rand.Rand) {
 	m.prepare()
 	checkLen("x", x, m.NumParams())
-	initNormal(x, rng, m.InitStd)
+	bo := m.BiasOffset()
+	initNormal(x[:bo], rng, m.InitStd)
+	clear(x[bo:])
 }
 
 // Batch returns the batch number the next LocalLoss call uses.
@@ -273,7 +295,6 @@ func (m *LogisticMF) BatchLoss(grad, x []float64, batch uint64) float64 {
 	m.cx, m.cg = x, grad
 	m.Pool.Chunks(len(m.uPart), 1, m.uFn) // writes coef, read by the item pass
 	m.Pool.Chunks(len(m.iPart), 1, m.iFn)
-	m.cx, m.cg = nil, nil
 	var loss float64
 	for _, v := range m.uPart {
 		loss += v
@@ -281,7 +302,34 @@ func (m *LogisticMF) BatchLoss(grad, x []float64, batch uint64) float64 {
 	for _, v := range m.iPart {
 		loss += v
 	}
+	if m.Bias {
+		loss += m.biasPass()
+	}
+	m.cx, m.cg = nil, nil
 	return loss
+}
+
+// biasPass overwrites the bias gradients: the L2 term Gamma b plus, for
+// every rating, its coefficient dl/ds (coef, written by the user pass; 0 for
+// ratings outside the minibatch), summed key by key in (t, item) order; it
+// returns the biases' L2 loss. Serial: O(ratings + T*Items), deterministic.
+func (m *LogisticMF) biasPass() float64 {
+	bo, items := m.BiasOffset(), m.Items
+	x, g := m.cx[bo:], m.cg[bo:bo+items+m.T]
+	var reg float64
+	for k, b := range x[:items+m.T] {
+		g[k] = m.Gamma * b
+		reg += b * b
+	}
+	for k := 0; k < m.T*items; k++ {
+		var s float64
+		for _, c := range m.coef[m.iPtr[k]:m.iPtr[k+1]] {
+			s += c
+		}
+		g[k%items] += s
+		g[items+k/items] += s
+	}
+	return 0.5 * m.Gamma * reg
 }
 
 // mix64 is the splitmix64 finaliser.
@@ -311,12 +359,21 @@ func (m *LogisticMF) userChunk(c, _, _ int) {
 	d, per := m.D, m.Users
 	x, grad, coef := m.cx, m.cg, m.coef
 	gamma, sample, scale, sparse := m.Gamma, m.sample, m.scale, m.sparse
+	var itemBias []float64 // with Bias: x[BiasOffset:][:Items]
+	if m.Bias {
+		itemBias = x[m.BiasOffset() : m.BiasOffset()+m.Items]
+	}
 	var reg, lik float64
 	var sc [userBlock]float64
 	var kept [userBlock]bool
 	t, i := lo/per, lo%per
 	for k := lo; k < hi; k++ {
 		col := t*m.n + i
+		var binBias float64
+		if itemBias != nil {
+			binBias = x[m.BiasOffset()+m.Items+t]
+		}
+		itemCol0 := t*m.n + m.Users // column of item 0 in this key's bin
 		if i++; i == per {
 			t, i = t+1, 0
 		}
@@ -341,6 +398,9 @@ func (m *LogisticMF) userChunk(c, _, _ int) {
 				kept[b] = true
 				o := int(other) * d
 				sc[b] = dot(z, x[o:o+d:o+d])
+				if itemBias != nil {
+					sc[b] += itemBias[int(other)-itemCol0] + binBias
+				}
 			}
 			prod := 1.0 // product of the (1+ex) of the block: one log per block
 			for b, e := range rs {

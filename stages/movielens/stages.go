@@ -24,7 +24,7 @@ func init() { stages.Register(Pipeline{}) }
 // settings and inputs (code here or below: models, optim, stages); the
 // golden test (stages/pipelines, testdata/golden.json here) fails until
 // then.
-const Version = "4"
+const Version = "5"
 
 // Pipeline is the movielens pipeline (the paper's Section 5.2): ingest,
 // binarize, bin and split a ratings file (a MovieLens release or the
@@ -93,8 +93,9 @@ func (s PlantedSettings) Config() PlantedConfig {
 type TrainSettings struct {
 	Loop       stages.LoopSettings
 	Prior      stages.MFPrior
-	Minibatch  int `set:"minibatch" default:"0" check:">=0" doc:"ratings per minibatch; 0 uses full batches"`
-	ValidEvery int `set:"valid_every" default:"50" check:">0" doc:"record the validation log-likelihood every this many steps"`
+	Minibatch  int  `set:"minibatch" default:"0" check:">=0" doc:"ratings per minibatch; 0 uses full batches"`
+	ValidEvery int  `set:"valid_every" default:"50" check:">0" doc:"record the validation log-likelihood every this many steps"`
+	Bias       bool `set:"bias" default:"false" doc:"add a bias per item and a global bias per time bin to the score (beyond the paper; outside the rotated blocks, so gauge steps do not touch them)"`
 }
 
 // binInfo is what the bin stage tells later stages.
@@ -321,7 +322,7 @@ func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, poo
 	m := &models.LogisticMF{
 		Train: train, Users: info.Users, Items: info.Items, D: s.Loop.Dim, T: info.T,
 		Lambda: s.Prior.Lambda, Gamma: s.Prior.Gamma, InitStd: s.Loop.InitScale,
-		MinibatchSize: s.Minibatch, Seed: uint64(s.Loop.Seed), Pool: pool,
+		MinibatchSize: s.Minibatch, Seed: uint64(s.Loop.Seed), Pool: pool, Bias: s.Bias,
 	}
 	if err := m.Validate(); err != nil {
 		return err
@@ -356,7 +357,7 @@ func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, poo
 	if err := stages.WriteFloats(filepath.Join(dir, "params.f64"), x); err != nil {
 		return err
 	}
-	if err := stages.WriteJSON(filepath.Join(dir, "model.json"), map[string]any{"t": info.T, "users": info.Users, "items": info.Items, "d": s.Loop.Dim}); err != nil {
+	if err := stages.WriteJSON(filepath.Join(dir, "model.json"), map[string]any{"t": info.T, "users": info.Users, "items": info.Items, "d": s.Loop.Dim, "bias": s.Bias}); err != nil {
 		return err
 	}
 	if err := stages.WriteSeries(filepath.Join(dir, "series.arrow"), series); err != nil {
@@ -373,12 +374,21 @@ func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, poo
 // and series.arrow (train's) into dir.
 func Evaluate(ctx context.Context, io *pipeline.IO, planted *PlantedConfig, dir string) error {
 	mdir, sdir := io.Input("model"), io.Input("split")
-	var meta struct{ T, Users, Items, D int }
+	var meta struct {
+		T, Users, Items, D int
+		Bias               bool
+	}
 	if err := stages.ReadJSON(filepath.Join(mdir, "model.json"), &meta); err != nil {
 		return err
 	}
 	b := optim.Blocks{T: meta.T, N: meta.Users + meta.Items, D: meta.D}
-	x, err := stages.ReadFloats(filepath.Join(mdir, "params.f64"), b.Len())
+	n := b.Len()
+	evaluate := models.EvaluateRatings
+	if meta.Bias { // item biases, then bin biases, after the blocks
+		n += meta.Items + meta.T
+		evaluate = models.EvaluateRatingsBias
+	}
+	x, err := stages.ReadFloats(filepath.Join(mdir, "params.f64"), n)
 	if err != nil {
 		return err
 	}
@@ -398,7 +408,7 @@ func Evaluate(ctx context.Context, io *pipeline.IO, planted *PlantedConfig, dir 
 		if parts[p].Len() == 0 {
 			continue
 		}
-		met, err := models.EvaluateRatings(x, b, meta.Users, parts[p])
+		met, err := evaluate(x, b, meta.Users, parts[p])
 		if err != nil {
 			return err
 		}
@@ -417,7 +427,7 @@ func Evaluate(ctx context.Context, io *pipeline.IO, planted *PlantedConfig, dir 
 			return err
 		}
 		if truth != nil {
-			pd := models.PlantedDistance(x, truth, b)
+			pd := models.PlantedDistance(x[:b.Len()], truth, b)
 			sum["planted_rel_err"] = pd.RelErr
 			sum["planted_mean_cos"] = pd.MeanCos
 		}

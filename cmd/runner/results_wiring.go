@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -139,13 +141,7 @@ func envList(env map[string]string) []htmlreport.KV {
 	return out
 }
 
-func sortedKeysOf(m map[string]string) []string {
-	set := make(map[string]bool, len(m))
-	for k := range m {
-		set[k] = true
-	}
-	return sortedKeys(set)
-}
+func sortedKeysOf(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }
 
 // logOutcome logs how a run ended as one event (with --log-format json, a
 // JSON object a script can read instead of the text summary on stdout).

@@ -20,11 +20,11 @@ import (
 	"context"
 	"fmt"
 	"html/template"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -140,14 +140,7 @@ func Build(ctx context.Context, st *runs.Store, runID int64, dir string, opt Opt
 	return p, nil
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // Write writes the page as dir/index.html. Paths of trial logs and outputs
 // outside dir are linked relative to dir.

@@ -35,7 +35,10 @@ type PlantedConfig struct {
 	// 1 + Geometric bins with this mean (ActiveBinsSmall is ml-latest-small's), chosen by
 	// rating volume, and rates only there; 0 spreads every user over all bins.
 	ActiveBinsMean float64
-	Workers        int // default runtime.GOMAXPROCS(0)
+	// Scale > 0 is the standard deviation s of the vectors' entries, which sets the
+	// signal strength (see OracleGain, ScaleForGain); 0 means PlantedScale(D).
+	Scale   float64
+	Workers int // default runtime.GOMAXPROCS(0)
 }
 
 // Fixed parameters of the planted model, documented in Generate.
@@ -86,6 +89,8 @@ func (c *PlantedConfig) validate() error {
 		return fmt.Errorf("generate: Ratings %d, want >= Bins+1 = %d", c.Ratings, c.Bins+1)
 	case c.End.Unix()-c.Start.Unix() < int64(c.Bins):
 		return fmt.Errorf("generate: [Start, End] spans %d s, want >= Bins = %d", c.End.Unix()-c.Start.Unix(), c.Bins)
+	case !(c.Scale >= 0) || math.IsInf(c.Scale, 0):
+		return fmt.Errorf("generate: Scale %v, want a finite value >= 0", c.Scale)
 	case !(c.Drift >= 0 && c.Drift <= 1):
 		return fmt.Errorf("generate: Drift %v, want in [0, 1]", c.Drift)
 	case !(c.Growth >= 0) || math.IsInf(c.Growth, 0):
@@ -177,6 +182,9 @@ func Generate(ctx context.Context, w io.Writer, vectors io.Writer, cfg PlantedCo
 	}
 	D := cfg.D
 	s := PlantedScale(D)
+	if cfg.Scale > 0 {
+		s = cfg.Scale
+	}
 	start, end := cfg.Start.Unix(), cfg.End.Unix()
 
 	// Activity and popularity.

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"goldstone/internal/atomicfile"
 	"goldstone/models"
 	"goldstone/optim"
 	"goldstone/pipeline"
@@ -24,7 +23,7 @@ func init() { stages.Register(Pipeline{}) }
 // settings and inputs (code here or below: models, optim, stages); the
 // golden test (stages/pipelines, testdata/golden.json here) fails until
 // then.
-const Version = "5"
+const Version = "6"
 
 // Pipeline is the movielens pipeline (the paper's Section 5.2): ingest,
 // binarize, bin and split a ratings file (a MovieLens release or the
@@ -76,6 +75,8 @@ type PlantedSettings struct {
 	Seed    int `set:"planted_seed" default:"1" check:">=0" doc:"planted data set: seed"`
 	Bins    int `set:"bins" default:"100" check:">0" doc:"number of time bins T"`
 	// ActiveBins: ml-latest-small's mean active bins per user (of 100), ActiveBinsSmall.
+	Drift      float64 `set:"planted_drift" default:"0.1" check:"[0,1)" doc:"planted data set: per-bin innovation of the planted vectors (AR(1), keeps their scale); PriorDrift(lambda, gamma) is the model's own prior (0.684 for lambda 10, gamma 1)"`
+	Scale      float64 `set:"planted_scale" default:"0" check:">=0" doc:"planted data set: standard deviation of the vectors' entries, the signal strength (0: (4/planted_dim)^(1/4)); ScaleForGain gives the scale of a target held-out gain"`
 	ActiveBins float64 `set:"planted_active_bins" default:"2.55" check:">=0" doc:"planted data set: mean number of bins a user is active in (1 + geometric; 0: every user spread over all bins); 2.55 is measured on ml-latest-small"`
 }
 
@@ -85,7 +86,7 @@ func (s PlantedSettings) Config() PlantedConfig {
 		Users: s.Users, Items: s.Items, Ratings: int64(s.Ratings),
 		Bins: s.Bins, D: s.Dim, Seed: uint64(s.Seed),
 		Start: time.Date(1995, 1, 9, 0, 0, 0, 0, time.UTC), End: time.Date(2015, 3, 31, 0, 0, 0, 0, time.UTC),
-		Drift: 0.1, Growth: 10, ActiveBinsMean: s.ActiveBins,
+		Drift: s.Drift, Growth: 10, ActiveBinsMean: s.ActiveBins, Scale: s.Scale,
 	}
 }
 
@@ -304,8 +305,9 @@ func loadRatings(ctx context.Context, path string) (*models.Ratings, error) {
 }
 
 // Train trains Model 2 (sparse dynamic logistic MF) on the training
-// split and writes the parameters (params.f64, little-endian float64),
-// series.arrow and summary.json into dir.
+// split and writes the parameters (params.npy and, with bias, item_bias.npy
+// and bin_bias.npy; see ParamsFile), model.json, series.arrow,
+// series.parquet and summary.json into dir.
 func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, pool *optim.Pool, dir string, progress func(step, total int, loss float64)) error {
 	var info binInfo
 	if err := stages.ReadJSON(filepath.Join(binnedDir, "info.json"), &info); err != nil {
@@ -354,13 +356,13 @@ func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, poo
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if err := stages.WriteFloats(filepath.Join(dir, "params.f64"), x); err != nil {
+	if err := writeParams(dir, x, info.T, info.Users, info.Items, s.Loop.Dim, s.Bias); err != nil {
 		return err
 	}
 	if err := stages.WriteJSON(filepath.Join(dir, "model.json"), map[string]any{"t": info.T, "users": info.Users, "items": info.Items, "d": s.Loop.Dim, "bias": s.Bias}); err != nil {
 		return err
 	}
-	if err := stages.WriteSeries(filepath.Join(dir, "series.arrow"), series); err != nil {
+	if err := stages.WriteTrialSeries(dir, series); err != nil {
 		return err
 	}
 	return stages.WriteSummary(filepath.Join(dir, "summary.json"), sum)
@@ -371,7 +373,7 @@ func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, poo
 // and the base-rate predictor's test log-likelihood; on the planted data set
 // also the distance of the learned vectors to the planted ones after the
 // best global rotation. It writes summary.json (train's summary plus these)
-// and series.arrow (train's) into dir.
+// and train's series.arrow and series.parquet into dir.
 func Evaluate(ctx context.Context, io *pipeline.IO, planted *PlantedConfig, dir string) error {
 	mdir, sdir := io.Input("model"), io.Input("split")
 	var meta struct {
@@ -382,13 +384,11 @@ func Evaluate(ctx context.Context, io *pipeline.IO, planted *PlantedConfig, dir 
 		return err
 	}
 	b := optim.Blocks{T: meta.T, N: meta.Users + meta.Items, D: meta.D}
-	n := b.Len()
 	evaluate := models.EvaluateRatings
 	if meta.Bias { // item biases, then bin biases, after the blocks
-		n += meta.Items + meta.T
 		evaluate = models.EvaluateRatingsBias
 	}
-	x, err := stages.ReadFloats(filepath.Join(mdir, "params.f64"), n)
+	x, err := readParams(mdir, meta.T, meta.Users, meta.Items, meta.D, meta.Bias)
 	if err != nil {
 		return err
 	}
@@ -435,11 +435,7 @@ func Evaluate(ctx context.Context, io *pipeline.IO, planted *PlantedConfig, dir 
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	ser, err := os.ReadFile(filepath.Join(mdir, "series.arrow"))
-	if err != nil {
-		return err
-	}
-	if err := atomicfile.WriteFile(filepath.Join(dir, "series.arrow"), ser); err != nil {
+	if err := stages.CopyTrialSeries(mdir, dir); err != nil {
 		return err
 	}
 	return stages.WriteSummary(filepath.Join(dir, "summary.json"), sum)

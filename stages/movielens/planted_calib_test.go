@@ -1,0 +1,51 @@
+package movielens
+
+import (
+	"math"
+	"testing"
+)
+
+func TestPriorDrift(t *testing.T) {
+	// lambda = 10, gamma = 1: phi + 1/phi = 2.1, phi = 0.72984...
+	phi := (2.1 - math.Sqrt(2.1*2.1-4)) / 2
+	if got, want := PriorDrift(10, 1), math.Sqrt(1-phi*phi); math.Abs(got-want) > 1e-15 || math.Abs(got-0.6836) > 1e-3 {
+		t.Errorf("PriorDrift(10, 1) = %v, want %v", got, want)
+	}
+	// Stronger coupling drifts more slowly.
+	if !(PriorDrift(100, 1) < PriorDrift(10, 1)) {
+		t.Error("drift does not fall with lambda")
+	}
+	// The AR(1) it describes has the prior's precision: diagonal
+	// (1+phi^2)/tau^2 = gamma + 2 lambda and off-diagonal phi/tau^2 = lambda.
+	tau2 := phi / 10
+	if d := (1 + phi*phi) / tau2; math.Abs(d-21) > 1e-12 {
+		t.Errorf("diagonal precision %v, want 21", d)
+	}
+	if !math.IsNaN(PriorDrift(10, 0)) || !math.IsNaN(PriorDrift(0, 1)) {
+		t.Error("PriorDrift without a stationary scale is not NaN")
+	}
+}
+
+func TestOracleGain(t *testing.T) {
+	if g := OracleGain(0, 10); math.Abs(g) > 1e-9 {
+		t.Errorf("no signal: gain %v", g)
+	}
+	// A huge scale makes every label certain: the gain tends to log 2.
+	if g := OracleGain(10, 10); math.Abs(g-math.Ln2) > 1e-2 {
+		t.Errorf("certain labels: gain %v, want about log 2", g)
+	}
+	// D = 1, tiny scale: y = s^2 a b, H(sigmoid(y)) ~ log 2 - y^2/8, so the
+	// gain is about s^4 E[(ab)^2] / 8 = s^4 / 8.
+	if g, want := OracleGain(0.1, 1), 1e-4/8; math.Abs(g-want) > 0.05*want {
+		t.Errorf("small-signal gain %v, want about %v", g, want)
+	}
+	for _, gain := range []float64{0.01, 0.08, 0.3} {
+		s := ScaleForGain(gain, 30)
+		if got := OracleGain(s, 30); math.Abs(got-gain) > 1e-8 {
+			t.Errorf("ScaleForGain(%v): scale %v gives %v", gain, s, got)
+		}
+	}
+	if !math.IsNaN(ScaleForGain(0.7, 30)) {
+		t.Error("a gain above log 2 has a scale")
+	}
+}

@@ -1,7 +1,6 @@
 package stages
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -146,38 +145,100 @@ func ReadSeries(path string) (*Series, error) {
 // a threshold never reached) and is stored as NULL in the results database.
 type Summary map[string]float64
 
-// WriteSummary writes m as JSON with exact float text ("NaN" and "+Inf" kept).
+// WriteSummary writes m as a JSON object of numbers, keys sorted, each
+// finite value in the shortest text that parses back to the same float64.
+// JSON has no NaN or infinity: NaN ("no value") is written as null, and
+// +Inf and -Inf as the strings "+Inf" and "-Inf" (the convention of the
+// Slurm result files, internal/batch.Num). ReadSummary reads all three back.
 func WriteSummary(path string, m Summary) error {
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = strconv.FormatFloat(v, 'g', -1, 64)
+	var b []byte
+	b = append(b, '{')
+	for i, k := range m.Keys() {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		key, err := json.Marshal(k)
+		if err != nil {
+			return err
+		}
+		b = append(b, "\n  "...)
+		b = append(b, key...)
+		b = append(b, ": "...)
+		b = appendSummaryValue(b, m[k])
 	}
-	b, err := json.MarshalIndent(out, "", "  ")
-	if err != nil {
-		return err
+	if len(m) > 0 {
+		b = append(b, '\n')
 	}
-	return writeFile(path, append(b, '\n'))
+	b = append(b, "}\n"...)
+	return writeFile(path, b)
 }
 
-// ReadSummary reads a file written by WriteSummary.
+// appendSummaryValue appends v in WriteSummary's convention.
+func appendSummaryValue(b []byte, v float64) []byte {
+	switch {
+	case math.IsNaN(v):
+		return append(b, "null"...)
+	case math.IsInf(v, 1):
+		return append(b, `"+Inf"`...)
+	case math.IsInf(v, -1):
+		return append(b, `"-Inf"`...)
+	}
+	return strconv.AppendFloat(b, v, 'g', -1, 64)
+}
+
+// ReadSummary reads a file written by WriteSummary: each value a JSON
+// number, null (NaN), or one of the strings "NaN", "+Inf", "-Inf" (and
+// numbers as strings, as older versions wrote them).
 func ReadSummary(path string) (Summary, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	var raw map[string]string
+	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return nil, fmt.Errorf("read summary %s: %w", path, err)
 	}
 	m := make(Summary, len(raw))
-	for k, s := range raw {
-		v, err := strconv.ParseFloat(s, 64)
+	for k, r := range raw {
+		v, err := parseSummaryValue(r)
 		if err != nil {
 			return nil, fmt.Errorf("read summary %s: metric %s: %w", path, k, err)
 		}
 		m[k] = v
 	}
 	return m, nil
+}
+
+// parseSummaryValue parses one value of a summary file.
+func parseSummaryValue(r json.RawMessage) (float64, error) {
+	s := strings.TrimSpace(string(r))
+	switch {
+	case s == "null":
+		return math.NaN(), nil
+	case strings.HasPrefix(s, `"`):
+		var str string
+		if err := json.Unmarshal(r, &str); err != nil {
+			return 0, err
+		}
+		switch str {
+		case "NaN":
+			return math.NaN(), nil
+		case "+Inf":
+			return math.Inf(1), nil
+		case "-Inf":
+			return math.Inf(-1), nil
+		}
+		// Files of older versions hold every number as a string.
+		if v, err := strconv.ParseFloat(str, 64); err == nil {
+			return v, nil
+		}
+		return 0, fmt.Errorf("value %q: want a number, null, \"NaN\", \"+Inf\" or \"-Inf\"", str)
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, fmt.Errorf("value %s: want a number, null, \"NaN\", \"+Inf\" or \"-Inf\"", s)
+	}
+	return v, nil
 }
 
 // Keys returns the metric names in sorted order.
@@ -223,47 +284,6 @@ func ReadJSON(path string, v any) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
-}
-
-// WriteFloats writes x as little-endian float64s, atomically.
-func WriteFloats(path string, x []float64) error {
-	if err := mkParent(path); err != nil {
-		return err
-	}
-	return atomicfile.Write(path, func(w io.Writer) error {
-		buf := make([]byte, 1<<20)
-		for lo := 0; lo < len(x); lo += len(buf) / 8 {
-			hi := min(lo+len(buf)/8, len(x))
-			for i, v := range x[lo:hi] {
-				binary.LittleEndian.PutUint64(buf[8*i:], math.Float64bits(v))
-			}
-			if _, err := w.Write(buf[:8*(hi-lo)]); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-}
-
-// ReadFloats reads n little-endian float64s written by WriteFloats.
-func ReadFloats(path string, n int) ([]float64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	x := make([]float64, n)
-	buf := make([]byte, 1<<20)
-	for lo := 0; lo < n; lo += len(buf) / 8 {
-		hi := min(lo+len(buf)/8, n)
-		if _, err := io.ReadFull(f, buf[:8*(hi-lo)]); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		for i := range x[lo:hi] {
-			x[lo+i] = math.Float64frombits(binary.LittleEndian.Uint64(buf[8*i:]))
-		}
-	}
-	return x, nil
 }
 
 // CopyFile copies src to dst atomically.

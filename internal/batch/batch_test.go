@@ -37,6 +37,13 @@ func TestNumJSONExact(t *testing.T) {
 	if err := json.Unmarshal([]byte(`"inf"`), &n); err == nil {
 		t.Error(`"inf" was accepted`)
 	}
+	if b, _ := json.Marshal(Num(math.NaN())); string(b) != "null" {
+		t.Errorf("NaN marshals as %s, want null", b)
+	}
+	var m map[string]Num
+	if err := json.Unmarshal([]byte(`{"a": null, "b": "NaN", "c": 1}`), &m); err != nil || !math.IsNaN(float64(m["a"])) || !math.IsNaN(float64(m["b"])) || m["c"] != 1 {
+		t.Errorf("null and \"NaN\" in a map: %v, %v", m, err)
+	}
 }
 
 func testManifest(runID int64, n int) *Manifest {

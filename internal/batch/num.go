@@ -9,7 +9,9 @@ import (
 
 // Num is a float64 that survives JSON exactly, including NaN, ±Inf and -0:
 // finite values are numbers in the shortest form that reads back to the
-// same bits; the others are the strings "NaN", "+Inf" and "-Inf".
+// same bits; NaN is null and the infinities the strings "+Inf" and "-Inf"
+// (the convention of summary.json, stages.WriteSummary). The string "NaN"
+// is read as NaN too.
 type Num float64
 
 // MarshalJSON implements json.Marshaler.
@@ -17,7 +19,7 @@ func (n Num) MarshalJSON() ([]byte, error) {
 	v := float64(n)
 	switch {
 	case math.IsNaN(v):
-		return []byte(`"NaN"`), nil
+		return []byte(`null`), nil
 	case math.IsInf(v, 1):
 		return []byte(`"+Inf"`), nil
 	case math.IsInf(v, -1):
@@ -28,6 +30,10 @@ func (n Num) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (n *Num) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*n = Num(math.NaN())
+		return nil
+	}
 	if len(b) > 0 && b[0] == '"' {
 		var s string
 		if err := json.Unmarshal(b, &s); err != nil {
@@ -41,7 +47,7 @@ func (n *Num) UnmarshalJSON(b []byte) error {
 		case "-Inf":
 			*n = Num(math.Inf(-1))
 		default:
-			return fmt.Errorf("number %q: want a number, \"NaN\", \"+Inf\" or \"-Inf\"", s)
+			return fmt.Errorf("number %q: want a number, null, \"NaN\", \"+Inf\" or \"-Inf\"", s)
 		}
 		return nil
 	}

@@ -24,7 +24,7 @@ func init() { stages.Register(Pipeline{}) }
 // settings and inputs (code here or below: models, optim, stages); the
 // golden test (stages/pipelines, testdata/golden.json here) fails until
 // then.
-const Version = "5"
+const Version = "6"
 
 // Pipeline is the artificial pipeline.
 type Pipeline struct{}
@@ -69,7 +69,7 @@ func (Pipeline) Build(_ context.Context, b *stages.Built, e *stages.Experiment, 
 	return nil
 }
 
-// TrainStage trains one trial (output "result": series.arrow, summary.json,
+// TrainStage trains one trial (output "result": series.arrow, series.parquet, summary.json,
 // snapshots.json).
 type TrainStage struct{ Settings TrainSettings }
 
@@ -93,8 +93,8 @@ type Snapshot struct {
 
 // Train runs one trial of the paper's artificial experiment
 // (Section 5.1): dense dynamic Gaussian MF on X = Ubar^T Vbar + noise, the
-// same X at every time step. It writes series.arrow, summary.json and
-// snapshots.json into dir.
+// same X at every time step. It writes series.arrow, series.parquet,
+// summary.json and snapshots.json into dir.
 func Train(ctx context.Context, s TrainSettings, pool *optim.Pool, dir string, progress func(step, total int, loss float64)) error {
 	seed := uint64(s.Loop.Seed)
 	rows, cols, T, d := s.Data.Rows, s.Data.Cols, s.Data.TimeSteps, s.Loop.Dim
@@ -145,7 +145,7 @@ func Train(ctx context.Context, s TrainSettings, pool *optim.Pool, dir string, p
 	sum["final_excess"] = finalLoss - lstar
 	sum["steps_to_excess_1"] = stages.FirstBelow(series, "excess", 1)
 	sum["steps_to_excess_0.01"] = stages.FirstBelow(series, "excess", 0.01)
-	if err := stages.WriteSeries(filepath.Join(dir, "series.arrow"), series); err != nil {
+	if err := stages.WriteTrialSeries(dir, series); err != nil {
 		return err
 	}
 	if err := stages.WriteSummary(filepath.Join(dir, "summary.json"), sum); err != nil {

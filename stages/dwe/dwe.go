@@ -14,6 +14,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -37,7 +38,7 @@ func init() { stages.Register(Pipeline{}) }
 // 2: the aging table counts the query word as a candidate (one word aging,
 // models/dwe.WordAging). 5: the step file records each bin's first and last
 // year with data; the aging table names a step by those years.
-const Version = "5"
+const Version = "6"
 
 // Pipeline is the dwe pipeline.
 type Pipeline struct{}
@@ -399,8 +400,10 @@ func loadData(ctx context.Context, io *pipeline.IO) (*data, error) {
 }
 
 // Train trains dynamic word embeddings (MAP or variational smoothing) on
-// the training time steps and writes the posterior means (means.f64), the
-// vocabulary and time stamps, series.arrow and summary.json into dir.
+// the training time steps and writes the posterior means (means.npy, shape
+// T x 2V x d: word vectors 0..V-1 then context vectors), the vocabulary and
+// time stamps (model.json), series.arrow, series.parquet and summary.json
+// into dir.
 func Train(ctx context.Context, s TrainSettings, io *pipeline.IO, pool *optim.Pool, dir string) error {
 	data, err := loadData(ctx, io)
 	if err != nil {
@@ -456,13 +459,13 @@ func Train(ctx context.Context, s TrainSettings, io *pipeline.IO, pool *optim.Po
 		return err
 	}
 	b := model.Blocks()
-	if err := stages.WriteFloats(filepath.Join(dir, "means.f64"), means(x)); err != nil {
+	if err := stages.WriteNpy(filepath.Join(dir, "means.npy"), means(x), b.T, b.N, b.D); err != nil {
 		return err
 	}
 	if err := stages.WriteJSON(filepath.Join(dir, "model.json"), meta{T: b.T, V: data.train.V, D: b.D, Times: data.train.Times, Vocab: data.vocab}); err != nil {
 		return err
 	}
-	if err := stages.WriteSeries(filepath.Join(dir, "series.arrow"), series); err != nil {
+	if err := stages.WriteTrialSeries(dir, series); err != nil {
 		return err
 	}
 	return stages.WriteSummary(filepath.Join(dir, "summary.json"), sum)
@@ -479,9 +482,11 @@ func YearsLabel(first, last int) string {
 
 // meta describes a trained embedding.
 type meta struct {
-	T, V, D int
-	Times   []float64
-	Vocab   []string
+	T     int       `json:"t"` // training time steps
+	V     int       `json:"v"` // vocabulary size
+	D     int       `json:"d"` // embedding dimension
+	Times []float64 `json:"times"`
+	Vocab []string  `json:"vocab"`
 }
 
 // loadEmbedding reads a train-dwe output.
@@ -491,8 +496,15 @@ func loadEmbedding(dir string) (*meta, []float64, optim.Blocks, error) {
 		return nil, nil, optim.Blocks{}, err
 	}
 	b := optim.Blocks{T: meta.T, N: 2 * meta.V, D: meta.D}
-	x, err := stages.ReadFloats(filepath.Join(dir, "means.f64"), b.Len())
-	return &meta, x, b, err
+	path := filepath.Join(dir, "means.npy")
+	x, shape, err := stages.ReadNpy(path)
+	if err != nil {
+		return nil, nil, optim.Blocks{}, err
+	}
+	if !slices.Equal(shape, []int{b.T, b.N, b.D}) {
+		return nil, nil, optim.Blocks{}, fmt.Errorf("%s: shape %v, model.json says (%d, %d, %d)", path, shape, b.T, b.N, b.D)
+	}
+	return &meta, x, b, nil
 }
 
 // Evaluate computes the predictive log-likelihood per test point at the
@@ -531,7 +543,7 @@ func Evaluate(ctx context.Context, queries []string, pio *pipeline.IO, pool *opt
 	if err := os.MkdirAll(filepath.Join(dir, "word2vec"), 0o755); err != nil {
 		return err
 	}
-	if err := stages.WriteFloats(filepath.Join(dir, "first_last_cos.f64"), cos); err != nil {
+	if err := stages.WriteNpy(filepath.Join(dir, "first_last_cos.npy"), cos, len(cos)); err != nil {
 		return err
 	}
 	var aging strings.Builder
@@ -560,11 +572,7 @@ func Evaluate(ctx context.Context, queries []string, pio *pipeline.IO, pool *opt
 			return err
 		}
 	}
-	ser, err := os.ReadFile(filepath.Join(pio.Input("model"), "series.arrow"))
-	if err != nil {
-		return err
-	}
-	if err := atomicfile.WriteFile(filepath.Join(dir, "series.arrow"), ser); err != nil {
+	if err := stages.CopyTrialSeries(pio.Input("model"), dir); err != nil {
 		return err
 	}
 	if err := stages.CopyFile(filepath.Join(pio.Input("model"), "model.json"), filepath.Join(dir, "model.json")); err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"goldstone/internal/atomicfile"
@@ -41,7 +42,10 @@ func Report(ctx context.Context, experiment string, trials []stages.Trial, io *p
 		if err != nil {
 			return err
 		}
-		cos, err := stages.ReadFloats(filepath.Join(d, "first_last_cos.f64"), meta.V)
+		cos, shape, err := stages.ReadNpy(filepath.Join(d, "first_last_cos.npy"))
+		if err == nil && !slices.Equal(shape, []int{meta.V}) {
+			err = fmt.Errorf("%s: shape %v, want (%d,)", filepath.Join(d, "first_last_cos.npy"), shape, meta.V)
+		}
 		if err != nil {
 			return err
 		}

@@ -5,6 +5,13 @@ import (
 	"math/rand/v2"
 )
 
+// RealGainSmall is the held-out log-likelihood gain over the base rate that
+// the model reaches on ml-latest-small (movielens-sweep settings with
+// bias = true, dim 10, lambda 10, seed 1, AdaGrad, 1500 steps, 100 bins:
+// test_ll -0.5954 against the base rate's -0.6867), measured 2026-11-26. The
+// planted data's signal is calibrated to it (ScaleForGain).
+const RealGainSmall = 0.0913
+
 // PriorDrift is the Drift (see PlantedConfig) under which the planted
 // vectors drift as the model's own prior says: the chain prior
 // lambda/2 sum_t ||z_{t+1} - z_t||^2 + gamma/2 sum_t ||z_t||^2 is, away from

@@ -1,0 +1,35 @@
+package movielens_test
+
+import (
+	"math"
+	"path/filepath"
+	"testing"
+
+	"goldstone/stages"
+	"goldstone/stages/movielens"
+	_ "goldstone/stages/pipelines" // every pipeline, to load experiments.toml
+)
+
+// TestPlantedCalibration: the movielens-planted experiment's generator
+// settings are the calibrated values, derived from the model's prior and
+// the measured real gain, not tuned.
+func TestPlantedCalibration(t *testing.T) {
+	c, err := stages.LoadConfig(filepath.Join("..", "..", "experiments.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, ok := c.Experiments["movielens-planted"]
+	if !ok {
+		t.Fatal("no movielens-planted experiment")
+	}
+	s := e.Trials()[0].Settings
+	if got, want := s.Float("planted_drift"), movielens.PriorDrift(s.Float("lambda"), s.Float("gamma")); math.Abs(got-want) > 5e-5 {
+		t.Errorf("planted_drift %v, want movielens.PriorDrift(lambda, gamma) = %.4f", got, want)
+	}
+	if got, want := s.Float("planted_scale"), movielens.ScaleForGain(movielens.RealGainSmall, s.Int("planted_dim")); math.Abs(got-want) > 5e-5 {
+		t.Errorf("planted_scale %v, want movielens.ScaleForGain(movielens.RealGainSmall, planted_dim) = %.4f", got, want)
+	}
+	if got := s.Float("planted_active_bins"); got != movielens.ActiveBinsSmall {
+		t.Errorf("planted_active_bins %v, want ActiveBinsSmall = %v", got, movielens.ActiveBinsSmall)
+	}
+}

@@ -4,7 +4,9 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -173,32 +175,35 @@ func TestSlurmSweepMatchesLocalAndCollectsOnce(t *testing.T) {
 func TestSlurmCancelledTaskIsResubmittedAndSecondSubmitRefused(t *testing.T) {
 	needSlurm(t)
 	e := newEnv(t)
-	// Trials long enough (a few seconds each) to cancel one mid-run.
-	set := []string{"--experiment", "slow", "--set", "steps=4000", "--set", "seed=[1,2,3]"}
+	// Trials long enough (seconds each, more on a loaded machine) to cancel
+	// one mid-run.
+	set := []string{"--experiment", "slow", "--set", "steps=15000", "--set", "seed=[1,2,3]"}
 	e.mustRun(0, append(set, "--db", "local.db", "--workdir", "localwork")...)
 	local := resultsOf(t, e, "local.db", "1")
 
-	out := e.mustRun(0, append(set, "--executor", "slurm", "--slurm-max-parallel", "1")...)
+	out := e.mustRun(0, append(set, "--executor", "slurm", "--slurm-max-parallel", "2")...)
 	s := parseSubmission(t, out)
 	// While its tasks are queued, a second submission of the run is refused.
 	refused, errs, code := e.run(append(set, "--executor", "slurm")...)
 	if code == 0 || !strings.Contains(errs, "already submitted") {
 		t.Fatalf("second submission: exit %d\n%s\n%s", code, refused, errs)
 	}
-	// Cancel task 1 while it runs: it records interrupted.
+	// Cancel task 1 once its worker has begun the trial (it made its
+	// private pipeline directory): it records interrupted.
 	db := e.db()
 	deadline := time.Now().Add(2 * time.Minute)
+	taskDir := filepath.Join(e.dir, "work", "batch", "slow", "run-"+s.run, "tasks", "1")
 	for {
-		q, _ := exec.Command("squeue", "-h", "-r", "-j", s.job+"_1", "-o", "%T").CombinedOutput()
-		if strings.TrimSpace(string(q)) == "RUNNING" {
+		if _, err := os.Stat(taskDir); err == nil {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("task 1 of job %s not running after 2 minutes (%s)", s.job, q)
+			q, _ := exec.Command("squeue", "-h", "-r", "-j", s.job, "-o", "%i %T").CombinedOutput()
+			t.Fatalf("task 1 of job %s has not started after 2 minutes; queue:\n%s", s.job, q)
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond)
 	}
-	time.Sleep(500 * time.Millisecond) // into the training loop
+	time.Sleep(200 * time.Millisecond) // into the training loop
 	if out, err := exec.Command("scancel", s.job+"_1").CombinedOutput(); err != nil {
 		t.Fatalf("scancel: %v %s", err, out)
 	}

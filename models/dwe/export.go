@@ -15,10 +15,11 @@ import (
 // EmbeddingRow is one row of the Parquet export: the word vector of one word
 // at one time step.
 type EmbeddingRow struct {
-	Step   int32     `parquet:"step"`
-	Time   float64   `parquet:"time"`
-	Word   string    `parquet:"word"`
-	Vector []float64 `parquet:"vector,list"`
+	Step      int32     `parquet:"t"` // time-step index 0..T-1 (column t, as in every Parquet output)
+	Time      float64   `parquet:"time"`
+	WordIndex int32     `parquet:"word_index"` // index in the vocabulary
+	Word      string    `parquet:"word"`
+	Vector    []float64 `parquet:"vector,list"`
 }
 
 // WriteParquet writes the word vectors u_{t,i} of every step (context vectors
@@ -32,7 +33,7 @@ func WriteParquet(w io.Writer, means []float64, b optim.Blocks, times []float64,
 	rows := make([]EmbeddingRow, len(vocab))
 	for t := 0; t < b.T; t++ {
 		for i, word := range vocab {
-			rows[i] = EmbeddingRow{Step: int32(t), Time: times[t], Word: word, Vector: wordVec(means, b, t, i)}
+			rows[i] = EmbeddingRow{Step: int32(t), Time: times[t], WordIndex: int32(i), Word: word, Vector: wordVec(means, b, t, i)}
 		}
 		if _, err := pw.Write(rows); err != nil {
 			return fmt.Errorf("write parquet step %d: %w", t, err)

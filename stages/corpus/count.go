@@ -226,16 +226,20 @@ func (c *Counter) Step(dst *Step, t int) *Step {
 // resize returns x with length n, reusing its array when it is large enough.
 func resize[T any](x []T, n int) []T { return slices.Grow(x[:0], n)[:n] }
 
+// countRow is one row of the counts file: the (weighted) positive
+// co-occurrence count n+_{ij,t} of word i with context word j in time step
+// t (indices into the vocabulary file's word_index).
 type countRow struct {
 	T int32   `parquet:"t"`
-	I int32   `parquet:"i"`
-	J int32   `parquet:"j"`
-	N float64 `parquet:"n"`
+	I int32   `parquet:"word_index"`
+	J int32   `parquet:"context_index"`
+	N float64 `parquet:"cooc"`
 }
 
+// marginalRow is one row of the marginals file, per time step and word.
 type marginalRow struct {
 	T         int32   `parquet:"t"`
-	I         int32   `parquet:"i"`
+	I         int32   `parquet:"word_index"`
 	Count     float64 `parquet:"count"`      // unigram count of word i in step t
 	Cooc      float64 `parquet:"cooc"`       // sum_j n+_{ij,t}
 	Total     float64 `parquet:"total"`      // sum_i count

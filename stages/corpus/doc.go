@@ -13,6 +13,9 @@
 //	  -> SplitSteps                                held-out steps, never the first or last
 //	  -> CountToFiles (or Counter + WriteCounts / WriteMarginals)
 //	                                               n+_{ij,t} and per-step marginals
+//	                                               (counts: t, word_index, context_index,
+//	                                               cooc; marginals: t, word_index, count,
+//	                                               cooc, total, cooc_total)
 //	  -> LoadCounts / ScanCounts, Step.NegFactors  COO/CSR arrays and n-_{ij,t} = a_i b_j
 //
 // Build runs all of it (BuildConfig.StepsPerPass bounds the memory of counting).

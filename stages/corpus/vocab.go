@@ -150,13 +150,13 @@ func BuildVocab(u *Unigrams, opt VocabOptions) (*Vocab, error) {
 }
 
 type vocabRow struct {
-	I     int32   `parquet:"i"`
+	I     int32   `parquet:"word_index"`
 	Word  string  `parquet:"word"`
 	Score float64 `parquet:"score"`
 	Count int64   `parquet:"count"`
 }
 
-// WriteVocab writes v to a Parquet file (i, word, score, count).
+// WriteVocab writes v to a Parquet file (word_index, word, score, count).
 func WriteVocab(path string, v *Vocab) error {
 	return writeParquet(path, map[string]string{MetaVocabSize: strconv.Itoa(v.Len())}, func(put func(vocabRow) error) error {
 		for i, w := range v.Words {

@@ -121,7 +121,7 @@ func Bin(ctx context.Context, src, dst string, T int) (BinResult, error) {
 			for _, r := range rows {
 				t := BinOf(r.Timestamp, lo, hi, T)
 				u, i := uidx.index(r.User), iidx.index(r.Item)
-				out = append(out, Binned{User: u, Item: i, X: r.X, Timestamp: r.Timestamp, Bin: int32(t)})
+				out = append(out, Binned{User: u, UserID: r.User, Item: i, ItemID: r.Item, X: r.X, Timestamp: r.Timestamp, Bin: int32(t)})
 				b := &res.Bins[t]
 				b.Ratings++
 				if r.X > 0 {

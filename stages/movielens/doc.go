@@ -18,7 +18,9 @@
 // the block size and the row-group size, not by the input size, except where a stage must
 // hold one small value per rating (Split: one byte per rating) or per distinct id (Bin).
 //
-// Parquet columns (see Rating, Binary, Binned): user and item are int32, rating float32,
-// x int8 (+1/-1), timestamp int64 unix seconds, bin int32; compression zstd; row groups of
-// DefaultRowGroupSize rows unless told otherwise.
+// Parquet columns (see Rating, Binary, Binned): user and item are int32 (original MovieLens
+// ids before Bin; dense indices after, with the original ids beside them as user_id and
+// item_id), rating float32, x int8 (+1/-1), timestamp int64 unix seconds, t int32 (the time
+// bin, named t as the time-step index of every Parquet output); compression zstd; row
+// groups of DefaultRowGroupSize rows unless told otherwise.
 package movielens

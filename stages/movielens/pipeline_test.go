@@ -311,7 +311,7 @@ func TestIngestDeterministic(t *testing.T) {
 func TestReadWrongTable(t *testing.T) {
 	dir := t.TempDir()
 	src := smallBinary(t, dir, 20)
-	if _, err := ReadAll[Binned](context.Background(), src); err == nil || !strings.Contains(err.Error(), `no column "bin"`) {
+	if _, err := ReadAll[Binned](context.Background(), src); err == nil || !strings.Contains(err.Error(), `no column "user_id"`) {
 		t.Fatalf("reading a Binary table as Binned: %v", err)
 	}
 }

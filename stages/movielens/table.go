@@ -35,13 +35,16 @@ type Binary struct {
 }
 
 // Binned is one row of a binned table (Bin's and Split's output). User and Item are dense
-// indices 0..U-1 and 0..I-1 (see IDMap); Bin is in 0..T-1.
+// indices 0..U-1 and 0..I-1 (see IDMap), UserID and ItemID the original MovieLens ids; Bin
+// (column t, the time-step index of every Parquet output) is in 0..T-1.
 type Binned struct {
 	User      int32 `parquet:"user"`
+	UserID    int32 `parquet:"user_id"`
 	Item      int32 `parquet:"item"`
+	ItemID    int32 `parquet:"item_id"`
 	X         int8  `parquet:"x"`
 	Timestamp int64 `parquet:"timestamp"`
-	Bin       int32 `parquet:"bin"`
+	Bin       int32 `parquet:"t"`
 }
 
 // IDMap is one row of an id-map table: dense index Index stands for original id ID.

@@ -7,8 +7,6 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
-
-	"github.com/parquet-go/parquet-go"
 )
 
 // BinOf returns the bin of timestamp ts among T bins of equal duration over [lo, hi]:
@@ -114,7 +112,7 @@ func Bin(ctx context.Context, src, dst string, T int) (BinResult, error) {
 	U, I := len(res.Users), len(res.Items)
 	activeU := make([]uint64, (T*U+63)/64)
 	activeI := make([]uint64, (T*I+63)/64)
-	err = writeTable(dst, 0, func(w *parquet.GenericWriter[Binned]) error {
+	err = writeTable(dst, 0, func(w *tableWriter[Binned]) error {
 		out := make([]Binned, 0, readBatch)
 		return Read(ctx, src, func(rows []Binary) error {
 			out = out[:0]

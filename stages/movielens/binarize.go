@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-
-	"github.com/parquet-go/parquet-go"
 )
 
 // BinarizeStats describes a binarization.
@@ -71,7 +69,7 @@ func Binarize(ctx context.Context, src, dst string) (BinarizeStats, error) {
 		return BinarizeStats{}, fmt.Errorf("binarize %s: %w", src, err)
 	}
 	st := BinarizeStats{Median: med}
-	err = writeTable(dst, 0, func(w *parquet.GenericWriter[Binary]) error {
+	err = writeTable(dst, 0, func(w *tableWriter[Binary]) error {
 		out := make([]Binary, 0, readBatch)
 		return Read(ctx, src, func(rows []Rating) error {
 			out = out[:0]

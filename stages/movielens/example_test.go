@@ -17,7 +17,7 @@ func ExampleParseLine() {
 	_, err = movielens.ParseLine(movielens.FormatDat, []byte("1::31::x::1260759144"))
 	fmt.Println(err)
 	// Output:
-	// {1 31 2.5 1260759144} <nil>
+	// {1 31 2.5 1260759144 0} <nil>
 	// field rating: strconv.ParseFloat: parsing "x": invalid syntax
 }
 

@@ -181,6 +181,9 @@ func parseFields(line, sep []byte) (Rating, error) {
 	if err != nil {
 		return Rating{}, &FieldError{Field: FieldTimestamp, Err: err}
 	}
+	if ts > maxUnixSeconds || ts < -maxUnixSeconds {
+		return Rating{}, &FieldError{Field: FieldTimestamp, Err: fmt.Errorf("%d is out of range: unix seconds within ±%d (stored as milliseconds)", ts, int64(maxUnixSeconds))}
+	}
 	r.User, r.Item, r.Rating, r.Timestamp = int32(u), int32(it), v, ts
 	return r, nil
 }
@@ -243,3 +246,7 @@ func parseRating(b []byte) (float32, error) {
 	}
 	return float32(v), nil
 }
+
+// maxUnixSeconds bounds a timestamp so that it fits in int64 milliseconds,
+// the unit of the Parquet tables' TIMESTAMP column.
+const maxUnixSeconds = math.MaxInt64 / 1000

@@ -10,9 +10,9 @@ import (
 )
 
 var sampleRatings = []Rating{
-	{User: 1, Item: 31, Rating: 2.5, Timestamp: 1260759144},
-	{User: 1, Item: 1029, Rating: 3, Timestamp: 1260759179},
-	{User: 7, Item: 10, Rating: 5, Timestamp: 881250949},
+	{User: 1, Item: 31, Rating: 2.5, Timestamp: 1260759144, TimeMS: 1260759144000},
+	{User: 1, Item: 1029, Rating: 3, Timestamp: 1260759179, TimeMS: 1260759179000},
+	{User: 7, Item: 10, Rating: 5, Timestamp: 881250949, TimeMS: 881250949000},
 }
 
 func TestDetectAndIngestFormats(t *testing.T) {
@@ -125,11 +125,11 @@ func TestParseLine(t *testing.T) {
 		line string
 		want Rating
 	}{
-		{FormatCSV, "1,2,0.5,3", Rating{1, 2, 0.5, 3}},
-		{FormatCSV, "1,2,4.25,3\r", Rating{1, 2, 4.25, 3}},
-		{FormatCSV, "1,2,.5,-3", Rating{1, 2, 0.5, -3}},
-		{FormatDat, "2147483647::2::10::1", Rating{2147483647, 2, 10, 1}},
-		{FormatUData, "3\t4\t1e0\t5", Rating{3, 4, 1, 5}},
+		{FormatCSV, "1,2,0.5,3", Rating{1, 2, 0.5, 3, 0}},
+		{FormatCSV, "1,2,4.25,3\r", Rating{1, 2, 4.25, 3, 0}},
+		{FormatCSV, "1,2,.5,-3", Rating{1, 2, 0.5, -3, 0}},
+		{FormatDat, "2147483647::2::10::1", Rating{2147483647, 2, 10, 1, 0}},
+		{FormatUData, "3\t4\t1e0\t5", Rating{3, 4, 1, 5, 0}},
 	}
 	for _, tc := range tests {
 		got, err := ParseLine(tc.f, []byte(tc.line))

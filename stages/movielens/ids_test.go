@@ -2,8 +2,13 @@ package movielens
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/parquet-go/parquet-go"
 )
 
 // TestBinnedOriginalIDs: every binned row carries the original MovieLens
@@ -41,5 +46,50 @@ func TestBinnedOriginalIDs(t *testing.T) {
 			t.Fatalf("row %d: user %d (id %d), item %d (id %d); maps say %d, %d; input %d, %d",
 				k, r.User, r.UserID, r.Item, r.ItemID, uids[r.User], iids[r.Item], in[k].User, in[k].Item)
 		}
+	}
+}
+
+// TestTimestampColumn: the timestamp column of every table is a Parquet
+// TIMESTAMP (milliseconds, UTC) holding the unix seconds times 1000, and
+// reads back as unix seconds.
+func TestTimestampColumn(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	src := smallBinary(t, dir, 50)
+	dst := filepath.Join(dir, "binned.parquet")
+	if _, err := Bin(ctx, src, dst, 3); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{src, dst} {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, _ := f.Stat()
+		pf, err := parquet.OpenFile(f, st.Size())
+		if err != nil {
+			t.Fatal(err)
+		}
+		leaf, ok := pf.Schema().Lookup("timestamp")
+		if !ok {
+			t.Fatalf("%s: no timestamp column", path)
+		}
+		lt := leaf.Node.Type().LogicalType()
+		if got := fmt.Sprint(lt); !strings.Contains(got, "TIMESTAMP(isAdjustedToUTC=true,unit=MILLIS)") {
+			t.Errorf("%s: timestamp column has logical type %v, want TIMESTAMP(MILLIS, UTC)", path, lt)
+		}
+		f.Close()
+	}
+	rows, err := ReadAll[Binned](ctx, dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if r.TimeMS != r.Timestamp*1000 || r.Timestamp < 1000 || r.Timestamp > 2000 {
+			t.Fatalf("row %+v: want unix seconds in [1000, 2000] and TimeMS = 1000 Timestamp", r)
+		}
+	}
+	if _, err := ParseLine(FormatCSV, []byte("1,2,3.5,9223372036854776")); err == nil || !strings.Contains(err.Error(), "out of range") {
+		t.Errorf("timestamp beyond int64 milliseconds: err %v", err)
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"os"
 	"runtime"
 
-	"github.com/parquet-go/parquet-go"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -60,7 +59,7 @@ func Ingest(ctx context.Context, src, dst string, opts IngestOptions) (Stats, er
 	body, bom := skipBOM(text)
 
 	var st Stats
-	err = writeTable(dst, opts.RowGroupSize, func(w *parquet.GenericWriter[Rating]) error {
+	err = writeTable(dst, opts.RowGroupSize, func(w *tableWriter[Rating]) error {
 		var err error
 		st, err = ingest(ctx, src, body, w, workers, blockBytes)
 		st.Bytes += bom
@@ -110,7 +109,7 @@ type block struct {
 	done chan struct{}
 }
 
-func ingest(ctx context.Context, name string, text io.Reader, w *parquet.GenericWriter[Rating], workers, blockBytes int) (Stats, error) {
+func ingest(ctx context.Context, name string, text io.Reader, w *tableWriter[Rating], workers, blockBytes int) (Stats, error) {
 	st := Stats{}
 	g, ctx := errgroup.WithContext(ctx)
 	inflight := 2 * workers

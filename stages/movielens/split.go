@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-
-	"github.com/parquet-go/parquet-go"
 )
 
 // splitStream is the PCG stream of Split's shuffle, so that the same seed used elsewhere
@@ -63,10 +61,10 @@ func Split(ctx context.Context, src, dstTrain, dstValid, dstTest string, fractio
 	rng.Shuffle(len(labels), func(i, j int) { labels[i], labels[j] = labels[j], labels[i] })
 
 	var got SplitStats
-	err = writeTable(dstTrain, 0, func(wTrain *parquet.GenericWriter[Binned]) error {
-		return writeTable(dstValid, 0, func(wValid *parquet.GenericWriter[Binned]) error {
-			return writeTable(dstTest, 0, func(wTest *parquet.GenericWriter[Binned]) error {
-				ws := [3]*parquet.GenericWriter[Binned]{wTrain, wValid, wTest}
+	err = writeTable(dstTrain, 0, func(wTrain *tableWriter[Binned]) error {
+		return writeTable(dstValid, 0, func(wValid *tableWriter[Binned]) error {
+			return writeTable(dstTest, 0, func(wTest *tableWriter[Binned]) error {
+				ws := [3]*tableWriter[Binned]{wTrain, wValid, wTest}
 				var bufs [3][]Binned
 				var row int64
 				return Read(ctx, src, func(rows []Binned) error {

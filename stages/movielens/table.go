@@ -19,11 +19,16 @@ const DefaultRowGroupSize = 1 << 20
 const readBatch = 1 << 14
 
 // Rating is one row of an ingested ratings table (Ingest's output).
+//
+// Timestamp is unix seconds in memory; the Parquet column timestamp is a
+// TIMESTAMP(MILLIS, UTC) written from it (TimeMS, set by the table writer and
+// read back into Timestamp by Read), so DuckDB and pandas see a time.
 type Rating struct {
 	User      int32   `parquet:"user"`
 	Item      int32   `parquet:"item"`
 	Rating    float32 `parquet:"rating"`
-	Timestamp int64   `parquet:"timestamp"` // unix seconds
+	Timestamp int64   `parquet:"-"` // unix seconds
+	TimeMS    int64   `parquet:"timestamp,timestamp(millisecond)"`
 }
 
 // Binary is one row of a binarized table (Binarize's output): X is +1 above the median, -1 below.
@@ -31,7 +36,8 @@ type Binary struct {
 	User      int32 `parquet:"user"`
 	Item      int32 `parquet:"item"`
 	X         int8  `parquet:"x"`
-	Timestamp int64 `parquet:"timestamp"`
+	Timestamp int64 `parquet:"-"` // unix seconds; on disk TimeMS, as in Rating
+	TimeMS    int64 `parquet:"timestamp,timestamp(millisecond)"`
 }
 
 // Binned is one row of a binned table (Bin's and Split's output). User and Item are dense
@@ -43,7 +49,8 @@ type Binned struct {
 	Item      int32 `parquet:"item"`
 	ItemID    int32 `parquet:"item_id"`
 	X         int8  `parquet:"x"`
-	Timestamp int64 `parquet:"timestamp"`
+	Timestamp int64 `parquet:"-"` // unix seconds; on disk TimeMS, as in Rating
+	TimeMS    int64 `parquet:"timestamp,timestamp(millisecond)"`
 	Bin       int32 `parquet:"t"`
 }
 
@@ -79,6 +86,7 @@ func Read[T Row](ctx context.Context, path string, fn func(rows []T) error) erro
 		}
 		k, err := r.Read(buf)
 		if k > 0 {
+			fromDisk(buf[:k])
 			if err := fn(buf[:k]); err != nil {
 				return err
 			}
@@ -184,8 +192,54 @@ func LoadColumns(ctx context.Context, path string) (*Columns, error) {
 	return c, nil
 }
 
+// fromDisk sets the in-memory unix seconds of rows read from Parquet.
+func fromDisk[T Row](rows []T) {
+	switch rs := any(rows).(type) {
+	case []Rating:
+		for i := range rs {
+			rs[i].Timestamp = rs[i].TimeMS / 1000
+		}
+	case []Binary:
+		for i := range rs {
+			rs[i].Timestamp = rs[i].TimeMS / 1000
+		}
+	case []Binned:
+		for i := range rs {
+			rs[i].Timestamp = rs[i].TimeMS / 1000
+		}
+	}
+}
+
+// toDisk sets the Parquet milliseconds of rows from their unix seconds.
+func toDisk[T Row](rows []T) {
+	switch rs := any(rows).(type) {
+	case []Rating:
+		for i := range rs {
+			rs[i].TimeMS = rs[i].Timestamp * 1000
+		}
+	case []Binary:
+		for i := range rs {
+			rs[i].TimeMS = rs[i].Timestamp * 1000
+		}
+	case []Binned:
+		for i := range rs {
+			rs[i].TimeMS = rs[i].Timestamp * 1000
+		}
+	}
+}
+
+// tableWriter writes rows of T to a Parquet table, converting the
+// timestamps to the on-disk unit first.
+type tableWriter[T Row] struct{ w *parquet.GenericWriter[T] }
+
+// Write writes rows (setting their TimeMS).
+func (t *tableWriter[T]) Write(rows []T) (int, error) {
+	toDisk(rows)
+	return t.w.Write(rows)
+}
+
 // writeTable writes a Parquet table of T atomically; fill writes the rows.
-func writeTable[T Row](dst string, rowGroup int, fill func(w *parquet.GenericWriter[T]) error) error {
+func writeTable[T Row](dst string, rowGroup int, fill func(w *tableWriter[T]) error) error {
 	if rowGroup <= 0 {
 		rowGroup = DefaultRowGroupSize
 	}
@@ -195,7 +249,7 @@ func writeTable[T Row](dst string, rowGroup int, fill func(w *parquet.GenericWri
 			parquet.MaxRowsPerRowGroup(int64(rowGroup)),
 			parquet.CreatedBy("goldstone", "", ""),
 		)
-		if err := fill(w); err != nil {
+		if err := fill(&tableWriter[T]{w}); err != nil {
 			return err
 		}
 		if err := w.Close(); err != nil {
@@ -207,7 +261,7 @@ func writeTable[T Row](dst string, rowGroup int, fill func(w *parquet.GenericWri
 
 // WriteIDMap writes ids (dense index i stands for original id ids[i]) as an IDMap table.
 func WriteIDMap(ctx context.Context, dst string, ids []int32) error {
-	return writeTable(dst, 0, func(w *parquet.GenericWriter[IDMap]) error {
+	return writeTable(dst, 0, func(w *tableWriter[IDMap]) error {
 		buf := make([]IDMap, 0, readBatch)
 		for i, id := range ids {
 			buf = append(buf, IDMap{Index: int32(i), ID: id})

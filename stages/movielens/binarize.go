@@ -9,10 +9,11 @@ import (
 
 // BinarizeStats describes a binarization.
 type BinarizeStats struct {
-	Median             float64 // exact median of all input ratings
-	Ratings            int64   // input rows
-	Positive, Negative int64   // rows kept with x = +1 (above the median) and x = -1 (below)
-	Dropped            int64   // rows equal to the median
+	Median   float64 `json:"median"`   // exact median of all input ratings
+	Ratings  int64   `json:"ratings"`  // input rows
+	Positive int64   `json:"positive"` // rows kept with x = +1 (above the median)
+	Negative int64   `json:"negative"` // rows kept with x = -1 (below the median)
+	Dropped  int64   `json:"dropped"`  // rows equal to the median
 }
 
 // Median returns the exact median of a multiset given as value -> count. With an odd total it

@@ -125,6 +125,9 @@ func (r *claimRun) values(metric string) (variants []string, vals map[string][]f
 // source names the run a row is computed from.
 func (r *claimRun) source() string {
 	c := r.info.GitCommit[:min(len(r.info.GitCommit), 10)]
+	if c == "" {
+		c = "unknown"
+	}
 	if r.info.GitDirty {
 		c += "+dirty"
 	}
@@ -336,6 +339,19 @@ func gaugeClaim(base string) func(r *claimRun) (string, string) {
 				fr = append(fr, gsec["goldstone"][i]/g[i])
 			}
 			parts = append(parts, fmt.Sprintf("goldstone's gauge time %.1f%% of training (median; the paper says about 1%%)", 100*finiteMedian(fr)))
+		}
+		// Did the model learn anything? Held-out gain over the base rate
+		// and, on planted data, the recovery of the planted vectors.
+		_, ll := r.values("test_ll")
+		_, bl := r.values("baseline_test_ll")
+		_, pc := r.values("planted_mean_cos")
+		for _, v := range vs {
+			if len(ll[v]) > 0 && !math.IsNaN(finiteMedian(ll[v])) {
+				parts = append(parts, fmt.Sprintf("%s test_ll %.4f vs base rate %.4f", v, finiteMedian(ll[v]), finiteMedian(bl[v])))
+			}
+			if m := finiteMedian(pc[v]); !math.IsNaN(m) {
+				parts = append(parts, fmt.Sprintf("%s planted_mean_cos %.3f", v, m))
+			}
 		}
 		if !slices.Contains(vs, base) || !slices.Contains(vs, "goldstone") {
 			return strings.Join(parts, "; "), notMeasured + " (needs variants " + base + " and goldstone)"

@@ -56,6 +56,10 @@ func WriteNpy(path string, x []float64, shape ...int) error {
 	})
 }
 
+// NpyHeader returns the bytes before the data of a .npy file of float64
+// with the given shape, for writers that stream the values themselves.
+func NpyHeader(shape ...int) []byte { return npyHeader(shape) }
+
 // npyHeader returns the magic, version, header length and header dict,
 // padded with spaces and a newline so the data start at a multiple of 64.
 func npyHeader(shape []int) []byte {
@@ -106,58 +110,12 @@ func ReadNpy(path string) ([]float64, []int, error) {
 }
 
 func readNpy(r io.Reader) ([]float64, []int, error) {
-	pre := make([]byte, len(npyMagic)+2)
-	if _, err := io.ReadFull(r, pre); err != nil {
-		return nil, nil, fmt.Errorf("not a .npy file: %w", err)
+	shape, _, err := ReadNpyHeader(r)
+	if err != nil {
+		return nil, nil, err
 	}
-	if string(pre[:len(npyMagic)]) != npyMagic {
-		return nil, nil, fmt.Errorf("not a .npy file (bad magic)")
-	}
-	var hlen int
-	switch major := pre[len(npyMagic)]; major {
-	case 1:
-		var b [2]byte
-		if _, err := io.ReadFull(r, b[:]); err != nil {
-			return nil, nil, err
-		}
-		hlen = int(binary.LittleEndian.Uint16(b[:]))
-	case 2, 3:
-		var b [4]byte
-		if _, err := io.ReadFull(r, b[:]); err != nil {
-			return nil, nil, err
-		}
-		hlen = int(binary.LittleEndian.Uint32(b[:]))
-	default:
-		return nil, nil, fmt.Errorf(".npy format version %d not supported", major)
-	}
-	hb := make([]byte, hlen)
-	if _, err := io.ReadFull(r, hb); err != nil {
-		return nil, nil, fmt.Errorf("truncated header: %w", err)
-	}
-	h := string(hb)
-	d := npyDescr.FindStringSubmatch(h)
-	if d == nil || d[1] != "<f8" {
-		return nil, nil, fmt.Errorf("header %q: want 'descr': '<f8' (little-endian float64)", strings.TrimSpace(h))
-	}
-	if o := npyOrder.FindStringSubmatch(h); o == nil || o[1] != "False" {
-		return nil, nil, fmt.Errorf("header %q: want 'fortran_order': False", strings.TrimSpace(h))
-	}
-	sm := npyShape.FindStringSubmatch(h)
-	if sm == nil {
-		return nil, nil, fmt.Errorf("header %q: no shape", strings.TrimSpace(h))
-	}
-	var shape []int
 	n := 1
-	for _, f := range strings.Split(sm[1], ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		v, err := strconv.Atoi(f)
-		if err != nil || v < 0 {
-			return nil, nil, fmt.Errorf("header %q: bad dimension %q", strings.TrimSpace(h), f)
-		}
-		shape = append(shape, v)
+	for _, v := range shape {
 		n *= v
 	}
 	x := make([]float64, n)
@@ -175,4 +133,62 @@ func readNpy(r io.Reader) ([]float64, []int, error) {
 		return nil, nil, fmt.Errorf("shape %v: trailing data after %d values", shape, n)
 	}
 	return x, shape, nil
+}
+
+// ReadNpyHeader reads the header of a .npy file of little-endian float64 in
+// C order from r and returns the shape and the offset of the data (r is
+// left there).
+func ReadNpyHeader(r io.Reader) (shape []int, offset int64, err error) {
+	pre := make([]byte, len(npyMagic)+2)
+	if _, err := io.ReadFull(r, pre); err != nil {
+		return nil, 0, fmt.Errorf("not a .npy file: %w", err)
+	}
+	if string(pre[:len(npyMagic)]) != npyMagic {
+		return nil, 0, fmt.Errorf("not a .npy file (bad magic)")
+	}
+	var hlen, lenBytes int
+	switch major := pre[len(npyMagic)]; major {
+	case 1:
+		var b [2]byte
+		if _, err := io.ReadFull(r, b[:]); err != nil {
+			return nil, 0, err
+		}
+		hlen, lenBytes = int(binary.LittleEndian.Uint16(b[:])), 2
+	case 2, 3:
+		var b [4]byte
+		if _, err := io.ReadFull(r, b[:]); err != nil {
+			return nil, 0, err
+		}
+		hlen, lenBytes = int(binary.LittleEndian.Uint32(b[:])), 4
+	default:
+		return nil, 0, fmt.Errorf(".npy format version %d not supported", major)
+	}
+	hb := make([]byte, hlen)
+	if _, err := io.ReadFull(r, hb); err != nil {
+		return nil, 0, fmt.Errorf("truncated header: %w", err)
+	}
+	h := string(hb)
+	d := npyDescr.FindStringSubmatch(h)
+	if d == nil || d[1] != "<f8" {
+		return nil, 0, fmt.Errorf("header %q: want 'descr': '<f8' (little-endian float64)", strings.TrimSpace(h))
+	}
+	if o := npyOrder.FindStringSubmatch(h); o == nil || o[1] != "False" {
+		return nil, 0, fmt.Errorf("header %q: want 'fortran_order': False", strings.TrimSpace(h))
+	}
+	sm := npyShape.FindStringSubmatch(h)
+	if sm == nil {
+		return nil, 0, fmt.Errorf("header %q: no shape", strings.TrimSpace(h))
+	}
+	for _, f := range strings.Split(sm[1], ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		v, err := strconv.Atoi(f)
+		if err != nil || v < 0 {
+			return nil, 0, fmt.Errorf("header %q: bad dimension %q", strings.TrimSpace(h), f)
+		}
+		shape = append(shape, v)
+	}
+	return shape, int64(len(pre) + lenBytes + hlen), nil
 }

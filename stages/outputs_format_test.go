@@ -34,6 +34,9 @@ func TestNpyHeader(t *testing.T) {
 	if want := "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }"; strings.TrimRight(h, " \n") != want || !strings.HasSuffix(h, "\n") {
 		t.Errorf("header %q, want %q padded with spaces and a newline", h, want)
 	}
+	if shape, off, err := ReadNpyHeader(bytes.NewReader(b)); err != nil || off != int64(10+hlen) || len(shape) != 2 || shape[0] != 2 || shape[1] != 3 {
+		t.Errorf("ReadNpyHeader: shape %v, offset %d, %v; want [2 3], %d", shape, off, err, 10+hlen)
+	}
 	if len(b) != 10+hlen+8*len(x) {
 		t.Fatalf("file has %d bytes, want %d", len(b), 10+hlen+8*len(x))
 	}

@@ -51,7 +51,7 @@ func Example() {
 		Users: 100, Items: 50, Ratings: 5000, Bins: 5, D: 3, Seed: 1, Drift: 0.1,
 		Start: time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC), End: time.Date(2002, 1, 1, 0, 0, 0, 0, time.UTC),
 	}
-	gen, err := movielens.GenerateFile(ctx, p("ratings.csv"), p("planted.f64"), cfg)
+	gen, err := movielens.GenerateFile(ctx, p("ratings.csv"), p("planted.npy"), cfg)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
+
+	"goldstone/stages"
 )
 
 // TestBinnedOriginalIDs: every binned row carries the original MovieLens
@@ -91,5 +93,43 @@ func TestTimestampColumn(t *testing.T) {
 	}
 	if _, err := ParseLine(FormatCSV, []byte("1,2,3.5,9223372036854776")); err == nil || !strings.Contains(err.Error(), "out of range") {
 		t.Errorf("timestamp beyond int64 milliseconds: err %v", err)
+	}
+}
+
+// TestPlantedVectorsNpy: GenerateFile writes the planted vectors as a .npy
+// file of shape (Bins, Users+Items, D) that stages.ReadNpy reads, and
+// ReadPlanted refuses a file made with other settings.
+func TestPlantedVectorsNpy(t *testing.T) {
+	dir := t.TempDir()
+	cfg := smallPlanted()
+	vec := filepath.Join(dir, "vectors.npy")
+	if _, err := GenerateFile(context.Background(), filepath.Join(dir, "r.csv"), vec, cfg); err != nil {
+		t.Fatal(err)
+	}
+	x, shape, err := stages.ReadNpy(vec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(shape) != 3 || shape[0] != cfg.Bins || shape[1] != cfg.Users+cfg.Items || shape[2] != cfg.D {
+		t.Fatalf("shape %v", shape)
+	}
+	f, err := os.Open(vec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	u, v := make([]float64, cfg.Users*cfg.D), make([]float64, cfg.Items*cfg.D)
+	last := cfg.Bins - 1
+	if err := ReadPlanted(f, cfg, last, u, v); err != nil {
+		t.Fatal(err)
+	}
+	n := (cfg.Users + cfg.Items) * cfg.D
+	if u[0] != x[last*n] || v[len(v)-1] != x[len(x)-1] {
+		t.Errorf("ReadPlanted and ReadNpy disagree")
+	}
+	other := cfg
+	other.Bins++
+	if err := ReadPlanted(f, other, 0, u, v); err == nil || !strings.Contains(err.Error(), "shape") {
+		t.Errorf("other settings: err %v", err)
 	}
 }

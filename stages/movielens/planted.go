@@ -8,12 +8,14 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strconv"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 
 	"goldstone/internal/atomicfile"
+	"goldstone/stages"
 )
 
 // PlantedConfig configures Generate. Zero Growth and Workers mean their defaults.
@@ -420,7 +422,9 @@ func (a *alias) sample(rng *rand.Rand) int {
 }
 
 // GenerateFile runs Generate into the file path and, unless vectorsPath is "", the vectors
-// into vectorsPath, each written atomically (.tmp-* then rename).
+// into vectorsPath as a .npy file of shape (Bins, Users+Items, D) (Generate's stream after a
+// .npy header; read it with ReadPlanted or numpy.load), each written atomically (.tmp-* then
+// rename).
 func GenerateFile(ctx context.Context, path, vectorsPath string, cfg PlantedConfig) (GenStats, error) {
 	var st GenStats
 	gen := func(vw io.Writer) error {
@@ -433,11 +437,17 @@ func GenerateFile(ctx context.Context, path, vectorsPath string, cfg PlantedConf
 	if vectorsPath == "" {
 		return st, gen(nil)
 	}
-	return st, atomicfile.Write(vectorsPath, gen)
+	return st, atomicfile.Write(vectorsPath, func(vw io.Writer) error {
+		if _, err := vw.Write(stages.NpyHeader(cfg.Bins, cfg.Users+cfg.Items, cfg.D)); err != nil {
+			return err
+		}
+		return gen(vw)
+	})
 }
 
 // ReadPlanted reads the planted vectors of generator bin t from a vectors file written by
-// Generate with cfg: u gets Users*D values (row r: userId r+1), v gets Items*D.
+// GenerateFile with cfg (a .npy file whose shape must be (Bins, Users+Items, D)): u gets
+// Users*D values (row r: userId r+1), v gets Items*D.
 func ReadPlanted(r io.ReaderAt, cfg PlantedConfig, t int, u, v []float64) error {
 	if len(u) != cfg.Users*cfg.D || len(v) != cfg.Items*cfg.D {
 		panic(fmt.Sprintf("movielens: ReadPlanted: len(u), len(v) = %d, %d, want %d, %d", len(u), len(v), cfg.Users*cfg.D, cfg.Items*cfg.D))
@@ -445,7 +455,14 @@ func ReadPlanted(r io.ReaderAt, cfg PlantedConfig, t int, u, v []float64) error 
 	if t < 0 || t >= cfg.Bins {
 		return fmt.Errorf("read planted: bin %d out of [0, %d)", t, cfg.Bins)
 	}
-	off := int64(t) * int64(cfg.Users+cfg.Items) * int64(cfg.D) * 8
+	shape, hdr, err := stages.ReadNpyHeader(io.NewSectionReader(r, 0, 1<<20))
+	if err != nil {
+		return fmt.Errorf("read planted: %w", err)
+	}
+	if !slices.Equal(shape, []int{cfg.Bins, cfg.Users + cfg.Items, cfg.D}) {
+		return fmt.Errorf("read planted: shape %v, the generator's settings say (%d, %d, %d)", shape, cfg.Bins, cfg.Users+cfg.Items, cfg.D)
+	}
+	off := hdr + int64(t)*int64(cfg.Users+cfg.Items)*int64(cfg.D)*8
 	for _, m := range [][]float64{u, v} {
 		buf := make([]byte, 8*len(m))
 		if _, err := r.ReadAt(buf, off); err != nil {

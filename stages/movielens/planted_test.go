@@ -62,7 +62,7 @@ func TestPlantedRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	cfg := smallPlanted()
-	csv, vec := filepath.Join(dir, "ratings.csv"), filepath.Join(dir, "planted.f64")
+	csv, vec := filepath.Join(dir, "ratings.csv"), filepath.Join(dir, "planted.npy")
 	gst, err := GenerateFile(ctx, csv, vec, cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -23,7 +23,7 @@ func init() { stages.Register(Pipeline{}) }
 // settings and inputs (code here or below: models, optim, stages); the
 // golden test (stages/pipelines, testdata/golden.json here) fails until
 // then.
-const Version = "10"
+const Version = "11"
 
 // Pipeline is the movielens pipeline (the paper's Section 5.2): ingest,
 // binarize, bin and split a ratings file (a MovieLens release or the
@@ -122,7 +122,7 @@ func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment
 	var ratingsRef pipeline.Ref
 	switch {
 	case planted:
-		b.Add(&pipeline.Node{ID: "generate", Stage: &GenerateStage{Settings: data.Planted}, Outputs: []string{"ratings.csv", "vectors.bin"}})
+		b.Add(&pipeline.Node{ID: "generate", Stage: &GenerateStage{Settings: data.Planted}, Outputs: []string{"ratings.csv", "vectors.npy"}})
 		ratingsRef = pipeline.Out("generate", "ratings.csv")
 	default:
 		path, err := Locate(env.DataDir, dataset)
@@ -161,7 +161,7 @@ func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment
 		in := map[string]pipeline.Ref{"model": pipeline.Out(tid, "model"), "split": pipeline.Out("split", "split"), "binned": pipeline.Out("bin", "binned")}
 		ev := &EvaluateStage{}
 		if planted {
-			in["vectors"] = pipeline.Out("generate", "vectors.bin")
+			in["vectors"] = pipeline.Out("generate", "vectors.npy")
 			ev.Planted = &data.Planted
 		}
 		b.Add(&pipeline.Node{ID: eid, Stage: ev, Inputs: in, Outputs: []string{"result"}})
@@ -173,7 +173,7 @@ func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment
 }
 
 // GenerateStage writes the planted data set (ratings.csv) and its planted
-// vectors (vectors.bin).
+// vectors (vectors.npy, shape (bins, users+items, d); see GenerateFile).
 type GenerateStage struct{ Settings PlantedSettings }
 
 func (*GenerateStage) Name() string    { return "generate-planted" }
@@ -182,7 +182,7 @@ func (s *GenerateStage) Params() any   { return stages.Keys(s.Settings) }
 func (s *GenerateStage) Run(ctx context.Context, io *pipeline.IO) error {
 	cfg := s.Settings.Config()
 	cfg.Workers = io.Workers()
-	st, err := GenerateFile(ctx, io.Output("ratings.csv"), io.Output("vectors.bin"), cfg)
+	st, err := GenerateFile(ctx, io.Output("ratings.csv"), io.Output("vectors.npy"), cfg)
 	if err == nil {
 		io.Logf("generated %d ratings (%d at the median)", st.Ratings, st.Mid)
 	}

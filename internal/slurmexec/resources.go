@@ -2,7 +2,6 @@ package slurmexec
 
 import (
 	"io/fs"
-	"os"
 	"path/filepath"
 )
 
@@ -42,9 +41,4 @@ func sizeOf(path string) int64 {
 		return nil
 	})
 	return n
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }

@@ -84,6 +84,23 @@ func writeSeries(f io.WriteSeeker, s *Series) error {
 	if err != nil {
 		return err
 	}
+	// The Arrow IPC file format allows one dictionary per file: every
+	// metric name goes into it before the first batch, so a series that
+	// first appears late in a long run is encoded like any other.
+	names := array.NewStringBuilder(mem)
+	defer names.Release()
+	seen := make(map[string]bool)
+	for _, m := range s.Metric {
+		if !seen[m] {
+			seen[m] = true
+			names.Append(m)
+		}
+	}
+	dict := names.NewStringArray()
+	defer dict.Release()
+	if err := mb.InsertStringDictValues(dict); err != nil {
+		return err
+	}
 	const batch = 1 << 16
 	for lo := 0; lo < s.Len() || lo == 0; lo += batch {
 		hi := min(lo+batch, s.Len())

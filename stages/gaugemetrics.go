@@ -16,15 +16,6 @@ type gaugeCounts struct {
 	rounds, rejected, flips int
 }
 
-// start gives the sparse series gauge_rejected and gauge_flips their first
-// point, 0 at iterate 0 (no round yet), so that every metric of a run
-// appears in the first batch of the series file (its Arrow IPC writer
-// cannot add dictionary entries in later batches).
-func (c *gaugeCounts) start(s *Series) {
-	s.Add("gauge_rejected", 0, 0)
-	s.Add("gauge_flips", 0, 0)
-}
-
 // add records one round: the sparse series gauge_rejected (value 1) and
 // gauge_flips (number of time steps reflected) get a point, labelled with
 // the iterate the round produced, only for rounds where that happened.

@@ -68,9 +68,6 @@ func (l *Loop) Run(x []float64) error {
 	if tree {
 		gm.record(l.Series, 0, x) // x_0: series are labelled by iterate index
 	}
-	if l.Opt.Gauge != nil && l.Opt.K1 > 0 {
-		counts.start(l.Series)
-	}
 	if l.AtStep != nil {
 		l.AtStep(0, x)
 	}

@@ -82,17 +82,31 @@ func (s *Store) Runs(ctx context.Context, experiment string) ([]RunInfo, error) 
 // Trials returns the trials of a run ordered by trial id, each with a
 // non-nil Params.
 func (s *Store) Trials(ctx context.Context, runID int64) ([]Trial, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT trial, seed, status, error, started_at, ended_at, wall_seconds
-		FROM trial_rows WHERE run_id = ? ORDER BY trial`, runID)
+	rows, err := s.trialRows(ctx, runID, "trial")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Trial, len(rows))
+	for i := range rows {
+		out[i] = rows[i].Trial
+	}
+	return out, nil
+}
+
+// trialRows reads a run's trials with their parameters (Params non-nil),
+// enumeration numbers and log paths, in the given ORDER BY clause.
+func (s *Store) trialRows(ctx context.Context, runID int64, order string) ([]TrialRow, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT seq, trial, seed, status, error, started_at, ended_at, wall_seconds, log_path
+		FROM trial_rows WHERE run_id = ? ORDER BY `+order, runID)
 	if err != nil {
 		return nil, fmt.Errorf("trials of run %d: %w", runID, err)
 	}
 	defer rows.Close()
-	var out []Trial
+	var out []TrialRow
 	for rows.Next() {
-		t := Trial{RunID: runID, Params: map[string]string{}}
+		t := TrialRow{Trial: Trial{RunID: runID, Params: map[string]string{}}}
 		var started, ended sql.NullString
-		if err := rows.Scan(&t.ID, &t.Seed, &t.Status, &t.Error, &started, &ended, &t.WallSeconds); err != nil {
+		if err := rows.Scan(&t.Seq, &t.ID, &t.Seed, &t.Status, &t.Error, &started, &ended, &t.WallSeconds, &t.LogPath); err != nil {
 			return nil, fmt.Errorf("trials of run %d: %w", runID, err)
 		}
 		if t.Started, err = decodeTime(started); err != nil {

@@ -274,31 +274,7 @@ type TrialRow struct {
 // TrialTable returns a run's trials in enumeration order (the order in
 // which the run first recorded them), each with its summary metrics.
 func (s *Store) TrialTable(ctx context.Context, runID int64) ([]TrialRow, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT seq, trial, seed, status, error, started_at, ended_at, wall_seconds, log_path
-		FROM trial_rows WHERE run_id = ? ORDER BY seq, rowid`, runID)
-	if err != nil {
-		return nil, fmt.Errorf("trials of run %d: %w", runID, err)
-	}
-	defer rows.Close()
-	var out []TrialRow
-	for rows.Next() {
-		t := TrialRow{Trial: Trial{RunID: runID, Params: map[string]string{}}, Summary: map[string]float64{}}
-		var started, ended sql.NullString
-		if err := rows.Scan(&t.Seq, &t.ID, &t.Seed, &t.Status, &t.Error, &started, &ended, &t.WallSeconds, &t.LogPath); err != nil {
-			return nil, fmt.Errorf("trials of run %d: %w", runID, err)
-		}
-		if t.Started, err = decodeTime(started); err != nil {
-			return nil, fmt.Errorf("trials of run %d: trial %q: %w", runID, t.ID, err)
-		}
-		if t.Ended, err = decodeTime(ended); err != nil {
-			return nil, fmt.Errorf("trials of run %d: trial %q: %w", runID, t.ID, err)
-		}
-		out = append(out, t)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("trials of run %d: %w", runID, err)
-	}
-	params, err := s.TrialParams(ctx, runID)
+	out, err := s.trialRows(ctx, runID, "seq, rowid")
 	if err != nil {
 		return nil, err
 	}
@@ -308,9 +284,7 @@ func (s *Store) TrialTable(ctx context.Context, runID int64) ([]TrialRow, error)
 	}
 	for i := range out {
 		t := &out[i]
-		if p, ok := params[t.ID]; ok {
-			t.Params = p
-		}
+		t.Summary = map[string]float64{}
 		if m, ok := sums[t.ID]; ok {
 			t.Summary = m
 		}

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-
-	"goldstone/runs"
 )
 
 var exportFlags struct {
@@ -36,17 +34,9 @@ func runExport(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []strin
 		return err
 	}
 	defer st.Close()
-	var ri *runs.RunInfo
-	if exportFlags.run != 0 {
-		ri, err = st.Run(ctx, exportFlags.run)
-	} else {
-		ri, err = st.LatestRun(ctx, g.experiment, runs.KindRun)
-	}
+	ri, err := chosenRun(ctx, st, g, exportFlags.run)
 	if err != nil {
-		return &exitError{exitUsage, err}
-	}
-	if ri == nil {
-		return usageErr("%s: no run of experiment %q yet", g.db, g.experiment)
+		return err
 	}
 	dir := exportFlags.out
 	if dir == "" {

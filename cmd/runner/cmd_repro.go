@@ -33,20 +33,9 @@ func runRepro(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string
 		return &exitError{exitUsage, fmt.Errorf("open results database: %w", err)}
 	}
 	defer st.Close()
-	var ri *runs.RunInfo
-	if reproFlags.run != 0 {
-		ri, err = st.Run(ctx, reproFlags.run)
-	} else {
-		if g.experiment == "" {
-			return usageErr("missing --experiment NAME or --run ID")
-		}
-		ri, err = st.LatestRun(ctx, g.experiment, runs.KindRun)
-	}
+	ri, err := chosenRun(ctx, st, g, reproFlags.run)
 	if err != nil {
-		return &exitError{exitUsage, err}
-	}
-	if ri == nil {
-		return usageErr("%s: no recorded run of %q to reproduce", g.db, g.experiment)
+		return err
 	}
 	if !runs.Ended(ri.Status) {
 		return usageErr("run %d is %s, not ended: finish it first (run the experiment again to resume)", ri.ID, ri.Status)

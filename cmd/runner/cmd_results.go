@@ -66,17 +66,9 @@ func runResults(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []stri
 		return &exitError{exitUsage, fmt.Errorf("open results database: %w", err)}
 	}
 	defer st.Close()
-	var ri *runs.RunInfo
-	if resultsFlags.run != 0 {
-		ri, err = st.Run(ctx, resultsFlags.run)
-	} else {
-		ri, err = st.LatestRun(ctx, g.experiment, runs.KindRun)
-	}
+	ri, err := chosenRun(ctx, st, g, resultsFlags.run)
 	if err != nil {
-		return &exitError{exitUsage, err}
-	}
-	if ri == nil {
-		return usageErr("%s: no run of experiment %q yet", g.db, g.experiment)
+		return err
 	}
 	trials, err := st.TrialTable(ctx, ri.ID) // enumeration order
 	if err != nil {

@@ -82,6 +82,28 @@ func openResults(ctx context.Context, g *globalOptions) (*runs.Store, error) {
 	return st, nil
 }
 
+// chosenRun is the run --run ID names, else the latest ordinary run of
+// --experiment; a missing run is a usage error naming the database.
+func chosenRun(ctx context.Context, st *runs.Store, g *globalOptions, runID int64) (*runs.RunInfo, error) {
+	var ri *runs.RunInfo
+	var err error
+	if runID != 0 {
+		ri, err = st.Run(ctx, runID)
+	} else {
+		if g.experiment == "" {
+			return nil, usageErr("missing --experiment NAME or --run ID")
+		}
+		ri, err = st.LatestRun(ctx, g.experiment, runs.KindRun)
+	}
+	if err != nil {
+		return nil, &exitError{exitUsage, err}
+	}
+	if ri == nil {
+		return nil, usageErr("%s: no run of experiment %q yet", g.db, g.experiment)
+	}
+	return ri, nil
+}
+
 func runRuns(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) error {
 	if err := checkFormat(runsFlags.format); err != nil {
 		return err

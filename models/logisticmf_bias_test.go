@@ -8,37 +8,6 @@ import (
 	"goldstone/optim"
 )
 
-func TestLogisticMFBiasGradient(t *testing.T) {
-	for _, tc := range []struct {
-		name      string
-		batch     int
-		gamma     float64
-		psi       bool
-		chunkCost int
-	}{
-		{"full", 0, 0.5, false, 0},
-		{"full/no-gamma/chunks", 0, 0, false, 20},
-		{"full+psi/chunks", 0, 0.5, true, 20},
-		{"minibatch", 25, 0.5, false, 0},
-		{"minibatch+psi/chunks", 25, 0.5, true, 20},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			m := newLogisticTest(11, 80, 9, 6, 3, 3)
-			m.Bias = true
-			m.Gamma, m.MinibatchSize, m.chunkCost = tc.gamma, tc.batch, tc.chunkCost
-			x := randVec(rand.New(rand.NewPCG(1, 1)), m.NumParams(), 0.7)
-			if len(x) != 3*(9+6)*3+6+3 {
-				t.Fatalf("NumParams %d", len(x))
-			}
-			f := func(grad, x []float64) float64 { return m.BatchLoss(grad, x, 7) }
-			if tc.psi {
-				f = withPsi(f, m.Blocks(), m.Graph())
-			}
-			checkGrad(t, f, x, 1e-6)
-		})
-	}
-}
-
 // TestLogisticMFBiasValue: one rating, D = 1: s = u v + b_item + c_bin.
 func TestLogisticMFBiasValue(t *testing.T) {
 	train := &Ratings{}

@@ -20,6 +20,8 @@ func newLogisticTest(seed uint64, n, users, items, d, T int) *LogisticMF {
 	return m
 }
 
+// TestLogisticMFGradient checks the gradient against finite differences,
+// without and with the bias terms (item and bin biases after the blocks).
 func TestLogisticMFGradient(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
@@ -34,16 +36,26 @@ func TestLogisticMFGradient(t *testing.T) {
 		{"minibatch", 25, 0.5, false, 0},
 		{"minibatch+psi/chunks", 25, 0.5, true, 20},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			m := newLogisticTest(11, 80, 9, 6, 3, 3)
-			m.Gamma, m.MinibatchSize, m.chunkCost = tc.gamma, tc.batch, tc.chunkCost
-			x := randVec(rand.New(rand.NewPCG(1, 1)), m.NumParams(), 0.7)
-			f := func(grad, x []float64) float64 { return m.BatchLoss(grad, x, 7) }
-			if tc.psi {
-				f = withPsi(f, m.Blocks(), m.Graph())
+		for _, bias := range []bool{false, true} {
+			name := tc.name
+			if bias {
+				name += "/bias"
 			}
-			checkGrad(t, f, x, 1e-6)
-		})
+			t.Run(name, func(t *testing.T) {
+				m := newLogisticTest(11, 80, 9, 6, 3, 3)
+				m.Bias = bias
+				m.Gamma, m.MinibatchSize, m.chunkCost = tc.gamma, tc.batch, tc.chunkCost
+				x := randVec(rand.New(rand.NewPCG(1, 1)), m.NumParams(), 0.7)
+				if want := 3 * (9 + 6) * 3; bias && len(x) != want+6+3 || !bias && len(x) != want {
+					t.Fatalf("NumParams %d", len(x))
+				}
+				f := func(grad, x []float64) float64 { return m.BatchLoss(grad, x, 7) }
+				if tc.psi {
+					f = withPsi(f, m.Blocks(), m.Graph())
+				}
+				checkGrad(t, f, x, 1e-6)
+			})
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -14,6 +15,8 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
+
+	"goldstone/internal/atomicfile"
 )
 
 // Export file names (ExportParquet).
@@ -66,32 +69,8 @@ func writerOptions() []parquet.WriterOption {
 	return []parquet.WriterOption{parquet.Compression(&parquet.Zstd), parquet.CreatedBy("goldstone runs", "", "")}
 }
 
-// createAtomic writes a file through a temporary file in the same
-// directory, renamed over path only when write succeeded.
-func createAtomic(path string, write func(f *os.File) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	if err := write(f); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
-}
-
 func writeGeneric[T any](path string, rows []T) error {
-	return createAtomic(path, func(f *os.File) error {
+	return atomicfile.Write(path, func(f io.Writer) error {
 		w := parquet.NewGenericWriter[T](f, writerOptions()...)
 		if _, err := w.Write(rows); err != nil {
 			return err
@@ -185,7 +164,7 @@ func (s *Store) ExportParquet(ctx context.Context, runID int64, dir string) ([]s
 // writeSeries streams a run's metric series, trials in enumeration order,
 // metrics by name, steps ascending.
 func (s *Store) writeSeries(ctx context.Context, path string, runID int64, trials []TrialRow) error {
-	return createAtomic(path, func(f *os.File) error {
+	return atomicfile.Write(path, func(f io.Writer) error {
 		w := parquet.NewGenericWriter[seriesRow](f, writerOptions()...)
 		buf := make([]seriesRow, 0, 4096)
 		flush := func() error {
@@ -349,7 +328,7 @@ func writeWideTrials(path, experiment string, trials []TrialRow) error {
 	rowType := reflect.StructOf(fields)
 	schema := parquet.SchemaOf(reflect.New(rowType).Interface())
 
-	return createAtomic(path, func(f *os.File) error {
+	return atomicfile.Write(path, func(f io.Writer) error {
 		w := parquet.NewWriter(f, append(writerOptions(), schema)...)
 		for _, t := range trials {
 			row := reflect.New(rowType).Elem()

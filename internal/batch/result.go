@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
+
+	"goldstone/internal/atomicfile"
 )
 
 // ResultFormat is the version of the result file's layout.
@@ -94,29 +96,10 @@ func WriteResult(d Dir, r *Result) error {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(dst), ".result-*")
-	if err != nil {
+	if err := atomicfile.WriteFile(dst, append(b, '\n')); err != nil {
 		return err
 	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	_, err = f.Write(append(b, '\n'))
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp, dst)
-	}
-	if err == nil {
-		err = syncDir(filepath.Dir(dst))
-	}
-	if err != nil {
+	if err := syncDir(filepath.Dir(dst)); err != nil {
 		return fmt.Errorf("write %s: %w", dst, err)
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"goldstone/internal/batch"
 	"goldstone/pipeline"
 	"goldstone/stages/htmlreport"
 )
@@ -73,7 +74,7 @@ func runGC(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) e
 		}
 	}
 	var freed int64
-	entries, files := 0, 0
+	entries, files, batchDirs := 0, 0, 0
 	for _, d := range res.CacheDirs {
 		if !within(cacheRoot, d) {
 			fmt.Fprintf(g.stderr, "gc: keeping %s: not in the cache %s\n", d, cacheRoot)
@@ -116,6 +117,25 @@ func runGC(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) e
 		freed += fi.Size()
 		files++
 	}
+	// A Slurm run's batch directory (manifest, frozen config, task results
+	// and logs; README "Running on a Slurm cluster") goes with its run.
+	for _, r := range old {
+		d := string(batch.RunDir(g.workdir, r.Experiment, r.ID))
+		n, err := treeSize(d)
+		if err != nil {
+			if os.IsNotExist(err) {
+				continue
+			}
+			return err
+		}
+		if !gcFlags.dryRun {
+			if err := os.RemoveAll(d); err != nil {
+				return fmt.Errorf("gc: %w", err)
+			}
+		}
+		freed += n
+		batchDirs++
+	}
 	for d := range dirs { // run-<id> directories left empty
 		for _, r := range roots {
 			removeEmptyUpTo(d, r)
@@ -130,7 +150,11 @@ func runGC(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) e
 		return nil
 	}
 	fmt.Fprintf(g.stdout, "%s %d runs: %s\n", verb, len(old), strings.Join(idText, ", "))
-	fmt.Fprintf(g.stdout, "%s %d cache entries and %d report and log files no remaining run uses: %s freed\n", verb, entries, files, byteText(freed))
+	batchText := ""
+	if batchDirs > 0 {
+		batchText = fmt.Sprintf(", %d Slurm batch directories", batchDirs)
+	}
+	fmt.Fprintf(g.stdout, "%s %d cache entries%s and %d report and log files no remaining run uses: %s freed\n", verb, entries, batchText, files, byteText(freed))
 	if !gcFlags.dryRun {
 		if fi, err := os.Stat(g.reports); err == nil && fi.IsDir() {
 			if _, err := htmlreport.WriteIndex(ctx, st, g.reports); err != nil {

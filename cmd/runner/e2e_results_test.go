@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"goldstone/internal/batch"
+
 	"github.com/parquet-go/parquet-go"
 )
 
@@ -186,8 +188,19 @@ func TestResultsWorkflow(t *testing.T) {
 
 	// gc: a dry run changes nothing; keeping the last run deletes run 1,
 	// its own cache entries, report and logs, and keeps what run 2 uses.
+	// A Slurm run's batch directory goes with its run (a stand-in for
+	// each run here: gc knows it by its path only).
+	batchDir := func(id int64) string { return string(batch.RunDir(filepath.Join(e.dir, "work"), "small", id)) }
+	for _, id := range []int64{1, 2} {
+		if err := os.MkdirAll(batchDir(id), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(batchDir(id), "manifest.json"), []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	out = e.mustRun(0, "gc", "--keep-last", "1", "--dry-run")
-	if !strings.Contains(out, "would delete 1 runs: 1 (small)") {
+	if !strings.Contains(out, "would delete 1 runs: 1 (small)") || !strings.Contains(out, "1 Slurm batch directories") {
 		t.Errorf("gc --dry-run:\n%s", out)
 	}
 	var nruns int
@@ -219,6 +232,12 @@ func TestResultsWorkflow(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(e.dir, "reports", "small", "run-1")); err == nil {
 		t.Error("gc kept the report of the deleted run")
+	}
+	if _, err := os.Stat(batchDir(1)); err == nil {
+		t.Error("gc kept the batch directory of the deleted run")
+	}
+	if _, err := os.Stat(batchDir(2)); err != nil {
+		t.Errorf("gc removed the batch directory of the kept run: %v", err)
 	}
 	// run 2's cache is intact: the same command has nothing to do
 	if out := e.mustRun(0, "run", "--experiment", "small", "--set", "lr=0.5"); !strings.Contains(out, "up to date") {

@@ -19,6 +19,9 @@ type Planted struct {
 	// MeanCos is the mean over vectors (t, i) of the cosine between R z_learned
 	// and z_true; pairs in which either vector is zero are left out (NaN if all are).
 	MeanCos float64
+	// Pairs is the number of vectors (t, i) compared (before zero vectors are
+	// left out of MeanCos).
+	Pairs int
 }
 
 // PlantedDistance finds the best single global orthogonal map R aligning the
@@ -26,15 +29,29 @@ type Planted struct {
 // sum_t Z_true,t Z_learned,t^T = U S V^T, R = U V^T) and reports the remaining
 // relative error and mean cosine. Both vectors are laid out as b.
 func PlantedDistance(learned, truth []float64, b optim.Blocks) Planted {
-	if len(learned) < b.Offset+b.Len() || len(truth) < b.Offset+b.Len() || b.D <= 0 {
-		panic(fmt.Sprintf("models: PlantedDistance: len(learned)=%d len(truth)=%d blocks=%+v", len(learned), len(truth), b))
+	return PlantedDistanceOf(learned, truth, b, nil)
+}
+
+// PlantedDistanceOf is PlantedDistance restricted to the vectors c = t*b.N + i
+// with keep[c] true (nil keeps every vector): the alignment R is fitted to
+// those vectors alone, and RelErr, MeanCos and Pairs are over them. With no
+// vector kept, RelErr and MeanCos are NaN and R is the identity.
+func PlantedDistanceOf(learned, truth []float64, b optim.Blocks, keep []bool) Planted {
+	if len(learned) < b.Offset+b.Len() || len(truth) < b.Offset+b.Len() || b.D <= 0 || (keep != nil && len(keep) != b.T*b.N) {
+		panic(fmt.Sprintf("models: PlantedDistance: len(learned)=%d len(truth)=%d len(keep)=%d blocks=%+v", len(learned), len(truth), len(keep), b))
 	}
+	kept := func(c int) bool { return keep == nil || keep[c] }
 	d := b.D
 	zl := learned[b.Offset : b.Offset+b.Len()]
 	zt := truth[b.Offset : b.Offset+b.Len()]
 	m := mat.NewDense(d, d, nil) // sum over vectors of z_true z_learned^T
 	raw := m.RawMatrix()
+	pairs := 0
 	for c := 0; c < b.T*b.N; c++ {
+		if !kept(c) {
+			continue
+		}
+		pairs++
 		a, t := zl[c*d:(c+1)*d], zt[c*d:(c+1)*d]
 		for i, ti := range t {
 			row := raw.Data[i*raw.Stride : i*raw.Stride+d]
@@ -42,6 +59,13 @@ func PlantedDistance(learned, truth []float64, b optim.Blocks) Planted {
 				row[j] += ti * aj
 			}
 		}
+	}
+	if pairs == 0 {
+		r := mat.NewDense(d, d, nil)
+		for i := range d {
+			r.Set(i, i, 1)
+		}
+		return Planted{R: r, RelErr: math.NaN(), MeanCos: math.NaN()}
 	}
 	var svd mat.SVD
 	if !svd.Factorize(m, mat.SVDFull) {
@@ -58,6 +82,9 @@ func PlantedDistance(learned, truth []float64, b optim.Blocks) Planted {
 	var errSq, trueSq, cosSum float64
 	var nCos int
 	for c := 0; c < b.T*b.N; c++ {
+		if !kept(c) {
+			continue
+		}
 		a, t := zl[c*d:(c+1)*d], zt[c*d:(c+1)*d]
 		var dot, na, nt float64
 		for i := range ra {
@@ -78,5 +105,5 @@ func PlantedDistance(learned, truth []float64, b optim.Blocks) Planted {
 			nCos++
 		}
 	}
-	return Planted{R: r, RelErr: math.Sqrt(errSq / trueSq), MeanCos: cosSum / float64(nCos)}
+	return Planted{R: r, RelErr: math.Sqrt(errSq / trueSq), MeanCos: cosSum / float64(nCos), Pairs: pairs}
 }

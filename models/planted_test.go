@@ -60,3 +60,39 @@ func TestPlantedDistance(t *testing.T) {
 		t.Errorf("half scale: RelErr %v MeanCos %v, want 0.5 and 1", p.RelErr, p.MeanCos)
 	}
 }
+
+// TestPlantedDistanceOf: restricted to the kept vectors, the alignment is
+// fitted to them alone, so garbage elsewhere does not spoil it.
+func TestPlantedDistanceOf(t *testing.T) {
+	rng := rand.New(rand.NewPCG(14, 15))
+	b := optim.Blocks{T: 5, N: 6, D: 3}
+	truth := randVec(rng, b.Len(), 1)
+	q := randOrthogonal(rng, b.D)
+	qs := make([][]float64, b.T)
+	for i := range qs {
+		qs[i] = q
+	}
+	learned := rotateBlocks(truth, b, qs)
+	keep := make([]bool, b.T*b.N)
+	garbage := randVec(rng, b.Len(), 3)
+	nKeep := 0
+	for c := range keep {
+		keep[c] = c%3 != 1
+		if keep[c] {
+			nKeep++
+			continue
+		}
+		copy(learned[c*b.D:(c+1)*b.D], garbage[c*b.D:(c+1)*b.D])
+	}
+	p := PlantedDistanceOf(learned, truth, b, keep)
+	if p.RelErr > 1e-12 || math.Abs(p.MeanCos-1) > 1e-12 || p.Pairs != nKeep {
+		t.Errorf("kept vectors: RelErr %v MeanCos %v Pairs %d, want 0, 1, %d", p.RelErr, p.MeanCos, p.Pairs, nKeep)
+	}
+	all := PlantedDistance(learned, truth, b)
+	if all.MeanCos > 0.95 || all.Pairs != b.T*b.N {
+		t.Errorf("all vectors: MeanCos %v Pairs %d, want < 0.95 and %d", all.MeanCos, all.Pairs, b.T*b.N)
+	}
+	if p := PlantedDistanceOf(learned, truth, b, make([]bool, b.T*b.N)); !math.IsNaN(p.MeanCos) || !math.IsNaN(p.RelErr) || p.Pairs != 0 {
+		t.Errorf("nothing kept: %+v, want NaN, NaN, 0 pairs", p)
+	}
+}

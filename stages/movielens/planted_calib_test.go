@@ -2,7 +2,10 @@ package movielens
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
+
+	"goldstone/models"
 )
 
 func TestPriorDrift(t *testing.T) {
@@ -47,5 +50,66 @@ func TestOracleGain(t *testing.T) {
 	}
 	if !math.IsNaN(ScaleForGain(0.7, 30)) {
 		t.Error("a gain above log 2 has a scale")
+	}
+}
+
+// TestBiasOnlyFit: the fit satisfies the MAP optimality conditions and, with
+// much data, recovers the biases that generated the labels.
+func TestBiasOnlyFit(t *testing.T) {
+	const items, T, per = 40, 5, 2000
+	rng := rand.New(rand.NewPCG(3, 4))
+	bItem, bBin := make([]float64, items), make([]float64, T)
+	for j := range bItem {
+		bItem[j] = 1.5 * rng.NormFloat64()
+	}
+	for t := range bBin {
+		bBin[t] = 0.5 * rng.NormFloat64()
+	}
+	r := &models.Ratings{}
+	for j := range items {
+		for k := range per {
+			tt := k % T
+			x := int8(-1)
+			if rng.Float64() < 1/(1+math.Exp(-(bItem[j]+bBin[tt]))) {
+				x = 1
+			}
+			r.Append(int32(tt), int32(k%7), int32(j), x)
+		}
+	}
+	const gamma = 1.0
+	bi, bb := BiasOnlyFit(r, items, T, gamma)
+	// Gradient of the MAP objective at the fit: gamma b - sum x sigmoid(-x s).
+	gi, gb := make([]float64, items), make([]float64, T)
+	for j := range gi {
+		gi[j] = gamma * bi[j]
+	}
+	for tt := range gb {
+		gb[tt] = gamma * bb[tt]
+	}
+	for k, x := range r.X {
+		s := bi[r.Item[k]] + bb[r.T[k]]
+		d := -float64(x) / (1 + math.Exp(float64(x)*s))
+		gi[r.Item[k]] += d
+		gb[r.T[k]] += d
+	}
+	for _, g := range append(gi, gb...) {
+		if math.Abs(g) > 1e-7 {
+			t.Fatalf("gradient %v at the fit, want 0", g)
+		}
+	}
+	// Only b_j + c_t is identified from the labels (the prior splits a
+	// common shift): compare sums.
+	var worst float64
+	for j := range items {
+		for tt := range T {
+			worst = max(worst, math.Abs(bi[j]+bb[tt]-bItem[j]-bBin[tt]))
+		}
+	}
+	if worst > 0.35 {
+		t.Errorf("recovered b_j + c_t off by %v", worst)
+	}
+	truth := BiasOnlyLogLik(r, bItem, bBin)
+	if fit := BiasOnlyLogLik(r, bi, bb); !(fit >= truth-1e-3) || fit > 0 {
+		t.Errorf("fit log-lik %v, truth's %v", fit, truth)
 	}
 }

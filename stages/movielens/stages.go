@@ -23,7 +23,7 @@ func init() { stages.Register(Pipeline{}) }
 // settings and inputs (code here or below: models, optim, stages); the
 // golden test (stages/pipelines, testdata/golden.json here) fails until
 // then.
-const Version = "12"
+const Version = "13"
 
 // Pipeline is the movielens pipeline (the paper's Section 5.2): ingest,
 // binarize, bin and split a ratings file (a MovieLens release or the
@@ -430,6 +430,19 @@ func Evaluate(ctx context.Context, io *pipeline.IO, planted *PlantedConfig, dir 
 			pd := models.PlantedDistance(x[:b.Len()], truth, b)
 			sum["planted_rel_err"] = pd.RelErr
 			sum["planted_mean_cos"] = pd.MeanCos
+			rated := models.PlantedDistanceOf(x[:b.Len()], truth, b, RatedPairs(parts["train"], b, meta.Users, PlantedMinRatings))
+			sum["planted_mean_cos_rated"] = rated.MeanCos
+			sum["planted_rel_err_rated"] = rated.RelErr
+			sum["planted_rated_pairs"] = float64(rated.Pairs)
+			// The planted model itself on the test split: the gain a trained
+			// model could reach at best (compare baseline_test_ll).
+			if parts["test"].Len() > 0 {
+				oracle, err := models.EvaluateRatings(truth, b, meta.Users, parts["test"])
+				if err != nil {
+					return err
+				}
+				sum["planted_oracle_test_ll"] = oracle.LogLik
+			}
 		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -439,6 +452,27 @@ func Evaluate(ctx context.Context, io *pipeline.IO, planted *PlantedConfig, dir 
 		return err
 	}
 	return stages.WriteSummary(filepath.Join(dir, "summary.json"), sum)
+}
+
+// PlantedMinRatings is the number of training ratings from which an
+// (entity, bin) pair counts as rated in planted_mean_cos_rated (issue 10's
+// recovery criterion).
+const PlantedMinRatings = 10
+
+// RatedPairs marks the vectors c = t*b.N + e (e: user index, or Users + item
+// index, as in the model's blocks) that have at least min ratings in r.
+func RatedPairs(r *models.Ratings, b optim.Blocks, users, min int) []bool {
+	n := make([]int32, b.T*b.N)
+	for k := range r.X {
+		t := int(r.T[k])
+		n[t*b.N+int(r.User[k])]++
+		n[t*b.N+users+int(r.Item[k])]++
+	}
+	keep := make([]bool, len(n))
+	for c, k := range n {
+		keep[c] = int(k) >= min
+	}
+	return keep
 }
 
 // plantedTruth returns the planted vectors in the learned layout, or nil

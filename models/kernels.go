@@ -1,5 +1,7 @@
 package models
 
+import "math"
+
 // Small dense kernels of the hot loops. Four accumulators break the
 // floating-point add dependency chain; the summation order is fixed, so the
 // results do not depend on anything but the inputs.
@@ -47,4 +49,76 @@ func scaleNorm(dst []float64, alpha float64, z []float64) float64 {
 		dst[j] = alpha * z[j]
 	}
 	return (s0 + s1) + (s2 + s3)
+}
+
+// lmfDots sets sc[b] to the dot product of the user column us[b] and the
+// item column is[b] (a negative entry e names column ^e) of the d-vectors
+// in x, for b < len(us) <= len(sc): with FMA, in four lanes reduced as
+// (l0+l2)+(l1+l3), then the d%4 tail entries one by one. lmfDotsFMA does the
+// same operations four lanes at a time.
+func lmfDots(x []float64, us, is []int32, d int, sc []float64) {
+	n := len(us)
+	if n == 0 {
+		return
+	}
+	is, sc = is[:n], sc[:n]
+	if useFMA {
+		lmfDotsFMA(&x[0], &us[0], &is[0], n, d, &sc[0])
+		return
+	}
+	lmfDotsGo(x, us, is, d, sc)
+}
+
+func lmfDotsGo(x []float64, us, is []int32, d int, sc []float64) {
+	for b, u := range us {
+		e := is[b]
+		ou, ov := int(u)*d, int(e^(e>>31))*d
+		a, v := x[ou:ou+d:ou+d], x[ov:ov+d:ov+d]
+		var l0, l1, l2, l3 float64
+		j := 0
+		for ; j+4 <= d; j += 4 {
+			l0 = math.FMA(a[j], v[j], l0)
+			l1 = math.FMA(a[j+1], v[j+1], l1)
+			l2 = math.FMA(a[j+2], v[j+2], l2)
+			l3 = math.FMA(a[j+3], v[j+3], l3)
+		}
+		s := (l0 + l2) + (l1 + l3)
+		for ; j < d; j++ {
+			s = math.FMA(a[j], v[j], s)
+		}
+		sc[b] = s
+	}
+}
+
+// lmfAxpys adds, for every rating b < len(us), cf[b] times the item vector to the user's column of g and cf[b] times the
+// user vector to the item's column of g, entry by entry as
+// FMA(cf[b], x, g) (columns as in lmfDots; a user and an item column never
+// coincide).
+func lmfAxpys(x, g []float64, us, is []int32, d int, cf []float64) {
+	n := len(us)
+	if n == 0 {
+		return
+	}
+	is, cf = is[:n], cf[:n]
+	if useFMA {
+		lmfAxpysFMA(&x[0], &g[0], &us[0], &is[0], n, d, &cf[0])
+		return
+	}
+	lmfAxpysGo(x, g, us, is, d, cf)
+}
+
+func lmfAxpysGo(x, g []float64, us, is []int32, d int, cf []float64) {
+	for b, u := range us {
+		e := is[b]
+		ou, ov := int(u)*d, int(e^(e>>31))*d
+		xu, xv := x[ou:ou+d:ou+d], x[ov:ov+d:ov+d]
+		gu, gv := g[ou:ou+d:ou+d], g[ov:ov+d:ov+d]
+		c := cf[b]
+		for j := range d {
+			gu[j] = math.FMA(c, xv[j], gu[j])
+		}
+		for j := range d {
+			gv[j] = math.FMA(c, xu[j], gv[j])
+		}
+	}
 }

@@ -21,14 +21,16 @@ import (
 // so the minibatch loss and gradient are unbiased. The regulariser is always
 // exact. Batch numbers run 0, 1, 2, ... over the calls of LocalLoss.
 //
-// The gradient is computed in two passes that write disjoint parts of grad
-// without atomics. The first runs over the ratings grouped by (t, user): it
-// computes every rating's score, loss and coefficient dl/ds (kept in a
-// per-rating buffer) and writes the user gradients. The second runs over the
-// ratings grouped by (t, item) and writes the item gradients from the stored
-// coefficients. Both passes also write the regulariser gradient of their
-// columns. The work is split into chunks of balanced cost whose boundaries
-// depend only on the data, and partial losses are summed in chunk order.
+// The gradient is computed in one pass over the ratings: each rating's score
+// is computed once and its coefficient dl/ds is added, times the other side's
+// vector, into both the user's and the item's gradient. The ratings of bin t
+// are sorted by (user, item, input order) and cut into a grid of P_t x P_t
+// blocks (user range i, item range j; P_t = 1 unless the bin is expensive
+// next to the chunk target). Block (t, i, j) runs in phase i+j: the blocks of
+// a phase share no column, so they run in parallel without atomics, and every
+// gradient column receives its terms in the same order (users: by item;
+// items: by user) whatever the grid and the worker count. Partial losses are
+// kept per block and summed in block order.
 type LogisticMF struct {
 	Train        *Ratings
 	Users, Items int
@@ -58,18 +60,16 @@ type LogisticMF struct {
 	graph    *optim.Graph
 	n        int // Users + Items
 
-	// Ratings grouped by key t*Users+user: the ratings of key k are
-	// uRat[uPtr[k]:uPtr[k+1]], each the column t*N+Users+item of the item,
-	// bit-complemented (^col) when x = -1. Grouped by key t*Items+item: the
-	// ratings of key k are iRat[iPtr[k]:iPtr[k+1]], each the user column
-	// t*N+user. uToI[p] is the position in iRat of the rating at uRat[p].
-	uPtr, uRat, uToI []int32
-	iPtr, iRat       []int32
-	coef             []float64 // dl/ds of every rating in iRat order, written by the user pass
-
-	uBounds, iBounds []int // chunk c covers keys bounds[c]..bounds[c+1]
-	chunkCost        int   // target cost per chunk (tests lower it)
-	uPart, iPart     []float64
+	// The ratings in (bin, block, user, item, input order) order: rating p has
+	// the user column ucol[p] = t*N+user and the item column icol[p] =
+	// t*N+Users+item, bit-complemented (^col) when x = -1.
+	ucol, icol []int32
+	blocks     []lmfBlock // in (t, i, j) order
+	phases     [][]int32  // phases[s]: the indices of the blocks with i+j = s
+	part       []float64  // loss of every block, summed in block order
+	biasSum    []float64  // with Bias: sum of dl/ds per key t*Items+item
+	chunkCost  int        // minimum target cost per block (tests lower it)
+	cur        []int32    // blocks of the running phase
 
 	// State of the current call.
 	sparse   bool // add the likelihood gradient only (Problem's local loss)
@@ -79,16 +79,28 @@ type LogisticMF struct {
 	scale    float64
 	batchKey uint64
 	next     uint64 // batch number of the next LocalLoss call
-	uFn, iFn func(c, lo, hi int)
+	blockFn  func(c, lo, hi int)
+}
+
+// lmfBlock is block (i, j) of bin t: the ratings lo..hi of users
+// ulo..uhi and items ilo..ihi of the bin.
+type lmfBlock struct {
+	t, i, j  int32
+	lo, hi   int32
+	ulo, uhi int32
+	ilo, ihi int32
 }
 
 var _ Model = (*LogisticMF)(nil)
 
-// defaultChunkCost is the target cost of a chunk, in units of one column
-// visit; a rating costs ratingCost units.
+// The target cost of a block, in units of one column visit (a rating costs
+// ratingCost units), is the larger of defaultChunkCost (or chunkCost) and
+// the total cost over minBlocks, so that there are enough blocks for any
+// number of workers without cutting cheap bins.
 const (
 	defaultChunkCost = 1 << 16
 	ratingCost       = 4
+	minBlocks        = 64
 )
 
 // Validate reports whether the fields describe a consistent model.
@@ -126,38 +138,158 @@ func (m *LogisticMF) prepare() {
 	}
 	m.graph = chainOrGraph(m.Coupling, m.T, m.Lambda)
 	m.n = m.Users + m.Items
-	r := m.Train
-	n := int32(m.n)
-	users, items := int32(m.Users), int32(m.Items)
-	var usrc []int32
-	m.uPtr, m.uRat, usrc = group(m.T*m.Users, r.Len(), func(k int) (key, val int32) {
-		t := r.T[k]
-		return t*users + r.User[k], signed(t*n+users+r.Item[k], r.X[k])
-	})
-	var isrc []int32
-	m.iPtr, m.iRat, isrc = group(m.T*m.Items, r.Len(), func(k int) (key, val int32) {
-		t := r.T[k]
-		return t*items + r.Item[k], t*n + r.User[k]
-	})
-	ipos := make([]int32, r.Len()) // position in iRat of input rating k
-	for j, k := range isrc {
-		ipos[k] = int32(j)
-	}
-	isrc = nil
-	for j, k := range usrc { // reuse usrc as uToI
-		usrc[j] = ipos[k]
-	}
-	m.uToI = usrc
-	m.coef = make([]float64, r.Len())
 	if m.chunkCost <= 0 {
 		m.chunkCost = defaultChunkCost
 	}
-	m.uBounds = balance(m.uPtr, m.chunkCost)
-	m.iBounds = balance(m.iPtr, m.chunkCost)
-	m.uPart = make([]float64, len(m.uBounds)-1)
-	m.iPart = make([]float64, len(m.iBounds)-1)
-	m.uFn, m.iFn = m.userChunk, m.itemChunk
+	m.grid()
+	m.part = make([]float64, len(m.blocks))
+	if m.Bias {
+		m.biasSum = make([]float64, m.T*m.Items)
+	}
+	m.blockFn = m.blockChunk
 	m.prepared = true
+}
+
+// grid sorts the ratings into ucol and icol and cuts every bin into its
+// blocks and phases. Everything depends on the data and chunkCost only.
+func (m *LogisticMF) grid() {
+	r := m.Train
+	nr := r.Len()
+	users, items := m.Users, m.Items
+	// Stable counting sorts: by item, then by (t, user): the order is
+	// (t, user, item, input order).
+	byItem := countingSort(identity(nr), items, func(k int32) int { return int(r.Item[k]) })
+	uptr := make([]int32, m.T*users+1)
+	order := countingSortPtr(byItem, uptr, func(k int32) int { return int(r.T[k])*users + int(r.User[k]) })
+	byItem = nil
+	iptr := make([]int32, m.T*items+1) // counts only
+	for k := range nr {
+		iptr[int(r.T[k])*items+int(r.Item[k])+1]++
+	}
+	total := 0
+	binCost := make([]int, m.T)
+	for t := range m.T {
+		n := int(uptr[(t+1)*users] - uptr[t*users])
+		binCost[t] = ratingCost*n + users + items
+		total += binCost[t]
+	}
+	target := max(m.chunkCost, total/minBlocks)
+	// Blocks: a user range and an item range per block, ratings assigned by
+	// a stable counting sort on the block index.
+	blockOf := make([]int32, m.T*users) // user range of every (t, user), then block base added below
+	itemRange := make([]int32, m.T*items)
+	m.blocks = m.blocks[:0]
+	var maxP int
+	for t := range m.T {
+		p := 1
+		for p*p*target < binCost[t] && p < min(users, items) {
+			p++
+		}
+		maxP = max(maxP, p)
+		ub := splitCost(uptr[t*users:(t+1)*users+1], p)
+		cnt := make([]int32, items+1)
+		for it := range items {
+			cnt[it+1] = cnt[it] + iptr[t*items+it+1]
+		}
+		ib := splitCost(cnt, p)
+		base := int32(len(m.blocks))
+		for i := range p {
+			for u := ub[i]; u < ub[i+1]; u++ {
+				blockOf[t*users+u] = base + int32(i*p)
+			}
+			for it := ib[i]; it < ib[i+1]; it++ {
+				itemRange[t*items+it] = int32(i)
+			}
+		}
+		for i := range p {
+			for j := range p {
+				m.blocks = append(m.blocks, lmfBlock{
+					t: int32(t), i: int32(i), j: int32(j),
+					ulo: int32(ub[i]), uhi: int32(ub[i+1]), ilo: int32(ib[j]), ihi: int32(ib[j+1]),
+				})
+			}
+		}
+	}
+	uptr, iptr = nil, nil
+	bptr := make([]int32, len(m.blocks)+1)
+	final := countingSortPtr(order, bptr, func(k int32) int {
+		t := int(r.T[k])
+		return int(blockOf[t*users+int(r.User[k])] + itemRange[t*items+int(r.Item[k])])
+	})
+	order, blockOf, itemRange = nil, nil, nil
+	for b := range m.blocks {
+		m.blocks[b].lo, m.blocks[b].hi = bptr[b], bptr[b+1]
+	}
+	n := int32(m.n)
+	m.ucol, m.icol = make([]int32, nr), make([]int32, nr)
+	for p, k := range final {
+		t := r.T[k]
+		m.ucol[p] = t*n + r.User[k]
+		m.icol[p] = signed(t*n+int32(users)+r.Item[k], r.X[k])
+	}
+	m.phases = make([][]int32, 2*maxP-1)
+	for b, blk := range m.blocks {
+		s := blk.i + blk.j
+		m.phases[s] = append(m.phases[s], int32(b))
+	}
+}
+
+func identity(n int) []int32 {
+	p := make([]int32, n)
+	for k := range p {
+		p[k] = int32(k)
+	}
+	return p
+}
+
+// countingSort returns the entries of perm stably sorted by key in [0, nkeys).
+func countingSort(perm []int32, nkeys int, key func(k int32) int) []int32 {
+	return countingSortPtr(perm, make([]int32, nkeys+1), key)
+}
+
+// countingSortPtr is countingSort with the key range given by ptr (len
+// nkeys+1, zero), which it leaves holding the start of every key: the
+// entries of key k are out[ptr[k]:ptr[k+1]].
+func countingSortPtr(perm, ptr []int32, key func(k int32) int) []int32 {
+	for _, k := range perm {
+		ptr[key(k)+1]++
+	}
+	for k := 1; k < len(ptr); k++ {
+		ptr[k] += ptr[k-1]
+	}
+	out := make([]int32, len(perm))
+	cur := append([]int32(nil), ptr[:len(ptr)-1]...)
+	for _, k := range perm {
+		c := key(k)
+		out[cur[c]] = k
+		cur[c]++
+	}
+	return out
+}
+
+// splitCost splits the keys of ptr (len nkeys+1, ratings of key k are
+// ptr[k]..ptr[k+1]) into p consecutive ranges of about equal cost (one unit
+// per key, ratingCost per rating) and returns the p+1 boundaries.
+func splitCost(ptr []int32, p int) []int {
+	nkeys := len(ptr) - 1
+	b := make([]int, p+1)
+	b[p] = nkeys
+	if p == 1 {
+		return b
+	}
+	total := nkeys + ratingCost*int(ptr[nkeys]-ptr[0])
+	acc, r := 0, 1
+	for k := 0; k < nkeys && r < p; k++ {
+		acc += 1 + ratingCost*int(ptr[k+1]-ptr[k])
+		for r < p && acc*p >= r*total {
+			b[r] = k + 1
+			r++
+		}
+	}
+	for ; r < p; r++ {
+		b[r] = nkeys
+	}
+	return b
 }
 
 func signed(col int32, x int8) int32 {
@@ -165,48 +297,6 @@ func signed(col int32, x int8) int32 {
 		return ^col
 	}
 	return col
-}
-
-// group is a stable counting sort of n entries by key in [0, nkeys): it returns
-// ptr (len nkeys+1) and the values so that the values of key k, in input
-// order, are vals[ptr[k]:ptr[k+1]]; src[j] is the input position of vals[j].
-func group(nkeys, n int, at func(k int) (key, val int32)) (ptr, vals, src []int32) {
-	ptr = make([]int32, nkeys+1)
-	for k := 0; k < n; k++ {
-		key, _ := at(k)
-		ptr[key+1]++
-	}
-	for k := 0; k < nkeys; k++ {
-		ptr[k+1] += ptr[k]
-	}
-	cur := make([]int32, nkeys)
-	copy(cur, ptr[:nkeys])
-	vals = make([]int32, n)
-	src = make([]int32, n)
-	for k := 0; k < n; k++ {
-		key, val := at(k)
-		vals[cur[key]] = val
-		src[cur[key]] = int32(k)
-		cur[key]++
-	}
-	return ptr, vals, src
-}
-
-// balance splits the keys of ptr into consecutive ranges of about target cost
-// (one unit per key, ratingCost per rating) and returns the boundaries, from 0
-// to the number of keys.
-func balance(ptr []int32, target int) []int {
-	nkeys := len(ptr) - 1
-	b := []int{0}
-	acc := 0
-	for k := 0; k < nkeys; k++ {
-		acc += 1 + ratingCost*int(ptr[k+1]-ptr[k])
-		if acc >= target && k+1 < nkeys {
-			b = append(b, k+1)
-			acc = 0
-		}
-	}
-	return append(b, nkeys)
 }
 
 // NumParams returns T*(Users+Items)*D, plus Items+T with Bias.
@@ -293,13 +383,13 @@ func (m *LogisticMF) BatchLoss(grad, x []float64, batch uint64) float64 {
 		m.batchKey = mix64(m.Seed ^ mix64(batch+0x9e3779b97f4a7c15))
 	}
 	m.cx, m.cg = x, grad
-	m.Pool.Chunks(len(m.uPart), 1, m.uFn) // writes coef, read by the item pass
-	m.Pool.Chunks(len(m.iPart), 1, m.iFn)
-	var loss float64
-	for _, v := range m.uPart {
-		loss += v
+	for _, ph := range m.phases {
+		m.cur = ph
+		m.Pool.Chunks(len(ph), 1, m.blockFn)
 	}
-	for _, v := range m.iPart {
+	m.cur = nil
+	var loss float64
+	for _, v := range m.part {
 		loss += v
 	}
 	if m.Bias {
@@ -310,9 +400,9 @@ func (m *LogisticMF) BatchLoss(grad, x []float64, batch uint64) float64 {
 }
 
 // biasPass overwrites the bias gradients: the L2 term Gamma b plus, for
-// every rating, its coefficient dl/ds (coef, written by the user pass; 0 for
-// ratings outside the minibatch), summed key by key in (t, item) order; it
-// returns the biases' L2 loss. Serial: O(ratings + T*Items), deterministic.
+// every (t, item) key, the sum of its ratings' coefficients dl/ds (biasSum,
+// written by the blocks; ratings outside the minibatch add nothing); it
+// returns the biases' L2 loss. Serial: O(T*Items), deterministic.
 func (m *LogisticMF) biasPass() float64 {
 	bo, items := m.BiasOffset(), m.Items
 	x, g := m.cx[bo:], m.cg[bo:bo+items+m.T]
@@ -321,13 +411,11 @@ func (m *LogisticMF) biasPass() float64 {
 		g[k] = m.Gamma * b
 		reg += b * b
 	}
-	for k := 0; k < m.T*items; k++ {
-		var s float64
-		for _, c := range m.coef[m.iPtr[k]:m.iPtr[k+1]] {
-			s += c
+	for t := range m.T {
+		for j, s := range m.biasSum[t*items : (t+1)*items] {
+			g[j] += s
+			g[items+t] += s
 		}
-		g[k%items] += s
-		g[items+k/items] += s
 	}
 	return 0.5 * m.Gamma * reg
 }
@@ -347,133 +435,111 @@ func (m *LogisticMF) keep(ucol, icol int32) bool {
 	return mix64(m.batchKey^(uint64(uint32(ucol))<<32|uint64(uint32(icol)))) < m.thr
 }
 
-// userBlock is the number of ratings whose scores the user pass computes
-// before using them, so that the cache misses of their item vectors overlap.
-const userBlock = 8
+// group is the number of ratings whose scores a block computes before using
+// them, so that the cache misses of their vectors overlap.
+const group = 8
 
-// userChunk handles the (t, user) keys of user chunk c: it writes the
-// gradients of their user vectors and the coefficients of their ratings and
-// stores their likelihood and regulariser loss in uPart[c].
-func (m *LogisticMF) userChunk(c, _, _ int) {
-	lo, hi := m.uBounds[c], m.uBounds[c+1]
-	d, per := m.D, m.Users
-	x, grad, coef := m.cx, m.cg, m.coef
-	gamma, sample, scale, sparse := m.Gamma, m.sample, m.scale, m.sparse
-	var itemBias []float64 // with Bias: x[BiasOffset:][:Items]
-	if m.Bias {
-		itemBias = x[m.BiasOffset() : m.BiasOffset()+m.Items]
-	}
+// blockChunk handles block m.cur[c]: for every rating it adds dl/ds times
+// the item vector to the user's gradient and dl/ds times the user vector to
+// the item's gradient (and dl/ds to biasSum), and it stores the block's
+// likelihood and regulariser loss in part. Without sparse, the first block
+// of a user range (j = 0) and of an item range (i = 0) first sets the
+// gradients of all their columns to Gamma z.
+func (m *LogisticMF) blockChunk(c, _, _ int) {
+	bi := m.cur[c]
+	blk := &m.blocks[bi]
+	d, t := m.D, int(blk.t)
+	x, grad := m.cx, m.cg
+	gamma, sample, scale := m.Gamma, m.sample, m.scale
 	var reg, lik float64
-	var sc [userBlock]float64
-	var kept [userBlock]bool
-	t, i := lo/per, lo%per
-	for k := lo; k < hi; k++ {
-		col := t*m.n + i
-		var binBias float64
-		if itemBias != nil {
-			binBias = x[m.BiasOffset()+m.Items+t]
-		}
-		itemCol0 := t*m.n + m.Users // column of item 0 in this key's bin
-		if i++; i == per {
-			t, i = t+1, 0
-		}
-		if sparse && m.uPtr[k] == m.uPtr[k+1] {
-			continue
-		}
-		z := x[col*d : col*d+d : col*d+d]
-		g := grad[col*d : col*d+d : col*d+d]
-		if !sparse {
-			reg += scaleNorm(g, gamma, z)
-		}
-		for p, end := int(m.uPtr[k]), int(m.uPtr[k+1]); p < end; p += userBlock {
-			rs := m.uRat[p:min(p+userBlock, end)]
-			pos := m.uToI[p : p+len(rs)]
-			for b, e := range rs {
-				other := e ^ (e >> 31) // ^e when e < 0
-				if sample && !m.keep(int32(col), other) {
-					kept[b] = false
-					coef[pos[b]] = 0
-					continue
-				}
-				kept[b] = true
-				o := int(other) * d
-				sc[b] = dot(z, x[o:o+d:o+d])
-				if itemBias != nil {
-					sc[b] += itemBias[int(other)-itemCol0] + binBias
-				}
+	if !m.sparse {
+		if blk.j == 0 {
+			c0 := t * m.n
+			for col := c0 + int(blk.ulo); col < c0+int(blk.uhi); col++ {
+				reg += scaleNorm(grad[col*d:col*d+d:col*d+d], gamma, x[col*d:col*d+d:col*d+d])
 			}
-			prod := 1.0 // product of the (1+ex) of the block: one log per block
-			for b, e := range rs {
-				if !kept[b] {
-					continue
-				}
-				o := int(e^(e>>31)) * d
-				// y = x s; loss = softplus(-y); dl/ds = -x sigmoid(-y).
-				y := sc[b]
-				if e < 0 {
-					y = -y
-				}
-				// With a = |y| and ex = e^-a: softplus(-y) = log(1+ex) + max(-y, 0)
-				// and sigmoid(-y) = (y >= 0 ? ex : 1) / (1+ex). The log terms of
-				// a block are summed as the log of a product of factors in
-				// (1, 2]: the error is a few 1e-16 absolute per rating.
-				a, num, neg := y, 1.0, 0.0
-				if y < 0 {
-					a, neg = -y, -y
-				}
-				ex := math.Exp(-a)
-				if y >= 0 {
-					num = ex
-				}
-				opx := 1 + ex
-				prod *= opx
-				lik += neg
-				cf := num / opx * scale
-				if e >= 0 {
-					cf = -cf
-				}
-				coef[pos[b]] = cf
-				axpy(g, cf, x[o:o+d:o+d])
+		}
+		if blk.i == 0 {
+			c0 := t*m.n + m.Users
+			for col := c0 + int(blk.ilo); col < c0+int(blk.ihi); col++ {
+				reg += scaleNorm(grad[col*d:col*d+d:col*d+d], gamma, x[col*d:col*d+d:col*d+d])
 			}
-			lik += math.Log(prod)
 		}
 	}
-	m.uPart[c] = 0.5*gamma*reg + scale*lik
-}
-
-// itemChunk handles the (t, item) keys of item chunk c: it writes the
-// gradients of their item vectors from the coefficients of the user pass and
-// stores their regulariser loss in iPart[c].
-func (m *LogisticMF) itemChunk(c, _, _ int) {
-	lo, hi := m.iBounds[c], m.iBounds[c+1]
-	d, per := m.D, m.Items
-	x, grad, coef := m.cx, m.cg, m.coef
-	gamma, sparse := m.Gamma, m.sparse
-	var reg float64
-	t, i := lo/per, lo%per
-	for k := lo; k < hi; k++ {
-		col := t*m.n + m.Users + i
-		if i++; i == per {
-			t, i = t+1, 0
-		}
-		p, end := int(m.iPtr[k]), int(m.iPtr[k+1])
-		if sparse && p == end {
-			continue
-		}
-		z := x[col*d : col*d+d : col*d+d]
-		g := grad[col*d : col*d+d : col*d+d]
-		if !sparse {
-			reg += scaleNorm(g, gamma, z)
-		}
-		cs := coef[p:end]
-		for b, u := range m.iRat[p:end] {
-			cf := cs[b]
-			if cf == 0 {
-				continue
-			}
-			o := int(u) * d
-			axpy(g, cf, x[o:o+d:o+d])
+	var itemBias, bsum []float64 // with Bias: the item biases, biasSum of the bin's items
+	var binBias float64
+	itemCol0 := t*m.n + m.Users // column of item 0 in the bin
+	if m.Bias {
+		bo := m.BiasOffset()
+		itemBias = x[bo : bo+m.Items]
+		binBias = x[bo+m.Items+t]
+		bsum = m.biasSum[t*m.Items : (t+1)*m.Items]
+		if blk.i == 0 {
+			clear(bsum[blk.ilo:blk.ihi])
 		}
 	}
-	m.iPart[c] = 0.5 * gamma * reg
+	ucol, icol := m.ucol[blk.lo:blk.hi], m.icol[blk.lo:blk.hi]
+	var ub, ib [group]int32 // the kept ratings of a group (minibatch)
+	var sc, cf [group]float64
+	for next := 0; next < len(ucol); {
+		var us, is []int32
+		if sample {
+			n := 0
+			for ; n < group && next < len(ucol); next++ {
+				u, e := ucol[next], icol[next]
+				if m.keep(u, e^(e>>31)) {
+					ub[n], ib[n] = u, e
+					n++
+				}
+			}
+			us, is = ub[:n], ib[:n]
+		} else {
+			end := min(next+group, len(ucol))
+			us, is = ucol[next:end], icol[next:end]
+			next = end
+		}
+		if q := min(group, len(ucol)-next); q > 0 { // start the reads of the next group
+			prefetchCols(&x[0], &grad[0], &ucol[next], &icol[next], q, d)
+		}
+		lmfDots(x, us, is, d, sc[:])
+		prod := 1.0 // product of the (1+ex) of the group: one log per group
+		for b, e := range is {
+			// y = x s; loss = softplus(-y); dl/ds = -x sigmoid(-y).
+			y := sc[b]
+			if itemBias != nil {
+				y += itemBias[int(e^(e>>31))-itemCol0] + binBias
+			}
+			if e < 0 {
+				y = -y
+			}
+			// With a = |y| and ex = e^-a: softplus(-y) = log(1+ex) + max(-y, 0)
+			// and sigmoid(-y) = (y >= 0 ? ex : 1) / (1+ex). The log terms of
+			// a group are summed as the log of a product of factors in
+			// (1, 2]: the error is a few 1e-16 absolute per rating.
+			a, num, neg := y, 1.0, 0.0
+			if y < 0 {
+				a, neg = -y, -y
+			}
+			ex := math.Exp(-a)
+			if y >= 0 {
+				num = ex
+			}
+			opx := 1 + ex
+			prod *= opx
+			lik += neg
+			c := num / opx * scale
+			if e >= 0 {
+				c = -c
+			}
+			cf[b] = c
+		}
+		lmfAxpys(x, grad, us, is, d, cf[:])
+		if bsum != nil {
+			for b, e := range is {
+				bsum[int(e^(e>>31))-itemCol0] += cf[b]
+			}
+		}
+		lik += math.Log(prod)
+	}
+	m.part[bi] = 0.5*gamma*reg + scale*lik
 }

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -37,24 +38,26 @@ func TestLogisticMFGradient(t *testing.T) {
 		{"minibatch+psi/chunks", 25, 0.5, true, 20},
 	} {
 		for _, bias := range []bool{false, true} {
-			name := tc.name
-			if bias {
-				name += "/bias"
+			for _, d := range []int{3, 6} { // FMA kernels: tail only; four lanes and tail
+				name := fmt.Sprintf("%s/d=%d", tc.name, d)
+				if bias {
+					name += "/bias"
+				}
+				t.Run(name, func(t *testing.T) {
+					m := newLogisticTest(11, 80, 9, 6, d, 3)
+					m.Bias = bias
+					m.Gamma, m.MinibatchSize, m.chunkCost = tc.gamma, tc.batch, tc.chunkCost
+					x := randVec(rand.New(rand.NewPCG(1, 1)), m.NumParams(), 0.7)
+					if want := 3 * (9 + 6) * d; bias && len(x) != want+6+3 || !bias && len(x) != want {
+						t.Fatalf("NumParams %d", len(x))
+					}
+					f := func(grad, x []float64) float64 { return m.BatchLoss(grad, x, 7) }
+					if tc.psi {
+						f = withPsi(f, m.Blocks(), m.Graph())
+					}
+					checkGrad(t, f, x, 1e-6)
+				})
 			}
-			t.Run(name, func(t *testing.T) {
-				m := newLogisticTest(11, 80, 9, 6, 3, 3)
-				m.Bias = bias
-				m.Gamma, m.MinibatchSize, m.chunkCost = tc.gamma, tc.batch, tc.chunkCost
-				x := randVec(rand.New(rand.NewPCG(1, 1)), m.NumParams(), 0.7)
-				if want := 3 * (9 + 6) * 3; bias && len(x) != want+6+3 || !bias && len(x) != want {
-					t.Fatalf("NumParams %d", len(x))
-				}
-				f := func(grad, x []float64) float64 { return m.BatchLoss(grad, x, 7) }
-				if tc.psi {
-					f = withPsi(f, m.Blocks(), m.Graph())
-				}
-				checkGrad(t, f, x, 1e-6)
-			})
 		}
 	}
 }
@@ -117,35 +120,43 @@ func TestLogisticMFRotationInvariance(t *testing.T) {
 	}
 }
 
+// TestLogisticMFWorkers: the loss and gradient are bit-identical at any
+// worker count and with the Go loops instead of the FMA kernels, on bins cut
+// into grids of blocks (T = 1: one bin of 7 x 7 blocks).
 func TestLogisticMFWorkers(t *testing.T) {
-	for _, batch := range []int{0, 300} {
-		var x []float64
-		var losses []float64
-		var grads [][]float64
-		pool1, pool2, pool3 := optim.NewPool(1), optim.NewPool(2), optim.NewPool(3)
-		defer pool1.Close()
-		defer pool2.Close()
-		defer pool3.Close()
-		for _, p := range []*optim.Pool{nil, pool1, pool2, pool3} {
-			m := newLogisticTest(8, 2000, 60, 40, 5, 6)
-			m.MinibatchSize, m.Pool, m.chunkCost = batch, p, 200
-			m.prepare()
-			if len(m.uPart) < 3 || len(m.iPart) < 3 {
-				t.Fatalf("chunks: %d user, %d item", len(m.uPart), len(m.iPart))
+	pool1, pool2, pool3 := optim.NewPool(1), optim.NewPool(2), optim.NewPool(3)
+	defer pool1.Close()
+	defer pool2.Close()
+	defer pool3.Close()
+	fma := useFMA
+	defer func() { useFMA = fma }()
+	for _, bins := range []int{6, 1} {
+		for _, batch := range []int{0, 300} {
+			var x []float64
+			var losses []float64
+			var grads [][]float64
+			for k, p := range []*optim.Pool{nil, pool1, pool2, pool3, pool2} {
+				useFMA = fma && k < 4
+				m := newLogisticTest(8, 2000, 60, 40, 5, bins)
+				m.MinibatchSize, m.Pool, m.chunkCost = batch, p, 200
+				m.prepare()
+				if len(m.phases) < 3 || len(m.phases[1]) < 2 {
+					t.Fatalf("grid: %d phases, %d blocks", len(m.phases), len(m.blocks))
+				}
+				if x == nil {
+					x = randVec(rand.New(rand.NewPCG(4, 4)), m.NumParams(), 1)
+				}
+				g := make([]float64, len(x))
+				m.LocalLoss(g, x) // batch 0
+				losses = append(losses, m.LocalLoss(g, x))
+				grads = append(grads, g)
 			}
-			if x == nil {
-				x = randVec(rand.New(rand.NewPCG(4, 4)), m.NumParams(), 1)
+			for k := 1; k < len(losses); k++ {
+				if math.Float64bits(losses[k]) != math.Float64bits(losses[0]) {
+					t.Errorf("T=%d batch %d: loss %d: %v != %v", bins, batch, k, losses[k], losses[0])
+				}
+				sameBits(t, "grad", grads[k], grads[0])
 			}
-			g := make([]float64, len(x))
-			m.LocalLoss(g, x) // batch 0
-			losses = append(losses, m.LocalLoss(g, x))
-			grads = append(grads, g)
-		}
-		for k := 1; k < len(losses); k++ {
-			if math.Float64bits(losses[k]) != math.Float64bits(losses[0]) {
-				t.Errorf("batch %d: loss %d: %v != %v", batch, k, losses[k], losses[0])
-			}
-			sameBits(t, "grad", grads[k], grads[0])
 		}
 	}
 }

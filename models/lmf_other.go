@@ -1,0 +1,16 @@
+//go:build !amd64
+
+package models
+
+var useFMA = false
+
+func lmfDotsFMA(x *float64, us, is *int32, n, d int, sc *float64) {
+	panic("models: no FMA kernels")
+}
+
+func lmfAxpysFMA(x, gr *float64, us, is *int32, n, d int, cf *float64) {
+	panic("models: no FMA kernels")
+}
+
+// prefetchCols does nothing where there is no prefetching kernel.
+func prefetchCols(x, gr *float64, us, is *int32, n, d int) {}

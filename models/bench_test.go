@@ -308,27 +308,43 @@ func BenchmarkGoldstoneOverhead(b *testing.B) {
 // the logistic MF local loss can fill the gradient: "dense" (LocalLoss: every
 // column gets its L2 gradient, then the likelihood) and "sparse" (the
 // Driver's Problem().Local: the likelihood only, added into a zeroed buffer,
-// touching only the rated columns), alternately in every iteration, with
-// one triad pass between them; it reports the medians.
+// touching only the rated columns), and "sparse_go" (sparse with the Go loops
+// instead of the AVX2/FMA kernels; where there are no kernels it is sparse
+// again), alternately in every iteration, with one triad pass after them; it
+// reports the medians and each pass in triads.
 func BenchmarkLocalLoss(b *testing.B) {
 	lb := setupLogisticBench(b)
 	lb.triadArrays()
 	sparse := lb.m.Problem().Local
-	var ds, ss, ts []float64
+	fma := useFMA
+	defer func() { useFMA = fma }()
+	var ds, ss, gs, ts []float64
 	b.ResetTimer()
 	for range b.N {
 		t0 := time.Now()
 		sinkLoss = lb.m.LocalLoss(lb.grad, lb.x)
-		t1 := time.Now()
+		ds = append(ds, time.Since(t0).Seconds())
+		for _, kernels := range []bool{true, false} {
+			useFMA = fma && kernels
+			clear(lb.grad)
+			t0 := time.Now()
+			sinkLoss += sparse(lb.grad, lb.x)
+			if kernels {
+				ss = append(ss, time.Since(t0).Seconds())
+			} else {
+				gs = append(gs, time.Since(t0).Seconds())
+			}
+		}
+		t0 = time.Now()
 		lb.triad()
-		t2 := time.Now()
-		clear(lb.grad)
-		t3 := time.Now()
-		sinkLoss += sparse(lb.grad, lb.x)
-		t4 := time.Now()
-		ds, ts, ss = append(ds, t1.Sub(t0).Seconds()), append(ts, t2.Sub(t1).Seconds()), append(ss, t4.Sub(t3).Seconds())
+		ts = append(ts, time.Since(t0).Seconds())
 	}
+	tr := median(ts)
 	b.ReportMetric(median(ds), "s/dense")
 	b.ReportMetric(median(ss), "s/sparse")
-	b.ReportMetric(median(ts), "s/triad")
+	b.ReportMetric(median(gs), "s/sparse_go")
+	b.ReportMetric(tr, "s/triad")
+	b.ReportMetric(median(ds)/tr, "dense/triad")
+	b.ReportMetric(median(ss)/tr, "sparse/triad")
+	b.ReportMetric(median(gs)/tr, "sparse_go/triad")
 }

@@ -30,7 +30,11 @@ import (
 // a phase share no column, so they run in parallel without atomics, and every
 // gradient column receives its terms in the same order (users: by item;
 // items: by user) whatever the grid and the worker count. Partial losses are
-// kept per block and summed in block order.
+// kept per block and summed in block order. Within a block the ratings go in
+// groups of eight: the columns of the next group are prefetched, then the
+// group's scores are computed, then its coefficients, then its gradient
+// terms (AVX2/FMA kernels on amd64, the same operations as the Go loops of
+// kernels.go, bit for bit).
 type LogisticMF struct {
 	Train        *Ratings
 	Users, Items int
@@ -54,7 +58,7 @@ type LogisticMF struct {
 	// Driver's L2 covers the blocks only). They start at 0.
 	Bias bool
 
-	Pool *optim.Pool // runs the chunks of both passes; nil runs inline
+	Pool *optim.Pool // runs the blocks of each phase; nil runs inline
 
 	prepared bool
 	graph    *optim.Graph

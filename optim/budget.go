@@ -2,16 +2,23 @@ package optim
 
 import (
 	"runtime"
+	"slices"
 	"sync"
 )
 
 // Budget shares a fixed number of cores among the pools of the trials that
 // run at the same time (a sweep): the workers of all its open pools never
-// add up to more than its total. When a trial ends, Done frees its workers;
-// when no trial is waiting to start, Spread hands the free workers to the
-// trials still running, so the last trials of a sweep, or a single trial,
-// get every core. Resizing never changes results (the chunking of every
-// parallel loop is fixed), so a Budget keeps runs bit-identical.
+// add up to more than its total (unless more pools are open than it has
+// cores: every pool keeps at least one worker). When a trial ends, closing
+// its pool (Close or Done) frees its workers; when no trial is waiting to
+// start, Spread hands the free workers to the trials still running, so the
+// last trials of a sweep, or a single trial, get every core; a trial that
+// starts later takes workers back from the largest pools. Resizing never
+// changes results (the chunking of every parallel loop is fixed), so a
+// Budget keeps runs bit-identical.
+//
+// A Budget is safe for concurrent use. Pool and Spread wait for a loop
+// running on a pool they shrink or grow to finish (Pool.Resize).
 type Budget struct {
 	mu    sync.Mutex
 	total int
@@ -27,8 +34,10 @@ func NewBudget(total int) *Budget {
 	return &Budget{total: total}
 }
 
-// used is the number of workers of the open pools.
+// used drops the pools closed since the last call and returns the number of
+// workers of the open ones.
 func (b *Budget) used() int {
+	b.pools = slices.DeleteFunc(b.pools, (*Pool).isClosed)
 	n := 0
 	for _, p := range b.pools {
 		n += p.Workers()
@@ -47,17 +56,17 @@ func (b *Budget) Pool(want int) *Pool {
 	n := min(want, b.total-b.used())
 	if n < 1 {
 		n = min(want, max(1, b.total/(len(b.pools)+1)))
-		for need := n - (b.total - b.used()); need > 0; need-- {
-			big := b.pools[0]
-			for _, p := range b.pools[1:] {
-				if p.Workers() > big.Workers() {
+		for b.total-b.used() < n {
+			var big *Pool
+			for _, p := range b.pools {
+				if big == nil || p.Workers() > big.Workers() {
 					big = p
 				}
 			}
-			if big.Workers() <= 1 {
+			if big == nil || big.Workers() <= 1 {
 				break // every pool is down to one worker
 			}
-			big.Resize(big.Workers() - 1)
+			big.resizeOpen(big.Workers() - 1) // closed meanwhile: used drops it
 		}
 	}
 	p := NewPool(n)
@@ -65,17 +74,12 @@ func (b *Budget) Pool(want int) *Pool {
 	return p
 }
 
-// Done closes p, a pool of b, and frees its workers.
+// Done closes p, a pool of b, and frees its workers (p.Close does the same).
 func (b *Budget) Done(p *Pool) {
+	p.Close()
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	for i, q := range b.pools {
-		if q == p {
-			b.pools = append(b.pools[:i], b.pools[i+1:]...)
-			break
-		}
-	}
-	p.Close()
+	b.used()
 }
 
 // Spread hands the free workers to the open pools, one at a time in the order
@@ -84,9 +88,15 @@ func (b *Budget) Spread() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	free := b.total - b.used()
-	for i := 0; free > 0 && len(b.pools) > 0; i, free = i+1, free-1 {
-		p := b.pools[i%len(b.pools)]
-		p.Resize(p.Workers() + 1)
+	open := slices.Clone(b.pools)
+	for i := 0; free > 0 && len(open) > 0; {
+		p := open[i%len(open)]
+		if !p.resizeOpen(p.Workers() + 1) {
+			open = slices.Delete(open, i%len(open), i%len(open)+1) // closed meanwhile
+			continue
+		}
+		i++
+		free--
 	}
 }
 

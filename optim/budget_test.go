@@ -44,7 +44,17 @@ func TestBudget(t *testing.T) {
 		}
 	}
 	b.Done(p3)
-	b.Done(p4)
+	p4.Close() // closing a pool of the budget frees its workers too
+	check()
+	// Spread never reopens a pool closed behind the budget's back.
+	p5, p6 := b.Pool(1), b.Pool(1)
+	p5.Close()
+	b.Spread()
+	check(4)
+	if p5.Workers() != 1 || !p5.isClosed() || p6.Workers() != 4 {
+		t.Fatalf("after Spread: closed pool has %d workers (closed %v), open pool %d", p5.Workers(), p5.isClosed(), p6.Workers())
+	}
+	b.Done(p6)
 	check()
 	if p := NewBudget(0); p.total < 1 {
 		t.Fatalf("default budget %d", p.total)

@@ -28,6 +28,7 @@ type Pool struct {
 // Pool, so an unreachable Pool can be cleaned up and its workers stopped.
 type poolState struct {
 	workers atomic.Int32
+	closed  atomic.Bool     // Close was called (and no Resize since)
 	start   []chan struct{} // one per helper goroutine (workers-1 of them)
 	wg      sync.WaitGroup
 
@@ -96,8 +97,24 @@ func (p *Pool) Resize(workers int) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.st.closed.Store(false)
 	p.st.resize(workers)
 }
+
+// resizeOpen is Resize for a Budget: it leaves a closed Pool closed and
+// reports whether p was open.
+func (p *Pool) resizeOpen(workers int) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.isClosed() {
+		return false
+	}
+	p.st.resize(max(workers, 1))
+	return true
+}
+
+// isClosed reports whether Close was called on p (and no Resize since).
+func (p *Pool) isClosed() bool { return p.st == nil || p.st.closed.Load() }
 
 // resize starts or stops helpers so that there are workers-1 of them.
 func (st *poolState) resize(workers int) {
@@ -123,6 +140,7 @@ func (p *Pool) Close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.st != nil {
+		p.st.closed.Store(true)
 		p.st.stop()
 	}
 }

@@ -40,6 +40,13 @@ type Options struct {
 	// Run then neither takes nor releases the lock itself. It lets a caller
 	// hold the workdir before it records anything about the run.
 	Lock *Lock
+	// Idle, when set, is called each time the scheduler has started every
+	// node that is ready and job slots stay free: some nodes run, fewer
+	// than Jobs, and the others wait for them (or none are left). The
+	// running nodes may then use the cores of the free slots (free is
+	// their number). It is called on the scheduler's goroutine, so it must
+	// return quickly; it may be called again before anything changed.
+	Idle func(free int)
 }
 
 // Observer receives a run's events. The runner serialises its calls: Event
@@ -671,6 +678,9 @@ func (s *session) loop(parent context.Context) []error {
 		}
 		if running == 0 {
 			break
+		}
+		if s.opts.Idle != nil && running < s.jobs && ctx.Err() == nil {
+			s.opts.Idle(s.jobs - running)
 		}
 		o := <-doneCh
 		running--

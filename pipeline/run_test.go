@@ -565,3 +565,45 @@ func TestExternalChangedWhileRunning(t *testing.T) {
 		t.Errorf("D.out = %q", got)
 	}
 }
+
+// TestIdle: with Jobs 2, Idle is called once the short node has finished
+// while the long one still runs (one free slot), and never while both run.
+func TestIdle(t *testing.T) {
+	dir := t.TempDir()
+	var running atomic.Int32
+	idle := make(chan int, 100)
+	started := newBarrier(2)
+	g := &Graph{}
+	g.Add(&Node{ID: "short", Outputs: []string{"out"}, Stage: &catStage{suffix: "s", hook: func(ctx context.Context, io *IO) error {
+		running.Add(1)
+		defer running.Add(-1)
+		return started.wait(ctx)
+	}}})
+	g.Add(&Node{ID: "long", Outputs: []string{"out"}, Stage: &catStage{suffix: "l", hook: func(ctx context.Context, io *IO) error {
+		running.Add(1)
+		defer running.Add(-1)
+		if err := started.wait(ctx); err != nil {
+			return err
+		}
+		select { // the short node ends; the scheduler reports the free slot
+		case free := <-idle:
+			if free != 1 {
+				return fmt.Errorf("Idle(%d), want 1 free slot", free)
+			}
+			return nil
+		case <-ctx.Done():
+			return errors.New("Idle was not called while the long node ran alone")
+		}
+	}}})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, err := Run(ctx, g, Options{WorkDir: dir, Jobs: 2, Idle: func(free int) {
+		if n := running.Load(); n >= 2 {
+			t.Errorf("Idle(%d) while %d nodes run", free, n)
+		}
+		idle <- free
+	}})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+}

@@ -1,6 +1,8 @@
 package stages
 
 import (
+	"context"
+
 	"goldstone/models"
 	"goldstone/optim"
 )
@@ -165,10 +167,26 @@ type MFPrior struct {
 	Gamma  float64 `set:"gamma" default:"0" check:">=0" doc:"local L2 regulariser gamma/2 ||Z_t||^2"`
 }
 
-// NewPool returns a pool of the trial's workers, nil (inline) for one.
-func NewPool(workers int) *optim.Pool {
+// NewPool returns the pool a stage runs its parallel loops on; the stage
+// closes it when it ends. Under Execute (ctx carries the sweep's core
+// budget) it is a pool of the budget: it starts with the stage's workers
+// (io.Workers()) and grows when cores go idle at the end of a sweep (see
+// optim.Budget; results do not change). Otherwise it is a pool of workers
+// of its own, nil (inline) for one.
+func NewPool(ctx context.Context, workers int) *optim.Pool {
+	if b, ok := ctx.Value(budgetKey{}).(*optim.Budget); ok {
+		return b.Pool(workers)
+	}
 	if workers <= 1 {
 		return nil
 	}
 	return optim.NewPool(workers)
+}
+
+// budgetKey is the context key of the sweep's *optim.Budget.
+type budgetKey struct{}
+
+// withBudget returns ctx carrying b for NewPool.
+func withBudget(ctx context.Context, b *optim.Budget) context.Context {
+	return context.WithValue(ctx, budgetKey{}, b)
 }

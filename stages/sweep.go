@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"goldstone/optim"
 	"goldstone/pipeline"
 	"goldstone/runs"
 )
@@ -192,7 +193,11 @@ func Execute(ctx context.Context, st *runs.Store, e *Experiment, opts RunOptions
 		rec.logs.dir = filepath.Join(opts.LogDir, e.Name, fmt.Sprintf("run-%d", runID))
 	}
 	defer rec.logs.close()
-	_, runErr := pipeline.Run(ctx, built.Graph, pipeline.Options{
+	// The trials' pools share the machine's cores (NewPool): when job slots
+	// stay idle (the end of a sweep, fewer trials than jobs) the running
+	// trials get their cores, never more workers in all than the cores.
+	budget := optim.NewBudget(min(cores, runtime.GOMAXPROCS(0)))
+	_, runErr := pipeline.Run(withBudget(ctx, budget), built.Graph, pipeline.Options{
 		Lock:     lock,
 		WorkDir:  opts.WorkDir,
 		Jobs:     opts.Jobs,
@@ -200,6 +205,9 @@ func Execute(ctx context.Context, st *runs.Store, e *Experiment, opts RunOptions
 		FailFast: opts.FailFast,
 		Workers:  workersPerTrial(opts.Jobs, cores),
 		Observer: rec,
+		// Spread waits for loops running on the pools it grows: not on
+		// the scheduler's goroutine.
+		Idle: func(int) { go budget.Spread() },
 	})
 	if ferr := st.Flush(context.WithoutCancel(ctx)); ferr != nil {
 		return nil, ferr

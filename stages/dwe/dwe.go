@@ -291,7 +291,7 @@ func (*TrainStage) Name() string    { return "train-dwe" }
 func (*TrainStage) Version() string { return Version }
 func (s *TrainStage) Params() any   { return stages.Keys(s.Settings) }
 func (s *TrainStage) Run(ctx context.Context, io *pipeline.IO) error {
-	pool := stages.NewPool(io.Workers())
+	pool := stages.NewPool(ctx, io.Workers())
 	defer pool.Close()
 	return Train(ctx, s.Settings, io, pool, io.Output("model"))
 }
@@ -304,7 +304,7 @@ func (*EvaluateStage) Name() string    { return "evaluate-dwe" }
 func (*EvaluateStage) Version() string { return Version }
 func (s *EvaluateStage) Params() any   { return stages.Keys(s.Settings) }
 func (s *EvaluateStage) Run(ctx context.Context, io *pipeline.IO) error {
-	pool := stages.NewPool(io.Workers())
+	pool := stages.NewPool(ctx, io.Workers())
 	defer pool.Close()
 	return Evaluate(ctx, s.Settings.Queries, io, pool, io.Output("result"))
 }

@@ -266,7 +266,7 @@ func (*TrainStage) Name() string    { return "train-logistic-mf" }
 func (*TrainStage) Version() string { return Version }
 func (s *TrainStage) Params() any   { return stages.Keys(s.Settings) }
 func (s *TrainStage) Run(ctx context.Context, io *pipeline.IO) error {
-	pool := stages.NewPool(io.Workers())
+	pool := stages.NewPool(ctx, io.Workers())
 	defer pool.Close()
 	return Train(ctx, s.Settings, io.Input("binned"), io.Input("split"), pool, io.Output("model"), stages.ProgressFunc(io))
 }

@@ -14,10 +14,11 @@ import (
 )
 
 // Report draws the artificial experiment's figures from its
-// trials' results: L - L* and psi against step (log scales) for every
-// variant, the gauge gap, and the paper's Figure 2 idea (trajectories of the
-// embeddings over t at several steps, GD against Goldstone-GD), and writes a
-// Markdown table of the summary metrics.
+// trials' results: the paper's Figure 2 (figure2.png: L - L* against the
+// step), L - L* and psi against step (log scales) for every variant with the
+// gauge gap (curves.png), the trajectories of the embeddings over t at
+// several steps, GD against Goldstone-GD (trajectories.png), and writes
+// summary.md: the summary metrics and which file answers which paper figure.
 func Report(ctx context.Context, experiment string, trials []stages.Trial, io *pipeline.IO, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -38,6 +39,20 @@ func Report(ctx context.Context, experiment string, trials []stages.Trial, io *p
 			{Title: "L - L*", XLabel: "step + 1", YLabel: "L - L*", LogX: true, LogY: true, Series: excess},
 			{Title: "psi", XLabel: "step + 1", YLabel: "psi", LogX: true, LogY: true, Series: psi},
 			{Title: "gauge gap psi - min_R psi", XLabel: "step + 1", YLabel: "gap", LogX: true, LogY: true, Series: gap},
+		},
+	})
+	if err != nil {
+		return err
+	}
+	var excessLin []figures.Series
+	for _, l := range all {
+		excessLin = append(excessLin, l.Curve("excess", false))
+	}
+	err = figures.Curves(filepath.Join(dir, "figure2.png"), figures.CurveSpec{
+		Title: experiment + ": paper Fig. 2 counterpart, L - L* against training step (colour = variant)",
+		Panels: []figures.Panel{
+			{Title: "L - L*, linear steps", XLabel: "training step", YLabel: "L - L*", LogY: true, Series: excessLin},
+			{Title: "L - L*, log steps", XLabel: "step + 1", YLabel: "L - L*", LogX: true, LogY: true, Series: excess},
 		},
 	})
 	if err != nil {
@@ -95,5 +110,21 @@ func Report(ctx context.Context, experiment string, trials []stages.Trial, io *p
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(filepath.Join(dir, "summary.md"), []byte(stages.MarkdownTable(experiment, all)+scaling))
+	return atomicfile.WriteFile(filepath.Join(dir, "summary.md"), []byte(stages.MarkdownTable(experiment, all)+PaperFigures+scaling))
 }
+
+// PaperFigures says which report file is the counterpart of which figure
+// of the paper (Bamler and Mandt 2018, Sec. 5.1).
+const PaperFigures = `
+## Paper figures
+
+- Paper Fig. 2 (Sec. 5.1, artificial data: the loss above its optimum,
+  L - L*, against training iterations, GD against Goldstone-GD): figure2.png,
+  L - L* on a log axis against the step on a linear axis (left) and on a log
+  axis (right), one line per trial, colour = variant. The steps to
+  L - L* < 1 and < 0.01 are steps_to_excess_1 and steps_to_excess_0.01 in the
+  table.
+- The paper's picture of the embeddings along t during training:
+  trajectories.png (lowest seed, first two variants).
+- curves.png: L - L*, psi and the gauge gap (beyond the paper) on log-log axes.
+`

@@ -14,7 +14,7 @@ import (
 	"goldstone/stages/figures"
 )
 
-// Report draws the paper's Figure 4 (histograms of cos(u_first, u_last)
+// Report draws the paper's Figure 4 (figure4.png: histograms of cos(u_first, u_last)
 // over the vocabulary, one sample per variant), the training curves, and a
 // Markdown report with the summary metrics, the histogram counts and the
 // word aging tables of every trial.
@@ -74,7 +74,37 @@ func Report(ctx context.Context, experiment string, trials []stages.Trial, io *p
 	}); err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(filepath.Join(dir, "report.md"), []byte(stages.MarkdownTable(experiment, all)+md.String()))
+	return atomicfile.WriteFile(filepath.Join(dir, "report.md"), []byte(stages.MarkdownTable(experiment, all)+PaperFigures+table2(all)+md.String()))
+}
+
+// PaperFigures says which report file or section is the counterpart of
+// which figure or table of the paper (Bamler and Mandt 2018, Sec. 5.3).
+const PaperFigures = `
+## Paper figures
+
+- Paper Fig. 4 (Sec. 5.3: histogram over the vocabulary of the cosine
+  between each word's first (1800) and last (2008) embedding, baseline
+  against Goldstone-GD): figure4.png, the same histogram over [-1, 1] (x:
+  cos(u_first, u_last), y: words), first and last time step of this corpus,
+  one sample per trial; the counts per trial are in the sections below and
+  the median is median_first_last_cos in the table.
+- Paper Table 2 (Sec. 5.3: predictive log-likelihood per test point): the
+  "Table 2" section below (test_ll of every trial).
+- The paper's word aging table: "word aging" in each trial's section.
+- curves.png: loss and psi against the step (beyond the paper).
+`
+
+// table2 renders the paper's Table 2 counterpart: the predictive
+// log-likelihood per test point of every trial, next to the paper's values.
+func table2(all []stages.TrialResult) string {
+	var b strings.Builder
+	b.WriteString("\n## Table 2: predictive log-likelihood per test point\n\n")
+	b.WriteString("Paper (Google Books, 1800-2008): Goldstone-GD -0.5317, baseline -0.5323.\n\n")
+	b.WriteString("| trial | variant | test_ll | valid_ll |\n|---|---|---|---|\n")
+	for _, r := range all {
+		fmt.Fprintf(&b, "| %s | %s | %.4f | %.4f |\n", r.Trial.Name, r.Trial.VariantName(), r.Summary["test_ll"], r.Summary["valid_ll"])
+	}
+	return b.String()
 }
 
 func readMeta(path string) (*meta, error) {

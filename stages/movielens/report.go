@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"goldstone/internal/atomicfile"
 	"goldstone/pipeline"
@@ -11,10 +12,28 @@ import (
 	"goldstone/stages/figures"
 )
 
-// Report draws the paper's Figure 3 (training curves of the loss L
-// and of psi, for every variant: AdaGrad, Goldstone-GD and Procrustes on the
-// same AdaGrad) with the gauge gap and the validation log-likelihood, and
-// writes a Markdown table of every trial's summary metrics.
+// PaperFigures says which report file is the counterpart of which figure
+// of the paper (Bamler and Mandt 2018, Sec. 5.2).
+const PaperFigures = `
+## Paper figures
+
+- Paper Fig. 3 (Sec. 5.2: training curves of the loss L and of psi against
+  training iterations, AdaGrad against Goldstone-GD on AdaGrad): figure3.png,
+  the same quantities on the same (linear) axes, one line per trial, colour =
+  variant (Procrustes on AdaGrad added). The paper reports no test metric;
+  test_ll, test_auc and the base rate's baseline_test_ll are in the table.
+- curves.png: the same curves on log-log axes with the gauge gap
+  (psi - min_R psi, the energy in the Goldstone modes) and the validation
+  log-likelihood (beyond the paper).
+`
+
+// Report draws the paper's Figure 3 (figure3.png: training curves of the
+// loss L and of psi against the step, linear axes, for every variant:
+// AdaGrad, Goldstone-GD and Procrustes on the same AdaGrad), the same on
+// log axes with the gauge gap and the validation log-likelihood
+// (curves.png), and writes summary.md: every trial's summary metrics, which
+// file answers which paper figure, and the data set's activity statistics
+// (input "activity", with a real reference release for planted data).
 func Report(ctx context.Context, experiment string, trials []stages.Trial, io *pipeline.IO, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -23,18 +42,30 @@ func Report(ctx context.Context, experiment string, trials []stages.Trial, io *p
 	if err != nil {
 		return err
 	}
-	var loss, psi, gap, vll []figures.Series
+	var loss, psi, lossLog, psiLog, gap, vll []figures.Series
 	for _, r := range all {
-		loss = append(loss, r.Curve("loss", true))
-		psi = append(psi, r.Curve("psi", true))
+		loss = append(loss, r.Curve("loss", false))
+		psi = append(psi, r.Curve("psi", false))
+		lossLog = append(lossLog, r.Curve("loss", true))
+		psiLog = append(psiLog, r.Curve("psi", true))
 		gap = append(gap, r.Curve("gauge_gap", true))
 		vll = append(vll, r.Curve("valid_ll", false))
 	}
 	err = figures.Curves(filepath.Join(dir, "figure3.png"), figures.CurveSpec{
-		Title: experiment + ": training curves (colour = variant)",
+		Title: experiment + ": paper Fig. 3 counterpart, training curves (colour = variant)",
 		Panels: []figures.Panel{
-			{Title: "loss L", XLabel: "step + 1", YLabel: "L", LogX: true, LogY: true, Series: loss},
-			{Title: "psi", XLabel: "step + 1", YLabel: "psi", LogX: true, LogY: true, Series: psi},
+			{Title: "loss L", XLabel: "training step", YLabel: "L", Series: loss},
+			{Title: "psi", XLabel: "training step", YLabel: "psi", Series: psi},
+		},
+	})
+	if err != nil {
+		return err
+	}
+	err = figures.Curves(filepath.Join(dir, "curves.png"), figures.CurveSpec{
+		Title: experiment + ": training curves, log axes (colour = variant)",
+		Panels: []figures.Panel{
+			{Title: "loss L", XLabel: "step + 1", YLabel: "L", LogX: true, LogY: true, Series: lossLog},
+			{Title: "psi", XLabel: "step + 1", YLabel: "psi", LogX: true, LogY: true, Series: psiLog},
 			{Title: "gauge gap", XLabel: "step + 1", YLabel: "psi - min_R psi", LogX: true, LogY: true, Series: gap},
 			{Title: "validation log-likelihood per rating", XLabel: "step", YLabel: "mean log p", Series: vll},
 		},
@@ -42,5 +73,15 @@ func Report(ctx context.Context, experiment string, trials []stages.Trial, io *p
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(filepath.Join(dir, "summary.md"), []byte(stages.MarkdownTable(experiment, all)))
+	var md strings.Builder
+	md.WriteString(stages.MarkdownTable(experiment, all))
+	md.WriteString(PaperFigures)
+	if io.HasInput("activity") {
+		act, err := os.ReadFile(io.Input("activity"))
+		if err != nil {
+			return err
+		}
+		md.Write(act)
+	}
+	return atomicfile.WriteFile(filepath.Join(dir, "summary.md"), []byte(md.String()))
 }

@@ -23,7 +23,7 @@ func init() { stages.Register(Pipeline{}) }
 // settings and inputs (code here or below: models, optim, stages); the
 // golden test (stages/pipelines, testdata/golden.json here) fails until
 // then.
-const Version = "14"
+const Version = "15"
 
 // Pipeline is the movielens pipeline (the paper's Section 5.2): ingest,
 // binarize, bin and split a ratings file (a MovieLens release or the
@@ -145,6 +145,16 @@ func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment
 	}
 	b.Add(&pipeline.Node{ID: "ingest", Stage: &IngestStage{},
 		Inputs: map[string]pipeline.Ref{"ratings": ratingsRef}, Outputs: []string{"ratings.parquet"}})
+	reportIn := map[string]pipeline.Ref{}
+	if planted { // the generated activity next to the reference release's
+		act := &ActivityStage{Bins: data.Bin.Bins, Reference: ReferenceRelease}
+		actIn := map[string]pipeline.Ref{"ratings": pipeline.Out("ingest", "ratings.parquet")}
+		if ref, err := Locate(env.DataDir, ReferenceRelease); err == nil {
+			actIn["reference"] = pipeline.File(ref)
+		}
+		b.Add(&pipeline.Node{ID: "activity", Stage: act, Inputs: actIn, Outputs: []string{"activity.md"}})
+		reportIn["activity"] = pipeline.Out("activity", "activity.md")
+	}
 	b.Add(&pipeline.Node{ID: "binarize", Stage: &BinarizeStage{},
 		Inputs:  map[string]pipeline.Ref{"ratings": pipeline.Out("ingest", "ratings.parquet")},
 		Outputs: []string{"binary.parquet", "binarize.json"}})
@@ -152,7 +162,6 @@ func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment
 		Inputs: map[string]pipeline.Ref{"binary": pipeline.Out("binarize", "binary.parquet")}, Outputs: []string{"binned"}})
 	b.Add(&pipeline.Node{ID: "split", Stage: &SplitStage{Settings: data.Split},
 		Inputs: map[string]pipeline.Ref{"binned": pipeline.Out("bin", "binned")}, Outputs: []string{"split"}})
-	reportIn := map[string]pipeline.Ref{}
 	for _, tr := range trials {
 		tid, eid := "train/"+tr.Slug(), "evaluate/"+tr.Slug()
 		b.Add(&pipeline.Node{ID: tid, Stage: &TrainStage{Settings: stages.MustDecode[TrainSettings](tr.Settings)},

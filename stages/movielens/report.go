@@ -19,8 +19,10 @@ const PaperFigures = `
 
 - Paper Fig. 3 (Sec. 5.2: training curves of the loss L and of psi against
   training iterations, AdaGrad against Goldstone-GD on AdaGrad): figure3.png,
-  the same quantities on the same (linear) axes, one line per trial, colour =
-  variant (Procrustes on AdaGrad added). The paper reports no test metric;
+  the same quantities against the step on a linear axis (L and psi on log
+  axes: the first steps from the random start are orders of magnitude above
+  the rest), one line per trial, colour = variant (Procrustes on AdaGrad
+  added). The paper reports no test metric;
   test_ll, test_auc and the base rate's baseline_test_ll are in the table.
 - curves.png: the same curves on log-log axes with the gauge gap
   (psi - min_R psi, the energy in the Goldstone modes) and the validation
@@ -28,7 +30,7 @@ const PaperFigures = `
 `
 
 // Report draws the paper's Figure 3 (figure3.png: training curves of the
-// loss L and of psi against the step, linear axes, for every variant:
+// loss L and of psi, log axes, against the step, linear axis, for every variant:
 // AdaGrad, Goldstone-GD and Procrustes on the same AdaGrad), the same on
 // log axes with the gauge gap and the validation log-likelihood
 // (curves.png), and writes summary.md: every trial's summary metrics, which
@@ -54,8 +56,8 @@ func Report(ctx context.Context, experiment string, trials []stages.Trial, io *p
 	err = figures.Curves(filepath.Join(dir, "figure3.png"), figures.CurveSpec{
 		Title: experiment + ": paper Fig. 3 counterpart, training curves (colour = variant)",
 		Panels: []figures.Panel{
-			{Title: "loss L", XLabel: "training step", YLabel: "L", Series: loss},
-			{Title: "psi", XLabel: "training step", YLabel: "psi", Series: psi},
+			{Title: "loss L", XLabel: "training step", YLabel: "L", LogY: true, Series: loss},
+			{Title: "psi", XLabel: "training step", YLabel: "psi", LogY: true, Series: psi},
 		},
 	})
 	if err != nil {

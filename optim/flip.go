@@ -124,5 +124,5 @@ func (g *Goldstone) flipChunk(t, _, _ int) {
 		return
 	}
 	d := g.d
-	rotate(g.block(t), g.b.N, d, g.flipRot[t*g.dd:(t+1)*g.dd], g.rowBuf[t*rotRows*d:(t+1)*rotRows*d])
+	rotate(g.block(t), g.b.N, d, g.flipRot[t*g.dd:(t+1)*g.dd], g.scratch(t))
 }

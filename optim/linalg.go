@@ -48,9 +48,26 @@ func gemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []flo
 // ovCols is the number of columns per packed panel in overlap.
 const ovCols = 64
 
+// kernelMinD is the smallest block dimension d for which overlap and rotate
+// run on the FMA kernels (GemmAcc on panels padded to padD(d) columns).
+// Smaller blocks (the artificial problems' d = 3) keep gonum's Dgemm, which
+// is as fast there, and with it their results bit for bit.
+const kernelMinD = 8
+
+// padD returns d rounded up to a multiple of 4, the width of the kernels'
+// padded panels.
+func padD(d int) int { return (d + 3) &^ 3 }
+
 // scratchLen returns the scratch length overlap and rotate need for blocks of
 // dimension d.
-func scratchLen(d int) int { return max(2*ovCols, rotRows) * d }
+func scratchLen(d int) int {
+	n := max(2*ovCols, rotRows) * d
+	if d >= kernelMinD {
+		dp := padD(d)
+		n = max(n, dp*dp+2*ovCols*dp, d*dp+rotRows*dp+4*d)
+	}
+	return n
+}
 
 // overlap sets the d x d matrix m = Z_s Z_t^T = sum_i z_{s,i} z_{t,i}^T for
 // blocks stored column by column (zs, zt are n x d row-major) and, in the same
@@ -64,7 +81,21 @@ func scratchLen(d int) int { return max(2*ovCols, rotRows) * d }
 // cache-resident panels instead of one length-d axpy per column and entry of
 // Z_s, and no second pass over memory for the norms. The panel order is
 // fixed, so the result depends only on the inputs.
+//
+// For d >= kernelMinD the panels are row-major copies padded with zeros to
+// padD(d) columns and m is accumulated by GemmAcc (FMA micro-kernels) in a
+// padded d x d block of buf: every entry of m is one fused multiply-add chain
+// over the columns in order, and the sums are taken exactly as above.
 func overlap(m, zs, zt []float64, n, d int, buf []float64) (dist, ss, st float64) {
+	if d >= kernelMinD {
+		return overlapK(m, zs, zt, n, d, buf)
+	}
+	return overlapPanels(m, zs, zt, n, d, buf)
+}
+
+// overlapPanels is overlap on transposed panels and gonum's Dgemm (d <
+// kernelMinD).
+func overlapPanels(m, zs, zt []float64, n, d int, buf []float64) (dist, ss, st float64) {
 	m = m[:d*d]
 	zs, zt = zs[:n*d], zt[:n*d]
 	buf = buf[:2*ovCols*d]
@@ -113,6 +144,61 @@ func overlap(m, zs, zt []float64, n, d int, buf []float64) (dist, ss, st float64
 	return 0.5 * dist, ss, st
 }
 
+// overlapK is overlap on the FMA kernels (d >= kernelMinD).
+func overlapK(m, zs, zt []float64, n, d int, buf []float64) (dist, ss, st float64) {
+	dp := padD(d)
+	m = m[:d*d]
+	zs, zt = zs[:n*d], zt[:n*d]
+	acc := buf[:dp*dp]
+	as := buf[dp*dp : dp*dp+ovCols*dp]
+	bs := buf[dp*dp+ovCols*dp : dp*dp+2*ovCols*dp]
+	clear(acc)
+	clear(as) // the padding columns stay zero
+	clear(bs)
+	var d0, d1, s0, s1, t0, t1 float64
+	for lo := 0; lo < n; lo += ovCols {
+		c := min(ovCols, n-lo)
+		a := zs[lo*d : (lo+c)*d]
+		b := zt[lo*d : (lo+c)*d]
+		for i := 0; i < c; i++ {
+			ra := a[i*d : (i+1)*d]
+			rb := b[i*d : (i+1)*d][:len(ra)]
+			pa := as[i*dp : i*dp+len(ra)]
+			pb := bs[i*dp : i*dp+len(ra)]
+			j := 0
+			for ; j+1 < len(ra); j += 2 {
+				v, w := ra[j], rb[j]
+				pa[j], pb[j] = v, w
+				e := v - w
+				d0 += e * e
+				s0 += v * v
+				t0 += w * w
+				v, w = ra[j+1], rb[j+1]
+				pa[j+1], pb[j+1] = v, w
+				e = v - w
+				d1 += e * e
+				s1 += v * v
+				t1 += w * w
+			}
+			if j < len(ra) {
+				v, w := ra[j], rb[j]
+				pa[j], pb[j] = v, w
+				e := v - w
+				d0 += e * e
+				s0 += v * v
+				t0 += w * w
+			}
+		}
+		// acc(i, j) += sum_p as(p, i) bs(p, j): A = as^T (aOut 1, aRed dp).
+		GemmAcc(acc, dp, as, 1, dp, bs, dp, dp, dp, c)
+	}
+	for i := 0; i < d; i++ {
+		copy(m[i*d:(i+1)*d], acc[i*dp:i*dp+d])
+	}
+	dist, ss, st = d0+d1, s0+s1, t0+t1
+	return 0.5 * dist, ss, st
+}
+
 // halfSqDist returns 1/2 ||a - b||^2.
 func halfSqDist(a, b []float64) float64 {
 	b = b[:len(a)]
@@ -128,13 +214,59 @@ func halfSqDist(a, b []float64) float64 {
 const rotRows = 64
 
 // rotate sets Z <- R Z for the d x n block z (n x d row-major, so Z^T <- Z^T R^T).
-// buf must hold rotRows*d values (scratchLen(d) is enough).
+// buf must hold scratchLen(d) values.
+//
+// For d >= kernelMinD the rows of Z^T R^T are accumulated by GemmAcc (FMA
+// micro-kernels) against R^T padded to padD(d) columns, the last n mod 4
+// rows through a zero-padded copy, so every entry is one fused multiply-add
+// chain in the same order wherever its row lies.
 func rotate(z []float64, n, d int, r, buf []float64) {
+	if d >= kernelMinD {
+		rotateK(z, n, d, r, buf)
+		return
+	}
+	rotateDgemm(z, n, d, r, buf)
+}
+
+// rotateDgemm is rotate on gonum's Dgemm (d < kernelMinD).
+func rotateDgemm(z []float64, n, d int, r, buf []float64) {
 	for i := 0; i < n; i += rotRows {
 		rows := min(rotRows, n-i)
 		zi := z[i*d : (i+rows)*d]
 		gemm(false, true, rows, d, d, 1, zi, d, r, d, 0, buf, d)
 		copy(zi, buf[:rows*d])
+	}
+}
+
+// rotateK is rotate on the FMA kernels (d >= kernelMinD).
+func rotateK(z []float64, n, d int, r, buf []float64) {
+	dp := padD(d)
+	z, r = z[:n*d], r[:d*d]
+	rt := buf[:d*dp] // rt(p, j) = R(j, p), zero for j >= d
+	out := buf[d*dp : d*dp+rotRows*dp]
+	tail := buf[d*dp+rotRows*dp : d*dp+rotRows*dp+4*d]
+	for p := 0; p < d; p++ {
+		row := rt[p*dp : (p+1)*dp]
+		for j := 0; j < d; j++ {
+			row[j] = r[j*d+p]
+		}
+		clear(row[d:])
+	}
+	for i := 0; i < n; i += rotRows {
+		rows := min(rotRows, n-i)
+		full := rows &^ 3
+		zi := z[i*d : (i+rows)*d]
+		clear(out[:full*dp])
+		GemmAcc(out, dp, zi, d, 1, rt, dp, full, dp, d)
+		if full < rows { // full+4 <= rotRows
+			clear(out[full*dp : (full+4)*dp])
+			clear(tail)
+			copy(tail, zi[full*d:])
+			GemmAcc(out[full*dp:], dp, tail, d, 1, rt, dp, 4, dp, d)
+		}
+		for k := 0; k < rows; k++ {
+			copy(zi[k*d:(k+1)*d], out[k*dp:k*dp+d])
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package optim
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -172,5 +173,69 @@ func TestOverlapRotate(t *testing.T) {
 	r, buf := randVec(rng, d*d, 1), make([]float64, scratchLen(d))
 	if a := testing.AllocsPerRun(5, func() { overlap(m, zs, zt, n, d, buf); rotate(zs, n, d, r, buf) }); a != 0 {
 		t.Fatalf("overlap+rotate allocate %v times", a)
+	}
+}
+
+// TestOverlapRotateKernels: for d >= kernelMinD, overlap and rotate give the
+// same bits with the FMA micro-kernels and with their pure-Go versions; a
+// row's rotation does not depend on where it lies in the block (the last n
+// mod 4 rows included); and d < kernelMinD still runs gonum's Dgemm (overlap
+// equals the panel-wise Dgemm sums to rounding, rotate equals rotateGemm bit
+// for bit).
+func TestOverlapRotateKernels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 1))
+	for _, tc := range []struct{ n, d int }{{1, 8}, {5, 8}, {67, 30}, {130, 9}, {64, 32}, {200, 100}} {
+		zs := randVec(rng, tc.n*tc.d, 1)
+		zt := randVec(rng, tc.n*tc.d, 1)
+		r := randVec(rng, tc.d*tc.d, 1)
+		type res struct {
+			m, rot  []float64
+			a, b, c float64
+		}
+		var got [2]res
+		withFMA(t, func(t *testing.T, fma bool) {
+			m, buf := make([]float64, tc.d*tc.d), randVec(rng, scratchLen(tc.d), 1)
+			a, b, c := overlap(m, zs, zt, tc.n, tc.d, buf)
+			rot := slices.Clone(zs)
+			rotate(rot, tc.n, tc.d, r, buf)
+			got[b2i(fma)] = res{m, rot, a, b, c}
+			// The last row rotated alone (a block of one row) gives the same bits.
+			last := slices.Clone(zs[(tc.n-1)*tc.d:])
+			rotate(last, 1, tc.d, r, buf)
+			if !slices.Equal(last, rot[(tc.n-1)*tc.d:]) {
+				t.Fatalf("n=%d d=%d: the last row rotated alone differs", tc.n, tc.d)
+			}
+		})
+		if g0, g1 := got[0], got[1]; g1.m != nil {
+			if !slices.Equal(g0.m, g1.m) || !slices.Equal(g0.rot, g1.rot) || g0.a != g1.a || g0.b != g1.b || g0.c != g1.c {
+				t.Fatalf("n=%d d=%d: pure-Go and FMA kernels differ", tc.n, tc.d)
+			}
+		}
+	}
+	n, d := 70, kernelMinD-1
+	zs, zt := randVec(rng, n*d, 1), randVec(rng, n*d, 1)
+	r := randVec(rng, d*d, 1)
+	m, want, buf := make([]float64, d*d), make([]float64, d*d), make([]float64, scratchLen(d))
+	overlap(m, zs, zt, n, d, buf)
+	// overlap's gonum path sums each 64-column panel's product into m.
+	clear(want)
+	for lo := 0; lo < n; lo += ovCols {
+		c := min(ovCols, n-lo)
+		part := make([]float64, d*d)
+		gemm(true, false, d, d, c, 1, zs[lo*d:], d, zt[lo*d:], d, 0, part, d)
+		for i := range want {
+			want[i] += part[i]
+		}
+	}
+	for i := range m {
+		if math.Abs(m[i]-want[i]) > 1e-12 {
+			t.Fatalf("d=%d: overlap[%d] = %v, gonum %v", d, i, m[i], want[i])
+		}
+	}
+	a, b := slices.Clone(zs), slices.Clone(zs)
+	rotate(a, n, d, r, buf)
+	rotateGemm(b, n, d, r, buf)
+	if !slices.Equal(a, b) {
+		t.Fatalf("d=%d: rotate is not gonum's Dgemm any more", d)
 	}
 }

@@ -36,8 +36,8 @@
 // dense V x V (or minibatch M x N) matrices of x and n+ + n-. Here:
 //
 //   - Exact: the pair matrix is computed in tb x tb tiles (tb = 64; the tile
-//     products on AVX2/FMA micro-kernels, gemm_amd64.s, or gonum's Dgemm on
-//     CPUs without FMA), consumed at once (loss, then G_ij = dloss/dx_ij, then
+//     products on optim.GemmNT and optim.GemmAcc: AVX2/FMA micro-kernels, or
+//     their pure-Go versions with the same results on CPUs without FMA), consumed at once (loss, then G_ij = dloss/dx_ij, then
 //     gU += G V, gV += G^T U by two more tile products) and never stored:
 //     6 V^2 d flops plus one exp, one log(1+e) and one division per pair
 //     (inline, branch-free; within a few ulp of math.Exp and math.Log1p). Positive counts are

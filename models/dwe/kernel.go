@@ -3,16 +3,12 @@ package dwe
 import (
 	"math"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/gonum"
+	"goldstone/optim"
 )
 
 // DefaultTile is the default side of the (word, context) tiles the dense
-// likelihood is computed in. 64 keeps every tile product on gonum's serial
-// Dgemm path and the tile in L1/L2.
+// likelihood is computed in. 64 keeps the tile in L1/L2.
 const DefaultTile = 64
-
-var impl gonum.Implementation
 
 // sparseRows is a CSR view of positive counts: the entries of local row r
 // are col[ptr[r]:ptr[r+1]] with values val[...]. ptr holds absolute
@@ -37,9 +33,9 @@ type sparseRows struct {
 // The V x V pair matrix is never stored: it is computed tile by tile (tb x tb
 // entries in tile, which needs len >= tb*tb) and consumed at once. cur needs
 // len >= tb. Work is O(m n d); the result does not depend on anything but
-// the inputs (fixed summation order). The tile products run on the FMA
-// micro-kernels of gemm_amd64.s where the CPU has them (useFMA), else on
-// gonum's Dgemm.
+// the inputs (fixed summation order). The tile products run on optim.GemmNT
+// and optim.GemmAcc (AVX2/FMA micro-kernels where the CPU has them, else
+// their pure-Go versions, with the same results).
 func negLogLik(gu, gv, u, v, a, b []float64, m, n, d int, sp sparseRows, col0 int32, scale float64, tb int, tile []float64, cur []int) float64 {
 	var loss float64
 	for i0 := 0; i0 < m; i0 += tb {
@@ -54,7 +50,7 @@ func negLogLik(gu, gv, u, v, a, b []float64, m, n, d int, sp sparseRows, col0 in
 			nj := j1 - j0
 			vb := v[j0*d : j1*d]
 			x := tile[:mi*nj]
-			tileNT(x, ub, vb, mi, nj, d)
+			optim.GemmNT(x, ub, vb, mi, nj, d)
 			hiCol := int32(j1) + col0
 			for r := 0; r < mi; r++ {
 				ai := a[i0+r]
@@ -115,14 +111,9 @@ func negLogLik(gu, gv, u, v, a, b []float64, m, n, d int, sp sparseRows, col0 in
 				}
 				cur[r] = k
 			}
-			switch {
-			case gu == nil:
-			case useFMA:
-				tileAxpy(gu[i0*d:i1*d], d, x, nj, 1, vb, d, mi, d, nj) // gu += x v
-				tileAxpy(gv[j0*d:j1*d], d, x, 1, nj, ub, d, nj, d, mi) // gv += x^T u
-			default:
-				impl.Dgemm(blas.NoTrans, blas.NoTrans, mi, d, nj, 1, x, nj, vb, d, 1, gu[i0*d:i1*d], d)
-				impl.Dgemm(blas.Trans, blas.NoTrans, nj, d, mi, 1, x, nj, ub, d, 1, gv[j0*d:j1*d], d)
+			if gu != nil {
+				optim.GemmAcc(gu[i0*d:i1*d], d, x, nj, 1, vb, d, mi, d, nj) // gu += x v
+				optim.GemmAcc(gv[j0*d:j1*d], d, x, 1, nj, ub, d, nj, d, mi) // gv += x^T u
 			}
 		}
 	}

@@ -4,7 +4,10 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
 )
+
+var impl gonum.Implementation
 
 // negLogLikRef is negLogLik as it was before issue 13 (gonum's Dgemm for the
 // three tile products), kept as the reference of the kernel tests and of

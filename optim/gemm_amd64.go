@@ -1,4 +1,4 @@
-package dwe
+package optim
 
 const haveFMAKernels = true
 

@@ -1,6 +1,6 @@
 #include "textflag.h"
 
-// FMA micro-kernels of the tiled likelihood (see gemm.go).
+// AVX2/FMA micro-kernels of GemmNT and GemmAcc (see gemm.go).
 
 // func ntKernel(x *float64, ldx int, u *float64, v *float64, d int, k4 int)
 // For r < 2 and c < 4: x[r*ldx+c] = sum over k < 4*k4 of u[r*d+k] * v[c*d+k],

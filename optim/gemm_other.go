@@ -1,17 +1,17 @@
 //go:build !amd64
 
-package dwe
+package optim
 
 const haveFMAKernels = false
 
 func ntKernel(x *float64, ldx int, u *float64, v *float64, d int, k4 int) {
-	panic("dwe: no FMA kernels")
+	panic("optim: no FMA kernels")
 }
 
 func axpyKernel(out *float64, ldo int, a *float64, aOut, aRed int, b *float64, ldb int, n int) {
-	panic("dwe: no FMA kernels")
+	panic("optim: no FMA kernels")
 }
 
 func axpyKernel4(out *float64, ldo int, a *float64, aOut, aRed int, b *float64, ldb int, n int) {
-	panic("dwe: no FMA kernels")
+	panic("optim: no FMA kernels")
 }

@@ -8,15 +8,18 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"time"
 )
 
 // Environment returns a RunInfo with the machine and build fields filled:
 // GoVersion, OS, Arch, CPUModel (from /proc/cpuinfo, "" if unavailable),
-// GOMAXPROCS, Host, PID, and GitCommit/GitDirty of the working directory
-// (from `git rev-parse HEAD` and `git status --porcelain`; "" and false
-// when git or a checkout is absent).
+// GOMAXPROCS, Host, PID, and GitCommit/GitDirty: the revision the running
+// binary was built from (vcs.revision and vcs.modified of its build info,
+// stamped by `go build` in a checkout), else that of the working directory
+// (`git rev-parse HEAD` and `git status --porcelain`, for `go run` and
+// test binaries, which carry no stamp); "" and false when neither is known.
 func Environment() RunInfo {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -36,8 +39,29 @@ func environment(ctx context.Context, dir string) RunInfo {
 		info.CPUModel = cpuModel(f)
 		f.Close()
 	}
-	info.GitCommit, info.GitDirty = gitState(ctx, dir)
+	if c, d, ok := buildVCS(); ok {
+		info.GitCommit, info.GitDirty = c, d
+	} else {
+		info.GitCommit, info.GitDirty = gitState(ctx, dir)
+	}
 	return info
+}
+
+// buildVCS returns the VCS revision stamped into the running binary.
+func buildVCS() (commit string, dirty, ok bool) {
+	bi, found := debug.ReadBuildInfo()
+	if !found {
+		return "", false, false
+	}
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			commit = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	return commit, dirty, commit != ""
 }
 
 // cpuModel returns the first "model name" (x86) or, failing that,

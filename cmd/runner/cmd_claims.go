@@ -79,6 +79,13 @@ func latestEnded(ctx context.Context, st *runs.Store, experiment, configHash str
 		if err != nil {
 			return nil, 0, err
 		}
+		if r.GitCommit == "" {
+			// A run recorded before runs took the binary's stamp: its
+			// build info (run_env) still names the revision.
+			if env, err := st.Env(ctx, r.ID); err == nil && env["build vcs.revision"] != "" {
+				r.GitCommit, r.GitDirty = env["build vcs.revision"], env["build vcs.modified"] == "true"
+			}
+		}
 		cr := &claimRun{info: r, total: len(trials)}
 		for _, t := range trials {
 			if t.Status != runs.StatusDone && t.Status != runs.StatusCached {

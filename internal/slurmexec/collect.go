@@ -2,6 +2,7 @@ package slurmexec
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -115,8 +116,21 @@ func Finish(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest,
 		return nil, err
 	}
 	f := &Finished{Status: status}
-	if status == runs.StatusFinished {
-		if f.Experiment, f.ReportPath, f.ReportNote, err = report(ctx, st, d, m, o); err != nil {
+	trials, err := st.Trials(ctx, m.RunID)
+	if err != nil {
+		return nil, err
+	}
+	failed := map[string]string{} // trial id -> its error
+	for _, t := range trials {
+		if t.Status == runs.StatusFailed {
+			failed[t.ID] = t.Error
+		}
+	}
+	switch {
+	case status == runs.StatusFinished || (status == runs.StatusFailed && len(failed) < len(trials)):
+		// As the local executor does: the report covers the trials that
+		// finished and lists the failed ones with their errors.
+		if f.Experiment, f.ReportPath, f.ReportNote, err = report(ctx, st, d, m, o, failed); err != nil {
 			return nil, err
 		}
 		if o.OnReport != nil && f.ReportPath != "" {
@@ -124,8 +138,11 @@ func Finish(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest,
 				o.log().Error("report page", "run", m.RunID, "err", err)
 			}
 		}
-	} else {
-		f.ReportNote = "no report: some trials failed (--retry-failed resubmits them)"
+		if len(failed) > 0 && f.ReportPath != "" {
+			f.ReportNote = fmt.Sprintf("%d of %d trials failed: the report covers the others and lists them (--retry-failed resubmits them)", len(failed), len(trials))
+		}
+	default:
+		f.ReportNote = "no report: no trial finished (--retry-failed resubmits them)"
 	}
 	if err := st.FinishRun(ctx, m.RunID, status, ""); err != nil {
 		return nil, err
@@ -133,8 +150,11 @@ func Finish(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest,
 	return f, nil
 }
 
-// report runs the report node over the cached trial results.
-func report(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest, o Options) (*stages.Experiment, string, string, error) {
+// report runs the report node over the cached trial results. The
+// uncached nodes of the failed trials (id -> error) fail with their trial's
+// error instead of running, so the report, which tolerates failed inputs,
+// covers the other trials and lists these.
+func report(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest, o Options, failed map[string]string) (*stages.Experiment, string, string, error) {
 	e, trials, err := loadFrozen(d, m)
 	if err != nil {
 		return nil, "", "", err
@@ -152,7 +172,17 @@ func report(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest,
 	if err != nil {
 		return nil, "", "", err
 	}
+	byID := make(map[string]*pipeline.Node, len(g.Nodes))
+	for _, n := range g.Nodes {
+		byID[n.ID] = n
+	}
 	for _, it := range items {
+		if i := built.TrialOf(it.Node); i >= 0 && !it.Cached {
+			if msg, bad := failed[built.Trials[i].Trial.ID]; bad {
+				byID[it.Node].Stage = failedStage{stage: byID[it.Node].Stage, msg: msg}
+				continue
+			}
+		}
 		if it.Node != built.Report && !it.Cached {
 			return nil, "", "", fmt.Errorf("report of run %d: %s is not in the shared cache %s (%s); the tasks must share --workdir with the submit host",
 				m.RunID, it.Node, filepath.Join(m.WorkDir, "cache"), it.Reason)
@@ -160,8 +190,12 @@ func report(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest,
 	}
 	popts.Observer = stages.OutputsObserver(ctx, st, m.RunID, built, o.Log)
 	res, err := pipeline.Run(ctx, g, popts)
-	if err != nil {
+	if res == nil || (len(failed) == 0 && err != nil) {
 		return nil, "", "", fmt.Errorf("report of run %d: %w", m.RunID, err)
+	}
+	// With failed trials the run's error is theirs; the report must be done.
+	if r := res.Nodes[built.Report]; r.Err != nil {
+		return nil, "", "", fmt.Errorf("report of run %d: %w", m.RunID, r.Err)
 	}
 	reports := o.Reports
 	if reports == "" {
@@ -169,4 +203,18 @@ func report(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest,
 	}
 	path, err := stages.RecordReport(ctx, st, m.RunID, m.Experiment, reports, res.Nodes[built.Report].Outputs, o.Log)
 	return e, path, "", err
+}
+
+// failedStage stands for a stage of a trial that failed on the cluster: it
+// fails with the trial's recorded error, which the report lists.
+type failedStage struct {
+	stage pipeline.Stage
+	msg   string
+}
+
+func (f failedStage) Name() string    { return f.stage.Name() }
+func (f failedStage) Version() string { return f.stage.Version() }
+func (f failedStage) Params() any     { return f.stage.Params() }
+func (f failedStage) Run(context.Context, *pipeline.IO) error {
+	return errors.New(f.msg)
 }

@@ -401,6 +401,15 @@ func TestSlurmFailedTrialAndRetryFailed(t *testing.T) {
 	if err != nil || c.Failed != 1 || c.Finished == nil || c.Finished.Status != runs.StatusFailed || c.Finished.ReportNote == "" {
 		t.Fatalf("collect: %+v %+v, %v", c.Collected, c.Finished, err)
 	}
+	// As with the local executor, the report covers the finished trials
+	// and lists the failed one with its error.
+	if c.Finished.ReportPath == "" {
+		t.Fatalf("no report for a run with a failed trial: %s", c.Finished.ReportNote)
+	}
+	md, err := os.ReadFile(filepath.Join(c.Finished.ReportPath, "summary.md"))
+	if err != nil || !strings.Contains(string(md), "## Failed trials (1)") || !strings.Contains(string(md), "withnan/train/") {
+		t.Errorf("report summary.md does not list the failed trial with its error (%v):\n%s", err, md)
+	}
 	// Without --retry-failed the ended run is up to date; with it, only the
 	// failed trial is submitted again.
 	if s2, err := Submit(ctx, st, e, f.opts); err != nil || !s2.UpToDate {

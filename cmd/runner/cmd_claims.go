@@ -481,6 +481,7 @@ var claimSpecs = []claimSpec{
 	{"Fig. 4 (Sec. 5.3), SOTU yearly", "as above", "State of the Union, one step per year", "dwe-sotu-yearly", alignClaim},
 	{"Table 2 (Sec. 5.3)", "predictive log-likelihood per test point -0.5317 (Goldstone-GD) vs -0.5323 (baseline)", "Google Books 5-grams", "dwe-gbooks-paper", llClaim},
 	{"Table 2 (Sec. 5.3), SOTU", "as above", "State of the Union, 10-year steps", "dwe-sotu", llClaim},
+	{"Table 2 (Sec. 5.3), SOTU 2-year", "as above", "State of the Union, 2-year steps", "dwe-sotu-fine", llClaim},
 	{"Table 2 (Sec. 5.3), SOTU yearly", "as above", "State of the Union, one step per year", "dwe-sotu-yearly", llClaim},
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 
@@ -24,12 +25,27 @@ const ReferenceRelease = "ml-latest-small"
 type ActivityStage struct {
 	Bins      int
 	Reference string // name of the reference release, "" without one
+	// Calibration, when set, adds the planted generator's settings next to
+	// the values derived from real data and from the model's prior.
+	Calibration *Calibration
+}
+
+// Calibration is what the planted data's calibration section compares:
+// the generator's settings and the model prior of the trials (Lambda and
+// Gamma are NaN when they vary across the trials).
+type Calibration struct {
+	Planted       PlantedSettings
+	Lambda, Gamma float64
 }
 
 func (*ActivityStage) Name() string    { return "activity" }
 func (*ActivityStage) Version() string { return Version }
 func (s *ActivityStage) Params() any {
-	return map[string]any{"bins": s.Bins, "reference": s.Reference}
+	p := map[string]any{"bins": s.Bins, "reference": s.Reference}
+	if c := s.Calibration; c != nil {
+		p["calibration"] = map[string]any{"planted": c.Planted, "lambda": fmt.Sprint(c.Lambda), "gamma": fmt.Sprint(c.Gamma)}
+	}
+	return p
 }
 
 func (s *ActivityStage) Run(ctx context.Context, io *pipeline.IO) error {
@@ -53,7 +69,37 @@ func (s *ActivityStage) Run(ctx context.Context, io *pipeline.IO) error {
 	if len(acts) == 1 && s.Reference != "" {
 		fmt.Fprintf(&b, "\nThe reference release %s was not found under the data directory: no real column.\n", s.Reference)
 	}
+	if s.Calibration != nil {
+		b.WriteString(s.Calibration.Markdown())
+	}
 	return atomicfile.WriteFile(io.Output("activity.md"), []byte(b.String()))
+}
+
+// Markdown is the calibration section: each calibrated setting of the run,
+// the value derived from ml-latest-small or from the model's prior, and
+// where that value comes from. A setting that differs is marked: it was not
+// calibrated.
+func (c *Calibration) Markdown() string {
+	var b strings.Builder
+	b.WriteString("\n## Calibration of the planted data\n\n")
+	b.WriteString("Each generator setting of this run against the value derived from real data or from the model (not tuned to any claim; README, Planted MovieLens data).\n\n")
+	b.WriteString("| setting | this run | derived | derived from |\n|---|---|---|---|\n")
+	row := func(key string, got, want float64, from string) {
+		mark := ""
+		if math.IsNaN(want) || math.Abs(got-want) > 5e-5*math.Max(1, math.Abs(want)) {
+			mark = " (differs: not calibrated)"
+		}
+		fmt.Fprintf(&b, "| `%s` | %.4g%s | %.4g | %s |\n", key, got, mark, want, from)
+	}
+	p := c.Planted
+	row("planted_active_bins", p.ActiveBins, ActiveBinsSmall,
+		fmt.Sprintf("mean active bins (of 100) per user on %s (the activity table above)", ReferenceRelease))
+	row("planted_drift", p.Drift, PriorDrift(c.Lambda, c.Gamma),
+		fmt.Sprintf("PriorDrift(lambda = %g, gamma = %g): the model's own chain prior as a stationary AR(1) process", c.Lambda, c.Gamma))
+	row("planted_scale", p.Scale, ScaleForGain(EmbeddingGainSmall, p.Dim),
+		fmt.Sprintf("ScaleForGain(%.4f nats, D = %d): the planted vectors' own held-out gain over the base rate equals what the embeddings add to the bias terms on %s (%.4f with biases, %.4f bias only)",
+			EmbeddingGainSmall, p.Dim, ReferenceRelease, RealGainSmall, BiasGainSmall))
+	return b.String()
 }
 
 // readRatingsFile parses a ratings file in any supported format, gzipped

@@ -55,3 +55,22 @@ func TestActivityStage(t *testing.T) {
 		t.Errorf("without the reference:\n%s", md)
 	}
 }
+
+// TestCalibrationMarkdown: the calibration section shows each setting next
+// to its derived value and marks the ones that differ.
+func TestCalibrationMarkdown(t *testing.T) {
+	c := &Calibration{Planted: PlantedSettings{Dim: 30, ActiveBins: ActiveBinsSmall, Drift: PriorDrift(10, 1), Scale: 0.5}, Lambda: 10, Gamma: 1}
+	md := c.Markdown()
+	for _, want := range []string{
+		"| `planted_active_bins` | 2.55 | 2.55 |",
+		"| `planted_drift` | 0.6836 | 0.6836 | PriorDrift(lambda = 10, gamma = 1)",
+		"| `planted_scale` | 0.5 (differs: not calibrated) | 0.1606 |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("calibration section lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Count(md, "differs") != 1 {
+		t.Errorf("want exactly the scale marked as differing:\n%s", md)
+	}
+}

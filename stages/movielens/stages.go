@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -23,7 +24,7 @@ func init() { stages.Register(Pipeline{}) }
 // settings and inputs (code here or below: models, optim, stages); the
 // golden test (stages/pipelines, testdata/golden.json here) fails until
 // then.
-const Version = "17"
+const Version = "18"
 
 // Pipeline is the movielens pipeline (the paper's Section 5.2): ingest,
 // binarize, bin and split a ratings file (a MovieLens release or the
@@ -147,7 +148,11 @@ func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment
 		Inputs: map[string]pipeline.Ref{"ratings": ratingsRef}, Outputs: []string{"ratings.parquet"}})
 	reportIn := map[string]pipeline.Ref{}
 	if planted { // the generated activity next to the reference release's
-		act := &ActivityStage{Bins: data.Bin.Bins, Reference: ReferenceRelease}
+		cal := &Calibration{Planted: data.Planted, Lambda: math.NaN(), Gamma: math.NaN()}
+		if prior, err := stages.Shared[stages.MFPrior](e, trials); err == nil {
+			cal.Lambda, cal.Gamma = prior.Lambda, prior.Gamma
+		}
+		act := &ActivityStage{Bins: data.Bin.Bins, Reference: ReferenceRelease, Calibration: cal}
 		actIn := map[string]pipeline.Ref{"ratings": pipeline.Out("ingest", "ratings.parquet")}
 		if ref, err := Locate(env.DataDir, ReferenceRelease); err == nil {
 			actIn["reference"] = pipeline.File(ref)

@@ -72,7 +72,9 @@ func workersPerTrial(jobs, cores int) int {
 // experiment is resumed when that run did not end (some trial is pending,
 // running or interrupted, e.g. after Ctrl-C, a kill, or a data error that
 // stopped it before its trials ran), and left alone when it did ("up to
-// date"); a changed configuration starts a new run, and stages whose cache
+// date") while the cache holds its done trials' stages under this code's
+// keys; a changed configuration, or a changed cache key (a stage's version,
+// an input, an entry removed), starts a new run, and stages whose cache
 // keys did not change are reused from the cache. A resumed run keeps its
 // done trials and, unless RetryFailed, its failed trials with their errors:
 // only the others run.
@@ -126,10 +128,21 @@ func Execute(ctx context.Context, st *runs.Store, e *Experiment, opts RunOptions
 			if err != nil {
 				return nil, err
 			}
+			ended := runs.Ended(last.Status) && now != runs.StatusInterrupted && !(opts.RetryFailed && now == runs.StatusFailed)
+			stale := ""
+			if ended {
+				if stale, err = staleRun(ctx, st, last.ID, built, opts.WorkDir); err != nil {
+					return nil, err
+				}
+			}
 			switch {
 			case last.Status == runs.StatusRunning && processAlive(last):
 				return nil, fmt.Errorf("run %d of %s is in progress (pid %d on %s)", last.ID, e.Name, last.PID, last.Host)
-			case runs.Ended(last.Status) && now != runs.StatusInterrupted && !(opts.RetryFailed && now == runs.StatusFailed):
+			case ended && stale != "":
+				// The same settings, but its results would not come from
+				// the cache with this code and data: a new run (below).
+				log.Info("new run: a stage's cache key changed since the last run (code, data or cache)", "experiment", e.Name, "last run", last.ID, "stage", stale)
+			case ended:
 				out.RunID, out.UpToDate, out.Status = last.ID, true, last.Status
 				if err := countStatuses(ctx, st, out); err != nil {
 					return nil, err
@@ -565,4 +578,36 @@ func floatJSON(f float64) string {
 		s += ".0"
 	}
 	return s
+}
+
+// staleRun returns the first node of the trials done in run id (or of the
+// stages they share) whose cache entry this code and data would not reuse:
+// a stage's version, a setting's encoding or an input changed since, or the
+// entry was removed; "" when every one is cached. Failed trials do not
+// count: a resumed run keeps them failed.
+func staleRun(ctx context.Context, st *runs.Store, id int64, built *Built, workdir string) (string, error) {
+	trials, err := st.Trials(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	done := map[string]bool{}
+	for _, t := range trials {
+		if t.Status == runs.StatusDone || t.Status == runs.StatusCached {
+			done[t.ID] = true
+		}
+	}
+	items, err := pipeline.Plan(ctx, built.Graph, pipeline.Options{WorkDir: workdir})
+	if err != nil {
+		return "", err
+	}
+	for _, it := range items {
+		if it.Cached || it.Node == built.Report {
+			continue
+		}
+		if i := built.TrialOf(it.Node); i >= 0 && !done[built.Trials[i].Trial.ID] {
+			continue
+		}
+		return it.Node, nil
+	}
+	return "", nil
 }

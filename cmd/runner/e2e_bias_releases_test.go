@@ -25,8 +25,7 @@ func skewedRatings(t *testing.T, path, release string, seed uint64) {
 	rng := rand.New(rand.NewPCG(seed, 77))
 	var b bytes.Buffer
 	rel := movielens.Releases[release]
-	switch {
-	case strings.HasSuffix(rel, ".csv"):
+	if strings.HasSuffix(rel, ".csv") {
 		b.WriteString(movielens.CSVHeader + "\n")
 	}
 	for range n {

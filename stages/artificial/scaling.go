@@ -92,7 +92,7 @@ func Scaling(all []stages.TrialResult) ([]ScalingCell, []ScalingFit) {
 					if !ok {
 						continue
 					}
-					c := ScalingCell{Metric: m, Variant: v, Lambda: lam, T: t, Seeds: len(xs), Median: median(xs)}
+					c := ScalingCell{Metric: m, Variant: v, Lambda: lam, T: t, Seeds: len(xs), Median: figures.CensoredMedian(xs)}
 					for _, x := range xs {
 						if !math.IsInf(x, 1) {
 							c.Reached++
@@ -111,17 +111,6 @@ func Scaling(all []stages.TrialResult) ([]ScalingCell, []ScalingFit) {
 		}
 	}
 	return cells, fits
-}
-
-// median of xs (+Inf counts as the largest value).
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // slope is the least-squares slope of y against x, NaN with fewer than two

@@ -310,6 +310,29 @@ func TestMedian(t *testing.T) {
 	}
 }
 
+// TestCensoredMedian: NaN and +Inf are "never reached" and count as the
+// largest values.
+func TestCensoredMedian(t *testing.T) {
+	inf, nan := math.Inf(1), math.NaN()
+	for _, tt := range []struct {
+		v    []float64
+		want float64
+	}{
+		{[]float64{300, 100, 200}, 200},
+		{[]float64{100, nan, 200}, 200},
+		{[]float64{100, nan, inf}, inf},
+		{[]float64{100, 200, nan, 400}, 300},
+		{[]float64{100, inf, nan, 400}, inf},
+	} {
+		if got := CensoredMedian(tt.v); got != tt.want {
+			t.Errorf("CensoredMedian(%v) = %g, want %g", tt.v, got, tt.want)
+		}
+	}
+	if got := CensoredMedian(nil); !math.IsNaN(got) {
+		t.Errorf("CensoredMedian(nil) = %g, want NaN", got)
+	}
+}
+
 func TestHistogram(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
 	cosines := func(n int, conc float64) []float64 {

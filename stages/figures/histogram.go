@@ -84,6 +84,29 @@ func Median(values []float64) float64 {
 	return (v[m-1] + v[m]) / 2
 }
 
+// CensoredMedian returns the median of values where NaN and +Inf stand for
+// "never reached" and count as the largest values, so the median is +Inf
+// when at least half of them never reached (the mean of the middle two for
+// an even count), or NaN if there are none. values is not modified.
+func CensoredMedian(values []float64) float64 {
+	if len(values) == 0 {
+		return math.NaN()
+	}
+	v := make([]float64, len(values))
+	for i, x := range values {
+		if math.IsNaN(x) {
+			x = math.Inf(1)
+		}
+		v[i] = x
+	}
+	sort.Float64s(v)
+	m := len(v) / 2
+	if len(v)%2 == 1 {
+		return v[m]
+	}
+	return (v[m-1] + v[m]) / 2
+}
+
 // Histogram draws spec into a PNG at path, written atomically. Each sample's
 // histogram is a translucent filled outline in its palette colour and its
 // median is a dashed vertical line of the same colour; the legend, to the

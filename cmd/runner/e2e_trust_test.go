@@ -65,20 +65,21 @@ func (e *env) runStatus(run int) string {
 // and records every trial.
 func TestFixedDataErrorIsRetried(t *testing.T) {
 	ratings := filepath.Join(t.TempDir(), "ratings.csv")
-	good := syntheticRatings(600)
-	// Truncate the 40th line in the middle.
+	good := syntheticRatings(10000)
+	// Truncate the 8000th line in the middle: past the first rows that plan
+	// checks (movielens.CheckTable), so the run starts and its ingest fails.
 	lines := bytes.SplitAfter(good, []byte("\n"))
-	bad := bytes.Join(lines[:39], nil)
-	bad = append(bad, lines[39][:4]...)
+	bad := bytes.Join(lines[:7999], nil)
+	bad = append(bad, lines[7999][:4]...)
 	bad = append(bad, '\r', '\n')
-	bad = append(bad, bytes.Join(lines[40:], nil)...)
+	bad = append(bad, bytes.Join(lines[8000:], nil)...)
 	if err := os.WriteFile(ratings, bad, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	e := mlDataEnv(t, ratings)
 	_, errs, code := e.run("--experiment", "mlbad", "--quiet")
-	if code != 2 || !strings.Contains(errs, ratings+":40") {
-		t.Fatalf("truncated line: exit %d, want 2 naming %s:40\n%s", code, ratings, errs)
+	if code != 2 || !strings.Contains(errs, ratings+":8000") {
+		t.Fatalf("truncated line: exit %d, want 2 naming %s:8000\n%s", code, ratings, errs)
 	}
 	if s := e.runStatus(1); s != "failed" {
 		t.Errorf("run after a data error is %s, want failed", s)

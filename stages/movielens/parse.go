@@ -152,9 +152,14 @@ func plainID(b []byte) (int32, bool) {
 	return int32(v), true
 }
 
-// parseInt parses a decimal integer that fits in bits bits; a fast path handles plain digits.
+// parseInt parses a decimal integer that fits in bits bits; a fast path handles plain digits
+// (up to 10 for 32 bits, 18 for 64: no overflow of int64 on the way).
 func parseInt(b []byte, bits int) (int64, error) {
-	if n := len(b); n > 0 && n <= 9 {
+	digits := 18
+	if bits == 32 {
+		digits = 10
+	}
+	if n := len(b); n > 0 && n <= digits {
 		var v int64
 		ok := true
 		for _, c := range b {
@@ -217,8 +222,8 @@ func parseRating(b []byte) (float32, error) {
 // the unit of the Parquet tables' TIMESTAMP column.
 const maxUnixSeconds = math.MaxInt64 / 1000
 
-// timeParser reads times in one format into unix seconds. It remembers the last text it
-// parsed (dates repeat in logs sorted by time).
+// timeParser reads times in one format into unix seconds. For text formats it remembers
+// the last text it parsed (dates repeat in logs sorted by time).
 type timeParser struct {
 	format string
 	last   []byte
@@ -234,7 +239,8 @@ var rfc3339Layouts = []string{
 }
 
 func (tp *timeParser) parse(b []byte) (int64, error) {
-	if tp.cached && bytes.Equal(b, tp.last) {
+	text := tp.format != TimeUnix && tp.format != TimeUnixMS && tp.format != ""
+	if text && tp.cached && bytes.Equal(b, tp.last) {
 		return tp.lastV, nil
 	}
 	v, err := tp.parseUncached(b)
@@ -244,7 +250,9 @@ func (tp *timeParser) parse(b []byte) (int64, error) {
 	if v > maxUnixSeconds || v < -maxUnixSeconds {
 		return 0, fmt.Errorf("%d is out of range: unix seconds within ±%d (stored as milliseconds)", v, int64(maxUnixSeconds))
 	}
-	tp.last, tp.lastV, tp.cached = append(tp.last[:0], b...), v, true
+	if text { // numbers parse faster than they compare
+		tp.last, tp.lastV, tp.cached = append(tp.last[:0], b...), v, true
+	}
 	return v, nil
 }
 

@@ -117,6 +117,21 @@ type TableSettings struct {
 	TimeFormat string `set:"time_format" default:"unix" doc:"ratings table: unix (seconds), unix_ms, rfc3339 (ISO date-times and dates) or a Go time layout such as 2006-01-02"`
 }
 
+// PruneKeys keeps the settings the ingest reads: none for a recognised MovieLens layout,
+// the preset's name for a named one, the table settings but layout for a custom table.
+// (A MovieLens experiment keeps its trial ids and cache keys.)
+func (s TableSettings) PruneKeys(m map[string]any) {
+	custom := s.Custom()
+	for _, k := range []string{"layout", "user_column", "item_column", "rating_column", "time_column", "delimiter", "header", "time_format"} {
+		switch {
+		case k == "layout" && s.Layout != "auto" && s.Layout != "":
+		case k != "layout" && custom:
+		default:
+			delete(m, k)
+		}
+	}
+}
+
 // DefaultTableSettings are the defaults of TableSettings (a MovieLens table, recognised).
 var DefaultTableSettings = TableSettings{Layout: "auto", Delimiter: ",", Header: true, TimeFormat: TimeUnix}
 

@@ -47,8 +47,9 @@ func (Pipeline) Settings() any { return &Settings{} }
 
 // Settings are every setting the movielens pipeline reads.
 type Settings struct {
-	Data  DataSettings
-	Train TrainSettings
+	Data   DataSettings
+	Train  TrainSettings
+	Export ExportSettings
 }
 
 // DataSettings are the settings of the data stages, shared by every trial.
@@ -195,7 +196,16 @@ func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment
 			ev.Planted = &data.Planted
 		}
 		b.Add(&pipeline.Node{ID: eid, Stage: ev, Inputs: in, Outputs: []string{"result"}})
-		b.AddTrial(tr, eid, tid, eid)
+		nodes := []string{tid, eid}
+		if stages.MustDecode[ExportSettings](tr.Settings).Embeddings {
+			xid := "embeddings/" + tr.Slug()
+			b.Add(&pipeline.Node{ID: xid, Stage: &EmbeddingsStage{},
+				Inputs: map[string]pipeline.Ref{"model": pipeline.Out(tid, "model"), "binned": pipeline.Out("bin", "binned"),
+					"ids": pipeline.Out("ingest", "ratings.ids.parquet")},
+				Outputs: []string{EmbeddingsFile}})
+			nodes = append(nodes, xid)
+		}
+		b.AddTrial(tr, eid, nodes...)
 		reportIn[tr.ID] = pipeline.Out(eid, "result")
 	}
 	b.AddReport(e, trials, "report-movielens", reportIn, Report)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -62,7 +63,7 @@ type IDMap struct {
 
 // Row is the set of row types this package reads and writes.
 type Row interface {
-	Rating | Binary | Binned | IDMap | IDName
+	Rating | Binary | Binned | IDMap | IDName | Embedding
 }
 
 // Read streams the rows of a Parquet table in file order, calling fn with batches of at most
@@ -148,7 +149,7 @@ func openReader[T Row](f *os.File) (*parquet.GenericReader[T], int64, error) {
 	want := parquet.SchemaOf(new(T))
 	have := pf.Schema()
 	for _, fld := range want.Fields() {
-		if _, ok := have.Lookup(fld.Name()); !ok {
+		if !slices.ContainsFunc(have.Fields(), func(f parquet.Field) bool { return f.Name() == fld.Name() }) {
 			return nil, 0, fmt.Errorf("table has no column %q (columns: %v)", fld.Name(), have.Columns())
 		}
 	}

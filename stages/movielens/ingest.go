@@ -426,11 +426,12 @@ func parseBlock(b *block, p *lineParser, header int64) error {
 	return nil
 }
 
-// idSet counts distinct int32 ids: a bitmap for ids in [0, 1<<26), a map beyond.
+// idSet counts distinct int32 ids: bitmaps for ids in (-1<<26, 1<<26) (text ids have
+// negative codes), a map beyond.
 type idSet struct {
-	bits  []uint64
-	other map[int32]struct{}
-	n     int
+	bits, neg []uint64 // id, and -id for negative ids
+	other     map[int32]struct{}
+	n         int
 }
 
 const idSetDense = 1 << 26
@@ -438,21 +439,25 @@ const idSetDense = 1 << 26
 func newIDSet() *idSet { return &idSet{other: map[int32]struct{}{}} }
 
 func (s *idSet) add(id int32) {
-	if id < 0 || id >= idSetDense {
+	if id <= -idSetDense || id >= idSetDense {
 		if _, ok := s.other[id]; !ok {
 			s.other[id] = struct{}{}
 			s.n++
 		}
 		return
 	}
+	b := &s.bits
+	if id < 0 {
+		b, id = &s.neg, -id
+	}
 	w := int(id) >> 6
-	if w >= len(s.bits) {
-		n := max(2*len(s.bits), w+1, 1024)
-		s.bits = append(s.bits, make([]uint64, n-len(s.bits))...)
+	if w >= len(*b) {
+		n := max(2*len(*b), w+1, 1024)
+		*b = append(*b, make([]uint64, n-len(*b))...)
 	}
 	m := uint64(1) << (uint(id) & 63)
-	if s.bits[w]&m == 0 {
-		s.bits[w] |= m
+	if (*b)[w]&m == 0 {
+		(*b)[w] |= m
 		s.n++
 	}
 }

@@ -13,6 +13,8 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
+
+	"goldstone/stages"
 )
 
 func unix(s string) int64 {
@@ -446,4 +448,38 @@ func FuzzLineParser(f *testing.F) {
 			t.Fatalf("%q: %v with text ids %q, %q", line, r, user, item)
 		}
 	})
+}
+
+// The planted data set is a ratings.csv of its own: table settings are refused with it.
+func TestBuildPlantedRefusesTableSettings(t *testing.T) {
+	c, err := stages.ParseConfig("t.toml", []byte("[experiments.p]\npipeline = \"movielens\"\n[experiments.p.settings]\ndataset = \"planted\"\nuser_column = \"user\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := c.Experiments["p"]
+	_, err = stages.Build(context.Background(), e, e.Trials(), stages.Env{DataDir: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), `dataset = "planted" generates a ratings.csv`) {
+		t.Errorf("planted with user_column: %v", err)
+	}
+}
+
+// idSet and indexer keep every id, negative text codes and ids beyond the bitmaps
+// included, in ascending order.
+func TestIDSetNegativeCodes(t *testing.T) {
+	ids := []int32{-5, -1, -70000000, 3, 0, 100000000, -64, -63, -5, 3, -1 << 31, 1<<31 - 1, 64, -65}
+	s := newIDSet()
+	for _, id := range ids {
+		s.add(id)
+	}
+	want := []int32{-1 << 31, -70000000, -65, -64, -63, -5, -1, 0, 3, 64, 100000000, 1<<31 - 1}
+	got := s.sorted()
+	if !reflect.DeepEqual(got, want) || s.len() != len(want) {
+		t.Fatalf("sorted %v (len %d), want %v", got, s.len(), want)
+	}
+	x := newIndexer(got)
+	for i, id := range got {
+		if x.index(id) != int32(i) {
+			t.Errorf("index(%d) = %d, want %d", id, x.index(id), i)
+		}
+	}
 }

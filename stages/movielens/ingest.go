@@ -140,23 +140,27 @@ func Ingest(ctx context.Context, src, dst string, opts IngestOptions) (Stats, er
 	}); err != nil {
 		return Stats{}, fmt.Errorf("ingest %s: %w", src, err)
 	}
-	rep, err := c.repeatedHashes(ctx, workers)
-	if err != nil {
-		return Stats{}, err
-	}
-	if len(rep) == 0 {
-		if err := raw.Commit(); err != nil {
-			return Stats{}, fmt.Errorf("ingest %s: %w", src, err)
-		}
-		return st, nil
-	}
-	if err := raw.Sync(); err != nil {
-		return Stats{}, fmt.Errorf("ingest %s: %w", src, err)
-	}
-	if err := dropDuplicates(ctx, raw.Name(), dst, opts.RowGroupSize, rep, c); err != nil {
+	if err := finishIngest(ctx, raw, dst, opts.RowGroupSize, workers, c); err != nil {
+		os.Remove(IDNamesPath(dst)) // no dictionary without its table
 		return Stats{}, fmt.Errorf("ingest %s: %w", src, err)
 	}
 	return st, nil
+}
+
+// finishIngest puts the first pass's table raw in place at dst, without the rows that a
+// later row repeats.
+func finishIngest(ctx context.Context, raw *atomicfile.File, dst string, rowGroup, workers int, c *collector) error {
+	rep, err := c.repeatedHashes(ctx, workers)
+	if err != nil {
+		return err
+	}
+	if len(rep) == 0 {
+		return raw.Commit()
+	}
+	if err := raw.Sync(); err != nil {
+		return err
+	}
+	return dropDuplicates(ctx, raw.Name(), dst, rowGroup, rep, c)
 }
 
 // skipBOM drops a UTF-8 byte-order mark at the start of r, whatever the format, and

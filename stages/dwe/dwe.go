@@ -37,9 +37,10 @@ func init() { stages.Register(Pipeline{}) }
 //
 // 2: the aging table counts the query word as a candidate (one word aging,
 // models/dwe.WordAging). 5: the step file records each bin's first and last
-// year with data; the aging table names a step by those years. 12: JSON Lines
-// corpora, csv and jsonl times may be dates (the year is kept), zstd inputs.
-const Version = "12"
+// year with data; the aging table names a step by those years. 12: same bits
+// on every build (issue 17). 13: JSON Lines corpora, csv and jsonl times may be
+// dates (the year is kept), zstd inputs.
+const Version = "13"
 
 // Pipeline is the dwe pipeline.
 type Pipeline struct{}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"goldstone/internal/atomicfile"
+	"goldstone/optim"
 )
 
 // ExampleRatingsFile is the name of the example ratings table (WriteExampleRatings) under
@@ -16,7 +17,7 @@ import (
 const ExampleRatingsFile = "ratings-own.csv"
 
 // The example table: users and items with a planted two-dimensional taste whose user half
-// turns slowly over the two years, rated on a 1-5 star scale.
+// moves over the two years, rated on a 1-5 star scale.
 const (
 	exampleUsers = 60
 	exampleItems = 80
@@ -49,15 +50,18 @@ func exampleRatings(w io.Writer) error {
 		}
 		return fmt.Sprintf("film-%02d", i)
 	}
-	angle := make([]float64, exampleUsers) // a user's taste turns by drift over the span
-	drift := make([]float64, exampleUsers)
-	for u := range angle {
-		angle[u] = 2 * math.Pi * rng.Float64()
-		drift[u] = 0.5 * math.Pi * (rng.Float64() - 0.5)
+	// Tastes are points of the square [-1, 1]^2; a user's moves in a straight line
+	// from its first to its last over the two years.
+	// (From integers: the compiler may fuse Float64's scaling into a subtraction.)
+	coord := func() float64 { return float64(rng.IntN(2001)-1000) / 1000 }
+	point := func() [2]float64 { return [2]float64{coord(), coord()} }
+	from, to := make([][2]float64, exampleUsers), make([][2]float64, exampleUsers)
+	for u := range from {
+		from[u], to[u] = point(), point()
 	}
-	itemAngle := make([]float64, exampleItems)
-	for i := range itemAngle {
-		itemAngle[i] = 2 * math.Pi * rng.Float64()
+	items := make([][2]float64, exampleItems)
+	for i := range items {
+		items[i] = point()
 	}
 	days := int(exampleFirstDay.AddDate(2, 0, 0).Sub(exampleFirstDay).Hours() / 24)
 	if _, err := io.WriteString(w, "item,user,stars,date\n"); err != nil {
@@ -65,8 +69,13 @@ func exampleRatings(w io.Writer) error {
 	}
 	for range exampleN {
 		u, i, d := rng.IntN(exampleUsers), rng.IntN(exampleItems), rng.IntN(days)
-		a := angle[u] + drift[u]*float64(d)/float64(days)
-		score := 3 + 2*math.Cos(a-itemAngle[i]) + 0.8*rng.NormFloat64()
+		f := float64(d) / float64(days)
+		var dot float64
+		for k := range 2 { // products rounded before they are added: the same bits on every build
+			taste := float64(from[u][k]*(1-f)) + float64(to[u][k]*f)
+			dot += float64(taste * items[i][k])
+		}
+		score := 3 + float64(2.5*dot) + float64(0.8*optim.NormFloat64(rng))
 		stars := max(1, min(5, int(math.Round(score))))
 		date := exampleFirstDay.AddDate(0, 0, d).Format("2006-01-02")
 		if _, err := fmt.Fprintf(w, "%s,%s,%d,%s\n", item(i), user(u), stars, date); err != nil {

@@ -258,7 +258,11 @@ func (l *Layout) resolveHeader(head []string) ([4]int, error) {
 		}
 		i := slices.Index(names, c.Name)
 		if i < 0 {
-			return idx, fmt.Errorf("header %q has no column %s (%s); its columns: %s", strings.Join(head, l.Delimiter), c, l.key(k), strings.Join(names, ", "))
+			hint := ""
+			if slices.ContainsFunc(names, func(n string) bool { _, err := strconv.ParseFloat(n, 64); return err == nil }) {
+				hint = " (is the first line data? then set header = false and give positions)"
+			}
+			return idx, fmt.Errorf("header %q has no column %s (%s); its columns: %s%s", strings.Join(head, l.Delimiter), c, l.key(k), strings.Join(names, ", "), hint)
 		}
 		idx[k] = i
 	}

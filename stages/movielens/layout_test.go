@@ -371,6 +371,7 @@ func TestCheckTable(t *testing.T) {
 		{"header lacks a column", "item,user,rating,date\ni1,u1,4,2020-01-01\n", l, `:1: header "item,user,rating,date" has no column "stars" (rating_column); its columns: item, user, rating, date`},
 		{"bad date", "item,user,stars,date\ni1,u1,4,2020-01-01\ni1,u1,4,01/02/2020\n", l, `:3: field date: "01/02/2020" is not an RFC 3339`},
 		{"field count", "item,user,stars,date\ni1,u1,4\n", l, ":2: want 4 fields"},
+		{"data for a header", "i1,u1,4,2020-01-01\n", l, `has no column "user" (user_column); its columns: i1, u1, 4, 2020-01-01 (is the first line data? then set header = false`},
 		{"header only", "item,user,stars,date\n", l, "no ratings"},
 		{"MovieLens csv with a bad rating", "userId,movieId,rating,timestamp\n1,2,x,3\n", nil, ":2: field rating: "},
 		{"good", "item,user,stars,date\r\ni1,u1,4,2020-01-01\r\n", l, ""},

@@ -1,12 +1,14 @@
 package runs
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -673,5 +675,66 @@ func TestCommitsWithoutFlush(t *testing.T) {
 			t.Fatal("queued row not committed without Flush")
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestGitStateWritesNothing: reading the revision of a checkout whose
+// index is stale (a tracked file touched since it was staged) must not
+// refresh the index, i.e. take .git/index.lock and rewrite .git/index,
+// which would block, or be blocked by, the user's own git (issue 19,
+// item 11).
+func TestGitStateWritesNothing(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git on PATH")
+	}
+	dir := t.TempDir()
+	git := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.email=t@example.com", "-c", "user.name=t"}, args...)...)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	git("init", "-q")
+	f := filepath.Join(dir, "a.txt")
+	if err := os.WriteFile(f, []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("add", "a.txt")
+	git("commit", "-q", "-m", "a")
+	head := git("rev-parse", "HEAD")
+	// Make the index's stat data stale without changing the content.
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(f, later, later); err != nil {
+		t.Fatal(err)
+	}
+	index := filepath.Join(dir, ".git", "index")
+	before, err := os.ReadFile(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fiBefore, _ := os.Stat(index)
+	c, dirty := gitState(context.Background(), dir)
+	if c != head || dirty {
+		t.Errorf("gitState = %q, %v; want %q, false", c, dirty, head)
+	}
+	after, _ := os.ReadFile(index)
+	fiAfter, _ := os.Stat(index)
+	if !bytes.Equal(before, after) || !fiAfter.ModTime().Equal(fiBefore.ModTime()) {
+		t.Error("gitState rewrote .git/index (it took .git/index.lock)")
+	}
+	// And the user's git holding the lock does not disturb it.
+	lock := filepath.Join(dir, ".git", "index.lock")
+	if err := os.WriteFile(lock, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := gitState(context.Background(), dir); c != head {
+		t.Errorf("with .git/index.lock held: gitState = %q, want %q", c, head)
+	}
+	if _, err := os.Stat(lock); err != nil {
+		t.Errorf("the user's index.lock: %v", err)
 	}
 }

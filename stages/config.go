@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -169,6 +170,9 @@ func (c *Config) line(key string) int {
 
 func (c *Config) build(name string, r rawExp) (*Experiment, error) {
 	p := "experiments." + name
+	if err := CheckName(name); err != nil {
+		return nil, &ConfigError{File: c.Path, Line: c.line(p), Key: "experiments", Err: err}
+	}
 	e := &Experiment{Name: name, Description: r.Description, Pipeline: r.Pipeline, Tolerances: map[string]float64{}}
 	if r.Pipeline == "" {
 		return nil, c.errorf(p+".pipeline", "missing; want one of %s", strings.Join(PipelineNames(), ", "))
@@ -248,6 +252,62 @@ func (c *Config) build(name string, r rawExp) (*Experiment, error) {
 		e.Variants = []Variant{{Name: "", Settings: map[string]any{}}}
 	}
 	return e, nil
+}
+
+// maxNameLen bounds an experiment name (it is a directory name).
+const maxNameLen = 100
+
+// CheckName checks an experiment name: 1 to 100 ASCII letters, digits,
+// '.', '_' and '-', starting with a letter or digit. The name is a
+// directory of the reports, logs and batch folders, so it can hold no path
+// separator, no leading dot ("..", hidden files) and nothing a shell or a
+// terminal would read differently.
+func CheckName(name string) error {
+	bad := func(why string) error {
+		return fmt.Errorf("invalid experiment name %q: %s (use letters, digits, '.', '_' and '-', starting with a letter or digit)", name, why)
+	}
+	switch {
+	case name == "":
+		return bad("empty")
+	case len(name) > maxNameLen:
+		return bad(fmt.Sprintf("longer than %d characters", maxNameLen))
+	case !isAlnum(name[0]):
+		return bad("it must start with a letter or digit")
+	}
+	for i := 0; i < len(name); i++ {
+		if b := name[i]; !isAlnum(b) && b != '.' && b != '_' && b != '-' {
+			return bad(fmt.Sprintf("character %q", rune(b)))
+		}
+	}
+	return nil
+}
+
+func isAlnum(b byte) bool {
+	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
+}
+
+// RunDir is root/<experiment>/run-<run>, the directory of a run's report,
+// logs or export under root. An experiment name that CheckName rejects (a
+// run recorded by an older version, a hand-edited database) is an error,
+// and so is a result outside root: no path built from a name leaves its
+// root.
+func RunDir(root, experiment string, run int64) (string, error) {
+	if err := CheckName(experiment); err != nil {
+		return "", err
+	}
+	return Within(root, experiment, fmt.Sprintf("run-%d", run))
+}
+
+// Within joins elems onto root and checks that the result is root or
+// below it, lexically (after filepath.Clean): "..", an absolute element or
+// a separator in a name cannot lead outside.
+func Within(root string, elems ...string) (string, error) {
+	p := filepath.Join(append([]string{root}, elems...)...)
+	rel, err := filepath.Rel(filepath.Clean(root), p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", fmt.Errorf("path %s leaves its root %s", p, root)
+	}
+	return p, nil
 }
 
 // setting checks one value of a setting key in the context of a pipeline.
@@ -565,6 +625,9 @@ func ExperimentFromResolved(js string) (*Experiment, error) {
 	dec := json.NewDecoder(strings.NewReader(js))
 	dec.UseNumber()
 	if err := dec.Decode(&raw); err != nil {
+		return nil, err
+	}
+	if err := CheckName(raw.Name); err != nil {
 		return nil, err
 	}
 	if _, ok := LookupPipeline(raw.Pipeline); !ok {

@@ -169,3 +169,45 @@ func TestEffectiveSettingsDedupeTrials(t *testing.T) {
 		t.Errorf("clip is not a cache parameter of a gd trial: %v", keys)
 	}
 }
+
+func TestExperimentNames(t *testing.T) {
+	for _, name := range []string{"small", "movielens-planted-20m", "a.b_c-1", "0x", strings.Repeat("a", 100)} {
+		if err := stages.CheckName(name); err != nil {
+			t.Errorf("CheckName(%q) = %v", name, err)
+		}
+	}
+	for _, name := range []string{"", "..", "../../escape", ".hidden", "a/b", `a\b`, "-x", "a b", "a\x1b[31m", "é", strings.Repeat("a", 101)} {
+		if err := stages.CheckName(name); err == nil {
+			t.Errorf("CheckName(%q) accepted", name)
+		}
+		cfg := "[experiments." + strconvQuote(name) + "]\npipeline = \"artificial\"\n"
+		_, err := stages.ParseConfig("x.toml", []byte(cfg))
+		var ce *stages.ConfigError
+		if name != "" && (!errors.As(err, &ce) || !strings.Contains(err.Error(), "invalid experiment name")) {
+			t.Errorf("ParseConfig with experiment %q: %v", name, err)
+		}
+	}
+	for _, tt := range []struct {
+		elems []string
+		ok    bool
+	}{
+		{[]string{"a", "run-1"}, true},
+		{[]string{"a/../b"}, true},
+		{[]string{".."}, false},
+		{[]string{"a", "../../x"}, false},
+		{[]string{"/etc"}, true}, // Join keeps it under root
+	} {
+		_, err := stages.Within("/r/reports", tt.elems...)
+		if (err == nil) != tt.ok {
+			t.Errorf("Within(/r/reports, %q) = %v, want ok %v", tt.elems, err, tt.ok)
+		}
+	}
+	if _, err := stages.RunDir("reports", "../x", 1); err == nil {
+		t.Error("RunDir accepted ../x")
+	}
+}
+
+// strconvQuote quotes a TOML basic string.
+func strconvQuote(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\x1b", `\u001b`).Replace(s) + `"`
+}

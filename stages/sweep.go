@@ -91,6 +91,9 @@ func Execute(ctx context.Context, st *runs.Store, e *Experiment, opts RunOptions
 	if opts.Kind == "" {
 		opts.Kind = runs.KindRun
 	}
+	if err := CheckName(e.Name); err != nil {
+		return nil, &ConfigError{File: "experiment", Key: e.Name, Err: err}
+	}
 	trials := e.Trials()
 	cfgJSON, cfgHash := e.Resolved()
 	out := &Outcome{Trials: len(trials), Failures: map[string]string{}}
@@ -203,7 +206,9 @@ func Execute(ctx context.Context, st *runs.Store, e *Experiment, opts RunOptions
 	rec := &recorder{reportDir: opts.ReportDir, experiment: e.Name, ctx: ctx, st: st, run: runID, built: built, log: log, out: out, skip: done, started: map[string]time.Time{}, finished: map[string]bool{}, extra: opts.Observer,
 		logs: &trialLogs{files: map[string]*os.File{}}}
 	if opts.LogDir != "" {
-		rec.logs.dir = filepath.Join(opts.LogDir, e.Name, fmt.Sprintf("run-%d", runID))
+		if rec.logs.dir, err = RunDir(opts.LogDir, e.Name, runID); err != nil {
+			return nil, err
+		}
 	}
 	defer rec.logs.close()
 	// The trials' pools share the machine's cores (NewPool): when job slots
@@ -463,8 +468,11 @@ func (r *recorder) recordTrial(ctx context.Context, tn TrialNodes, dir string) e
 func (r *recorder) recordArtifacts(ctx context.Context, outputs map[string]string) {
 	dst := ""
 	if r.reportDir != "" {
-		dst = filepath.Join(r.reportDir, r.experiment, fmt.Sprintf("run-%d", r.run))
-		if err := os.MkdirAll(dst, 0o755); err != nil {
+		var err error
+		if dst, err = RunDir(r.reportDir, r.experiment, r.run); err == nil {
+			err = os.MkdirAll(dst, 0o755)
+		}
+		if err != nil {
 			r.log.Error("report directory", "err", err)
 			dst = ""
 		}

@@ -211,3 +211,29 @@ func TestExperimentNames(t *testing.T) {
 func strconvQuote(s string) string {
 	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\x1b", `\u001b`).Replace(s) + `"`
 }
+
+func TestMarkdownEscapes(t *testing.T) {
+	for in, want := range map[string]string{
+		"gd lr=0.1":                      "gd lr=0.1",
+		"<script>alert(1)</script>":      "&lt;script&gt;alert(1)&lt;/script&gt;",
+		`<img src=x onerror="alert(1)">`: `&lt;img src=x onerror="alert(1)"&gt;`,
+		"a|b & c\nd":                     `a\|b &amp; c d`,
+		"esc \x1b[31mred":                "esc  [31mred",
+	} {
+		if got := stages.MarkdownText(in); got != want {
+			t.Errorf("MarkdownText(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for in, want := range map[string]string{
+		`"adam"`:   "`\"adam\"`",
+		"a`b":      "``a`b``",
+		"`x`":      "`` `x` ``",
+		"<b>x</b>": "`<b>x</b>`",
+		"a\nb":     "`a b`",
+		"x``y":     "```x``y```",
+	} {
+		if got := stages.MarkdownCode(in); got != want {
+			t.Errorf("MarkdownCode(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -141,13 +141,14 @@ func runRuns(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string)
 		return enc.Encode(rows)
 	case "csv":
 		w := csv.NewWriter(g.stdout)
+		esc := csvText(g.stdout)
 		w.Write([]string{"id", "kind", "experiment", "started", "ended", "duration_seconds", "status", "trials", "done", "failed", "interrupted", "git_commit", "git_dirty", "note", "tags"})
 		for _, r := range rows {
-			w.Write([]string{strconv.FormatInt(r.ID, 10), r.Kind, r.Experiment, csvTime(r.Started), csvTime(r.Ended),
+			w.Write([]string{strconv.FormatInt(r.ID, 10), r.Kind, esc(r.Experiment), csvTime(r.Started), csvTime(r.Ended),
 				strconv.FormatFloat(r.Seconds, 'f', 3, 64), r.Status, strconv.Itoa(r.Trials),
 				strconv.Itoa(r.TrialCounts[runs.StatusDone] + r.TrialCounts[runs.StatusCached]), strconv.Itoa(r.TrialCounts[runs.StatusFailed]),
 				strconv.Itoa(r.Trials - r.TrialCounts[runs.StatusDone] - r.TrialCounts[runs.StatusCached] - r.TrialCounts[runs.StatusFailed]),
-				r.GitCommit, strconv.FormatBool(r.GitDirty), r.Note, tagText(r.Tags)})
+				esc(r.GitCommit), strconv.FormatBool(r.GitDirty), esc(r.Note), esc(tagText(r.Tags))})
 		}
 		w.Flush()
 		return w.Error()
@@ -163,8 +164,8 @@ func runRuns(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string)
 		if r.GitDirty {
 			commit += "+dirty"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Kind, r.Experiment, started,
-			shortDuration(time.Duration(r.Seconds*float64(time.Second))), r.Status, countText(r.Trials, r.TrialCounts), commit, oneLine(r.Note), tagText(r.Tags))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Kind, termText(r.Experiment), started,
+			shortDuration(time.Duration(r.Seconds*float64(time.Second))), r.Status, countText(r.Trials, r.TrialCounts), termText(commit), oneLine(r.Note), termText(tagText(r.Tags)))
 	}
 	return tw.Flush()
 }

@@ -51,3 +51,51 @@ steps = 20
 		}
 	}
 }
+
+// Item 10: notes, tags and names recorded by someone else cannot drive the
+// terminal (`runner runs`, `results`, the error line) nor inject HTML into
+// the Markdown summary.
+func TestNoTerminalOrMarkdownInjection(t *testing.T) {
+	e := newEnv(t)
+	e.writeConfig(`
+[experiments.inj]
+pipeline = "artificial"
+[experiments.inj.settings]
+time_steps = 4
+steps = 30
+[experiments.inj.grid]
+seed = [1]
+[[experiments.inj.variants]]
+name = "<b onmouseover=alert(1)>v</b>"
+[[experiments.inj.variants]]
+name = "esc\u001b[2Jv"
+gauge = "goldstone"
+`)
+	note := "<script>alert(1)</script> \x1b]0;pwned\x07 \x1b[31mred"
+	e.mustRun(0, "--experiment", "inj", "--quiet", "--note", note, "--tag", "x=<img src=x onerror=alert(1)>\x1b[2J")
+	for _, args := range [][]string{{"runs"}, {"results", "--experiment", "inj"}, {"diff", "1", "1"}} {
+		out := e.mustRun(0, args...)
+		if strings.ContainsRune(out, 0x1b) || strings.ContainsRune(out, 0x07) {
+			t.Errorf("runner %s prints control characters raw:\n%q", strings.Join(args, " "), out)
+		}
+		if args[0] == "runs" && !strings.Contains(out, `\x1b[31mred`) {
+			t.Errorf("runner runs does not show the escaped note:\n%s", out)
+		}
+	}
+	// Data formats written to a file or a pipe keep what was recorded.
+	if out := e.mustRun(0, "runs", "--format", "csv"); !strings.Contains(out, "\x1b[31mred") {
+		t.Errorf("runs --format csv to a pipe changed the note:\n%q", out)
+	}
+	md, err := os.ReadFile(filepath.Join(e.dir, "reports", "inj", "run-1", "summary.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, raw := range []string{"<script", "<img", "<b ", "\x1b"} {
+		if strings.Contains(string(md), raw) {
+			t.Errorf("summary.md holds %q raw:\n%s", raw, md)
+		}
+	}
+	if !strings.Contains(string(md), "&lt;script&gt;") || !strings.Contains(string(md), "&lt;b onmouseover") {
+		t.Errorf("summary.md does not show the note and the variant name escaped:\n%s", md)
+	}
+}

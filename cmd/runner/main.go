@@ -390,8 +390,10 @@ func versionString() string {
 	return out + " " + bi.GoVersion
 }
 
+// oneLine joins the lines of s with "; ", collapses white space and
+// escapes what a terminal would act on (termText).
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "; ")), " ")
+	return termText(strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "; ")), " "))
 }
 
 func printUsage(w io.Writer) {

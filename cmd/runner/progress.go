@@ -235,8 +235,8 @@ func fitWidth(line string, width int) string {
 func (p *progress) shortName(node string) string {
 	if p.trialOf != nil {
 		if _, name, ok := p.trialOf(node); ok {
-			return name
+			return termText(name)
 		}
 	}
-	return node
+	return termText(node)
 }

@@ -265,14 +265,16 @@ func annotateSummary(dir string, p *htmlreport.Page) (string, error) {
 	} else if p.Run.GitDirty {
 		commit += " (dirty)"
 	}
+	// Everything recorded by a person (note, tags, setting values) is
+	// escaped: the file is rendered as HTML by Markdown viewers.
 	fmt.Fprintf(&b, "# %s, run %d\n\n- status: %s, %s\n- started %s\n- commit: %s\n- config hash: %s\n",
-		p.Run.Experiment, p.Run.ID, p.Run.Status, countText(p.Run.Trials, p.Run.Counts),
-		p.Run.Started.UTC().Format("2006-01-02 15:04:05Z"), commit, p.Run.ConfigHash)
+		stages.MarkdownText(p.Run.Experiment), p.Run.ID, p.Run.Status, countText(p.Run.Trials, p.Run.Counts),
+		p.Run.Started.UTC().Format("2006-01-02 15:04:05Z"), stages.MarkdownText(commit), p.Run.ConfigHash)
 	if p.Run.Note != "" {
-		fmt.Fprintf(&b, "- note: %s\n", p.Run.Note)
+		fmt.Fprintf(&b, "- note: %s\n", stages.MarkdownText(p.Run.Note))
 	}
 	if len(p.Run.Tags) > 0 {
-		fmt.Fprintf(&b, "- tags: %s\n", tagText(p.Run.Tags))
+		fmt.Fprintf(&b, "- tags: %s\n", stages.MarkdownText(tagText(p.Run.Tags)))
 	}
 	b.WriteString("- HTML report: [index.html](index.html)\n\nSettings that differ from the defaults:\n\n")
 	if len(p.Diff) == 0 {
@@ -281,9 +283,9 @@ func annotateSummary(dir string, p *htmlreport.Page) (string, error) {
 	for _, s := range p.Diff {
 		def := "no default"
 		if s.HasDefault {
-			def = "default `" + s.Default + "`"
+			def = "default " + stages.MarkdownCode(s.Default)
 		}
-		fmt.Fprintf(&b, "- `%s` = `%s` (%s)\n", s.Key, s.Value, def)
+		fmt.Fprintf(&b, "- %s = %s (%s)\n", stages.MarkdownCode(s.Key), stages.MarkdownCode(s.Value), def)
 	}
 	b.WriteString("\nFigures:\n\n")
 	for _, f := range p.Figures {

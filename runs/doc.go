@@ -38,8 +38,10 @@
 // "interrupted"; failed trials keep their status and error unless retried)
 // and returns the trials that keep their outcome. Version 2 of the schema
 // migrated the old status "done" by the run's trials. OpenExisting opens a
-// database only if its file exists (ErrNoDatabase otherwise), for commands
-// that read results.
+// database only if its file exists (ErrNoDatabase otherwise); OpenReadOnly
+// opens an existing one read-only (mode=ro, else immutable on read-only
+// media), without migrating, locking or writing anything, for commands
+// that only read results.
 //
 // # Schema and query interface
 //

@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"sync"
 
-	_ "github.com/mattn/go-sqlite3" // registers driver "sqlite3"
+	"github.com/mattn/go-sqlite3" // registers driver "sqlite3"
 )
 
 const (
@@ -35,8 +35,9 @@ type Store struct {
 	ops  chan op
 	done chan struct{} // closed when the writer goroutine has exited
 
-	sendMu sync.RWMutex // held shared while sending, exclusively to close
-	closed bool
+	sendMu   sync.RWMutex // held shared while sending, exclusively to close
+	closed   bool
+	readOnly bool // OpenReadOnly: no writer goroutine, no write connection
 
 	closeOnce sync.Once
 	closeErr  error
@@ -62,16 +63,101 @@ var ErrNoDatabase = errors.New("no such results database")
 // refuses a path where no database file exists instead of creating an
 // empty one, with an error wrapping ErrNoDatabase.
 func OpenExisting(ctx context.Context, path string) (*Store, error) {
+	if _, err := existing(path); err != nil {
+		return nil, err
+	}
+	return Open(ctx, path)
+}
+
+// ErrReadOnly is returned (wrapped) by the writing methods of a Store
+// opened with OpenReadOnly.
+var ErrReadOnly = errors.New("runs: store opened read-only")
+
+// OpenReadOnly opens an existing database for commands that only read
+// (runs, results, diff, export): nothing is written to the file or beside
+// it, no lock is taken and no migration runs, so it works on read-only
+// media and beside a runner that holds the write lock. It opens the file
+// with mode=ro, and where SQLite cannot (a WAL database on a read-only file
+// system whose -shm file it cannot create) as immutable, which is right
+// only because nothing can write to such a file. A database of an older
+// schema is migrated first when it is writable; otherwise it is an error
+// that says so. Writing methods return errors wrapping ErrReadOnly.
+func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
+	abs, err := existing(path)
+	if err != nil {
+		return nil, err
+	}
+	s, cur, err := openRO(ctx, abs, false)
+	if err != nil {
+		var se sqlite3.Error
+		if !errors.As(err, &se) || (se.Code != sqlite3.ErrCantOpen && se.Code != sqlite3.ErrReadonly) {
+			return nil, fmt.Errorf("open results %s: %w", path, err)
+		}
+		if s, cur, err = openRO(ctx, abs, true); err != nil {
+			return nil, fmt.Errorf("open results %s: %w", path, err)
+		}
+	}
+	switch {
+	case cur > len(migrations):
+		s.closeDBs()
+		return nil, fmt.Errorf("open results %s: database schema version %d is newer than this program's %d", path, cur, len(migrations))
+	case cur < len(migrations):
+		// An older schema: migrate it if we may write, then read.
+		s.closeDBs()
+		w, err := Open(ctx, abs)
+		if err != nil {
+			return nil, fmt.Errorf("open results %s: schema version %d is older than this program's %d and it cannot be migrated here: %w", path, cur, len(migrations), err)
+		}
+		if err := w.Close(); err != nil {
+			return nil, err
+		}
+		return OpenReadOnly(ctx, path)
+	}
+	return s, nil
+}
+
+// openRO opens the read pool of a read-only Store and reads the schema
+// version (which makes SQLite open the file).
+func openRO(ctx context.Context, abs string, immutable bool) (*Store, int, error) {
+	v := url.Values{}
+	v.Set("_busy_timeout", fmt.Sprint(busyTimeoutMS))
+	v.Set("_query_only", "1")
+	v.Set("mode", "ro")
+	if immutable {
+		v.Set("immutable", "1")
+	}
+	r, err := sql.Open("sqlite3", dsn(abs, v))
+	if err != nil {
+		return nil, 0, err
+	}
+	r.SetMaxOpenConns(readerConns)
+	r.SetMaxIdleConns(readerConns)
+	s := &Store{path: abs, r: r, readOnly: true}
+	var cur int
+	if err := r.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_version`).Scan(&cur); err != nil {
+		s.closeDBs()
+		return nil, 0, err
+	}
+	return s, cur, nil
+}
+
+// existing returns the absolute path of the database file at path, or an
+// error wrapping ErrNoDatabase when there is none.
+func existing(path string) (string, error) {
 	fi, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("open results %s: %w", path, ErrNoDatabase)
+		return "", fmt.Errorf("open results %s: %w", path, ErrNoDatabase)
 	case err != nil:
-		return nil, fmt.Errorf("open results %s: %w", path, err)
+		return "", fmt.Errorf("open results %s: %w", path, err)
 	case fi.IsDir():
-		return nil, fmt.Errorf("open results %s: is a directory", path)
+		return "", fmt.Errorf("open results %s: is a directory", path)
 	}
-	return Open(ctx, path)
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", fmt.Errorf("open results %s: %w", path, err)
+	}
+	return abs, nil
 }
 
 // Open opens (creating if needed, along with its parent directory) the
@@ -163,6 +249,10 @@ func (s *Store) DB() *sql.DB { return s.r }
 // after the first return the same result.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
+		if s.readOnly {
+			s.closeErr = s.closeDBs()
+			return
+		}
 		s.sendMu.Lock()
 		s.closed = true
 		s.sendMu.Unlock()

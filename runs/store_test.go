@@ -738,3 +738,56 @@ func TestGitStateWritesNothing(t *testing.T) {
 		t.Errorf("the user's index.lock: %v", err)
 	}
 }
+
+func TestOpenReadOnly(t *testing.T) {
+	ctx := context.Background()
+	if _, err := OpenReadOnly(ctx, filepath.Join(t.TempDir(), "none.db")); !errors.Is(err, ErrNoDatabase) {
+		t.Errorf("OpenReadOnly of a missing file: %v, want ErrNoDatabase", err)
+	}
+	path := filepath.Join(t.TempDir(), "results.db")
+	w, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := mustRun(t, w, "ro")
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := OpenReadOnly(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if ri, err := s.Run(ctx, run); err != nil || ri.Experiment != "ro" {
+		t.Errorf("Run = %+v, %v", ri, err)
+	}
+	if _, err := s.CreateRun(ctx, RunInfo{Experiment: "x"}); !errors.Is(err, ErrReadOnly) {
+		t.Errorf("CreateRun on a read-only store: %v, want ErrReadOnly", err)
+	}
+	s.Metric(run, "t", "loss", 0, 1)
+	if err := s.Flush(ctx); !errors.Is(err, ErrReadOnly) {
+		t.Errorf("Flush on a read-only store: %v, want ErrReadOnly", err)
+	}
+
+	// An older schema is migrated first (the file is writable here).
+	db, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`DELETE FROM schema_version WHERE version = ?`, len(migrations)); err != nil {
+		t.Fatal(err)
+	}
+	// Undo the last migration's column so that it can be applied again.
+	if _, err := db.Exec(`DROP VIEW trials; ALTER TABLE trial_rows DROP COLUMN seq; CREATE VIEW trials AS SELECT 1 AS one`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	s2, err := OpenReadOnly(ctx, path)
+	if err != nil {
+		t.Fatalf("OpenReadOnly of an older schema: %v", err)
+	}
+	if _, err := s2.Trials(ctx, run); err != nil {
+		t.Errorf("Trials after the migration: %v", err)
+	}
+	s2.Close()
+}

@@ -80,6 +80,9 @@ func (s *Store) enqueue(o op) {
 
 // send hands o to the writer. It never blocks past ctx or the writer's exit.
 func (s *Store) send(ctx context.Context, o op) error {
+	if s.readOnly {
+		return ErrReadOnly
+	}
 	s.sendMu.RLock()
 	defer s.sendMu.RUnlock()
 	if s.closed {

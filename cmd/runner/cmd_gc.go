@@ -35,7 +35,7 @@ func runGC(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) e
 	if gcFlags.keepLast < 0 {
 		return usageErr("gc: say how many runs of each experiment to keep: --keep-last N")
 	}
-	st, err := openResults(ctx, g)
+	st, err := openResultsRW(ctx, g)
 	if err != nil {
 		return err
 	}

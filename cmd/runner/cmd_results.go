@@ -61,7 +61,7 @@ func runResults(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []stri
 	default:
 		return usageErr("--format must be table, csv or json, got %q", resultsFlags.format)
 	}
-	st, err := runs.OpenExisting(ctx, g.db)
+	st, err := runs.OpenReadOnly(ctx, g.db)
 	if err != nil {
 		return &exitError{exitUsage, fmt.Errorf("open results database: %w", err)}
 	}

@@ -73,8 +73,21 @@ func checkFormat(f string) error {
 	return usageErr("--format must be table, csv or json, got %q", f)
 }
 
-// openResults opens an existing results database for reading commands.
+// openResults opens an existing results database read-only, for commands
+// that only read it (runs, results, diff, export, claims): they write
+// nothing to it or beside it, so they work on read-only media and while a
+// runner holds the write lock.
 func openResults(ctx context.Context, g *globalOptions) (*runs.Store, error) {
+	st, err := runs.OpenReadOnly(ctx, g.db)
+	if err != nil {
+		return nil, &exitError{exitUsage, err}
+	}
+	return st, nil
+}
+
+// openResultsRW opens an existing results database for commands that
+// change it (gc).
+func openResultsRW(ctx context.Context, g *globalOptions) (*runs.Store, error) {
 	st, err := runs.OpenExisting(ctx, g.db)
 	if err != nil {
 		return nil, &exitError{exitUsage, err}

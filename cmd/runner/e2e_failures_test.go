@@ -4,10 +4,14 @@ package main
 // each of which failed before its fix.
 
 import (
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Item 2: an experiment name cannot lead a report, log or export outside
@@ -98,4 +102,91 @@ gauge = "goldstone"
 	if !strings.Contains(string(md), "&lt;script&gt;") || !strings.Contains(string(md), "&lt;b onmouseover") {
 		t.Errorf("summary.md does not show the note and the variant name escaped:\n%s", md)
 	}
+}
+
+// runReadOnly runs the runner with the directory dir (relative to the
+// env) read-only: by its modes for an ordinary user, and for root (whom
+// modes do not stop) by a read-only bind mount in a mount namespace of its
+// own (unshare -m); it skips the test when neither is possible.
+func (e *env) runReadOnly(dir string, args ...string) (string, string, int) {
+	e.t.Helper()
+	abs := filepath.Join(e.dir, dir)
+	if os.Geteuid() != 0 {
+		var paths []string
+		filepath.WalkDir(abs, func(p string, d os.DirEntry, err error) error {
+			if err == nil {
+				paths = append(paths, p)
+			}
+			return nil
+		})
+		for _, p := range slices.Backward(paths) {
+			fi, _ := os.Stat(p)
+			os.Chmod(p, fi.Mode().Perm()&^0o222)
+		}
+		defer func() {
+			for _, p := range paths {
+				fi, _ := os.Stat(p)
+				os.Chmod(p, fi.Mode().Perm()|0o200)
+			}
+		}()
+		return e.run(args...)
+	}
+	const mountRO = `mount --bind "$1" "$1" && mount -o remount,ro,bind "$1" && ! touch "$1/.probe" 2>/dev/null`
+	if _, err := exec.LookPath("unshare"); err != nil {
+		e.t.Skip("running as root without unshare: cannot make a read-only file system")
+	}
+	if out, err := exec.Command("unshare", "-m", "sh", "-c", mountRO, "sh", abs).CombinedOutput(); err != nil {
+		e.t.Skipf("running as root and cannot mount read-only (unshare -m: %v: %s)", err, out)
+	}
+	cmd := exec.Command("unshare", append([]string{"-m", "sh", "-c", mountRO + ` && shift && exec "$@"`, "sh", abs, runnerBin}, args...)...)
+	cmd.Dir = e.dir
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		e.t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+// Item 7: the commands that only read the results database work on
+// read-only media, and while another process holds its write lock.
+func TestReadCommandsOnReadOnlyDatabase(t *testing.T) {
+	e := newEnv(t)
+	e.mustRun(0, "--experiment", "small", "--set", "seed=1", "--quiet", "--db", "ro/results.db")
+	for _, args := range [][]string{
+		{"runs"},
+		{"results", "--experiment", "small"},
+		{"diff", "1", "1"},
+		{"export", "--run", "1", "--out", filepath.Join(e.dir, "export")},
+	} {
+		out, errs, code := e.runReadOnly("ro", append(args, "--db", "ro/results.db")...)
+		if code != 0 {
+			t.Errorf("runner %s on a read-only database: exit %d\n%s%s", strings.Join(args, " "), code, out, errs)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "export", "trials.parquet")); err != nil {
+		t.Errorf("export: %v", err)
+	}
+
+	// Beside a writer that holds the lock: no wait, no "database is locked".
+	db := e.dbAt(filepath.Join(e.dir, "ro", "results.db"))
+	conn, err := db.Conn(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(t.Context(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	out, errs, code := e.run("runs", "--db", "ro/results.db")
+	if code != 0 || time.Since(start) > 5*time.Second {
+		t.Errorf("runner runs beside a held write lock: exit %d after %v\n%s%s", code, time.Since(start).Round(time.Millisecond), out, errs)
+	}
+	conn.ExecContext(t.Context(), "ROLLBACK")
 }

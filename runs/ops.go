@@ -6,8 +6,11 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
+
+	"goldstone/internal/fault"
 )
 
 // CreateRun inserts a run and returns its id. Empty Kind and Status default
@@ -101,83 +104,170 @@ func affected(res sql.Result, err error) error {
 // that a nil Params leaves the stored parameters unchanged (none for a new
 // trial). Each Params value must be valid JSON; it is stored compacted.
 func (s *Store) UpsertTrial(ctx context.Context, t Trial) error {
+	u, err := prepareTrial(t)
+	if err != nil {
+		return err
+	}
+	err = s.do(ctx, func(ctx context.Context, tx *sql.Tx) error { return s.upsertTrialTx(ctx, tx, u) })
+	if err != nil {
+		return fmt.Errorf("upsert trial %q of run %d: %w", t.ID, t.RunID, err)
+	}
+	return nil
+}
+
+// trialUpsert is a Trial checked and with its parameters compacted, ready
+// for upsertTrialTx.
+type trialUpsert struct {
+	t      Trial
+	keys   []string // parameter keys, sorted
+	vals   []string // their compacted JSON values
+	params string   // the params_json object
+}
+
+func prepareTrial(t Trial) (*trialUpsert, error) {
 	if t.ID == "" {
-		return fmt.Errorf("upsert trial of run %d: empty trial id", t.RunID)
+		return nil, fmt.Errorf("upsert trial of run %d: empty trial id", t.RunID)
 	}
 	if !validTrialStatus(t.Status) {
-		return fmt.Errorf("upsert trial %q of run %d: invalid status %q", t.ID, t.RunID, t.Status)
+		return nil, fmt.Errorf("upsert trial %q of run %d: invalid status %q", t.ID, t.RunID, t.Status)
 	}
-	var (
-		keys   []string
-		vals   []string
-		params string
-	)
+	u := &trialUpsert{t: t}
 	if t.Params != nil {
-		keys = make([]string, 0, len(t.Params))
+		u.keys = make([]string, 0, len(t.Params))
 		for k := range t.Params {
-			keys = append(keys, k)
+			u.keys = append(u.keys, k)
 		}
-		slices.Sort(keys)
-		vals = make([]string, len(keys))
-		obj := make(map[string]json.RawMessage, len(keys))
-		for i, k := range keys {
+		slices.Sort(u.keys)
+		u.vals = make([]string, len(u.keys))
+		obj := make(map[string]json.RawMessage, len(u.keys))
+		for i, k := range u.keys {
 			var buf bytes.Buffer
 			if err := json.Compact(&buf, []byte(t.Params[k])); err != nil {
-				return fmt.Errorf("upsert trial %q of run %d: param %q: value %q is not JSON: %w", t.ID, t.RunID, k, t.Params[k], err)
+				return nil, fmt.Errorf("upsert trial %q of run %d: param %q: value %q is not JSON: %w", t.ID, t.RunID, k, t.Params[k], err)
 			}
-			vals[i] = buf.String()
+			u.vals[i] = buf.String()
 			obj[k] = buf.Bytes()
 		}
 		b, err := json.Marshal(obj) // encoding/json sorts map keys
 		if err != nil {
-			return fmt.Errorf("upsert trial %q of run %d: params: %w", t.ID, t.RunID, err)
+			return nil, fmt.Errorf("upsert trial %q of run %d: params: %w", t.ID, t.RunID, err)
 		}
-		params = string(b)
+		u.params = string(b)
 	}
-	err := s.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		var pj any = "{}"
-		if t.Params != nil {
-			pj = params
+	return u, nil
+}
+
+// upsertTrialTx writes a prepared trial inside tx.
+func (s *Store) upsertTrialTx(ctx context.Context, tx *sql.Tx, u *trialUpsert) error {
+	t := u.t
+	var pj any = "{}"
+	if t.Params != nil {
+		pj = u.params
+	}
+	// seq numbers a new trial after the run's others; an update keeps it.
+	if _, err := tx.ExecContext(ctx, `INSERT INTO trial_rows (run_id, trial, params_json, seed, status, error,
+		started_at, ended_at, wall_seconds, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?,
+		(SELECT count(*) + 1 FROM trial_rows WHERE run_id = ?1))
+		ON CONFLICT (run_id, trial) DO UPDATE SET
+			params_json = CASE WHEN ? THEN excluded.params_json ELSE params_json END,
+			seed = excluded.seed, status = excluded.status, error = excluded.error,
+			started_at = excluded.started_at, ended_at = excluded.ended_at,
+			wall_seconds = excluded.wall_seconds`,
+		t.RunID, t.ID, pj, t.Seed, t.Status, t.Error,
+		encodeTime(t.Started), encodeTime(t.Ended), t.WallSeconds, t.Params != nil); err != nil {
+		return err
+	}
+	if t.Params == nil {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM trial_param_rows WHERE run_id = ? AND trial = ?`, t.RunID, t.ID); err != nil {
+		return err
+	}
+	if len(u.keys) == 0 {
+		return nil
+	}
+	st, err := tx.PrepareContext(ctx, `INSERT INTO trial_param_rows (run_id, trial, key, value) VALUES (?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	for i, k := range u.keys {
+		if _, err := st.ExecContext(ctx, t.RunID, t.ID, k, u.vals[i]); err != nil {
+			return fmt.Errorf("param %q: %w", k, err)
 		}
-		// seq numbers a new trial after the run's others; an update keeps it.
-		if _, err := tx.ExecContext(ctx, `INSERT INTO trial_rows (run_id, trial, params_json, seed, status, error,
-			started_at, ended_at, wall_seconds, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?,
-			(SELECT count(*) + 1 FROM trial_rows WHERE run_id = ?1))
-			ON CONFLICT (run_id, trial) DO UPDATE SET
-				params_json = CASE WHEN ? THEN excluded.params_json ELSE params_json END,
-				seed = excluded.seed, status = excluded.status, error = excluded.error,
-				started_at = excluded.started_at, ended_at = excluded.ended_at,
-				wall_seconds = excluded.wall_seconds`,
-			t.RunID, t.ID, pj, t.Seed, t.Status, t.Error,
-			encodeTime(t.Started), encodeTime(t.Ended), t.WallSeconds, t.Params != nil); err != nil {
-			return err
-		}
-		if t.Params == nil {
-			return nil
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM trial_param_rows WHERE run_id = ? AND trial = ?`, t.RunID, t.ID); err != nil {
-			return err
-		}
-		if len(keys) == 0 {
-			return nil
-		}
-		st, err := tx.PrepareContext(ctx, `INSERT INTO trial_param_rows (run_id, trial, key, value) VALUES (?, ?, ?, ?)`)
-		if err != nil {
-			return err
-		}
-		defer st.Close()
-		for i, k := range keys {
-			if _, err := st.ExecContext(ctx, t.RunID, t.ID, k, vals[i]); err != nil {
-				return fmt.Errorf("param %q: %w", k, err)
+	}
+	if s.view.newParams(u.keys) {
+		return refreshTrialsView(ctx, tx, &s.view)
+	}
+	return nil
+}
+
+// MetricPoint is one point of a trial's step-wise series (RecordTrial).
+type MetricPoint struct {
+	Name  string
+	Step  int
+	Value float64
+}
+
+// RecordTrial records a finished trial whole, in one transaction: its
+// series (replacing any points recorded before for it), its summary
+// values and its row t (usually StatusDone). Either all of it is committed
+// or, when it fails, nothing: a trial is never left "done" with half its
+// series, nor with its series and no status. Like every write it is tried
+// again while the database is locked or its disk full (OpenOptions.Wait).
+func (s *Store) RecordTrial(ctx context.Context, t Trial, series []MetricPoint, summary map[string]float64) error {
+	u, err := prepareTrial(t)
+	if err != nil {
+		return err
+	}
+	names := slices.Sorted(maps.Keys(summary))
+	err = s.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		for _, q := range []string{`DELETE FROM metrics WHERE run_id = ? AND trial = ?`, `DELETE FROM summaries WHERE run_id = ? AND trial = ?`} {
+			if _, err := tx.ExecContext(ctx, q, t.RunID, t.ID); err != nil {
+				return err
 			}
 		}
-		if s.view.newParams(keys) {
-			return refreshTrialsView(ctx, tx, &s.view)
+		many, one := tx.StmtContext(ctx, s.stmtMetrics), tx.StmtContext(ctx, s.stmtMetric)
+		args := make([]any, 0, 6*metricChunk)
+		i := 0
+		for ; i+metricChunk <= len(series); i += metricChunk {
+			args = args[:0]
+			for _, p := range series[i : i+metricChunk] {
+				v, k := encodeValue(p.Value)
+				args = append(args, t.RunID, t.ID, p.Name, p.Step, v, k)
+			}
+			if _, err := many.ExecContext(ctx, args...); err != nil {
+				return fmt.Errorf("series: %w", err)
+			}
 		}
+		for _, p := range series[i:] {
+			v, k := encodeValue(p.Value)
+			if _, err := one.ExecContext(ctx, t.RunID, t.ID, p.Name, p.Step, v, k); err != nil {
+				return fmt.Errorf("series %s step %d: %w", p.Name, p.Step, err)
+			}
+		}
+		sum := tx.StmtContext(ctx, s.stmtSummary)
+		newMetric := false
+		for _, n := range names {
+			v, k := encodeValue(summary[n])
+			if _, err := sum.ExecContext(ctx, t.RunID, t.ID, n, v, k); err != nil {
+				return fmt.Errorf("summary %s: %w", n, err)
+			}
+			newMetric = newMetric || !s.view.metrics[n]
+		}
+		if newMetric {
+			if err := refreshTrialsView(ctx, tx, &s.view); err != nil {
+				return err
+			}
+		}
+		if err := s.upsertTrialTx(ctx, tx, u); err != nil {
+			return err
+		}
+		fault.Point("runs:trial")
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("upsert trial %q of run %d: %w", t.ID, t.RunID, err)
+		return fmt.Errorf("record trial %q of run %d: %w", t.ID, t.RunID, err)
 	}
 	return nil
 }
@@ -228,6 +318,7 @@ func (s *Store) EndStatus(ctx context.Context, runID int64) (string, error) {
 func (s *Store) ResumeTrials(ctx context.Context, runID int64, retryFailed bool) (keep map[string]string, err error) {
 	keep = map[string]string{}
 	err = s.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		clear(keep) // a retried transaction starts afresh
 		if _, err := tx.ExecContext(ctx, `UPDATE trial_rows SET status = 'interrupted',
 			error = CASE WHEN error = '' THEN 'interrupted: still running when its run stopped' ELSE error END
 			WHERE run_id = ? AND status = 'running'`, runID); err != nil {

@@ -326,6 +326,7 @@ var errDryRun = errors.New("dry run")
 func (s *Store) DeleteRuns(ctx context.Context, ids []int64, dryRun bool) (*DeleteResult, error) {
 	res := &DeleteResult{}
 	err := s.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		*res = DeleteResult{} // a retried transaction starts afresh
 		dirs := map[string]bool{}
 		files := map[string]bool{}
 		for _, id := range ids {

@@ -10,15 +10,19 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/mattn/go-sqlite3" // registers driver "sqlite3"
 )
 
 const (
-	busyTimeoutMS = 10000
-	readerConns   = 4
-	queueLen      = 8192
+	readerConns = 4
+	queueLen    = 8192
 )
+
+// busyTimeout is how long SQLite's busy handler waits for a lock inside
+// one attempt (tests shorten it to exercise the retries across attempts).
+var busyTimeout = 10 * time.Second
 
 // Store is a results database. It is safe for concurrent use. All writes go
 // through one writer goroutine holding the only write connection; reads use
@@ -42,7 +46,9 @@ type Store struct {
 	closeOnce sync.Once
 	closeErr  error
 
-	view viewNames // columns of the trials view (writer goroutine only)
+	view    viewNames     // columns of the trials view (writer goroutine only)
+	viewErr error         // a failed view refresh of the last batch (writer goroutine only)
+	waitFor time.Duration // OpenOptions.Wait
 
 	errMu   sync.Mutex
 	err     error // first write error (sticky)
@@ -63,10 +69,15 @@ var ErrNoDatabase = errors.New("no such results database")
 // refuses a path where no database file exists instead of creating an
 // empty one, with an error wrapping ErrNoDatabase.
 func OpenExisting(ctx context.Context, path string) (*Store, error) {
+	return OpenExistingWith(ctx, path, OpenOptions{})
+}
+
+// OpenExistingWith is OpenExisting with options.
+func OpenExistingWith(ctx context.Context, path string, o OpenOptions) (*Store, error) {
 	if _, err := existing(path); err != nil {
 		return nil, err
 	}
-	return Open(ctx, path)
+	return OpenWith(ctx, path, o)
 }
 
 // ErrReadOnly is returned (wrapped) by the writing methods of a Store
@@ -120,7 +131,7 @@ func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
 // version (which makes SQLite open the file).
 func openRO(ctx context.Context, abs string, immutable bool) (*Store, int, error) {
 	v := url.Values{}
-	v.Set("_busy_timeout", fmt.Sprint(busyTimeoutMS))
+	v.Set("_busy_timeout", fmt.Sprint(busyTimeout.Milliseconds()))
 	v.Set("_query_only", "1")
 	v.Set("mode", "ro")
 	if immutable {
@@ -160,9 +171,27 @@ func existing(path string) (string, error) {
 	return abs, nil
 }
 
+// OpenOptions configures OpenWith.
+type OpenOptions struct {
+	// Wait is how long a write keeps trying while the database is locked
+	// by another process or its disk is full (IsInfrastructure errors),
+	// with growing pauses, before it fails; 0 means DefaultWait. It
+	// bounds Open's migration too.
+	Wait time.Duration
+}
+
 // Open opens (creating if needed, along with its parent directory) the
-// results database at path and brings its schema up to date.
+// results database at path and brings its schema up to date, with the
+// default OpenOptions.
 func Open(ctx context.Context, path string) (*Store, error) {
+	return OpenWith(ctx, path, OpenOptions{})
+}
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, path string, o OpenOptions) (*Store, error) {
+	if o.Wait <= 0 {
+		o.Wait = DefaultWait
+	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("open results %s: %w", path, err)
@@ -170,9 +199,12 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return nil, fmt.Errorf("open results %s: %w", path, err)
 	}
+	// SQLite's busy handler waits up to the busy timeout inside one
+	// attempt; retry (Wait) spans attempts.
+	busy := min(busyTimeout.Milliseconds(), max(1, o.Wait.Milliseconds()))
 	common := func() url.Values {
 		v := url.Values{}
-		v.Set("_busy_timeout", fmt.Sprint(busyTimeoutMS))
+		v.Set("_busy_timeout", fmt.Sprint(busy))
 		v.Set("_foreign_keys", "on")
 		return v
 	}
@@ -188,15 +220,15 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
 	w.SetConnMaxIdleTime(0)
-	s := &Store{path: abs, w: w}
+	s := &Store{path: abs, w: w, waitFor: o.Wait}
 	fail := func(err error) (*Store, error) {
 		s.closeDBs()
 		return nil, fmt.Errorf("open results %s: %w", path, err)
 	}
-	if err := migrate(ctx, w); err != nil {
+	if err := retry(ctx, s.waitFor, func() error { return migrate(ctx, w) }); err != nil {
 		return fail(err)
 	}
-	if err := s.openView(ctx); err != nil {
+	if err := retry(ctx, s.waitFor, func() error { return s.openView(ctx) }); err != nil {
 		return fail(err)
 	}
 

@@ -52,9 +52,14 @@ type Outcome struct {
 	Interrupted int
 	Ran, Cached int   // stage counts
 	DataErr     error // a non-trial stage (ingest, binning...) failed
-	Failures    map[string]string
-	Status      string // the run's status: runs.StatusFinished, StatusFailed or StatusInterrupted
-	ReportPath  string // where the report's files were copied
+	// InfraErr is the first error of the machine (runs.IsInfrastructure:
+	// the results database locked past its wait, a full disk) that ended a
+	// trial or a stage: the trials it hit are interrupted, not failed, and
+	// the same command resumes them.
+	InfraErr   error
+	Failures   map[string]string
+	Status     string // the run's status: runs.StatusFinished, StatusFailed or StatusInterrupted
+	ReportPath string // where the report's files were copied
 }
 
 // workersPerTrial splits the machine's cores over the trials that run at
@@ -228,11 +233,14 @@ func Execute(ctx context.Context, st *runs.Store, e *Experiment, opts RunOptions
 		Idle: func(int) { go budget.Spread() },
 	})
 	if ferr := st.Flush(context.WithoutCancel(ctx)); ferr != nil {
-		return nil, ferr
+		if !runs.IsInfrastructure(ferr) {
+			return nil, ferr
+		}
+		rec.infra(ferr) // it names the database
 	}
 	var status string
 	switch {
-	case ctx.Err() != nil:
+	case ctx.Err() != nil || out.InfraErr != nil:
 		status = runs.StatusInterrupted
 		ictx := context.WithoutCancel(ctx)
 		if err := st.MarkStale(ictx, runID); err != nil {
@@ -251,11 +259,19 @@ func Execute(ctx context.Context, st *runs.Store, e *Experiment, opts RunOptions
 	}
 	note := fmt.Sprintf("%d trials: %d done, %d failed, %d interrupted", out.Trials, out.Done, out.Failed, out.Interrupted)
 	log.Info("run ended", "run", runID, "status", status, "trials", note)
-	if err := st.FinishRun(context.WithoutCancel(ctx), runID, status, ""); err != nil {
+	if err := st.FinishRun(context.WithoutCancel(ctx), runID, status, ""); runs.IsInfrastructure(err) {
+		// The run stays "running" with this process gone: the next run
+		// resumes it.
+		rec.infra(fmt.Errorf("results %s: %w", st.Path(), err))
+		out.Status = runs.StatusInterrupted
+	} else if err != nil {
 		return nil, err
 	}
 	if ctx.Err() != nil {
 		return out, ctx.Err()
+	}
+	if out.InfraErr != nil {
+		return out, fmt.Errorf("%w (the run is interrupted: run the same command again to resume it; trials that trained are recorded from the cache)", out.InfraErr)
 	}
 	if runErr != nil && out.DataErr == nil && out.Failed == 0 {
 		return out, runErr
@@ -339,6 +355,7 @@ type recorder struct {
 	extra      pipeline.Observer
 	logs       *trialLogs
 	nodes      map[string]*pipeline.Node
+	infraNodes map[string]bool // shared stages stopped by a machine error
 }
 
 func (r *recorder) Event(ev pipeline.Event) {
@@ -376,7 +393,13 @@ func (r *recorder) Event(ev pipeline.Event) {
 		r.recordOutputs(ctx, ev)
 		if ti >= 0 && r.built.Trials[ti].Result == ev.Node {
 			tn := r.built.Trials[ti]
-			if err := r.recordTrial(ctx, tn, ev.Outputs["result"]); err != nil {
+			if err := r.recordTrial(ctx, tn, ev.Outputs["result"]); runs.IsInfrastructure(err) {
+				// The trial trained and its result is in the cache: it is
+				// interrupted, and the next run records it from there.
+				r.infra(fmt.Errorf("results %s: %w", r.st.Path(), err))
+				r.log.Error("record trial: the results database is unavailable; the trial is interrupted and recorded from the cache by the next run", "trial", tn.Trial.ID, "err", err)
+				r.upsert(ctx, tn.Trial, runs.StatusInterrupted, "interrupted: record results: "+err.Error(), 0)
+			} else if err != nil {
 				r.log.Error("record trial", "trial", tn.Trial.ID, "err", err)
 				r.upsert(ctx, tn.Trial, runs.StatusFailed, "record results: "+err.Error(), 0)
 			}
@@ -397,9 +420,28 @@ func (r *recorder) Event(ev pipeline.Event) {
 			}
 			return
 		}
+		if runs.IsInfrastructure(ev.Err) {
+			// The machine failed (a full disk), not the stage: what it
+			// hit is interrupted and runs again on the next run.
+			r.infra(fmt.Errorf("stage %s: %w", ev.Node, ev.Err))
+			r.log.Error("stage stopped by the machine; it runs again on the next run", "node", ev.Node, "err", msg)
+			if ti >= 0 {
+				r.upsert(ctx, r.built.Trials[ti].Trial, runs.StatusInterrupted, "interrupted: "+ev.Node+": "+msg, 0)
+			} else {
+				if r.infraNodes == nil {
+					r.infraNodes = map[string]bool{}
+				}
+				r.infraNodes[ev.Node] = true
+			}
+			return
+		}
 		if ti >= 0 {
 			tn := r.built.Trials[ti]
-			if c := skipCause(ev); ev.Kind == pipeline.Skipped && c != "" && r.built.TrialOf(c) < 0 {
+			if c := skipCause(ev); ev.Kind == pipeline.Skipped && c != "" && r.built.TrialOf(c) < 0 && r.infraNodes[c] {
+				// Not run because a shared stage hit a machine error.
+				r.upsert(ctx, tn.Trial, runs.StatusPending, "not run: stage "+c+" was interrupted", 0)
+				return
+			} else if ev.Kind == pipeline.Skipped && c != "" && r.built.TrialOf(c) < 0 {
 				// Not run because a data stage failed: not a failure of
 				// the trial, which stays pending and runs on the next run.
 				r.upsert(ctx, tn.Trial, runs.StatusPending, "not run: stage "+c+" failed", 0)
@@ -418,6 +460,13 @@ func (r *recorder) Event(ev pipeline.Event) {
 	}
 }
 
+// infra records the first machine error of the run.
+func (r *recorder) infra(err error) {
+	if r.out.InfraErr == nil {
+		r.out.InfraErr = err
+	}
+}
+
 func (r *recorder) upsert(ctx context.Context, tr Trial, status, errText string, wall float64) {
 	terminal := status != runs.StatusRunning && status != runs.StatusPending
 	if r.finished[tr.ID] {
@@ -426,23 +475,40 @@ func (r *recorder) upsert(ctx context.Context, tr Trial, status, errText string,
 	if terminal {
 		r.finished[tr.ID] = true
 	}
-	t := runs.Trial{RunID: r.run, ID: tr.ID, Params: trialParams(tr), Seed: int64(tr.Settings.Int("seed")), Status: status, Error: errText, WallSeconds: wall}
-	if s, ok := r.started[tr.ID]; ok {
-		t.Started = s
-	}
-	if status != runs.StatusRunning {
-		t.Ended = time.Now()
-		if to, ok := r.extra.(TrialObserver); ok && status != runs.StatusPending {
-			to.TrialFinished(tr.ID, status)
-		}
+	t := r.row(tr, status, errText, wall)
+	if status != runs.StatusRunning && status != runs.StatusPending {
+		r.trialFinished(tr.ID, status)
 	}
 	if err := r.st.UpsertTrial(ctx, t); err != nil {
 		r.log.Error("record trial status", "trial", tr.ID, "err", err)
 	}
 }
 
-// recordTrial writes a finished trial's series and summary into the store.
+// row is the results row of a trial with the given status.
+func (r *recorder) row(tr Trial, status, errText string, wall float64) runs.Trial {
+	t := runs.Trial{RunID: r.run, ID: tr.ID, Params: trialParams(tr), Seed: int64(tr.Settings.Int("seed")), Status: status, Error: errText, WallSeconds: wall}
+	if s, ok := r.started[tr.ID]; ok {
+		t.Started = s
+	}
+	if status != runs.StatusRunning {
+		t.Ended = time.Now()
+	}
+	return t
+}
+
+func (r *recorder) trialFinished(id, status string) {
+	if to, ok := r.extra.(TrialObserver); ok {
+		to.TrialFinished(id, status)
+	}
+}
+
+// recordTrial writes a finished trial's series, summary and "done" status
+// into the store in one transaction (runs.Store.RecordTrial): recorded
+// whole, or not at all.
 func (r *recorder) recordTrial(ctx context.Context, tn TrialNodes, dir string) error {
+	if r.finished[tn.Trial.ID] {
+		return nil
+	}
 	sum, err := ReadSummary(filepath.Join(dir, "summary.json"))
 	if err != nil {
 		return err
@@ -451,17 +517,15 @@ func (r *recorder) recordTrial(ctx context.Context, tn TrialNodes, dir string) e
 	if err != nil {
 		return err
 	}
-	id := tn.Trial.ID
+	points := make([]runs.MetricPoint, len(ser.Step))
 	for i := range ser.Step {
-		r.st.Metric(r.run, id, ser.Metric[i], int(ser.Step[i]), ser.Value[i])
+		points[i] = runs.MetricPoint{Name: ser.Metric[i], Step: int(ser.Step[i]), Value: ser.Value[i]}
 	}
-	for _, k := range sum.Keys() {
-		r.st.Summary(r.run, id, k, sum[k])
-	}
-	if err := r.st.Flush(ctx); err != nil {
+	if err := r.st.RecordTrial(ctx, r.row(tn.Trial, runs.StatusDone, "", sum["wall_seconds"]), points, sum); err != nil {
 		return err
 	}
-	r.upsert(ctx, tn.Trial, runs.StatusDone, "", sum["wall_seconds"])
+	r.finished[tn.Trial.ID] = true
+	r.trialFinished(tn.Trial.ID, runs.StatusDone)
 	return nil
 }
 

@@ -28,7 +28,7 @@ func init() {
 }
 
 func runRepro(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) error {
-	st, err := runs.OpenExisting(ctx, g.db)
+	st, err := g.openDB(ctx, true)
 	if err != nil {
 		return &exitError{exitUsage, fmt.Errorf("open results database: %w", err)}
 	}

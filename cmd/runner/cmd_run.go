@@ -9,7 +9,6 @@ import (
 	"maps"
 	"slices"
 
-	"goldstone/runs"
 	"goldstone/stages"
 )
 
@@ -37,7 +36,7 @@ func runRun(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) 
 	if err != nil {
 		return err
 	}
-	st, err := runs.Open(ctx, g.db)
+	st, err := g.openDB(ctx, false)
 	if err != nil {
 		return &exitError{exitUsage, fmt.Errorf("open results database: %w", err)}
 	}
@@ -76,6 +75,12 @@ func runRun(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) 
 				fmt.Fprintf(g.stdout, "run %d interrupted: %d of %d trials done; run the same command again to resume\n", out.RunID, out.Done, out.Trials)
 			}
 			return err
+		}
+		if out != nil && out.InfraErr != nil {
+			// The machine (a locked database, a full disk), not a trial:
+			// exit 1, and the same command resumes.
+			fmt.Fprintf(g.stdout, "run %d interrupted: %d of %d trials done; run the same command again to resume\n", out.RunID, out.Done, out.Trials)
+			return &exitError{exitFailed, err}
 		}
 		return &exitError{exitUsage, err}
 	}

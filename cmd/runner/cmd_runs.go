@@ -88,7 +88,7 @@ func openResults(ctx context.Context, g *globalOptions) (*runs.Store, error) {
 // openResultsRW opens an existing results database for commands that
 // change it (gc).
 func openResultsRW(ctx context.Context, g *globalOptions) (*runs.Store, error) {
-	st, err := runs.OpenExisting(ctx, g.db)
+	st, err := g.openDB(ctx, true)
 	if err != nil {
 		return nil, &exitError{exitUsage, err}
 	}

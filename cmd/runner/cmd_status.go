@@ -32,7 +32,7 @@ func init() {
 }
 
 func runStatus(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) error {
-	st, err := runs.OpenExisting(ctx, g.db)
+	st, err := g.openDB(ctx, true)
 	if err != nil {
 		return &exitError{exitUsage, err}
 	}

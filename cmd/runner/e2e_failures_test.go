@@ -4,12 +4,15 @@ package main
 // each of which failed before its fix.
 
 import (
+	"context"
+	"database/sql"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -189,4 +192,116 @@ func TestReadCommandsOnReadOnlyDatabase(t *testing.T) {
 		t.Errorf("runner runs beside a held write lock: exit %d after %v\n%s%s", code, time.Since(start).Round(time.Millisecond), out, errs)
 	}
 	conn.ExecContext(t.Context(), "ROLLBACK")
+}
+
+// lockConfig: 6 trials of about a second each.
+const lockConfig = `
+[experiments.lk]
+pipeline = "artificial"
+[experiments.lk.settings]
+time_steps = 30
+steps = 3000
+log_every = 1
+[experiments.lk.grid]
+seed = [1, 2, 3]
+[[experiments.lk.variants]]
+name = "gd"
+[[experiments.lk.variants]]
+name = "goldstone"
+gauge = "goldstone"
+`
+
+// lockDB takes the results database's write lock from a second connection,
+// as another program would with BEGIN IMMEDIATE; release gives it back.
+func lockDB(t *testing.T, db *sql.DB) (release func()) {
+	t.Helper()
+	conn, err := db.Conn(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(t.Context(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	release = func() {
+		once.Do(func() {
+			conn.ExecContext(context.Background(), "COMMIT")
+			conn.Close()
+		})
+	}
+	t.Cleanup(release)
+	return release
+}
+
+// Item 1: a lock held longer than SQLite's busy timeout (10 s) while trials
+// finish delays their records and fails none.
+func TestLongDatabaseLockFailsNoTrial(t *testing.T) {
+	e := newEnv(t)
+	e.writeConfig(lockConfig)
+	cmd := exec.Command(runnerBin, "--experiment", "lk", "--jobs", "2", "--quiet")
+	cmd.Dir = e.dir
+	var out, errs strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	db := e.db()
+	waitForTrial(t, db, cmd, "running")
+	release := lockDB(t, db)
+	time.Sleep(16 * time.Second) // trials finish meanwhile, their records wait
+	release()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("runner under a 12 s lock: %v\n%s%s", err, out.String(), errs.String())
+	}
+	if got := e.trialStatuses(1); got["done"] != 6 {
+		t.Errorf("trial statuses %v, want 6 done\n%s%s", got, out.String(), errs.String())
+	}
+	var points, withOutputs int
+	db.QueryRow(`SELECT count(*) FROM series WHERE metric = 'loss'`).Scan(&points)
+	if points != 6*3000 {
+		t.Errorf("%d loss points, want %d", points, 6*3000)
+	}
+	// Nothing recorded about a trial is lost to the lock: its output files
+	// too (gc finds its cache entries through them).
+	db.QueryRow(`SELECT count(DISTINCT trial) FROM trial_outputs WHERE trial <> ''`).Scan(&withOutputs)
+	if withOutputs != 6 {
+		t.Errorf("%d trials have their outputs recorded, want 6\n%s", withOutputs, errs.String())
+	}
+}
+
+// Item 1: a lock held past --db-wait ends the trial that trained as
+// interrupted (exit 1), not failed; the same command resumes the run and
+// records the trial from the cache without training it again.
+func TestDatabaseLockPastWaitInterruptsAndResumes(t *testing.T) {
+	e := newEnv(t)
+	e.writeConfig(lockConfig)
+	args := []string{"--experiment", "lk", "--set", "seed=1", "--quiet"}
+	cmd := exec.Command(runnerBin, append(args, "--jobs", "2", "--db-wait", "1s")...)
+	cmd.Dir = e.dir
+	var out, errs strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	db := e.db()
+	waitForTrial(t, db, cmd, "running")
+	release := lockDB(t, db)
+	err := cmd.Wait() // the lock outlasts the runner
+	release()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(out.String(), "interrupted") || !strings.Contains(errs.String(), "run the same command again") {
+		t.Fatalf("runner past --db-wait: %v, want exit 1 saying interrupted\n%s%s", err, out.String(), errs.String())
+	}
+	if got := e.trialStatuses(1); got["failed"] > 0 {
+		t.Errorf("trials %v: a lock failed a trial", got)
+	}
+	again := e.mustRun(0, append(args, "--jobs", "2")...)
+	if !strings.Contains(again, "resumed and finished") || !strings.Contains(again, "2 done, 0 failed") || !strings.Contains(again, "stages: 0 ran") {
+		t.Errorf("the same command again: %s", again)
+	}
+	var points int
+	db.QueryRow(`SELECT count(*) FROM series WHERE metric = 'loss'`).Scan(&points)
+	if points != 2*3000 {
+		t.Errorf("%d loss points, want %d", points, 2*3000)
+	}
 }

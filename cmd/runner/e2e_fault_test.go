@@ -167,7 +167,7 @@ func TestFaultInjection(t *testing.T) {
 		"promote:ingest-movielens",     // ingest wrote its output, not yet in the cache
 		"progress:train-logistic-mf@2", // mid-trial: the second trial has taken its first step
 		"promoted:train-logistic-mf",   // a trial's entry is cached, its results not recorded
-		"runs:batch@2",                 // inside a results transaction
+		"runs:trial@2",                 // inside a trial's results transaction
 		"start:report-movielens",       // during the report
 	} {
 		e.runKilled(point, args...)

@@ -33,6 +33,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"goldstone/pipeline"
 	"goldstone/runs"
@@ -112,6 +113,7 @@ type globalOptions struct {
 	logFormat  string
 	experiment string
 	reports    string
+	dbWait     time.Duration
 	version    bool
 	stdout     io.Writer
 	stderr     io.Writer
@@ -130,6 +132,18 @@ func (g *globalOptions) register(fs *flag.FlagSet) {
 	fs.StringVar(&g.logFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&g.experiment, "experiment", "", "experiment name from the experiments file")
 	fs.BoolVar(&g.version, "version", false, "print the module version and VCS revision and exit")
+	fs.DurationVar(&g.dbWait, "db-wait", runs.DefaultWait, "how long a write to the results database keeps trying while another process locks it or its disk is full, before the run stops (interrupted, resumable)")
+}
+
+// openDB opens the results database for writing, with --db-wait; with
+// mustExist a missing file is an error (runs.ErrNoDatabase) instead of a
+// new database.
+func (g *globalOptions) openDB(ctx context.Context, mustExist bool) (*runs.Store, error) {
+	o := runs.OpenOptions{Wait: g.dbWait}
+	if mustExist {
+		return runs.OpenExistingWith(ctx, g.db, o)
+	}
+	return runs.OpenWith(ctx, g.db, o)
 }
 
 // defaultDataDir is $GOLDSTONE_DATA, else ./data, else ../shared/data (the

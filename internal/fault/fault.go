@@ -8,7 +8,7 @@
 // GOLDSTONE_FAULT is "NAME" (the first time Point(NAME) is reached) or
 // "NAME@N" (the N-th time). Names in use: "start:STAGE", "progress:STAGE",
 // "promote:STAGE", "promoted:STAGE" (package pipeline) and "runs:batch",
-// "runs:sync" (package runs).
+// "runs:sync", "runs:trial" (package runs).
 package fault
 
 import (

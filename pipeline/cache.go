@@ -191,3 +191,23 @@ func promote(ctx context.Context, tmp, final, key string, outputs []string, repl
 	}
 	return nil, syncPath(parent)
 }
+
+// CheckEntry verifies the cache entry at dir as a run does before it
+// reuses one: its manifest must parse and every output it lists must exist
+// with the content digest the manifest records. It returns whether the
+// entry is sound and, if not, a one-line description of the problem
+// ("incomplete: no manifest" for an entry that was never completed). Only
+// a cancelled ctx is an error.
+func CheckEntry(ctx context.Context, dir string) (ok bool, problem string, err error) {
+	_, st, problem, err := checkEntry(ctx, dir, "", nil)
+	if err != nil {
+		return false, "", err
+	}
+	switch st {
+	case entryOK:
+		return true, "", nil
+	case entryAbsent:
+		return false, "incomplete: no manifest", nil
+	}
+	return false, problem, nil
+}

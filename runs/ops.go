@@ -86,6 +86,25 @@ func (s *Store) SetRunStatus(ctx context.Context, id int64, status string) error
 	return nil
 }
 
+// SetReport records the state of a run's report: ReportWriting when it
+// begins, ReportDone or ReportFailed (with the error's text) when it ends;
+// "" clears it.
+func (s *Store) SetReport(ctx context.Context, id int64, state, errText string) error {
+	switch state {
+	case "", ReportWriting, ReportDone, ReportFailed:
+	default:
+		return fmt.Errorf("set report of run %d: invalid state %q", id, state)
+	}
+	err := s.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE runs SET report_state = ?, report_error = ? WHERE id = ?`, state, errText, id)
+		return affected(res, err)
+	})
+	if err != nil {
+		return fmt.Errorf("set report of run %d: %w", id, err)
+	}
+	return nil
+}
+
 func affected(res sql.Result, err error) error {
 	if err != nil {
 		return err

@@ -8,7 +8,7 @@ import (
 )
 
 const runColumns = `id, experiment, kind, config_json, config_hash, status, started_at, ended_at,
-	git_commit, git_dirty, go_version, os, arch, cpu_model, gomaxprocs, host, pid, note`
+	git_commit, git_dirty, go_version, os, arch, cpu_model, gomaxprocs, host, pid, note, report_state, report_error`
 
 type scanner interface{ Scan(dst ...any) error }
 
@@ -18,7 +18,8 @@ func scanRun(sc scanner) (RunInfo, error) {
 		started, ended sql.NullString
 	)
 	if err := sc.Scan(&r.ID, &r.Experiment, &r.Kind, &r.ConfigJSON, &r.ConfigHash, &r.Status, &started, &ended,
-		&r.GitCommit, &r.GitDirty, &r.GoVersion, &r.OS, &r.Arch, &r.CPUModel, &r.GOMAXPROCS, &r.Host, &r.PID, &r.Note); err != nil {
+		&r.GitCommit, &r.GitDirty, &r.GoVersion, &r.OS, &r.Arch, &r.CPUModel, &r.GOMAXPROCS, &r.Host, &r.PID, &r.Note,
+		&r.ReportState, &r.ReportError); err != nil {
 		return r, err
 	}
 	var err error

@@ -769,19 +769,29 @@ func TestOpenReadOnly(t *testing.T) {
 		t.Errorf("Flush on a read-only store: %v, want ErrReadOnly", err)
 	}
 
-	// An older schema is migrated first (the file is writable here).
+	// An older schema (every migration but the last) is migrated first
+	// (the file is writable here).
+	path = filepath.Join(t.TempDir(), "old.db")
 	db, err := sql.Open("sqlite3", path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec(`DELETE FROM schema_version WHERE version = ?`, len(migrations)); err != nil {
+	if _, err := db.Exec(`CREATE TABLE schema_version (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`); err != nil {
 		t.Fatal(err)
 	}
-	// Undo the last migration's column so that it can be applied again.
-	if _, err := db.Exec(`DROP VIEW trials; ALTER TABLE trial_rows DROP COLUMN seq; CREATE VIEW trials AS SELECT 1 AS one`); err != nil {
+	for v, m := range migrations[:len(migrations)-1] {
+		if _, err := db.Exec(m.sql); err != nil {
+			t.Fatalf("migration %d: %v", v+1, err)
+		}
+		if _, err := db.Exec(`INSERT INTO schema_version VALUES (?, ?, '2026-01-01T00:00:00.000000000Z')`, v+1, m.name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.Exec(`INSERT INTO runs (experiment, status) VALUES ('old', 'finished')`); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
+	run = 1
 	s2, err := OpenReadOnly(ctx, path)
 	if err != nil {
 		t.Fatalf("OpenReadOnly of an older schema: %v", err)

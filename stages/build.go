@@ -153,7 +153,7 @@ func (s *ReportStage) Name() string { return s.Stage }
 // Version is the report scaffolding's version and the pipeline's (its Draw
 // is the pipeline's code). Scaffolding version 2: the report runs when some
 // trials failed, over the others, and lists the failed ones with their
-// errors.
+// errors; 3: names and errors in the Markdown are HTML-escaped.
 func (s *ReportStage) Version() string { return "3." + s.Pipeline }
 func (s *ReportStage) Params() any {
 	return map[string]any{"experiment": s.Experiment, "trials": trialNames(s.Trials)}

@@ -56,10 +56,18 @@ type Outcome struct {
 	// the results database locked past its wait, a full disk) that ended a
 	// trial or a stage: the trials it hit are interrupted, not failed, and
 	// the same command resumes them.
-	InfraErr   error
-	Failures   map[string]string
-	Status     string // the run's status: runs.StatusFinished, StatusFailed or StatusInterrupted
-	ReportPath string // where the report's files were copied
+	InfraErr error
+	// ReportErr is why the run's report was not written (its stage
+	// failed, copying it failed); the run's report state is then
+	// "failed" and 'runner report' rebuilds it.
+	ReportErr error
+	// ReportRebuilt says why the report of an up-to-date run was written
+	// again ("" when it was not): it had failed, was cut short, or files
+	// of it are missing.
+	ReportRebuilt string
+	Failures      map[string]string
+	Status        string // the run's status: runs.StatusFinished, StatusFailed or StatusInterrupted
+	ReportPath    string // where the report's files were copied
 }
 
 // workersPerTrial splits the machine's cores over the trials that run at
@@ -154,6 +162,26 @@ func Execute(ctx context.Context, st *runs.Store, e *Experiment, opts RunOptions
 				out.RunID, out.UpToDate, out.Status = last.ID, true, last.Status
 				if err := countStatuses(ctx, st, out); err != nil {
 					return nil, err
+				}
+				// Up to date includes the report: one that failed, was
+				// cut short or lost files is written again, from the
+				// results the run recorded.
+				if ok, why, err := ReportCurrent(ctx, st, last, opts.ReportDir); err != nil {
+					return nil, err
+				} else if !ok {
+					log.Info("up to date, but the report is not: rebuilding it", "experiment", e.Name, "run", last.ID, "why", why)
+					out.ReportRebuilt = why
+					ro, err := RebuildReport(ctx, st, last, built, opts, lock)
+					if ro != nil {
+						out.ReportPath, out.Ran, out.Cached = ro.ReportPath, ro.Ran, ro.Cached
+					}
+					if err != nil {
+						if ctx.Err() != nil {
+							return out, ctx.Err()
+						}
+						out.ReportErr = err
+					}
+					return out, nil
 				}
 				log.Info("up to date: nothing to run", "experiment", e.Name, "run", last.ID, "trials", out.Trials, "failed", out.Failed)
 				return out, nil
@@ -456,6 +484,7 @@ func (r *recorder) Event(ev pipeline.Event) {
 			r.log.Info("stage failed", "node", ev.Node, "err", msg)
 		} else if ev.Kind == pipeline.Failed {
 			r.log.Error("report failed", "err", msg)
+			r.reportFailed(fmt.Errorf("stage %s: %s", ev.Node, msg))
 		}
 	}
 }
@@ -529,16 +558,31 @@ func (r *recorder) recordTrial(ctx context.Context, tn TrialNodes, dir string) e
 	return nil
 }
 
+// reportFailed records the first error of the run's report.
+func (r *recorder) reportFailed(err error) {
+	if r.out.ReportErr == nil {
+		r.out.ReportErr = err
+	}
+}
+
+// recordArtifacts records the report node's output files as the run's
+// artifacts and copies them to its report directory. The run's report
+// state is "writing" from here until the caller ends it (runs.SetReport);
+// an error of the copy is the report's error (Outcome.ReportErr).
 func (r *recorder) recordArtifacts(ctx context.Context, outputs map[string]string) {
 	dst := ""
 	if r.reportDir != "" {
+		if err := r.st.SetReport(ctx, r.run, runs.ReportWriting, ""); err != nil {
+			r.log.Error("report state", "err", err)
+		}
 		var err error
 		if dst, err = RunDir(r.reportDir, r.experiment, r.run); err == nil {
 			err = os.MkdirAll(dst, 0o755)
 		}
 		if err != nil {
 			r.log.Error("report directory", "err", err)
-			dst = ""
+			r.reportFailed(fmt.Errorf("report directory: %w", err))
+			return
 		}
 	}
 	for _, dir := range outputs {
@@ -567,6 +611,7 @@ func (r *recorder) recordArtifacts(ctx context.Context, outputs map[string]strin
 		})
 		if err != nil {
 			r.log.Error("record artifacts", "err", err)
+			r.reportFailed(fmt.Errorf("copy the report: %w", err))
 		}
 	}
 	if dst != "" {
@@ -574,6 +619,7 @@ func (r *recorder) recordArtifacts(ctx context.Context, outputs map[string]strin
 	}
 	if err := r.st.Flush(ctx); err != nil {
 		r.log.Error("record artifacts", "err", err)
+		r.reportFailed(fmt.Errorf("record the report's files: %w", err))
 	}
 }
 

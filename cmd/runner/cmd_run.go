@@ -61,10 +61,7 @@ func runRun(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) 
 	}
 	out, err := stages.Execute(ctx, st, e, opts)
 	prog.Close()
-	page, herr := writeHTMLReport(context.WithoutCancel(ctx), g, st, e, out)
-	if herr != nil {
-		g.log.Error("html report", "err", herr)
-	}
+	page, rerr := finishReport(context.WithoutCancel(ctx), g, st, e, out) // said below
 	logOutcome(g, e, out, page, err)
 	if g.logFormat == "json" {
 		g.stdout = io.Discard // JSON only: the outcome is the event above
@@ -85,6 +82,8 @@ func runRun(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) 
 		return &exitError{exitUsage, err}
 	}
 	switch {
+	case out.UpToDate && out.ReportRebuilt != "":
+		fmt.Fprintf(g.stdout, "%s: up to date (run %d, %s, %d trials: %d done, %d failed); report written again (%s)\n", e.Name, out.RunID, out.Status, out.Trials, out.Done, out.Failed, oneLine(out.ReportRebuilt))
 	case out.UpToDate:
 		fmt.Fprintf(g.stdout, "%s: up to date (run %d, %s, %d trials: %d done, %d failed); nothing to run\n", e.Name, out.RunID, out.Status, out.Trials, out.Done, out.Failed)
 	default:
@@ -103,11 +102,17 @@ func runRun(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) 
 	if out.DataErr != nil {
 		return &exitError{exitUsage, out.DataErr}
 	}
+	if rerr != nil {
+		fmt.Fprintf(g.stdout, "report of run %d failed: %s\n", out.RunID, oneLine(rerr.Error()))
+	}
 	if out.Failed > 0 {
 		for _, id := range slices.Sorted(maps.Keys(out.Failures)) {
 			fmt.Fprintf(g.stdout, "  failed %s: %s\n", id, oneLine(out.Failures[id]))
 		}
 		return &exitError{exitFailed, fmt.Errorf("%d of %d trials failed (see 'runner results --experiment %s')", out.Failed, out.Trials, e.Name)}
+	}
+	if rerr != nil {
+		return &exitError{exitFailed, fmt.Errorf("report of run %d: %w (the same command, or 'runner report --run %d', writes it again)", out.RunID, rerr, out.RunID)}
 	}
 	return nil
 }

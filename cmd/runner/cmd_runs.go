@@ -50,6 +50,8 @@ type runRow struct {
 	GitDirty    bool              `json:"git_dirty"`
 	Note        string            `json:"note"`
 	Tags        map[string]string `json:"tags"`
+	ReportState string            `json:"report_state"` // "", writing, done or failed
+	ReportError string            `json:"report_error,omitempty"`
 }
 
 // parseTags parses key=value flags.
@@ -138,7 +140,8 @@ func runRuns(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string)
 	rows := make([]runRow, len(list))
 	for i, l := range list {
 		r := runRow{ID: l.ID, Kind: l.Kind, Experiment: l.Experiment, Seconds: l.Duration(now).Seconds(), Status: l.Status,
-			Trials: l.Trials, TrialCounts: l.Counts, GitCommit: l.GitCommit, GitDirty: l.GitDirty, Note: l.Note, Tags: l.Tags}
+			Trials: l.Trials, TrialCounts: l.Counts, GitCommit: l.GitCommit, GitDirty: l.GitDirty, Note: l.Note, Tags: l.Tags,
+			ReportState: l.ReportState, ReportError: l.ReportError}
 		if !l.Started.IsZero() {
 			r.Started = &list[i].Started
 		}
@@ -155,13 +158,13 @@ func runRuns(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string)
 	case "csv":
 		w := csv.NewWriter(g.stdout)
 		esc := csvText(g.stdout)
-		w.Write([]string{"id", "kind", "experiment", "started", "ended", "duration_seconds", "status", "trials", "done", "failed", "interrupted", "git_commit", "git_dirty", "note", "tags"})
+		w.Write([]string{"id", "kind", "experiment", "started", "ended", "duration_seconds", "status", "trials", "done", "failed", "interrupted", "git_commit", "git_dirty", "note", "tags", "report_state"})
 		for _, r := range rows {
 			w.Write([]string{strconv.FormatInt(r.ID, 10), r.Kind, esc(r.Experiment), csvTime(r.Started), csvTime(r.Ended),
 				strconv.FormatFloat(r.Seconds, 'f', 3, 64), r.Status, strconv.Itoa(r.Trials),
 				strconv.Itoa(r.TrialCounts[runs.StatusDone] + r.TrialCounts[runs.StatusCached]), strconv.Itoa(r.TrialCounts[runs.StatusFailed]),
 				strconv.Itoa(r.Trials - r.TrialCounts[runs.StatusDone] - r.TrialCounts[runs.StatusCached] - r.TrialCounts[runs.StatusFailed]),
-				esc(r.GitCommit), strconv.FormatBool(r.GitDirty), esc(r.Note), esc(tagText(r.Tags))})
+				esc(r.GitCommit), strconv.FormatBool(r.GitDirty), esc(r.Note), esc(tagText(r.Tags)), r.ReportState})
 		}
 		w.Flush()
 		return w.Error()

@@ -305,3 +305,63 @@ func TestDatabaseLockPastWaitInterruptsAndResumes(t *testing.T) {
 		t.Errorf("%d loss points, want %d", points, 2*3000)
 	}
 }
+
+// Item 3: a report that cannot be written makes the exit code non-zero and
+// the run's report state "failed"; "up to date" includes the report, so the
+// same command writes it again once it can, and `runner report` rebuilds a
+// run's report from the results it recorded.
+func TestReportFailureIsVisibleAndRebuilt(t *testing.T) {
+	e := newEnv(t)
+	args := []string{"--experiment", "small", "--set", "seed=1", "--quiet"}
+	// A file where the run's report directory goes (as a full disk would,
+	// the copy fails).
+	blocker := filepath.Join(e.dir, "reports", "small", "run-1")
+	os.MkdirAll(filepath.Dir(blocker), 0o755)
+	if err := os.WriteFile(blocker, []byte("in the way"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := e.run(args...)
+	if code != 1 || !strings.Contains(out, "report of run 1 failed") || !strings.Contains(errs, "report of run 1") {
+		t.Fatalf("report into a blocked directory: exit %d, want 1 naming the report\n%s%s", code, out, errs)
+	}
+	var state, rerr string
+	e.db().QueryRow(`SELECT report_state, report_error FROM runs WHERE id = 1`).Scan(&state, &rerr)
+	if state != "failed" || rerr == "" || e.runStatus(1) != "finished" {
+		t.Errorf("run 1: report state %q (%q), status %s; want failed, finished", state, rerr, e.runStatus(1))
+	}
+	// Not "up to date" while the report is missing.
+	if _, _, code := e.run(args...); code != 1 {
+		t.Errorf("the same command with the report still blocked: exit %d, want 1", code)
+	}
+	os.Remove(blocker)
+	again := e.mustRun(0, args...)
+	if !strings.Contains(again, "report written again") || strings.Contains(again, "nothing to run") {
+		t.Errorf("the same command once the report can be written: %s", again)
+	}
+	want := reportFiles(t, filepath.Join(e.dir, "reports", "small", "run-1"))
+	if !slices.Contains(want, "index.html") || !slices.Contains(want, "summary.md") {
+		t.Fatalf("report files after the rebuild: %v", want)
+	}
+	if out := e.mustRun(0, args...); !strings.Contains(out, "nothing to run") {
+		t.Errorf("with the report written: %s", out)
+	}
+
+	// runner report: the report directory and the report's cache entry
+	// removed (as after an upgrade of the report's code), rebuilt from the
+	// run's recorded trial results without training.
+	os.RemoveAll(filepath.Join(e.dir, "reports", "small"))
+	entries, _ := filepath.Glob(filepath.Join(e.dir, "work", "cache", "report-*"))
+	for _, d := range entries {
+		os.RemoveAll(d)
+	}
+	rep := e.mustRun(0, "report", "--run", "1")
+	if !strings.Contains(rep, "stages: 1 ran, 0 cached") {
+		t.Errorf("runner report: %s", rep)
+	}
+	if got := reportFiles(t, filepath.Join(e.dir, "reports", "small", "run-1")); !slices.Equal(got, want) {
+		t.Errorf("runner report wrote %v, want %v", got, want)
+	}
+	if _, errs, code := e.run("report", "--run", "7"); code != 2 || !strings.Contains(errs, "not found") {
+		t.Errorf("runner report --run 7: exit %d: %s", code, errs)
+	}
+}

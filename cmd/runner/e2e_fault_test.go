@@ -140,9 +140,11 @@ func reportFiles(t *testing.T, dir string) []string {
 
 // TestFaultInjection kills a small MovieLens sweep with SIGKILL during
 // ingest, mid-trial, between a trial's cache entry and its record, during a
-// results transaction and during the report; corrupts a cached file; and
-// resumes with two runners started at once. The end state equals an
-// uninterrupted run's: one run, every trial done once, the same values.
+// trial's results transaction and during the report; corrupts a cached
+// file; and resumes with two runners started at once. The end state equals
+// an uninterrupted run's: one run, every trial done once, the same values.
+// Then it kills the rebuild of the finished run's report while it writes
+// the HTML page.
 func TestFaultInjection(t *testing.T) {
 	args := []string{"--experiment", "mlf", "--jobs", "2", "--quiet"}
 	ratings := filepath.Join(t.TempDir(), "ratings.csv")
@@ -227,6 +229,22 @@ func TestFaultInjection(t *testing.T) {
 	verify := e.mustRun(0, "verify")
 	if !strings.Contains(verify, " 0 corrupt") {
 		t.Errorf("verify after the resume:\n%s", verify)
+	}
+
+	// The report of a finished run: its files removed, the same command
+	// writes it again (up to date includes the report); killed while it
+	// writes the HTML page, the next command finishes it.
+	reports := filepath.Join(e.dir, "reports", "mlf", "run-1")
+	os.RemoveAll(reports)
+	e.runKilled("report:page", args...)
+	if out := e.mustRun(0, args...); !strings.Contains(out, "report written again") {
+		t.Errorf("after a kill while writing the report: %s", out)
+	}
+	if r := reportFiles(t, reports); strings.Join(r, " ") != strings.Join(wantReport, " ") {
+		t.Errorf("report files after the kill %v, uninterrupted %v", r, wantReport)
+	}
+	if out := e.mustRun(0, args...); !strings.Contains(out, "nothing to run") {
+		t.Errorf("with the report written: %s", out)
 	}
 }
 

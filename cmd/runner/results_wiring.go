@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"goldstone/internal/atomicfile"
+	"goldstone/internal/fault"
 	"goldstone/pipeline"
 	"goldstone/runs"
 	"goldstone/stages"
@@ -44,6 +45,32 @@ func withResultOptions(g *globalOptions, opts stages.RunOptions) (stages.RunOpti
 	opts.Note, opts.Tags = resultFlags.note, tags
 	opts.LogDir = filepath.Join(g.workdir, "logs")
 	return opts, nil
+}
+
+// finishReport writes the HTML page of the report Execute (or
+// RebuildReport) copied, and ends the run's report state: done, or failed
+// with the report's first error (its stage, its copy, its page), which it
+// returns. A run without a report to write (interrupted, up to date,
+// --reports "") is left as it is.
+func finishReport(ctx context.Context, g *globalOptions, st *runs.Store, e *stages.Experiment, out *stages.Outcome) (page string, err error) {
+	if out == nil {
+		return "", nil
+	}
+	err = out.ReportErr
+	if err == nil && out.ReportPath != "" {
+		page, err = writeHTMLReport(ctx, g, st, e, out)
+	}
+	var serr error
+	switch {
+	case err != nil:
+		serr = st.SetReport(ctx, out.RunID, runs.ReportFailed, oneLine(err.Error()))
+	case out.ReportPath != "":
+		serr = st.SetReport(ctx, out.RunID, runs.ReportDone, "")
+	}
+	if serr != nil {
+		g.log.Error("report state", "run", out.RunID, "err", serr)
+	}
+	return page, err
 }
 
 // writeHTMLReport writes the run's HTML page into its report directory and
@@ -98,6 +125,7 @@ func writeHTMLReport(ctx context.Context, g *globalOptions, st *runs.Store, e *s
 			return "", err
 		}
 	}
+	fault.Point("report:page")
 	page, err := htmlreport.Write(out.ReportPath, p)
 	if err != nil {
 		return "", err

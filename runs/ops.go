@@ -307,6 +307,34 @@ func (s *Store) MarkStale(ctx context.Context, runID int64) error {
 	return nil
 }
 
+// MarkRunInterrupted marks a run that is still "running" interrupted, in
+// one transaction with its trials still running (they become interrupted,
+// with errText as their error if they had none): for a run whose process
+// is gone. It reports whether the run was running; a run that ended
+// meanwhile is left as it is.
+func (s *Store) MarkRunInterrupted(ctx context.Context, runID int64, errText string) (bool, error) {
+	var changed bool
+	err := s.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE runs SET status = 'interrupted', ended_at = ? WHERE id = ? AND status = 'running'`,
+			encodeTime(time.Now()), runID)
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		if changed = n > 0; err != nil || !changed {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE trial_rows SET status = 'interrupted',
+			error = CASE WHEN error = '' THEN ? ELSE error END
+			WHERE run_id = ? AND status = 'running'`, errText, runID)
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("mark run %d interrupted: %w", runID, err)
+	}
+	return changed, nil
+}
+
 // EndStatus is the status a run ends with when it was not interrupted and
 // no data error stopped it, from its trials: finished if every trial is
 // done (or cached), failed if some failed and the others are done,

@@ -39,6 +39,7 @@ type RunOptions struct {
 	Tags        map[string]string // tags added to the run
 	Env         map[string]string // environment recorded with the run beyond runs.Environment (see runs.BuildEnv)
 	LogDir      string            // per-trial log files go to LogDir/<experiment>/run-<id>/ ("" writes none)
+	Lock        *pipeline.Lock    // the caller's lock on WorkDir (nil: Execute takes it)
 }
 
 // Outcome is what a run did.
@@ -121,11 +122,13 @@ func Execute(ctx context.Context, st *runs.Store, e *Experiment, opts RunOptions
 	if err != nil {
 		return nil, err
 	}
-	lock, err := pipeline.LockWorkDir(opts.WorkDir)
-	if err != nil {
-		return nil, err
+	lock := opts.Lock
+	if lock == nil {
+		if lock, err = pipeline.LockWorkDir(opts.WorkDir); err != nil {
+			return nil, err
+		}
+		defer lock.Unlock()
 	}
-	defer lock.Unlock()
 	var runID int64
 	var keep map[string]string // trials of a resumed run that keep their outcome
 	if opts.Kind == runs.KindRun {
@@ -634,6 +637,43 @@ func fileSHA256(path string) (string, error) {
 		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// MarkStaleRuns marks interrupted the runs left "running" by a runner that
+// is gone: killed (SIGKILL, a crash, a power cut) before it could say so.
+// A run counts as stale when it was started on this host by a process that
+// no longer exists; runs of other hosts and runs executed on a Slurm
+// cluster (whose trials run without their submitter) are left alone. It
+// returns the runs it marked. The run command resumes such a run anyway;
+// this is for the others: a killed repro, which no command resumes, and
+// gc, which never deletes a running run.
+func MarkStaleRuns(ctx context.Context, st *runs.Store) ([]runs.RunInfo, error) {
+	all, err := st.Runs(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	host, _ := os.Hostname()
+	var marked []runs.RunInfo
+	for _, ri := range all {
+		if ri.Status != runs.StatusRunning || ri.Host != host || processAlive(&ri) {
+			continue
+		}
+		exe, err := st.Executor(ctx, ri.ID)
+		if err != nil {
+			return marked, err
+		}
+		if exe == runs.ExecutorSlurm {
+			continue
+		}
+		ok, err := st.MarkRunInterrupted(ctx, ri.ID, fmt.Sprintf("interrupted: its runner (pid %d on %s) is gone", ri.PID, ri.Host))
+		if err != nil {
+			return marked, err
+		}
+		if ok {
+			marked = append(marked, ri)
+		}
+	}
+	return marked, nil
 }
 
 // processAlive reports whether the run's process is still alive on this host.

@@ -40,6 +40,9 @@ func runGC(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) e
 		return err
 	}
 	defer st.Close()
+	if !gcFlags.dryRun {
+		recoverStale(ctx, g, st)
+	}
 	old, err := st.OldRuns(ctx, g.experiment, gcFlags.keepLast)
 	if err != nil {
 		return err

@@ -42,6 +42,7 @@ func runReport(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []strin
 		return &exitError{exitUsage, fmt.Errorf("open results database: %w", err)}
 	}
 	defer st.Close()
+	recoverStale(ctx, g, st)
 	ri, err := chosenRun(ctx, st, g, reportFlags.run)
 	if err != nil {
 		return err

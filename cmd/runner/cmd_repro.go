@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"goldstone/internal/fault"
+	"goldstone/pipeline"
 	"goldstone/runs"
 	"goldstone/stages"
 )
@@ -33,6 +35,7 @@ func runRepro(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string
 		return &exitError{exitUsage, fmt.Errorf("open results database: %w", err)}
 	}
 	defer st.Close()
+	recoverStale(ctx, g, st)
 	ri, err := chosenRun(ctx, st, g, reproFlags.run)
 	if err != nil {
 		return err
@@ -52,17 +55,25 @@ func runRepro(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string
 	if err := os.MkdirAll(g.workdir, 0o755); err != nil {
 		return err
 	}
+	// The scratch workdir is locked at once: the next command removes
+	// the scratch of a repro that was killed (recoverStale), and only it.
 	tmp, err := os.MkdirTemp(g.workdir, "repro-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
+	lock, err := pipeline.LockWorkDir(filepath.Join(tmp, "work"))
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
 	prog := newProgress(g, len(e.Trials()))
 	out, err := stages.Execute(ctx, st, e, stages.RunOptions{
 		WorkDir: filepath.Join(tmp, "work"), DataDir: g.dataDir, Jobs: g.jobs, Force: true,
-		Kind: runs.KindRepro, Log: g.log, Observer: prog,
+		Kind: runs.KindRepro, Log: g.log, Observer: prog, Lock: lock,
 	})
 	prog.Close()
+	fault.Point("repro:ran")
 	if err != nil {
 		return &exitError{exitUsage, err}
 	}

@@ -41,6 +41,7 @@ func runRun(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) 
 		return &exitError{exitUsage, fmt.Errorf("open results database: %w", err)}
 	}
 	defer st.Close()
+	recoverStale(ctx, g, st)
 	if slurmFlags.executor != "local" {
 		return runExecutor(ctx, g, e, st, runFlags.retryFailed)
 	}

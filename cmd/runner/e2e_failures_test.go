@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"goldstone/pipeline"
 )
 
 // Item 2: an experiment name cannot lead a report, log or export outside
@@ -363,5 +365,51 @@ func TestReportFailureIsVisibleAndRebuilt(t *testing.T) {
 	}
 	if _, errs, code := e.run("report", "--run", "7"); code != 2 || !strings.Contains(errs, "not found") {
 		t.Errorf("runner report --run 7: exit %d: %s", code, errs)
+	}
+}
+
+// Item 4: a repro killed mid-way leaves neither a run "running" forever
+// nor its scratch: the next command marks the run interrupted and removes
+// the scratch, and gc can delete the run.
+func TestKilledReproIsCleanedUp(t *testing.T) {
+	e := newEnv(t)
+	args := []string{"--experiment", "small", "--set", "seed=1", "--quiet"}
+	e.mustRun(0, args...)
+	e.runKilled("progress:train-artificial@3", append([]string{"repro"}, args...)...)
+	if s := e.runStatus(2); s != "running" {
+		t.Fatalf("the killed repro's run is %s", s)
+	}
+	scratch, _ := filepath.Glob(filepath.Join(e.dir, "work", "repro-*"))
+	if len(scratch) != 1 {
+		t.Fatalf("scratch of the killed repro: %v", scratch)
+	}
+	// A repro running beside the next command keeps its scratch.
+	live := filepath.Join(e.dir, "work", "repro-live")
+	held, err := pipeline.LockWorkDir(filepath.Join(live, "work"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Unlock()
+
+	out := e.mustRun(0, append([]string{"repro", "--run", "1"}, args...)...)
+	if !strings.Contains(out, "match") {
+		t.Errorf("repro after a killed one: %s", out)
+	}
+	if s := e.runStatus(2); s != "interrupted" {
+		t.Errorf("the killed repro's run is %s, want interrupted", s)
+	}
+	if got := e.trialStatuses(2); got["running"] > 0 {
+		t.Errorf("trials of the killed repro: %v", got)
+	}
+	if _, err := os.Stat(scratch[0]); !os.IsNotExist(err) {
+		t.Errorf("the killed repro's scratch %s is still there", scratch[0])
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("the scratch of a live repro was removed: %v", err)
+	}
+	// gc deletes the interrupted repro run (the newest repro run stays).
+	gc := e.mustRun(0, "gc", "--keep-last", "1")
+	if !strings.Contains(gc, "2 (small)") {
+		t.Errorf("gc: %s", gc)
 	}
 }

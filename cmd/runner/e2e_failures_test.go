@@ -413,3 +413,72 @@ func TestKilledReproIsCleanedUp(t *testing.T) {
 		t.Errorf("gc: %s", gc)
 	}
 }
+
+// cacheEntries lists the cache entries under a workdir (<stage>/<key>).
+func cacheEntries(t *testing.T, work string) []string {
+	t.Helper()
+	dirs, _ := filepath.Glob(filepath.Join(work, "cache", "*", "*"))
+	var out []string
+	for _, d := range dirs {
+		rel, _ := filepath.Rel(filepath.Join(work, "cache"), d)
+		out = append(out, rel)
+	}
+	return out
+}
+
+// Item 5: gc removes files before rows, so a gc killed half-way is
+// finished by the next one; and it finds the files of a workdir that moved.
+func TestGCIsRestartable(t *testing.T) {
+	twoRuns := func(t *testing.T) (*env, []string) {
+		e := newEnv(t)
+		e.mustRun(0, "--experiment", "small", "--set", "seed=1", "--quiet")
+		only1 := cacheEntries(t, filepath.Join(e.dir, "work"))
+		e.mustRun(0, "--experiment", "small", "--set", "seed=2", "--quiet")
+		return e, only1
+	}
+	gone := func(t *testing.T, e *env, work, reports string, run1 []string) {
+		t.Helper()
+		left := cacheEntries(t, filepath.Join(e.dir, work))
+		for _, d := range run1 {
+			if slices.Contains(left, d) {
+				t.Errorf("entry %s of the deleted run is still in %s", d, work)
+			}
+		}
+		if logs, _ := filepath.Glob(filepath.Join(e.dir, work, "logs", "small", "run-1", "*")); len(logs) > 0 {
+			t.Errorf("logs of the deleted run: %v", logs)
+		}
+		if r, _ := filepath.Glob(filepath.Join(e.dir, reports, "small", "run-1")); len(r) > 0 {
+			t.Errorf("report of the deleted run: %v", r)
+		}
+	}
+
+	t.Run("killed", func(t *testing.T) {
+		// Killed after its second removal: the next gc finishes.
+		e, run1 := twoRuns(t)
+		e.runKilled("gc:files@2", "gc", "--keep-last", "1")
+		out := e.mustRun(0, "gc", "--keep-last", "1")
+		if !strings.Contains(out, "deleted 1 runs: 1 (small)") {
+			t.Errorf("gc after a killed gc: %s", out)
+		}
+		gone(t, e, "work", "reports", run1)
+		if out := e.mustRun(0, "--experiment", "small", "--set", "seed=2", "--quiet"); !strings.Contains(out, "up to date") {
+			t.Errorf("the kept run after gc: %s", out)
+		}
+	})
+
+	t.Run("moved", func(t *testing.T) {
+		// The workdir and reports moved: gc finds the deleted run's files
+		// where they are now.
+		e, run1 := twoRuns(t)
+		for _, d := range []string{"work", "reports"} {
+			if err := os.Rename(filepath.Join(e.dir, d), filepath.Join(e.dir, "moved-"+d)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out, errs, code := e.run("gc", "--keep-last", "1", "--workdir", "moved-work", "--reports", "moved-reports")
+		if code != 0 || strings.Contains(out, " 0 cache entries") || strings.Contains(errs, "keeping") {
+			t.Errorf("gc after the workdir moved: exit %d\n%s%s", code, out, errs)
+		}
+		gone(t, e, "moved-work", "moved-reports", run1)
+	})
+}

@@ -436,6 +436,9 @@ func (s *session) plan(ctx context.Context) ([]PlanItem, error) {
 	var errs []error
 	items := make([]PlanItem, 0, len(s.tasks))
 	for _, t := range s.tasks {
+		if err := ctx.Err(); err != nil {
+			return nil, err // a plan of many nodes stops at once on Ctrl-C
+		}
 		it := PlanItem{Node: t.n.ID, Stage: t.stage}
 		digests, _, blocker, err := s.inputs(t, up)
 		switch {

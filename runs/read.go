@@ -94,6 +94,29 @@ func (s *Store) Trials(ctx context.Context, runID int64) ([]Trial, error) {
 	return out, nil
 }
 
+// TrialStatuses returns a run's trials ordered by id with their status
+// and error only (Params nil): what a run's outcome counts, without
+// reading every parameter of a large sweep.
+func (s *Store) TrialStatuses(ctx context.Context, runID int64) ([]Trial, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT trial, status, error FROM trial_rows WHERE run_id = ? ORDER BY trial`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("trial statuses of run %d: %w", runID, err)
+	}
+	defer rows.Close()
+	var out []Trial
+	for rows.Next() {
+		t := Trial{RunID: runID}
+		if err := rows.Scan(&t.ID, &t.Status, &t.Error); err != nil {
+			return nil, fmt.Errorf("trial statuses of run %d: %w", runID, err)
+		}
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("trial statuses of run %d: %w", runID, err)
+	}
+	return out, nil
+}
+
 // trialRows reads a run's trials with their parameters (Params non-nil),
 // enumeration numbers and log paths, in the given ORDER BY clause.
 func (s *Store) trialRows(ctx context.Context, runID int64, order string) ([]TrialRow, error) {

@@ -801,3 +801,48 @@ func TestOpenReadOnly(t *testing.T) {
 	}
 	s2.Close()
 }
+
+func TestMarkUnended(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTemp(t)
+	run := mustRun(t, s, "unended")
+	ts := []Trial{
+		{RunID: run, ID: "a", Status: StatusRunning},
+		{RunID: run, ID: "b", Status: StatusDone},
+		{RunID: run, ID: "c", Status: StatusPending},
+		{RunID: run, ID: "d", Status: StatusPending, Error: "not run: stage ingest failed"},
+		{RunID: run, ID: "e", Status: StatusFailed, Error: "diverged"},
+	}
+	if err := s.UpsertTrials(ctx, ts); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.MarkUnended(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"a": StatusInterrupted, "b": StatusDone, "c": StatusInterrupted, "d": StatusPending, "e": StatusFailed}
+	got, err := s.TrialStatuses(ctx, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range got {
+		if tr.Status != want[tr.ID] {
+			t.Errorf("trial %s: %s, want %s", tr.ID, tr.Status, want[tr.ID])
+		}
+	}
+	// UpsertTrials numbers new trials in order after the run's others and
+	// keeps the number of one it updates.
+	if err := s.UpsertTrials(ctx, []Trial{{RunID: run, ID: "f", Status: StatusPending}, {RunID: run, ID: "a", Status: StatusDone}}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := s.TrialTable(ctx, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, r := range rows {
+		order = append(order, fmt.Sprintf("%s%d", r.ID, r.Seq))
+	}
+	if strings.Join(order, " ") != "a1 b2 c3 d4 e5 f6" {
+		t.Errorf("trials in order with their numbers: %v", order)
+	}
+}

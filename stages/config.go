@@ -2,12 +2,14 @@ package stages
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -457,16 +459,63 @@ func (e *Experiment) dropKey(k string) {
 	}
 }
 
+// Size is the number of points of the sweep: variants times the product
+// of the grid's sizes (saturating at math.MaxInt), counted without
+// enumerating them. Trials may list fewer: points equal in their
+// effective settings are one trial.
+func (e *Experiment) Size() int {
+	n := max(1, len(e.Variants))
+	for _, ax := range e.Grid {
+		k := len(ax.Values)
+		if k > 0 && n > math.MaxInt/k {
+			return math.MaxInt
+		}
+		n *= k
+	}
+	return n
+}
+
+// SizeText spells Size out: "3 variants × lr 10 × seed 5" ("lr 10 × seed
+// 5" for an experiment without named variants).
+func (e *Experiment) SizeText() string {
+	var parts []string
+	switch {
+	case len(e.Variants) > 1:
+		parts = append(parts, fmt.Sprintf("%d variants", len(e.Variants)))
+	case len(e.Variants) == 1 && e.Variants[0].Name != "":
+		parts = append(parts, "1 variant")
+	}
+	for _, ax := range e.Grid {
+		parts = append(parts, fmt.Sprintf("%s %d", ax.Key, len(ax.Values)))
+	}
+	if len(parts) == 0 {
+		return "no grid"
+	}
+	return strings.Join(parts, " × ")
+}
+
 // Trials enumerates the sweep deterministically: variants in file order, then
 // the grid's cartesian product with keys in sorted order (the last key
 // varying fastest). A point equal to an earlier one in its effective settings
 // is the same trial and is listed once.
 func (e *Experiment) Trials() []Trial {
+	out, _ := e.TrialsContext(context.Background())
+	return out
+}
+
+// TrialsContext is Trials that stops, with ctx's error, within a few
+// hundred points of ctx being done: a large sweep is enumerated in seconds,
+// and Ctrl-C must not wait for it.
+func (e *Experiment) TrialsContext(ctx context.Context) ([]Trial, error) {
 	var out []Trial
 	seen := map[string]bool{}
+	n := 0
 	for _, v := range e.Variants {
 		idx := make([]int, len(e.Grid))
 		for {
+			if n++; n%256 == 0 && ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
 			s := e.Settings.Clone()
 			for k, val := range v.Settings {
 				s[k] = val
@@ -496,7 +545,7 @@ func (e *Experiment) Trials() []Trial {
 			}
 		}
 	}
-	return out
+	return out, nil
 }
 
 // TrialID is the stable id of a trial: a hash of its pipeline and its

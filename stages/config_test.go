@@ -1,7 +1,9 @@
 package stages_test
 
 import (
+	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -235,5 +237,34 @@ func TestMarkdownEscapes(t *testing.T) {
 		if got := stages.MarkdownCode(in); got != want {
 			t.Errorf("MarkdownCode(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestSweepSizeAndCancelledEnumeration(t *testing.T) {
+	c, err := stages.ParseConfig("x.toml", []byte(goodConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := c.Experiments["small"]
+	if n, text := e.Size(), e.SizeText(); n != 8 || text != "2 variants × lambda 2 × seed 2" {
+		t.Errorf("Size, SizeText = %d, %q", n, text)
+	}
+	var seeds, lrs []string
+	for i := range 1000 {
+		seeds = append(seeds, strconv.Itoa(i+1))
+		lrs = append(lrs, strconv.FormatFloat(float64(i+1)/1000, 'g', -1, 64))
+	}
+	if err := e.Override([]string{"seed=" + strings.Join(seeds, ","), "lambda=" + strings.Join(lrs, ",")}); err != nil {
+		t.Fatal(err)
+	}
+	if n := e.Size(); n != 2*1000*1000 {
+		t.Errorf("Size = %d, want 2000000", n)
+	}
+	// Enumerating 2,000,000 points would take minutes; a cancelled
+	// context stops it within a few hundred.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if trials, err := e.TrialsContext(ctx); !errors.Is(err, context.Canceled) || trials != nil {
+		t.Errorf("TrialsContext(cancelled) = %d trials, %v", len(trials), err)
 	}
 }

@@ -108,7 +108,10 @@ func Execute(ctx context.Context, st *runs.Store, e *Experiment, opts RunOptions
 	if err := CheckName(e.Name); err != nil {
 		return nil, &ConfigError{File: "experiment", Key: e.Name, Err: err}
 	}
-	trials := e.Trials()
+	trials, err := e.TrialsContext(ctx)
+	if err != nil {
+		return nil, err
+	}
 	cfgJSON, cfgHash := e.Resolved()
 	out := &Outcome{Trials: len(trials), Failures: map[string]string{}}
 
@@ -214,10 +217,22 @@ func Execute(ctx context.Context, st *runs.Store, e *Experiment, opts RunOptions
 	}
 	out.RunID = runID
 	if ro, ok := opts.Observer.(RunObserver); ok {
-		ro.RunStarted(runID, built.trialOfFunc())
+		ro.RunStarted(runID, len(trials), built.trialOfFunc())
+	}
+	// Stopped (Ctrl-C) before a stage ran: the run is interrupted, not
+	// left "running".
+	abort := func(err error) (*Outcome, error) {
+		if ctx.Err() == nil {
+			return nil, err
+		}
+		if ferr := st.FinishRun(context.WithoutCancel(ctx), runID, runs.StatusInterrupted, ""); ferr != nil {
+			log.Error("mark interrupted", "err", ferr)
+		}
+		out.Status = runs.StatusInterrupted
+		return out, ctx.Err()
 	}
 	if err := recordRunInfo(ctx, st, runID, opts); err != nil {
-		return nil, err
+		return abort(err)
 	}
 
 	done := map[string]bool{}
@@ -225,15 +240,16 @@ func Execute(ctx context.Context, st *runs.Store, e *Experiment, opts RunOptions
 		done[id] = true
 	}
 	if err := keepFailures(built, ctx, st, runID, keep); err != nil {
-		return nil, err
+		return abort(err)
 	}
+	pending := make([]runs.Trial, 0, len(trials))
 	for _, tr := range trials {
-		if done[tr.ID] {
-			continue
+		if !done[tr.ID] {
+			pending = append(pending, runs.Trial{RunID: runID, ID: tr.ID, Params: trialParams(tr), Seed: int64(tr.Settings.Int("seed")), Status: runs.StatusPending})
 		}
-		if err := st.UpsertTrial(ctx, runs.Trial{RunID: runID, ID: tr.ID, Params: trialParams(tr), Seed: int64(tr.Settings.Int("seed")), Status: runs.StatusPending}); err != nil {
-			return nil, err
-		}
+	}
+	if err := st.UpsertTrials(ctx, pending); err != nil {
+		return abort(err)
 	}
 
 	// Trials already done in this run are not recorded again (their nodes
@@ -274,7 +290,7 @@ func Execute(ctx context.Context, st *runs.Store, e *Experiment, opts RunOptions
 	case ctx.Err() != nil || out.InfraErr != nil:
 		status = runs.StatusInterrupted
 		ictx := context.WithoutCancel(ctx)
-		if err := st.MarkStale(ictx, runID); err != nil {
+		if err := st.MarkUnended(ictx, runID); err != nil {
 			log.Error("mark interrupted", "err", err)
 		}
 	case out.DataErr != nil:
@@ -311,7 +327,7 @@ func Execute(ctx context.Context, st *runs.Store, e *Experiment, opts RunOptions
 }
 
 func countStatuses(ctx context.Context, st *runs.Store, out *Outcome) error {
-	ts, err := st.Trials(ctx, out.RunID)
+	ts, err := st.TrialStatuses(ctx, out.RunID)
 	if err != nil {
 		return err
 	}
@@ -446,8 +462,12 @@ func (r *recorder) Event(ev pipeline.Event) {
 			msg = ev.Reason
 		}
 		if errors.Is(ev.Err, context.Canceled) {
-			if ti >= 0 {
-				r.upsert(ctx, r.built.Trials[ti].Trial, runs.StatusInterrupted, "interrupted", 0)
+			// A trial that had started is interrupted now; one that never
+			// started is marked with the others in one statement when
+			// the run ends (runs.MarkUnended): a cancelled sweep of 10,000
+			// trials must not take 10,000 transactions to stop.
+			if tr := r.built.Trials; ti >= 0 && !r.started[tr[ti].Trial.ID].IsZero() {
+				r.upsert(ctx, tr[ti].Trial, runs.StatusInterrupted, "interrupted", 0)
 			}
 			return
 		}

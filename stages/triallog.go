@@ -49,6 +49,12 @@ func (r *recorder) logTrial(ctx context.Context, ev pipeline.Event) {
 		}
 		line = fmt.Sprintf("FAILED %s: %s", ev.Node, msg)
 	case pipeline.Skipped:
+		// Only into a log the trial already has: a trial that never
+		// started gets no file (its status says why), so that a
+		// cancelled sweep of many trials does not create one each.
+		if r.logs.files[tr.ID] == nil {
+			return
+		}
 		line = fmt.Sprintf("skipped %s: %s", ev.Node, ev.Reason)
 	case pipeline.Corrupt:
 		line = fmt.Sprintf("corrupt cache entry of %s evicted: %s", ev.Node, ev.Reason)

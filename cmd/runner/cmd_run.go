@@ -45,7 +45,7 @@ func runRun(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) 
 	if slurmFlags.executor != "local" {
 		return runExecutor(ctx, g, e, st, runFlags.retryFailed)
 	}
-	prog := newProgress(g, len(e.Trials()))
+	prog := newProgress(g, e.Size()) // the exact count comes with RunStarted
 	defer prog.Close()
 	opts, err := withResultOptions(g, stages.RunOptions{
 		WorkDir:     g.workdir,

@@ -7,6 +7,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -481,4 +482,85 @@ func TestGCIsRestartable(t *testing.T) {
 		}
 		gone(t, e, "moved-work", "moved-reports", run1)
 	})
+}
+
+// grid1e6 is --set arguments for a grid of 1000 x 1000 points.
+func grid1e6() []string {
+	var seeds, lrs []string
+	for i := range 1000 {
+		seeds = append(seeds, fmt.Sprint(i+1))
+		lrs = append(lrs, fmt.Sprint(float64(i+1)/1000))
+	}
+	return []string{"--set", "seed=" + strings.Join(seeds, ","), "--set", "lr=" + strings.Join(lrs, ",")}
+}
+
+// startRunner starts the runner in the env's directory.
+func (e *env) startRunner(args ...string) (*exec.Cmd, *strings.Builder) {
+	e.t.Helper()
+	cmd := exec.Command(runnerBin, args...)
+	cmd.Dir = e.dir
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		e.t.Fatal(err)
+	}
+	return cmd, &out
+}
+
+// waitExit waits up to limit for cmd to exit and returns its exit code;
+// past the limit it kills cmd and fails the test.
+func waitExit(t *testing.T, cmd *exec.Cmd, limit time.Duration, what string) int {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return ee.ExitCode()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return 0
+	case <-time.After(limit):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("%s: still running after %v", what, limit)
+		return -1
+	}
+}
+
+// Item 6: a grid beyond --max-trials is an error at once, naming the flag,
+// the count and the grid; and Ctrl-C stops the enumeration of a large one
+// (the limit raised) at once. The time limits are generous: the runner
+// takes milliseconds; before this fix it enumerated for minutes.
+func TestLargeGrids(t *testing.T) {
+	e := newEnv(t)
+	cmd, out := e.startRunner(append([]string{"--experiment", "small", "--quiet"}, grid1e6()...)...)
+	if code := waitExit(t, cmd, 20*time.Second, "a grid of 3,000,000 trials"); code != 2 ||
+		!strings.Contains(out.String(), "3000000 trials (3 variants × lr 1000 × seed 1000), more than --max-trials 10000") {
+		t.Errorf("a grid of 3,000,000 trials: exit %d:\n%s", code, out)
+	}
+	if n := e.runsCount(); n != 0 {
+		t.Errorf("%d runs recorded", n)
+	}
+
+	cmd, out = e.startRunner(append([]string{"--experiment", "small", "--quiet", "--max-trials", "5000000"}, grid1e6()...)...)
+	time.Sleep(time.Second) // enumerating
+	cmd.Process.Signal(os.Interrupt)
+	if code := waitExit(t, cmd, 20*time.Second, "Ctrl-C while enumerating 3,000,000 trials"); code != 130 {
+		t.Errorf("Ctrl-C while enumerating: exit %d, want 130:\n%s", code, out)
+	}
+}
+
+// runsCount is the number of runs in the env's database (0 without one).
+func (e *env) runsCount() int {
+	e.t.Helper()
+	if _, err := os.Stat(filepath.Join(e.dir, "results.db")); err != nil {
+		return 0
+	}
+	var n int
+	e.db().QueryRow(`SELECT count(*) FROM runs`).Scan(&n)
+	return n
 }

@@ -114,6 +114,7 @@ type globalOptions struct {
 	experiment string
 	reports    string
 	dbWait     time.Duration
+	maxTrials  int
 	version    bool
 	stdout     io.Writer
 	stderr     io.Writer
@@ -132,6 +133,7 @@ func (g *globalOptions) register(fs *flag.FlagSet) {
 	fs.StringVar(&g.logFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&g.experiment, "experiment", "", "experiment name from the experiments file")
 	fs.BoolVar(&g.version, "version", false, "print the module version and VCS revision and exit")
+	fs.IntVar(&g.maxTrials, "max-trials", defaultMaxTrials, "the most trials an experiment's sweep (variants × grid) may have; a larger one is an error before anything is enumerated")
 	fs.DurationVar(&g.dbWait, "db-wait", runs.DefaultWait, "how long a write to the results database keeps trying while another process locks it or its disk is full, before the run stops (interrupted, resumable)")
 }
 
@@ -180,6 +182,11 @@ func (g *globalOptions) setup() error {
 	return nil
 }
 
+// defaultMaxTrials bounds a sweep unless --max-trials says otherwise: ten
+// times the largest experiment of experiments.toml, and a plan that takes
+// seconds, not minutes, to enumerate and record.
+const defaultMaxTrials = 10000
+
 // loadExperiment reads the config and resolves --experiment with --set.
 func (g *globalOptions) loadExperiment() (*stages.Experiment, error) {
 	if g.experiment == "" {
@@ -196,6 +203,9 @@ func (g *globalOptions) loadExperiment() (*stages.Experiment, error) {
 	}
 	if err := e.Override(g.sets); err != nil {
 		return nil, &exitError{exitUsage, err}
+	}
+	if n := e.Size(); n > g.maxTrials {
+		return nil, usageErr("%s: the sweep of %s has %d trials (%s), more than --max-trials %d: narrow the grid or raise --max-trials", g.config, e.Name, n, e.SizeText(), g.maxTrials)
 	}
 	return e, nil
 }

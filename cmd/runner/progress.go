@@ -73,9 +73,10 @@ func (p *progress) tick() {
 
 // RunStarted records the run id and the trial lookup (stages.RunObserver):
 // from now on every log line carries the run id, and node lines their trial.
-func (p *progress) RunStarted(runID int64, trialOf func(node string) (string, string, bool)) {
+func (p *progress) RunStarted(runID int64, trials int, trialOf func(node string) (string, string, bool)) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.total = trials
 	p.log = p.g.log.With("run", runID)
 	p.trialOf = trialOf
 }

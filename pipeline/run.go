@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"goldstone/internal/atomicfile"
 	"goldstone/internal/fault"
 )
 
@@ -546,7 +547,7 @@ func Run(ctx context.Context, g *Graph, opts Options) (*Result, error) {
 	if err := os.RemoveAll(tmp); err != nil {
 		return nil, fmt.Errorf("clear %s: %w", tmp, err)
 	}
-	if err := os.MkdirAll(tmp, 0o755); err != nil {
+	if err := os.MkdirAll(tmp, 0o777); err != nil {
 		return nil, err
 	}
 	if s.dig, err = loadDigester(filepath.Join(s.work, "state", "digests.json")); err != nil {
@@ -792,7 +793,7 @@ func (s *session) execute(ctx context.Context, t *task) (o outcome) {
 	o.t = t
 	start := time.Now()
 	defer func() { o.elapsed = time.Since(start) }()
-	tmp, err := os.MkdirTemp(filepath.Join(s.work, "tmp"), sanitizeID(t.n.ID)+"-*")
+	tmp, err := atomicfile.MkdirTemp(filepath.Join(s.work, "tmp"), sanitizeID(t.n.ID)+"-*")
 	if err != nil {
 		o.err = err
 		return o

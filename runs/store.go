@@ -196,7 +196,7 @@ func OpenWith(ctx context.Context, path string, o OpenOptions) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open results %s: %w", path, err)
 	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(abs), 0o777); err != nil {
 		return nil, fmt.Errorf("open results %s: %w", path, err)
 	}
 	// SQLite's busy handler waits up to the busy timeout inside one

@@ -177,7 +177,7 @@ func (s *ReportStage) Run(ctx context.Context, io *pipeline.IO) error {
 		if err := s.Draw(ctx, s.Experiment, ok, io, dir); err != nil {
 			return err
 		}
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+	} else if err := os.MkdirAll(dir, 0o777); err != nil {
 		return err
 	}
 	if len(failed) == 0 {

@@ -600,7 +600,7 @@ func (r *recorder) recordArtifacts(ctx context.Context, outputs map[string]strin
 		}
 		var err error
 		if dst, err = RunDir(r.reportDir, r.experiment, r.run); err == nil {
-			err = os.MkdirAll(dst, 0o755)
+			err = os.MkdirAll(dst, 0o777)
 		}
 		if err != nil {
 			r.log.Error("report directory", "err", err)

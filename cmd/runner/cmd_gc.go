@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"goldstone/internal/atomicfile"
 	"goldstone/internal/batch"
 	"goldstone/internal/fault"
 	"goldstone/pipeline"
@@ -205,10 +206,10 @@ func runGC(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) e
 // which every run clears) in one step, so that the cache never holds half
 // an entry, then deleted.
 func removeEntry(dir, trash string) error {
-	if err := os.MkdirAll(trash, 0o755); err != nil {
+	if err := os.MkdirAll(trash, 0o777); err != nil {
 		return err
 	}
-	aside, err := os.MkdirTemp(trash, "gc-*")
+	aside, err := atomicfile.MkdirTemp(trash, "gc-*")
 	if err != nil {
 		return err
 	}

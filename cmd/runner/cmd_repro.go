@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"goldstone/internal/atomicfile"
 	"goldstone/internal/fault"
 	"goldstone/pipeline"
 	"goldstone/runs"
@@ -52,12 +53,12 @@ func runRepro(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(g.workdir, 0o755); err != nil {
+	if err := os.MkdirAll(g.workdir, 0o777); err != nil {
 		return err
 	}
 	// The scratch workdir is locked at once: the next command removes
 	// the scratch of a repro that was killed (recoverStale), and only it.
-	tmp, err := os.MkdirTemp(g.workdir, "repro-")
+	tmp, err := atomicfile.MkdirTemp(g.workdir, "repro-")
 	if err != nil {
 		return err
 	}

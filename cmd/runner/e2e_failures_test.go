@@ -564,3 +564,67 @@ func (e *env) runsCount() int {
 	e.db().QueryRow(`SELECT count(*) FROM runs`).Scan(&n)
 	return n
 }
+
+// tmpNames lists the temporary names (".NAME.tmp-PID-N", ".NAME.old-...")
+// under root.
+func tmpNames(root string) []string {
+	var out []string
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.HasPrefix(d.Name(), ".") && (strings.Contains(d.Name(), ".tmp-") || strings.Contains(d.Name(), ".old-")) {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
+}
+
+// Item 9: a kill leaves temporary files in the report and export
+// directories, which the next start removes; an export is complete or
+// absent.
+func TestKilledWritesLeaveNothing(t *testing.T) {
+	e := newEnv(t)
+	args := []string{"--experiment", "small", "--set", "seed=1", "--quiet"}
+	reports := filepath.Join(e.dir, "reports")
+	// Killed while the run's HTML page is written, before its rename.
+	e.runKilled("atomicfile:index.html", args...)
+	if len(tmpNames(reports)) == 0 {
+		t.Fatal("the kill left no temporary file to clean up")
+	}
+	if out := e.mustRun(0, args...); !strings.Contains(out, "report written again") {
+		t.Errorf("after a kill while writing index.html: %s", out)
+	}
+	if left := tmpNames(reports); len(left) > 0 {
+		t.Errorf("temporary files after the next start: %v", left)
+	}
+
+	// An export killed after its second file: no export (not a partial
+	// one), and the next export is complete and leaves nothing else.
+	export := filepath.Join(reports, "small", "run-1", "export")
+	e.runKilled("export:file@2", "export", "--experiment", "small")
+	if _, err := os.Stat(export); !os.IsNotExist(err) {
+		t.Errorf("a killed export left %s: %v", export, err)
+	}
+	e.mustRun(0, "export", "--experiment", "small")
+	if got := reportFiles(t, export); strings.Join(got, " ") != "outputs.parquet params.parquet series.parquet summaries.parquet trials.parquet" {
+		t.Errorf("export: %v", got)
+	}
+	// Killed again while replacing it: the earlier export stays whole.
+	e.runKilled("export:file@4", "export", "--experiment", "small")
+	if got := reportFiles(t, export); len(got) != 5 {
+		t.Errorf("the earlier export after a killed one: %v", got)
+	}
+	e.mustRun(0, "export", "--experiment", "small")
+	if left := tmpNames(reports); len(left) > 0 {
+		t.Errorf("temporary files after the next export: %v", left)
+	}
+	// An export does not replace a directory of the user's.
+	mine := filepath.Join(e.dir, "mine")
+	os.MkdirAll(mine, 0o777)
+	os.WriteFile(filepath.Join(mine, "notes.txt"), []byte("keep"), 0o666)
+	if _, errs, code := e.run("export", "--experiment", "small", "--out", mine); code == 0 || !strings.Contains(errs, "notes.txt") {
+		t.Errorf("export into a directory of the user's: exit %d: %s", code, errs)
+	}
+	if b, _ := os.ReadFile(filepath.Join(mine, "notes.txt")); string(b) != "keep" {
+		t.Error("the user's file is gone")
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"goldstone/internal/atomicfile"
 	"goldstone/pipeline"
 	"goldstone/runs"
 	"goldstone/stages"
@@ -19,9 +20,11 @@ const scratchGrace = time.Minute
 
 // recoverStale clears what runners killed earlier left behind, before a
 // command that writes (run, repro, report, gc): runs left "running" by a
-// process that is gone are marked interrupted (stages.MarkStaleRuns), and
-// the scratch directories of killed repros (<workdir>/repro-*) whose lock
-// no process holds are removed. It logs what it did; its errors are
+// process that is gone are marked interrupted (stages.MarkStaleRuns),
+// temporary files of writes a kill cut short (their names carry their
+// writer's pid: atomicfile.RemoveStale) are removed from the reports
+// directory and the workdir's state, and so are the scratch directories of
+// killed repros (<workdir>/repro-*) whose lock no process holds. It logs what it did; its errors are
 // logged, not returned: they must not stop the command.
 func recoverStale(ctx context.Context, g *globalOptions, st *runs.Store) {
 	marked, err := stages.MarkStaleRuns(ctx, st)
@@ -30,6 +33,20 @@ func recoverStale(ctx context.Context, g *globalOptions, st *runs.Store) {
 	}
 	if err != nil {
 		g.log.Error("mark stale runs", "err", err)
+	}
+	// Temporary files of writes a kill cut short: reports (figures,
+	// Markdown, HTML pages, exports) and the workdir's state.
+	for _, root := range []string{g.reports, filepath.Join(g.workdir, "state")} {
+		if root == "" {
+			continue
+		}
+		removed, err := atomicfile.RemoveStale(root)
+		for _, p := range removed {
+			g.log.Info("removed a temporary file a killed runner left", "path", p)
+		}
+		if err != nil {
+			g.log.Error("remove temporary files a killed runner left", "dir", root, "err", err)
+		}
 	}
 	dirs, _ := filepath.Glob(filepath.Join(g.workdir, "repro-*"))
 	for _, d := range dirs {

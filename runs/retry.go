@@ -5,8 +5,6 @@ import (
 	"errors"
 	"syscall"
 	"time"
-
-	"github.com/mattn/go-sqlite3"
 )
 
 // DefaultWait is how long a write keeps retrying while the database is
@@ -25,13 +23,8 @@ func IsInfrastructure(err error) bool {
 	if err == nil {
 		return false
 	}
-	var se sqlite3.Error
-	if errors.As(err, &se) {
-		switch se.Code {
-		case sqlite3.ErrBusy, sqlite3.ErrLocked, sqlite3.ErrFull, sqlite3.ErrIoErr,
-			sqlite3.ErrCantOpen, sqlite3.ErrReadonly, sqlite3.ErrNomem, sqlite3.ErrProtocol:
-			return true
-		}
+	if sqliteInfra(err) {
+		return true
 	}
 	for _, e := range []syscall.Errno{syscall.ENOSPC, syscall.EDQUOT, syscall.EIO, syscall.EROFS, syscall.ENOMEM} {
 		if errors.Is(err, e) {

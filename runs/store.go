@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mattn/go-sqlite3" // registers driver "sqlite3"
+	_ "github.com/mattn/go-sqlite3" // registers driver "sqlite3"
 )
 
 const (
@@ -100,8 +100,7 @@ func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
 	}
 	s, cur, err := openRO(ctx, abs, false)
 	if err != nil {
-		var se sqlite3.Error
-		if !errors.As(err, &se) || (se.Code != sqlite3.ErrCantOpen && se.Code != sqlite3.ErrReadonly) {
+		if !sqliteCantOpen(err) {
 			return nil, fmt.Errorf("open results %s: %w", path, err)
 		}
 		if s, cur, err = openRO(ctx, abs, true); err != nil {

@@ -38,8 +38,7 @@ type op struct {
 	sha   string
 	akind string
 
-	ctx   context.Context
-	fn    func(ctx context.Context, tx *sql.Tx) error
+	sync  func() error // opSync: runs the caller's transaction (see do)
 	reply chan error
 }
 
@@ -121,7 +120,10 @@ func (s *Store) do(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx)
 		return err
 	}
 	reply := make(chan error, 1)
-	if err := s.send(ctx, op{kind: opSync, ctx: ctx, fn: fn, reply: reply}); err != nil {
+	// The writer goroutine runs the closure: ctx stays with the call that
+	// owns it instead of travelling in the op.
+	sync := func() error { return s.runSync(ctx, fn) }
+	if err := s.send(ctx, op{kind: opSync, sync: sync, reply: reply}); err != nil {
 		return err
 	}
 	return s.wait(ctx, reply)
@@ -167,7 +169,7 @@ func (s *Store) loop() {
 				o.reply <- s.Err()
 			case opSync:
 				commit()
-				o.reply <- s.runSync(o)
+				o.reply <- o.sync()
 			case opClose:
 				commit()
 				o.reply <- nil
@@ -180,16 +182,17 @@ func (s *Store) loop() {
 	}
 }
 
-// runSync runs o.fn in a transaction; a transaction that fails for a
-// reason of the machine (IsInfrastructure: the database locked by another
-// process, a full disk) is rolled back and run again, for up to s.wait.
-func (s *Store) runSync(o op) error {
-	if err := o.ctx.Err(); err != nil {
+// runSync runs fn in a transaction on the writer goroutine; a transaction
+// that fails for a reason of the machine (IsInfrastructure: the database
+// locked by another process, a full disk) is rolled back and run again, for
+// up to s.wait.
+func (s *Store) runSync(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return retry(o.ctx, s.waitFor, func() error {
+	return retry(ctx, s.waitFor, func() error {
 		saved := s.view
-		err := s.syncOnce(o)
+		err := s.syncOnce(ctx, fn)
 		if err != nil {
 			s.view = saved // the view refresh, if any, was rolled back
 		}
@@ -197,13 +200,13 @@ func (s *Store) runSync(o op) error {
 	})
 }
 
-func (s *Store) syncOnce(o op) error {
-	tx, err := s.w.BeginTx(o.ctx, nil)
+func (s *Store) syncOnce(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
 	defer tx.Rollback()
-	if err := o.fn(o.ctx, tx); err != nil {
+	if err := fn(ctx, tx); err != nil {
 		return err
 	}
 	fault.Point("runs:sync")

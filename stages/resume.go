@@ -25,7 +25,7 @@ func (f *recordedFailure) Run(context.Context, *pipeline.IO) error { return erro
 // keepFailures replaces the nodes of every trial that keep says failed by a
 // recordedFailure under the trial's result node ID (the report's inputs
 // refer to it).
-func keepFailures(b *Built, ctx context.Context, st *runs.Store, runID int64, keep map[string]string) error {
+func keepFailures(ctx context.Context, b *Built, st *runs.Store, runID int64, keep map[string]string) error {
 	failed := map[string]string{}
 	for id, s := range keep {
 		if s == runs.StatusFailed {

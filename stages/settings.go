@@ -25,7 +25,8 @@ func (k Kind) String() string {
 }
 
 // Spec describes one setting: its type, default and the check its values
-// must pass. A pipeline lists the specs it accepts (Pipeline.Specs).
+// must pass. A pipeline declares the settings it accepts as a struct
+// (Pipeline.Settings); SpecsOf derives their specs from its tags.
 type Spec struct {
 	Key     string
 	Kind    Kind

@@ -239,7 +239,7 @@ func Execute(ctx context.Context, st *runs.Store, e *Experiment, opts RunOptions
 	for id := range keep {
 		done[id] = true
 	}
-	if err := keepFailures(built, ctx, st, runID, keep); err != nil {
+	if err := keepFailures(ctx, built, st, runID, keep); err != nil {
 		return abort(err)
 	}
 	pending := make([]runs.Trial, 0, len(trials))

@@ -23,6 +23,14 @@ func init() {
 	RegisterChoice("gauge", "procrustes", ProcrustesSettings{})
 }
 
+// The settings structs that take defaults from a library constant.
+var (
+	_ Defaulter = AdaGradSettings{}
+	_ Defaulter = AdamSettings{}
+	_ Defaulter = GoldstoneSettings{}
+	_ Defaulter = LoopSettings{}
+)
+
 // MethodSettings are a base optimizer's settings (the choice "optimizer").
 type MethodSettings interface {
 	// Method builds the optimizer for a learning-rate schedule.
@@ -46,7 +54,7 @@ type AdaGradSettings struct {
 	Eps float64 `set:"adagrad_eps" check:">0" doc:"AdaGrad: epsilon added to the root of the accumulated squares"`
 }
 
-func (AdaGradSettings) Defaults() AdaGradSettings {
+func (AdaGradSettings) Defaults() any {
 	return AdaGradSettings{Eps: optim.DefaultAdaGradEps}
 }
 func (s AdaGradSettings) Method(rate optim.Schedule) optim.Method {
@@ -61,7 +69,7 @@ type AdamSettings struct {
 	Eps   float64 `set:"adam_eps" check:">0" doc:"Adam: epsilon"`
 }
 
-func (AdamSettings) Defaults() AdamSettings {
+func (AdamSettings) Defaults() any {
 	return AdamSettings{Beta1: optim.DefaultAdamBeta1, Beta2: optim.DefaultAdamBeta2, Eps: optim.DefaultAdamEps}
 }
 func (s AdamSettings) Method(rate optim.Schedule) optim.Method {
@@ -94,7 +102,7 @@ type GoldstoneSettings struct {
 	FlipWalls  bool    `set:"flip_walls" default:"true" doc:"Goldstone-GD on tree couplings: remove reflection domain walls (exp(Gamma) reaches only rotations) before the continuous steps"`
 }
 
-func (GoldstoneSettings) Defaults() GoldstoneSettings { return GoldstoneSettings{K2: optim.DefaultK2} }
+func (GoldstoneSettings) Defaults() any { return GoldstoneSettings{K2: optim.DefaultK2} }
 func (s GoldstoneSettings) Every() int                { return s.K1 }
 func (s GoldstoneSettings) Gauge(pool *optim.Pool) optim.Gauge {
 	g := &optim.Goldstone{K2: s.K2, Rate: s.Rate, Reset: !s.KeepFields, NoGuard: !s.Guard, NoFlip: !s.FlipWalls, Pool: pool}
@@ -159,7 +167,7 @@ type LoopSettings struct {
 	Optim     OptimSettings
 }
 
-func (LoopSettings) Defaults() LoopSettings { return LoopSettings{InitScale: models.DefaultInitStd} }
+func (LoopSettings) Defaults() any { return LoopSettings{InitScale: models.DefaultInitStd} }
 
 // MFPrior are the dynamic matrix factorisation models' prior settings.
 type MFPrior struct {

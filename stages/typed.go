@@ -1,6 +1,7 @@
 package stages
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"reflect"
@@ -25,9 +26,10 @@ import (
 // the structs not chosen are not read, so they are in no cache key).
 //
 // A field without a default tag takes its default from the struct's
-// Defaults method (a value of the struct type), which is how defaults that
+// Defaults method (the struct is a Defaulter), which is how defaults that
 // belong to a library (optim.DefaultK2, models.DefaultInitStd) stay in one
-// place; without either the default is the zero value.
+// place; a field with neither is a declaration error (SpecsOf panics), so a
+// misspelt Defaults method cannot silently give zero defaults.
 //
 // Checks: ">0", ">=0", "[0,1)", "fractions3", "rate" (> 0, or 0 for the
 // optimizer's default); oneof lists the allowed strings.
@@ -36,6 +38,14 @@ import (
 // settings it holds as the map a stage's cache key and a trial's id hash
 // (a struct may adjust that map with a PruneKeys(map[string]any) method,
 // for example to leave out the decay exponent of a constant schedule).
+
+// Defaulter is a settings struct that gives the defaults of its fields
+// without a default tag: Defaults returns a value of the struct's own type
+// (declared on a value receiver) holding them. Declare the check next to
+// the method: var _ stages.Defaulter = AdamSettings{}.
+type Defaulter interface {
+	Defaults() any
+}
 
 // keyPruner adjusts the key map of the struct that implements it.
 type keyPruner interface {
@@ -151,7 +161,10 @@ func SpecsOf(v any) []*Spec {
 }
 
 func collectSpecs(t reflect.Type, out *[]*Spec, seen map[string]*Spec) error {
-	defaults := defaultsOf(t)
+	defaults, err := defaultsOf(t)
+	if err != nil {
+		return err
+	}
 	for i := range t.NumField() {
 		f := t.Field(i)
 		key, tagged := f.Tag.Lookup("set")
@@ -195,13 +208,18 @@ func collectSpecs(t reflect.Type, out *[]*Spec, seen map[string]*Spec) error {
 	return nil
 }
 
-// defaultsOf returns the value of t's Defaults method, if it has one.
-func defaultsOf(t reflect.Type) reflect.Value {
-	m, ok := t.MethodByName("Defaults")
-	if !ok || m.Type.NumIn() != 1 || m.Type.NumOut() != 1 || m.Type.Out(0) != t {
-		return reflect.Value{}
+// defaultsOf returns the defaults of a Defaulter struct type t (an
+// invalid Value when t is not one).
+func defaultsOf(t reflect.Type) (reflect.Value, error) {
+	d, ok := reflect.Zero(t).Interface().(Defaulter)
+	if !ok {
+		return reflect.Value{}, nil
 	}
-	return m.Func.Call([]reflect.Value{reflect.Zero(t)})[0]
+	v := reflect.ValueOf(d.Defaults())
+	if v.Type() != t {
+		return reflect.Value{}, fmt.Errorf("Defaults returns a %v, want a %v", v.Type(), t)
+	}
+	return v, nil
 }
 
 func fieldSpec(f reflect.StructField, key string, defaults reflect.Value) (*Spec, error) {
@@ -242,8 +260,10 @@ func fieldSpec(f reflect.StructField, key string, defaults reflect.Value) (*Spec
 		}
 	} else if defaults.IsValid() {
 		sp.Default = settingValue(defaults.FieldByIndex(f.Index))
+	} else if f.Type.Kind() != reflect.Interface {
+		return nil, errors.New("no default tag, and the struct has no Defaults method (Defaulter)")
 	} else {
-		sp.Default = settingValue(reflect.Zero(f.Type))
+		return nil, errors.New("a choice needs a default tag")
 	}
 	return sp, nil
 }

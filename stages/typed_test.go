@@ -104,8 +104,28 @@ type twiceSettings struct {
 	}
 }
 
+// misspeltDefaults means to take Eps's default from its Defaults method,
+// but misspells the method's name: it must not silently default to 0.
+type misspeltDefaults struct {
+	Eps float64 `set:"eps" check:">0" doc:"epsilon"`
+}
+
+func (misspeltDefaults) Defualts() any { return misspeltDefaults{Eps: 1e-8} }
+
+// wrongDefaults's Defaults returns another type.
+type wrongDefaults struct {
+	Eps float64 `set:"eps" check:">0" doc:"epsilon"`
+}
+
+func (wrongDefaults) Defaults() any { return misspeltDefaults{Eps: 1e-8} }
+
 func TestMalformedDeclarationsPanic(t *testing.T) {
-	for name, v := range map[string]any{"bad default": badSettings{}, "conflicting defaults": twiceSettings{}} {
+	for name, v := range map[string]any{
+		"bad default":              badSettings{},
+		"conflicting defaults":     twiceSettings{},
+		"misspelt Defaults":        misspeltDefaults{},
+		"Defaults of another type": wrongDefaults{},
+	} {
 		func() {
 			defer func() {
 				if recover() == nil {

@@ -10,12 +10,12 @@ import (
 	"strings"
 
 	"goldstone/internal/atomicfile"
-	"goldstone/internal/batch"
 	"goldstone/internal/fault"
 	"goldstone/pipeline"
 	"goldstone/runs"
 	"goldstone/stages"
 	"goldstone/stages/htmlreport"
+	"goldstone/sweep/slurmexec/batch"
 )
 
 var gcFlags struct {

@@ -9,6 +9,7 @@ import (
 	"goldstone/pipeline"
 	"goldstone/runs"
 	"goldstone/stages"
+	"goldstone/sweep"
 )
 
 var reportFlags struct {
@@ -26,7 +27,7 @@ func init() {
 	})
 }
 
-// runReport rebuilds the report of an ended run (stages.RebuildReport):
+// runReport rebuilds the report of an ended run (sweep.RebuildReport):
 // after its report failed or was cut short, its files were removed, or an
 // upgrade changed the report's code. Nothing is trained: the report reads
 // the trial results the run recorded.
@@ -63,9 +64,9 @@ func runReport(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []strin
 		return &exitError{exitUsage, err}
 	}
 	defer lock.Unlock()
-	out, err := stages.RebuildReport(ctx, st, ri, built, stages.RunOptions{WorkDir: g.workdir, Jobs: g.jobs, ReportDir: g.reports, Log: g.log}, lock)
+	out, err := sweep.RebuildReport(ctx, st, ri, built, sweep.RunOptions{WorkDir: g.workdir, Jobs: g.jobs, ReportDir: g.reports, Log: g.log}, lock)
 	if out == nil {
-		out = &stages.Outcome{RunID: ri.ID}
+		out = &sweep.Outcome{RunID: ri.ID}
 	}
 	if err != nil {
 		out.ReportErr = err

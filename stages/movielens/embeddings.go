@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"goldstone/pipeline"
-	"goldstone/stages"
+	"goldstone/stages/trialio"
 )
 
 // ExportSettings choose what a trial writes beyond its metrics.
@@ -91,7 +91,7 @@ func WriteEmbeddings(ctx context.Context, modelDir, binnedDir, names, dst string
 		T, Users, Items, D int
 		Bias               bool
 	}
-	if err := stages.ReadJSON(filepath.Join(modelDir, "model.json"), &meta); err != nil {
+	if err := trialio.ReadJSON(filepath.Join(modelDir, "model.json"), &meta); err != nil {
 		return 0, err
 	}
 	x, err := readParams(modelDir, meta.T, meta.Users, meta.Items, meta.D, meta.Bias)

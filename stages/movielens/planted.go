@@ -16,7 +16,7 @@ import (
 
 	"goldstone/internal/atomicfile"
 	"goldstone/optim"
-	"goldstone/stages"
+	"goldstone/stages/trialio"
 )
 
 // PlantedConfig configures Generate. Zero Growth and Workers mean their defaults.
@@ -439,7 +439,7 @@ func GenerateFile(ctx context.Context, path, vectorsPath string, cfg PlantedConf
 		return st, gen(nil)
 	}
 	return st, atomicfile.Write(vectorsPath, func(vw io.Writer) error {
-		if _, err := vw.Write(stages.NpyHeader(cfg.Bins, cfg.Users+cfg.Items, cfg.D)); err != nil {
+		if _, err := vw.Write(trialio.NpyHeader(cfg.Bins, cfg.Users+cfg.Items, cfg.D)); err != nil {
 			return err
 		}
 		return gen(vw)
@@ -456,7 +456,7 @@ func ReadPlanted(r io.ReaderAt, cfg PlantedConfig, t int, u, v []float64) error 
 	if t < 0 || t >= cfg.Bins {
 		return fmt.Errorf("read planted: bin %d out of [0, %d)", t, cfg.Bins)
 	}
-	shape, hdr, err := stages.ReadNpyHeader(io.NewSectionReader(r, 0, 1<<20))
+	shape, hdr, err := trialio.ReadNpyHeader(io.NewSectionReader(r, 0, 1<<20))
 	if err != nil {
 		return fmt.Errorf("read planted: %w", err)
 	}

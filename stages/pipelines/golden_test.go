@@ -18,6 +18,7 @@ import (
 
 	"goldstone/pipeline"
 	"goldstone/stages"
+	"goldstone/stages/trialio"
 )
 
 var update = flag.Bool("update", false, "rewrite the pipelines' golden files and the README settings table")
@@ -115,13 +116,13 @@ func runGolden(t *testing.T, e *stages.Experiment, dir string) map[string]map[st
 		if nr.Err != nil {
 			t.Fatalf("trial %s: %v", tn.Trial.Name, nr.Err)
 		}
-		sum, err := stages.ReadSummary(filepath.Join(nr.Outputs["result"], "summary.json"))
+		sum, err := trialio.ReadSummary(filepath.Join(nr.Outputs["result"], "summary.json"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		m := map[string]string{}
 		for k, v := range sum {
-			if !stages.IsTiming(k) {
+			if !trialio.IsTiming(k) {
 				m[k] = strconv.FormatFloat(v, 'g', -1, 64)
 			}
 		}

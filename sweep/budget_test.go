@@ -127,7 +127,7 @@ long = [false, true]
 		t.Fatal(err)
 	}
 	defer st.Close()
-	out, err := sweep.Execute(ctx, st, cfg.Experiments["x"], sweep.RunOptions{WorkDir: filepath.Join(dir, "work"), Jobs: 2, Cores: 2})
+	out, err := sweep.Execute(ctx, st, cfg.Experiments["x"], sweep.Local{}, sweep.RunOptions{WorkDir: filepath.Join(dir, "work"), Jobs: 2, Cores: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

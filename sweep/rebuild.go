@@ -69,7 +69,10 @@ func ReportCurrent(ctx context.Context, st *runs.Store, ri *runs.RunInfo, report
 // (its cache entry is reused when its key did not change), the trials the
 // run recorded as failed are listed as such, and the files are copied to
 // opts.ReportDir/<experiment>/run-<id>/ and recorded as the run's
-// artifacts, as Execute does. lock is the caller's lock on opts.WorkDir
+// artifacts, as Execute does; the outputs of the nodes it reads from the
+// cache are recorded as the run's. It writes the first report of a run
+// whose trials ran elsewhere (the Slurm executor's, when they are
+// collected) the same way. lock is the caller's lock on opts.WorkDir
 // (nil: RebuildReport takes it). A trial without a recorded result whose
 // stage is not cached either is an error naming it.
 func RebuildReport(ctx context.Context, st *runs.Store, ri *runs.RunInfo, built *stages.Built, opts RunOptions, lock *pipeline.Lock) (*Outcome, error) {
@@ -171,7 +174,8 @@ func RebuildReport(ctx context.Context, st *runs.Store, ri *runs.RunInfo, built 
 		}
 	}
 	out := &Outcome{RunID: ri.ID, Status: ri.Status, Failures: map[string]string{}}
-	rec := &recorder{reportDir: opts.ReportDir, experiment: ri.Experiment, ctx: ctx, st: st, run: ri.ID, built: built, log: log, out: out}
+	rec := &recorder{reportDir: opts.ReportDir, experiment: ri.Experiment, st: st, run: ri.ID, built: built, log: log, out: out}
+	wctx := context.WithoutCancel(ctx)
 	res, err := pipeline.Run(ctx, g, pipeline.Options{WorkDir: opts.WorkDir, Jobs: max(1, opts.Jobs), Lock: lock,
 		Observer: pipeline.ObserverFunc(func(ev pipeline.Event) {
 			if opts.Observer != nil {
@@ -182,6 +186,12 @@ func RebuildReport(ctx context.Context, st *runs.Store, ri *runs.RunInfo, built 
 				out.Ran++
 			case pipeline.Cached:
 				out.Cached++
+			}
+			// The outputs of what the report read from the cache (a run
+			// whose trials ran elsewhere has none recorded yet) and its
+			// own, as a run records them.
+			if (ev.Kind == pipeline.Cached || ev.Kind == pipeline.Done) && !isFailed(g, ev.Node) {
+				rec.recordOutputs(wctx, ev)
 			}
 		})})
 	if res == nil {

@@ -2,26 +2,18 @@ package sweep
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"maps"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
-	"time"
 
 	"goldstone/optim"
 	"goldstone/pipeline"
 	"goldstone/runs"
 	"goldstone/stages"
-	"goldstone/stages/trialio"
 )
 
 // RunOptions configures Execute.
@@ -71,6 +63,17 @@ type Outcome struct {
 	Failures      map[string]string
 	Status        string // the run's status: runs.StatusFinished, StatusFailed or StatusInterrupted
 	ReportPath    string // where the report's files were copied
+	// HandedOff: the executor handed the trials to a scheduler (or ended
+	// the run itself, as the Slurm executor does when every trial has a
+	// result): the run goes on without this process.
+	HandedOff bool
+}
+
+// infra records the first machine error of the run.
+func (o *Outcome) infra(err error) {
+	if o.InfraErr == nil {
+		o.InfraErr = err
+	}
 }
 
 // workersPerTrial splits the machine's cores over the trials that run at
@@ -79,10 +82,13 @@ func workersPerTrial(jobs, cores int) int {
 	return max(1, cores/max(1, jobs))
 }
 
-// Execute runs an experiment: it creates (or resumes) a run in the store,
-// builds the pipeline graph of its trials, runs it with the content cache,
-// and records every trial's settings, status, step-wise series and summary
-// metrics, and the report's artifacts.
+// Execute runs an experiment through x: it creates (or resumes) a run in
+// the store, builds the pipeline graph of its trials, hands the trials
+// without an outcome to the executor, and records every trial's settings,
+// status, step-wise series and summary metrics, and the report's
+// artifacts. It is the one path of every run, whichever executor runs the
+// trials: Local here, or the Slurm executor (sweep/slurmexec), whose tasks
+// are collected later.
 //
 // A run whose resolved configuration matches the latest run of the
 // experiment is resumed when that run did not end (some trial is pending,
@@ -93,19 +99,24 @@ func workersPerTrial(jobs, cores int) int {
 // an input, an entry removed), starts a new run, and stages whose cache
 // keys did not change are reused from the cache. A resumed run keeps its
 // done trials and, unless RetryFailed, its failed trials with their errors:
-// only the others run.
+// only the others run. A run that has not ended is resumed only by the
+// executor that ran it: a local run by Local (another executor starts a
+// new run), a run handed to a scheduler by that executor (Local refuses it).
 //
 // The workdir lock is taken before anything is written to the store, so a
 // runner that finds the workdir busy leaves no trace. The run ends
 // finished (every trial done), failed (some trial failed, or a data error),
-// or interrupted (ctx cancelled).
-func Execute(ctx context.Context, st *runs.Store, e *stages.Experiment, opts RunOptions) (*Outcome, error) {
-	log := opts.Log
-	if log == nil {
-		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+// or interrupted (ctx cancelled), unless the executor handed its trials off
+// (Outcome.HandedOff): the executor ends it then.
+func Execute(ctx context.Context, st *runs.Store, e *stages.Experiment, x Executor, opts RunOptions) (*Outcome, error) {
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	if opts.Kind == "" {
 		opts.Kind = runs.KindRun
+	}
+	if opts.Cores <= 0 {
+		opts.Cores = runtime.NumCPU()
 	}
 	if err := stages.CheckName(e.Name); err != nil {
 		return nil, &stages.ConfigError{File: "experiment", Key: e.Name, Err: err}
@@ -114,117 +125,32 @@ func Execute(ctx context.Context, st *runs.Store, e *stages.Experiment, opts Run
 	if err != nil {
 		return nil, err
 	}
-	cfgJSON, cfgHash := e.Resolved()
-	out := &Outcome{Trials: len(trials), Failures: map[string]string{}}
-
-	cores := opts.Cores
-	if cores <= 0 {
-		cores = runtime.NumCPU()
-	}
-	// The trials' pools share the machine's cores (train.NewPool): when job
-	// slots stay idle (the end of a sweep, fewer trials than jobs) the
-	// running trials get their cores, never more workers in all than the
-	// cores.
-	budget := optim.NewBudget(min(cores, runtime.GOMAXPROCS(0)))
+	job := &Job{Store: st, Experiment: e, Trials: trials, Options: opts, Log: opts.Log,
+		Outcome: &Outcome{Trials: len(trials), Failures: map[string]string{}},
+		// The trials' pools share the machine's cores (train.NewPool):
+		// when job slots stay idle (the end of a sweep, fewer trials than
+		// jobs) the running trials get their cores, never more workers in
+		// all than the cores.
+		Budget: optim.NewBudget(min(opts.Cores, runtime.GOMAXPROCS(0)))}
+	job.ConfigJSON, job.ConfigHash = e.Resolved()
 	// Build before touching the store: a missing data set or a bad sweep
 	// leaves no run behind.
-	built, err := stages.Build(ctx, e, trials, stages.Env{DataDir: opts.DataDir, Workers: workersPerTrial(opts.Jobs, cores), Fetch: true, Budget: budget})
-	if err != nil {
+	if job.Built, err = stages.Build(ctx, e, trials, stages.Env{DataDir: opts.DataDir, Fetch: true, Budget: job.Budget}); err != nil {
 		return nil, err
 	}
-	lock := opts.Lock
-	if lock == nil {
-		if lock, err = pipeline.LockWorkDir(opts.WorkDir); err != nil {
+	if job.Lock = opts.Lock; job.Lock == nil {
+		if job.Lock, err = pipeline.LockWorkDir(opts.WorkDir); err != nil {
 			return nil, err
 		}
-		defer lock.Unlock()
+		defer job.Lock.Unlock()
 	}
-	var runID int64
-	var keep map[string]string // trials of a resumed run that keep their outcome
 	if opts.Kind == runs.KindRun {
-		last, err := st.LatestRun(ctx, e.Name, runs.KindRun)
-		if err != nil {
-			return nil, err
-		}
-		if last != nil && last.ConfigHash == cfgHash {
-			// What its trials say, not only its status: a run stopped by a
-			// data error ended "failed" with its trials still pending.
-			now, err := st.EndStatus(ctx, last.ID)
-			if err != nil {
-				return nil, err
-			}
-			exe, err := st.Executor(ctx, last.ID)
-			if err != nil {
-				return nil, err
-			}
-			ended := runs.Ended(last.Status) && now != runs.StatusInterrupted && !(opts.RetryFailed && now == runs.StatusFailed)
-			stale := ""
-			if ended {
-				if stale, err = staleRun(ctx, st, last.ID, built, opts.WorkDir); err != nil {
-					return nil, err
-				}
-			}
-			switch {
-			case last.Status == runs.StatusRunning && processAlive(last):
-				return nil, fmt.Errorf("run %d of %s is in progress (pid %d on %s)", last.ID, e.Name, last.PID, last.Host)
-			case ended && stale != "":
-				// The same settings, but its results would not come from
-				// the cache with this code and data: a new run (below).
-				log.Info("new run: a stage's cache key changed since the last run (code, data or cache)", "experiment", e.Name, "last run", last.ID, "stage", stale)
-			case ended:
-				out.RunID, out.UpToDate, out.Status = last.ID, true, last.Status
-				if err := countStatuses(ctx, st, out); err != nil {
-					return nil, err
-				}
-				// Up to date includes the report: one that failed, was
-				// cut short or lost files is written again, from the
-				// results the run recorded.
-				if ok, why, err := ReportCurrent(ctx, st, last, opts.ReportDir); err != nil {
-					return nil, err
-				} else if !ok {
-					log.Info("up to date, but the report is not: rebuilding it", "experiment", e.Name, "run", last.ID, "why", why)
-					out.ReportRebuilt = why
-					ro, err := RebuildReport(ctx, st, last, built, opts, lock)
-					if ro != nil {
-						out.ReportPath, out.Ran, out.Cached = ro.ReportPath, ro.Ran, ro.Cached
-					}
-					if err != nil {
-						if ctx.Err() != nil {
-							return out, ctx.Err()
-						}
-						out.ReportErr = err
-					}
-					return out, nil
-				}
-				log.Info("up to date: nothing to run", "experiment", e.Name, "run", last.ID, "trials", out.Trials, "failed", out.Failed)
-				return out, nil
-			case exe == runs.ExecutorSlurm:
-				return nil, fmt.Errorf("run %d of %s was submitted to Slurm and has not ended: watch it with 'runner status --run %d', collect it with 'runner collect --run %d', or resume it with --executor slurm", last.ID, e.Name, last.ID, last.ID)
-			default:
-				runID, out.Resumed = last.ID, true
-				if keep, err = st.ResumeTrials(ctx, runID, opts.RetryFailed); err != nil {
-					return nil, err
-				}
-				if err := st.SetRunStatus(ctx, runID, runs.StatusRunning); err != nil {
-					return nil, err
-				}
-				log.Info("resuming run", "experiment", e.Name, "run", runID, "was", last.Status)
-			}
+		if done, err := job.resumeOrSkip(ctx, x); err != nil || done {
+			return job.Outcome, err
 		}
 	}
-	if runID == 0 {
-		info := runs.Environment()
-		info.Experiment, info.Kind, info.ConfigJSON, info.ConfigHash = e.Name, opts.Kind, cfgJSON, cfgHash
-		id, err := st.CreateRun(ctx, info)
-		if err != nil {
-			return nil, err
-		}
-		runID = id
-		log.Info("new run", "experiment", e.Name, "run", runID, "trials", len(trials), "kind", opts.Kind)
-	}
-	out.RunID = runID
-	if ro, ok := opts.Observer.(RunObserver); ok {
-		ro.RunStarted(runID, len(trials), trialOf(built))
+	if err := job.open(ctx, x); err != nil {
+		return nil, err
 	}
 	// Stopped (Ctrl-C) before a stage ran: the run is interrupted, not
 	// left "running".
@@ -232,87 +158,195 @@ func Execute(ctx context.Context, st *runs.Store, e *stages.Experiment, opts Run
 		if ctx.Err() == nil {
 			return nil, err
 		}
-		if ferr := st.FinishRun(context.WithoutCancel(ctx), runID, runs.StatusInterrupted, ""); ferr != nil {
-			log.Error("mark interrupted", "err", ferr)
+		if ferr := st.FinishRun(context.WithoutCancel(ctx), job.RunID, runs.StatusInterrupted, ""); ferr != nil {
+			job.Log.Error("mark interrupted", "err", ferr)
 		}
-		out.Status = runs.StatusInterrupted
-		return out, ctx.Err()
+		job.Outcome.Status = runs.StatusInterrupted
+		return job.Outcome, ctx.Err()
 	}
-	if err := recordRunInfo(ctx, st, runID, opts); err != nil {
+	if err := job.recordPending(ctx); err != nil {
 		return abort(err)
 	}
+	if err := x.Run(ctx, job); err != nil {
+		if job.Outcome.HandedOff {
+			return job.Outcome, err
+		}
+		return abort(err)
+	}
+	if job.Outcome.HandedOff {
+		return job.Outcome, nil
+	}
+	return job.end(ctx)
+}
 
-	done := map[string]bool{}
-	for id := range keep {
-		done[id] = true
+// resumeOrSkip decides what to do with the latest run of the experiment
+// when it has the same configuration: resume it (job.RunID, job.Keep), or
+// nothing when it is up to date (done: job.Outcome says so; its report is
+// written again when it is not current).
+func (job *Job) resumeOrSkip(ctx context.Context, x Executor) (done bool, err error) {
+	st, e, opts, out, log := job.Store, job.Experiment, job.Options, job.Outcome, job.Log
+	last, err := st.LatestRun(ctx, e.Name, runs.KindRun)
+	if err != nil || last == nil || last.ConfigHash != job.ConfigHash {
+		return false, err
 	}
-	if err := keepFailures(ctx, built, st, runID, keep); err != nil {
-		return abort(err)
+	// What its trials say, not only its status: a run stopped by a data
+	// error ended "failed" with its trials still pending.
+	now, err := st.EndStatus(ctx, last.ID)
+	if err != nil {
+		return false, err
 	}
-	pending := make([]runs.Trial, 0, len(trials))
-	for _, tr := range trials {
-		if !done[tr.ID] {
-			pending = append(pending, runs.Trial{RunID: runID, ID: tr.ID, Params: trialParams(tr), Seed: int64(tr.Seed), Status: runs.StatusPending})
+	exe, err := st.Executor(ctx, last.ID)
+	if err != nil {
+		return false, err
+	}
+	ended := runs.Ended(last.Status) && now != runs.StatusInterrupted && !(opts.RetryFailed && now == runs.StatusFailed)
+	stale := ""
+	if ended {
+		if stale, err = staleRun(ctx, st, last.ID, job.Built, opts.WorkDir); err != nil {
+			return false, err
 		}
 	}
-	if err := st.UpsertTrials(ctx, pending); err != nil {
-		return abort(err)
+	switch {
+	case last.Status == runs.StatusRunning && exe == runs.ExecutorLocal && processAlive(last):
+		return false, fmt.Errorf("run %d of %s is in progress (pid %d on %s)", last.ID, e.Name, last.PID, last.Host)
+	case ended && stale != "":
+		// The same settings, but its results would not come from the
+		// cache with this code and data: a new run.
+		log.Info("new run: a stage's cache key changed since the last run (code, data or cache)", "experiment", e.Name, "last run", last.ID, "stage", stale)
+		return false, nil
+	case ended:
+		out.RunID, out.UpToDate, out.Status = last.ID, true, last.Status
+		return true, job.upToDate(ctx, last)
+	case exe != x.Name() && exe == runs.ExecutorLocal:
+		return false, nil // a local run is not taken over by another executor: a new run
+	case exe != x.Name():
+		return false, fmt.Errorf("run %d of %s was submitted to %s and has not ended: watch it with 'runner status --run %d', collect it with 'runner collect --run %d', or resume it with --executor %s",
+			last.ID, e.Name, executorText(exe), last.ID, last.ID, exe)
 	}
+	job.RunID, out.Resumed = last.ID, true
+	if job.Keep, err = st.ResumeTrials(ctx, job.RunID, opts.RetryFailed); err != nil {
+		return false, err
+	}
+	if err := st.SetRunStatus(ctx, job.RunID, runs.StatusRunning); err != nil {
+		return false, err
+	}
+	log.Info("resuming run", "experiment", e.Name, "run", job.RunID, "was", last.Status, "executor", x.Name())
+	return false, nil
+}
 
-	// Trials already done in this run are not recorded again (their nodes
-	// stay: the report needs their outputs, which come from the cache);
-	// failed ones are not run again (keepFailures).
-	rec := &recorder{reportDir: opts.ReportDir, experiment: e.Name, ctx: ctx, st: st, run: runID, built: built, log: log, out: out, skip: done, started: map[string]time.Time{}, finished: map[string]bool{}, extra: opts.Observer,
-		logs: &trialLogs{files: map[string]*os.File{}}}
-	if opts.LogDir != "" {
-		if rec.logs.dir, err = stages.RunDir(opts.LogDir, e.Name, runID); err != nil {
-			return nil, err
+func executorText(exe string) string {
+	if exe == runs.ExecutorSlurm {
+		return "Slurm"
+	}
+	return "the " + exe + " executor"
+}
+
+// upToDate fills the outcome of an ended run that needs nothing run. Up to
+// date includes the report: one that failed, was cut short or lost files is
+// written again, from the results the run recorded.
+func (job *Job) upToDate(ctx context.Context, last *runs.RunInfo) error {
+	out, opts, log := job.Outcome, job.Options, job.Log
+	if err := countStatuses(ctx, job.Store, out); err != nil {
+		return err
+	}
+	ok, why, err := ReportCurrent(ctx, job.Store, last, opts.ReportDir)
+	if err != nil {
+		return err
+	}
+	if ok {
+		log.Info("up to date: nothing to run", "experiment", job.Experiment.Name, "run", last.ID, "trials", out.Trials, "failed", out.Failed)
+		return nil
+	}
+	log.Info("up to date, but the report is not: rebuilding it", "experiment", job.Experiment.Name, "run", last.ID, "why", why)
+	out.ReportRebuilt = why
+	ro, err := RebuildReport(ctx, job.Store, last, job.Built, opts, job.Lock)
+	if ro != nil {
+		out.ReportPath, out.Ran, out.Cached = ro.ReportPath, ro.Ran, ro.Cached
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		out.ReportErr = err
+	}
+	return nil
+}
+
+// open creates the run unless one is resumed, records its executor, note,
+// tags and environment, and tells the observer.
+func (job *Job) open(ctx context.Context, x Executor) error {
+	st, e, opts := job.Store, job.Experiment, job.Options
+	if job.RunID == 0 {
+		info := runs.Environment()
+		info.Experiment, info.Kind, info.ConfigJSON, info.ConfigHash = e.Name, opts.Kind, job.ConfigJSON, job.ConfigHash
+		id, err := st.CreateRun(ctx, info)
+		if err != nil {
+			return err
+		}
+		job.RunID = id
+		if x.Name() != runs.ExecutorLocal {
+			if err := st.SetExecutor(ctx, id, x.Name()); err != nil {
+				return err
+			}
+		}
+		job.Log.Info("new run", "experiment", e.Name, "run", id, "trials", len(job.Trials), "kind", opts.Kind, "executor", x.Name())
+	}
+	job.Outcome.RunID = job.RunID
+	if ro, ok := opts.Observer.(RunObserver); ok {
+		ro.RunStarted(job.RunID, len(job.Trials), trialOf(job.Built))
+	}
+	return recordRunInfo(ctx, st, job.RunID, opts)
+}
+
+// recordPending records the trials without an outcome as pending, in one
+// transaction.
+func (job *Job) recordPending(ctx context.Context) error {
+	pending := make([]runs.Trial, 0, len(job.Trials))
+	for _, tr := range job.Trials {
+		if _, kept := job.Keep[tr.ID]; !kept {
+			pending = append(pending, runs.Trial{RunID: job.RunID, ID: tr.ID, Params: trialParams(tr), Seed: int64(tr.Seed), Status: runs.StatusPending})
 		}
 	}
-	defer rec.logs.close()
-	_, runErr := pipeline.Run(ctx, built.Graph, pipeline.Options{
-		Lock:     lock,
-		WorkDir:  opts.WorkDir,
-		Jobs:     opts.Jobs,
-		Force:    opts.Force,
-		FailFast: opts.FailFast,
-		Workers:  workersPerTrial(opts.Jobs, cores),
-		Observer: rec,
-		// Spread waits for loops running on the pools it grows: not on
-		// the scheduler's goroutine.
-		Idle: func(int) { go budget.Spread() },
-	})
-	if ferr := st.Flush(context.WithoutCancel(ctx)); ferr != nil {
+	return job.Store.UpsertTrials(ctx, pending)
+}
+
+// end ends a run whose executor ran its trials here: its status from its
+// trials (interrupted when ctx was cancelled or the machine failed, failed
+// on a data error), and the error the caller reports.
+func (job *Job) end(ctx context.Context) (*Outcome, error) {
+	st, out, log, runID := job.Store, job.Outcome, job.Log, job.RunID
+	wctx := context.WithoutCancel(ctx)
+	if ferr := st.Flush(wctx); ferr != nil {
 		if !runs.IsInfrastructure(ferr) {
 			return nil, ferr
 		}
-		rec.infra(ferr) // it names the database
+		out.infra(ferr) // it names the database
 	}
 	var status string
 	switch {
 	case ctx.Err() != nil || out.InfraErr != nil:
 		status = runs.StatusInterrupted
-		ictx := context.WithoutCancel(ctx)
-		if err := st.MarkUnended(ictx, runID); err != nil {
+		if err := st.MarkUnended(wctx, runID); err != nil {
 			log.Error("mark interrupted", "err", err)
 		}
 	case out.DataErr != nil:
 		status = runs.StatusFailed
 	default:
-		if status, err = st.EndStatus(context.WithoutCancel(ctx), runID); err != nil {
+		var err error
+		if status, err = st.EndStatus(wctx, runID); err != nil {
 			return nil, err
 		}
 	}
 	out.Status = status
-	if err := countStatuses(context.WithoutCancel(ctx), st, out); err != nil {
+	if err := countStatuses(wctx, st, out); err != nil {
 		return nil, err
 	}
 	note := fmt.Sprintf("%d trials: %d done, %d failed, %d interrupted", out.Trials, out.Done, out.Failed, out.Interrupted)
 	log.Info("run ended", "run", runID, "status", status, "trials", note)
-	if err := st.FinishRun(context.WithoutCancel(ctx), runID, status, ""); runs.IsInfrastructure(err) {
+	if err := st.FinishRun(wctx, runID, status, ""); runs.IsInfrastructure(err) {
 		// The run stays "running" with this process gone: the next run
 		// resumes it.
-		rec.infra(fmt.Errorf("results %s: %w", st.Path(), err))
+		out.infra(fmt.Errorf("results %s: %w", st.Path(), err))
 		out.Status = runs.StatusInterrupted
 	} else if err != nil {
 		return nil, err
@@ -323,8 +357,8 @@ func Execute(ctx context.Context, st *runs.Store, e *stages.Experiment, opts Run
 	if out.InfraErr != nil {
 		return out, fmt.Errorf("%w (the run is interrupted: run the same command again to resume it; trials that trained are recorded from the cache)", out.InfraErr)
 	}
-	if runErr != nil && out.DataErr == nil && out.Failed == 0 {
-		return out, runErr
+	if job.runErr != nil && out.DataErr == nil && out.Failed == 0 {
+		return out, job.runErr
 	}
 	return out, nil
 }
@@ -381,338 +415,6 @@ func trialParams(tr stages.Trial) map[string]string {
 	}
 	m["name"] = js(tr.Name)
 	return m
-}
-
-// TrialObserver is told when a trial finishes; a RunOptions.Observer may
-// implement it (progress displays do).
-type TrialObserver interface {
-	TrialFinished(trial, status string)
-}
-
-// recorder turns pipeline events into rows of the results store.
-type recorder struct {
-	reportDir  string
-	experiment string
-	ctx        context.Context
-	st         *runs.Store
-	run        int64
-	built      *stages.Built
-	log        *slog.Logger
-	out        *Outcome
-	skip       map[string]bool
-	started    map[string]time.Time
-	finished   map[string]bool
-	extra      pipeline.Observer
-	logs       *trialLogs
-	nodes      map[string]*pipeline.Node
-	infraNodes map[string]bool // shared stages stopped by a machine error
-}
-
-func (r *recorder) Event(ev pipeline.Event) {
-	if r.extra != nil {
-		r.extra.Event(ev)
-	}
-	ti := r.built.TrialOf(ev.Node)
-	ctx := context.WithoutCancel(r.ctx)
-	r.logTrial(ctx, ev)
-	if ev.Kind == pipeline.Corrupt {
-		r.log.Warn("corrupt cache entry evicted; running the stage again", "node", ev.Node, "problem", ev.Reason)
-		return
-	}
-	if ti >= 0 && r.skip[r.built.Trials[ti].Trial.ID] {
-		// Kept from an earlier attempt of this run: its record stands.
-		if ev.Kind == pipeline.Cached {
-			r.out.Cached++
-		}
-		return
-	}
-	switch ev.Kind {
-	case pipeline.Started:
-		r.out.Ran++
-		r.log.Debug("stage started", "node", ev.Node)
-		if ti >= 0 {
-			tn := r.built.Trials[ti]
-			r.started[tn.Trial.ID] = time.Now()
-			r.upsert(ctx, tn.Trial, runs.StatusRunning, "", 0)
-		}
-	case pipeline.Cached, pipeline.Done:
-		if ev.Kind == pipeline.Cached {
-			r.out.Cached++
-		}
-		r.log.Debug("stage finished", "node", ev.Node, "cached", ev.Kind == pipeline.Cached)
-		r.recordOutputs(ctx, ev)
-		if ti >= 0 && r.built.Trials[ti].Result == ev.Node {
-			tn := r.built.Trials[ti]
-			if err := r.recordTrial(ctx, tn, ev.Outputs["result"]); runs.IsInfrastructure(err) {
-				// The trial trained and its result is in the cache: it is
-				// interrupted, and the next run records it from there.
-				r.infra(fmt.Errorf("results %s: %w", r.st.Path(), err))
-				r.log.Error("record trial: the results database is unavailable; the trial is interrupted and recorded from the cache by the next run", "trial", tn.Trial.ID, "err", err)
-				r.upsert(ctx, tn.Trial, runs.StatusInterrupted, "interrupted: record results: "+err.Error(), 0)
-			} else if err != nil {
-				r.log.Error("record trial", "trial", tn.Trial.ID, "err", err)
-				r.upsert(ctx, tn.Trial, runs.StatusFailed, "record results: "+err.Error(), 0)
-			}
-		}
-		if ev.Node == r.built.Report {
-			r.recordArtifacts(ctx, ev.Outputs)
-		}
-	case pipeline.Failed, pipeline.Skipped:
-		msg := ""
-		if ev.Err != nil {
-			msg = ev.Err.Error()
-		} else {
-			msg = ev.Reason
-		}
-		if errors.Is(ev.Err, context.Canceled) {
-			// A trial that had started is interrupted now; one that never
-			// started is marked with the others in one statement when
-			// the run ends (runs.MarkUnended): a cancelled sweep of 10,000
-			// trials must not take 10,000 transactions to stop.
-			if tr := r.built.Trials; ti >= 0 && !r.started[tr[ti].Trial.ID].IsZero() {
-				r.upsert(ctx, tr[ti].Trial, runs.StatusInterrupted, "interrupted", 0)
-			}
-			return
-		}
-		if runs.IsInfrastructure(ev.Err) {
-			// The machine failed (a full disk), not the stage: what it
-			// hit is interrupted and runs again on the next run.
-			r.infra(fmt.Errorf("stage %s: %w", ev.Node, ev.Err))
-			r.log.Error("stage stopped by the machine; it runs again on the next run", "node", ev.Node, "err", msg)
-			if ti >= 0 {
-				r.upsert(ctx, r.built.Trials[ti].Trial, runs.StatusInterrupted, "interrupted: "+ev.Node+": "+msg, 0)
-			} else {
-				if r.infraNodes == nil {
-					r.infraNodes = map[string]bool{}
-				}
-				r.infraNodes[ev.Node] = true
-			}
-			return
-		}
-		if ti >= 0 {
-			tn := r.built.Trials[ti]
-			if c := skipCause(ev); ev.Kind == pipeline.Skipped && c != "" && r.built.TrialOf(c) < 0 && r.infraNodes[c] {
-				// Not run because a shared stage hit a machine error.
-				r.upsert(ctx, tn.Trial, runs.StatusPending, "not run: stage "+c+" was interrupted", 0)
-				return
-			} else if ev.Kind == pipeline.Skipped && c != "" && r.built.TrialOf(c) < 0 {
-				// Not run because a data stage failed: not a failure of
-				// the trial, which stays pending and runs on the next run.
-				r.upsert(ctx, tn.Trial, runs.StatusPending, "not run: stage "+c+" failed", 0)
-				return
-			}
-			r.log.Warn("trial failed", "trial", tn.Trial.ID, "name", tn.Trial.Name, "stage", ev.Node, "err", msg)
-			r.upsert(ctx, tn.Trial, runs.StatusFailed, ev.Node+": "+msg, 0)
-		} else if ev.Node != r.built.Report && ev.Kind == pipeline.Failed {
-			// The run's error line says it; no log line of its own, so
-			// that with --quiet a data error is one line.
-			r.out.DataErr = &stages.DataError{Err: fmt.Errorf("stage %s: %s", ev.Node, msg)}
-			r.log.Info("stage failed", "node", ev.Node, "err", msg)
-		} else if ev.Kind == pipeline.Failed {
-			r.log.Error("report failed", "err", msg)
-			r.reportFailed(fmt.Errorf("stage %s: %s", ev.Node, msg))
-		}
-	}
-}
-
-// infra records the first machine error of the run.
-func (r *recorder) infra(err error) {
-	if r.out.InfraErr == nil {
-		r.out.InfraErr = err
-	}
-}
-
-func (r *recorder) upsert(ctx context.Context, tr stages.Trial, status, errText string, wall float64) {
-	terminal := status != runs.StatusRunning && status != runs.StatusPending
-	if r.finished[tr.ID] {
-		return // the first outcome of a trial is its outcome (a failure, not the skips after it)
-	}
-	if terminal {
-		r.finished[tr.ID] = true
-	}
-	t := r.row(tr, status, errText, wall)
-	if status != runs.StatusRunning && status != runs.StatusPending {
-		r.trialFinished(tr.ID, status)
-	}
-	if err := r.st.UpsertTrial(ctx, t); err != nil {
-		r.log.Error("record trial status", "trial", tr.ID, "err", err)
-	}
-}
-
-// row is the results row of a trial with the given status.
-func (r *recorder) row(tr stages.Trial, status, errText string, wall float64) runs.Trial {
-	t := runs.Trial{RunID: r.run, ID: tr.ID, Params: trialParams(tr), Seed: int64(tr.Seed), Status: status, Error: errText, WallSeconds: wall}
-	if s, ok := r.started[tr.ID]; ok {
-		t.Started = s
-	}
-	if status != runs.StatusRunning {
-		t.Ended = time.Now()
-	}
-	return t
-}
-
-func (r *recorder) trialFinished(id, status string) {
-	if to, ok := r.extra.(TrialObserver); ok {
-		to.TrialFinished(id, status)
-	}
-}
-
-// recordTrial writes a finished trial's series, summary and "done" status
-// into the store in one transaction (runs.Store.RecordTrial): recorded
-// whole, or not at all.
-func (r *recorder) recordTrial(ctx context.Context, tn stages.TrialNodes, dir string) error {
-	if r.finished[tn.Trial.ID] {
-		return nil
-	}
-	sum, err := trialio.ReadSummary(filepath.Join(dir, "summary.json"))
-	if err != nil {
-		return err
-	}
-	ser, err := trialio.ReadSeries(filepath.Join(dir, "series.arrow"))
-	if err != nil {
-		return err
-	}
-	points := make([]runs.MetricPoint, len(ser.Step))
-	for i := range ser.Step {
-		points[i] = runs.MetricPoint{Name: ser.Metric[i], Step: int(ser.Step[i]), Value: ser.Value[i]}
-	}
-	if err := r.st.RecordTrial(ctx, r.row(tn.Trial, runs.StatusDone, "", sum["wall_seconds"]), points, sum); err != nil {
-		return err
-	}
-	r.finished[tn.Trial.ID] = true
-	r.trialFinished(tn.Trial.ID, runs.StatusDone)
-	return nil
-}
-
-// reportFailed records the first error of the run's report.
-func (r *recorder) reportFailed(err error) {
-	if r.out.ReportErr == nil {
-		r.out.ReportErr = err
-	}
-}
-
-// recordArtifacts records the report node's output files as the run's
-// artifacts and copies them to its report directory. The run's report
-// state is "writing" from here until the caller ends it (runs.SetReport);
-// an error of the copy is the report's error (Outcome.ReportErr).
-func (r *recorder) recordArtifacts(ctx context.Context, outputs map[string]string) {
-	dst := ""
-	if r.reportDir != "" {
-		if err := r.st.SetReport(ctx, r.run, runs.ReportWriting, ""); err != nil {
-			r.log.Error("report state", "err", err)
-		}
-		var err error
-		if dst, err = stages.RunDir(r.reportDir, r.experiment, r.run); err == nil {
-			err = os.MkdirAll(dst, 0o777)
-		}
-		if err != nil {
-			r.log.Error("report directory", "err", err)
-			r.reportFailed(fmt.Errorf("report directory: %w", err))
-			return
-		}
-	}
-	for _, dir := range outputs {
-		err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-			if err != nil || d.IsDir() || d.Name() == "manifest.json" {
-				return err
-			}
-			sum, err := fileSHA256(p)
-			if err != nil {
-				return err
-			}
-			path := p
-			if dst != "" {
-				rel, _ := filepath.Rel(dir, p)
-				path = filepath.Join(dst, rel)
-				if err := trialio.CopyFile(p, path); err != nil {
-					return err
-				}
-				if abs, err := filepath.Abs(path); err == nil {
-					path = abs
-				}
-			}
-			kind := strings.TrimPrefix(filepath.Ext(p), ".")
-			r.st.Artifact(r.run, "", path, sum, kind)
-			return nil
-		})
-		if err != nil {
-			r.log.Error("record artifacts", "err", err)
-			r.reportFailed(fmt.Errorf("copy the report: %w", err))
-		}
-	}
-	if dst != "" {
-		r.out.ReportPath = dst
-	}
-	if err := r.st.Flush(ctx); err != nil {
-		r.log.Error("record artifacts", "err", err)
-		r.reportFailed(fmt.Errorf("record the report's files: %w", err))
-	}
-}
-
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// MarkStaleRuns marks interrupted the runs left "running" by a runner that
-// is gone: killed (SIGKILL, a crash, a power cut) before it could say so.
-// A run counts as stale when it was started on this host by a process that
-// no longer exists; runs of other hosts and runs executed on a Slurm
-// cluster (whose trials run without their submitter) are left alone. It
-// returns the runs it marked. The run command resumes such a run anyway;
-// this is for the others: a killed repro, which no command resumes, and
-// gc, which never deletes a running run.
-func MarkStaleRuns(ctx context.Context, st *runs.Store) ([]runs.RunInfo, error) {
-	all, err := st.Runs(ctx, "")
-	if err != nil {
-		return nil, err
-	}
-	host, _ := os.Hostname()
-	var marked []runs.RunInfo
-	for _, ri := range all {
-		if ri.Status != runs.StatusRunning || ri.Host != host || processAlive(&ri) {
-			continue
-		}
-		exe, err := st.Executor(ctx, ri.ID)
-		if err != nil {
-			return marked, err
-		}
-		if exe == runs.ExecutorSlurm {
-			continue
-		}
-		ok, err := st.MarkRunInterrupted(ctx, ri.ID, fmt.Sprintf("interrupted: its runner (pid %d on %s) is gone", ri.PID, ri.Host))
-		if err != nil {
-			return marked, err
-		}
-		if ok {
-			marked = append(marked, ri)
-		}
-	}
-	return marked, nil
-}
-
-// processAlive reports whether the run's process is still alive on this host.
-func processAlive(ri *runs.RunInfo) bool {
-	host, _ := os.Hostname()
-	if ri.Host != host || ri.PID <= 0 {
-		return false
-	}
-	if ri.PID == os.Getpid() {
-		return true
-	}
-	p, err := os.FindProcess(ri.PID)
-	if err != nil {
-		return false
-	}
-	return p.Signal(syscall.Signal(0)) == nil
 }
 
 // recordRunInfo stores the run's note, tags and environment (runs.BuildEnv

@@ -60,7 +60,7 @@ func runRun(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) 
 	if err != nil {
 		return err
 	}
-	out, err := sweep.Execute(ctx, st, e, opts)
+	out, err := sweep.Execute(ctx, st, e, sweep.Local{}, opts)
 	prog.Close()
 	page, rerr := finishReport(context.WithoutCancel(ctx), g, st, e, out) // said below
 	logOutcome(g, e, out, page, err)

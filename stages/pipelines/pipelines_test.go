@@ -41,7 +41,7 @@ func executeIn(t *testing.T, dir string, e *stages.Experiment, opts sweep.RunOpt
 	}
 	t.Cleanup(func() { st.Close() })
 	opts.WorkDir = filepath.Join(dir, "work")
-	out, err := sweep.Execute(ctx, st, e, opts)
+	out, err := sweep.Execute(ctx, st, e, sweep.Local{}, opts)
 	if err != nil {
 		t.Fatalf("execute %s: %v", e.Name, err)
 	}

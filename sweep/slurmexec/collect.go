@@ -2,13 +2,11 @@ package slurmexec
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
 
 	"goldstone/internal/slurm"
-	"goldstone/pipeline"
 	"goldstone/runs"
 	"goldstone/stages"
 	"goldstone/sweep"
@@ -131,7 +129,7 @@ func Finish(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest,
 	case status == runs.StatusFinished || (status == runs.StatusFailed && len(failed) < len(trials)):
 		// As the local executor does: the report covers the trials that
 		// finished and lists the failed ones with their errors.
-		if f.Experiment, f.ReportPath, f.ReportNote, err = report(ctx, st, d, m, o, failed); err != nil {
+		if f.Experiment, f.ReportPath, f.ReportNote, err = report(ctx, st, m, d, o); err != nil {
 			return nil, err
 		}
 		if o.OnReport != nil && f.ReportPath != "" {
@@ -151,71 +149,34 @@ func Finish(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest,
 	return f, nil
 }
 
-// report runs the report node over the cached trial results. The
-// uncached nodes of the failed trials (id -> error) fail with their trial's
-// error instead of running, so the report, which tolerates failed inputs,
-// covers the other trials and lists these.
-func report(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest, o Options, failed map[string]string) (*stages.Experiment, string, string, error) {
+// report writes the report of run m.RunID over the trials' results in the
+// shared cache, as sweep writes the report of any run from what it
+// recorded (sweep.RebuildReport): the trials the run recorded as failed are
+// listed with their errors, and the outputs the report reads are recorded
+// as the run's.
+func report(ctx context.Context, st *runs.Store, m *batch.Manifest, d batch.Dir, o Options) (*stages.Experiment, string, string, error) {
 	e, trials, err := loadFrozen(d, m)
 	if err != nil {
 		return nil, "", "", err
 	}
-	built, err := stages.Build(ctx, e, trials, stages.Env{DataDir: m.DataDir, Workers: 1})
+	built, err := stages.Build(ctx, e, trials, stages.Env{DataDir: m.DataDir})
 	if err != nil {
 		return nil, "", "", err
 	}
 	if built.Report == "" {
 		return e, "", "the experiment has no report stage", nil
 	}
-	g := subgraph(built.Graph, built.Report)
-	popts := pipeline.Options{WorkDir: m.WorkDir, Jobs: max(1, o.Jobs)}
-	items, err := pipeline.Plan(ctx, g, popts)
+	ri, err := st.Run(ctx, m.RunID)
 	if err != nil {
 		return nil, "", "", err
-	}
-	byID := make(map[string]*pipeline.Node, len(g.Nodes))
-	for _, n := range g.Nodes {
-		byID[n.ID] = n
-	}
-	for _, it := range items {
-		if i := built.TrialOf(it.Node); i >= 0 && !it.Cached {
-			if msg, bad := failed[built.Trials[i].Trial.ID]; bad {
-				byID[it.Node].Stage = failedStage{stage: byID[it.Node].Stage, msg: msg}
-				continue
-			}
-		}
-		if it.Node != built.Report && !it.Cached {
-			return nil, "", "", fmt.Errorf("report of run %d: %s is not in the shared cache %s (%s); the tasks must share --workdir with the submit host",
-				m.RunID, it.Node, filepath.Join(m.WorkDir, "cache"), it.Reason)
-		}
-	}
-	popts.Observer = sweep.OutputsObserver(ctx, st, m.RunID, built, o.Log)
-	res, err := pipeline.Run(ctx, g, popts)
-	if res == nil || (len(failed) == 0 && err != nil) {
-		return nil, "", "", fmt.Errorf("report of run %d: %w", m.RunID, err)
-	}
-	// With failed trials the run's error is theirs; the report must be done.
-	if r := res.Nodes[built.Report]; r.Err != nil {
-		return nil, "", "", fmt.Errorf("report of run %d: %w", m.RunID, r.Err)
 	}
 	reports := o.Reports
 	if reports == "" {
 		reports = m.Reports
 	}
-	path, err := sweep.RecordReport(ctx, st, m.RunID, m.Experiment, reports, res.Nodes[built.Report].Outputs, o.Log)
-	return e, path, "", err
-}
-
-// failedStage stands for a stage of a trial that failed on the cluster: it
-// fails with the trial's recorded error, which the report lists.
-type failedStage struct {
-	stage pipeline.Stage
-	msg   string
-}
-
-func (f failedStage) Name() string    { return f.stage.Name() }
-func (f failedStage) Version() string { return f.stage.Version() }
-func (f failedStage) Params() any     { return f.stage.Params() }
-func (f failedStage) Run(context.Context, *pipeline.IO) error {
-	return errors.New(f.msg)
+	out, err := sweep.RebuildReport(ctx, st, ri, built, sweep.RunOptions{WorkDir: m.WorkDir, Jobs: max(1, o.Jobs), ReportDir: reports, Log: o.Log}, nil)
+	if err != nil {
+		return nil, "", "", fmt.Errorf("%w (the tasks must share --workdir with the submit host)", err)
+	}
+	return e, out.ReportPath, "", nil
 }

@@ -128,7 +128,7 @@ func (f *fixture) localOutputs() (map[string]map[string]float64, map[string][]ru
 	f.t.Helper()
 	ctx := context.Background()
 	st := openStore(f.t, filepath.Join(f.dir, "local.db"))
-	out, err := sweep.Execute(ctx, st, f.experiment(), sweep.RunOptions{WorkDir: filepath.Join(f.dir, "localwork"), DataDir: f.opts.DataDir, Jobs: 1})
+	out, err := sweep.Execute(ctx, st, f.experiment(), sweep.Local{}, sweep.RunOptions{WorkDir: filepath.Join(f.dir, "localwork"), DataDir: f.opts.DataDir, Jobs: 1})
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -403,13 +403,14 @@ func TestSlurmFailedTrialAndRetryFailed(t *testing.T) {
 	if err != nil || c.Failed != 1 || c.Finished == nil || c.Finished.Status != runs.StatusFailed || c.Finished.ReportNote == "" {
 		t.Fatalf("collect: %+v %+v, %v", c.Collected, c.Finished, err)
 	}
-	// As with the local executor, the report covers the finished trials
-	// and lists the failed one with its error.
+	// As with the local executor (the same code writes it, from what the
+	// run recorded), the report covers the finished trials and lists the
+	// failed one with its stage's error.
 	if c.Finished.ReportPath == "" {
 		t.Fatalf("no report for a run with a failed trial: %s", c.Finished.ReportNote)
 	}
 	md, err := os.ReadFile(filepath.Join(c.Finished.ReportPath, "summary.md"))
-	if err != nil || !strings.Contains(string(md), "## Failed trials (1)") || !strings.Contains(string(md), "withnan/train/") {
+	if err != nil || !strings.Contains(string(md), "## Failed trials (1)") || !strings.Contains(string(md), "| lr=1e+200 | step 1: local loss NaN: optim: loss diverged |") {
 		t.Errorf("report summary.md does not list the failed trial with its error (%v):\n%s", err, md)
 	}
 	// Without --retry-failed the ended run is up to date; with it, only the
@@ -508,7 +509,7 @@ func TestSlurmSharedStagesMatchLocal(t *testing.T) {
 	ctx := context.Background()
 	e := f.named("ml")
 	lst := openStore(t, filepath.Join(f.dir, "local.db"))
-	lout, err := sweep.Execute(ctx, lst, e, sweep.RunOptions{WorkDir: filepath.Join(f.dir, "localwork"), DataDir: data, Jobs: 2})
+	lout, err := sweep.Execute(ctx, lst, e, sweep.Local{}, sweep.RunOptions{WorkDir: filepath.Join(f.dir, "localwork"), DataDir: data, Jobs: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -41,152 +40,142 @@ type Submission struct {
 	Finished   *Finished // nothing was left to run: the run was ended
 }
 
-// Submit hands the experiment's trials to Slurm: a new run, or the
-// resumption of the latest run with the same configuration when it has not
-// ended (only the trials without a result are submitted again). See the
-// package doc.
+// Submit hands the experiment's trials to Slurm through sweep.Execute and
+// the Slurm executor: a new run, or the resumption of the latest run with
+// the same configuration when it has not ended (only the trials without a
+// result are submitted again). See the package doc.
 func Submit(ctx context.Context, st *runs.Store, e *stages.Experiment, o Options) (*Submission, error) {
+	x, err := NewExecutor(o)
+	if err != nil {
+		return nil, err
+	}
+	out, err := sweep.Execute(ctx, st, e, x, x.RunOptions())
+	if out != nil && out.UpToDate {
+		return &Submission{RunID: out.RunID, UpToDate: true, Trials: out.Trials, Dir: batch.RunDir(x.o.WorkDir, e.Name, out.RunID)}, err
+	}
+	return x.Submission, err
+}
+
+// Executor is the Slurm executor (sweep.Executor): it runs the stages the
+// trials share into the shared cache, freezes the run's manifest, the
+// experiments file and the runner binary into the run's directory, and
+// submits the trials without a result as an array job, then hands the run
+// off; Collect records the tasks' results and ends it. One Executor serves
+// one submission: Submission says what it did.
+type Executor struct {
+	o          Options
+	Submission *Submission // set by Run
+}
+
+// NewExecutor checks o and makes its paths absolute (the jobs run in other
+// directories, on other hosts).
+func NewExecutor(o Options) (*Executor, error) {
 	if err := o.Check(); err != nil {
 		return nil, err
 	}
 	if err := o.absolute(); err != nil {
 		return nil, err
 	}
-	log := o.log()
-	trials := e.Trials()
-	cfgJSON, cfgHash := e.Resolved()
-	out := &Submission{Trials: len(trials)}
+	return &Executor{o: o}, nil
+}
 
-	var resume *runs.RunInfo
-	last, err := st.LatestRun(ctx, e.Name, runs.KindRun)
-	if err != nil {
-		return nil, err
-	}
-	if last != nil && last.ConfigHash == cfgHash {
-		exe, err := st.Executor(ctx, last.ID)
-		if err != nil {
-			return nil, err
-		}
-		switch {
-		case runs.Ended(last.Status) && !o.RetryFailed:
-			out.RunID, out.UpToDate = last.ID, true
-			out.Dir = batch.RunDir(o.WorkDir, e.Name, last.ID)
-			return out, nil
-		case exe == runs.ExecutorSlurm:
-			resume = last
-		}
-	}
+// RunOptions are the sweep options of a submission: its work and data
+// directories, reports, note, tags and environment.
+func (x *Executor) RunOptions() sweep.RunOptions {
+	o := x.o
+	return sweep.RunOptions{WorkDir: o.WorkDir, DataDir: o.DataDir, Jobs: o.Jobs, RetryFailed: o.RetryFailed,
+		ReportDir: o.Reports, Note: o.Note, Tags: o.Tags, Env: o.Env, Log: o.Log}
+}
 
-	// The shared stages run here, before anything is recorded: a missing
-	// data set leaves no run behind.
-	workers := max(1, runtime.NumCPU())
-	built, err := stages.Build(ctx, e, trials, stages.Env{DataDir: o.DataDir, Workers: workers, Fetch: true})
-	if err != nil {
-		return nil, err
-	}
-	inBytes, err := runShared(ctx, built, o)
-	if err != nil {
-		return nil, err
-	}
+// Name implements sweep.Executor.
+func (x *Executor) Name() string { return runs.ExecutorSlurm }
 
+// Run implements sweep.Executor: it submits the trials of job that have no
+// result (and, with RetryFailed, the failed ones), or ends the run when
+// none is left.
+func (x *Executor) Run(ctx context.Context, job *sweep.Job) error {
+	o, st, e, log := x.o, job.Store, job.Experiment, x.o.log()
+	out := &Submission{RunID: job.RunID, Resumed: job.Outcome.Resumed, Trials: len(job.Trials)}
+	x.Submission = out
+	// The shared stages run here, under the run's workdir lock.
+	inBytes, err := runShared(ctx, job.Built, job.Lock, o)
+	if err != nil {
+		return err
+	}
+	d := batch.RunDir(o.WorkDir, e.Name, job.RunID)
+	unlock, err := d.Lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	out.Dir = d
 	var (
-		d     batch.Dir
-		m     *batch.Manifest
-		todo  []int
-		runID int64
+		m    *batch.Manifest
+		todo []int
 	)
-	if resume == nil {
-		info := runs.Environment()
-		info.Experiment, info.Kind, info.ConfigJSON, info.ConfigHash = e.Name, runs.KindRun, cfgJSON, cfgHash
-		if runID, err = st.CreateRun(ctx, info); err != nil {
-			return nil, err
-		}
-		if err := st.SetExecutor(ctx, runID, runs.ExecutorSlurm); err != nil {
-			return nil, err
-		}
-		if err := sweep.RecordRunInfo(ctx, st, runID, o.Note, o.Tags, o.Env); err != nil {
-			return nil, err
-		}
-		d = batch.RunDir(o.WorkDir, e.Name, runID)
-		unlock, err := d.Lock()
-		if err != nil {
-			return nil, err
-		}
-		defer unlock()
-		if m, err = freeze(d, e, runID, cfgHash, trials, inBytes, o); err != nil {
-			return nil, err
+	if !out.Resumed {
+		if m, err = freeze(d, job, inBytes, o); err != nil {
+			return err
 		}
 		for _, tr := range m.Trials {
-			if err := st.UpsertTrial(ctx, runs.Trial{RunID: runID, ID: tr.ID, Params: tr.Params, Seed: tr.Seed, Status: runs.StatusPending}); err != nil {
-				return nil, err
-			}
 			todo = append(todo, tr.Index)
 		}
-		log.Info("new run", "experiment", e.Name, "run", runID, "trials", len(trials), "executor", "slurm", "dir", d)
-	} else {
-		runID, out.Resumed = resume.ID, true
-		d = batch.RunDir(o.WorkDir, e.Name, runID)
-		unlock, err := d.Lock()
-		if err != nil {
-			return nil, err
-		}
-		defer unlock()
-		if m, err = batch.ReadManifest(d); err != nil {
-			return nil, err
-		}
-		if m.ConfigHash != cfgHash {
-			return nil, fmt.Errorf("%s: config hash %s, run %d has %s", d.Manifest(), m.ConfigHash, runID, cfgHash)
-		}
-		if err := refuseQueued(ctx, st, runID, o); err != nil {
-			return nil, err
-		}
-		c, err := batch.Collect(ctx, st, d, m)
-		if err != nil {
-			return nil, err
-		}
-		out.Collected = c
-		todo = slices.Clone(c.Pending)
-		if o.RetryFailed {
-			for _, tr := range m.Trials {
-				if _, failed := c.Failures[tr.ID]; failed {
-					todo = append(todo, tr.Index)
-				}
-			}
-			slices.Sort(todo)
-		}
-		log.Info("resuming run", "experiment", e.Name, "run", runID, "done", c.Done, "failed", c.Failed, "to submit", len(todo))
+		log.Info("new run", "experiment", e.Name, "run", job.RunID, "trials", len(job.Trials), "executor", "slurm", "dir", d)
+	} else if m, todo, err = x.resume(ctx, st, d, job); err != nil {
+		return err
 	}
-	out.RunID, out.Dir = runID, d
-
+	job.Outcome.HandedOff = true
 	if len(todo) == 0 {
-		f, err := Finish(ctx, st, d, m, o)
-		if err != nil {
-			return out, err
-		}
-		out.Finished = f
-		return out, nil
+		out.Finished, err = Finish(ctx, st, d, m, o)
+		return err
 	}
-	if err := st.SetRunStatus(ctx, runID, runs.StatusRunning); err != nil {
-		return out, err
-	}
-	jobs, err := st.SlurmJobs(ctx, runID)
+	jobs, err := st.SlurmJobs(ctx, job.RunID)
 	if err != nil {
-		return out, err
+		return err
 	}
 	out.Attempt = 1
 	for _, j := range jobs {
 		out.Attempt = max(out.Attempt, j.Attempt+1)
 	}
-	if err := submitTasks(ctx, st, d, m, todo, out, o); err != nil {
-		return out, err
+	return submitTasks(ctx, st, d, m, todo, out, o)
+}
+
+// resume reads a resumed run's manifest, refuses a run whose tasks are
+// still queued, collects the results the tasks left, and returns the
+// trials to submit again.
+func (x *Executor) resume(ctx context.Context, st *runs.Store, d batch.Dir, job *sweep.Job) (*batch.Manifest, []int, error) {
+	m, err := batch.ReadManifest(d)
+	if err != nil {
+		return nil, nil, err
 	}
-	return out, nil
+	if m.ConfigHash != job.ConfigHash {
+		return nil, nil, fmt.Errorf("%s: config hash %s, run %d has %s", d.Manifest(), m.ConfigHash, job.RunID, job.ConfigHash)
+	}
+	if err := refuseQueued(ctx, st, job.RunID, x.o); err != nil {
+		return nil, nil, err
+	}
+	c, err := batch.Collect(ctx, st, d, m)
+	if err != nil {
+		return nil, nil, err
+	}
+	x.Submission.Collected = c
+	todo := slices.Clone(c.Pending)
+	if x.o.RetryFailed {
+		for _, tr := range m.Trials {
+			if _, failed := c.Failures[tr.ID]; failed {
+				todo = append(todo, tr.Index)
+			}
+		}
+		slices.Sort(todo)
+	}
+	x.o.log().Info("resuming run", "experiment", job.Experiment.Name, "run", job.RunID, "done", c.Done, "failed", c.Failed, "to submit", len(todo))
+	return m, todo, nil
 }
 
 // runShared runs the stages every trial shares (neither a trial's nor the
 // report) into the shared cache, and returns the bytes of each trial's
 // inputs, by trial index.
-func runShared(ctx context.Context, built *stages.Built, o Options) ([]int64, error) {
+func runShared(ctx context.Context, built *stages.Built, lock *pipeline.Lock, o Options) ([]int64, error) {
 	drop := map[string]bool{}
 	for _, tn := range built.Trials {
 		for _, n := range tn.Nodes {
@@ -199,7 +188,7 @@ func runShared(ctx context.Context, built *stages.Built, o Options) ([]int64, er
 	shared := without(built.Graph, drop)
 	outputs := map[string]map[string]string{}
 	if len(shared.Nodes) > 0 {
-		res, err := pipeline.Run(ctx, shared, pipeline.Options{WorkDir: o.WorkDir, Jobs: o.Jobs})
+		res, err := pipeline.Run(ctx, shared, pipeline.Options{WorkDir: o.WorkDir, Jobs: o.Jobs, Lock: lock})
 		if err != nil {
 			return nil, fmt.Errorf("shared stages: %w", err)
 		}
@@ -237,25 +226,16 @@ func runShared(ctx context.Context, built *stages.Built, o Options) ([]int64, er
 }
 
 // freeze writes the run directory: the experiments file, the runner binary
-// and the manifest.
-func freeze(d batch.Dir, e *stages.Experiment, runID int64, cfgHash string, trials []stages.Trial, inBytes []int64, o Options) (*batch.Manifest, error) {
-	abs := func(p string) string {
-		if p == "" {
-			return ""
-		}
-		a, err := filepath.Abs(p)
-		if err != nil {
-			return p
-		}
-		return a
-	}
+// and the manifest of every trial of job (with the parameters and seed the
+// store records), and the resources each task asks for.
+func freeze(d batch.Dir, job *sweep.Job, inBytes []int64, o Options) (*batch.Manifest, error) {
 	if err := batch.Freeze(o.ConfigPath, d.Config(), 0o644); err != nil {
 		return nil, err
 	}
-	m := &batch.Manifest{Format: batch.ManifestFormat, RunID: runID, Experiment: e.Name, ConfigHash: cfgHash,
-		Sets: slices.Clone(o.Sets), DB: abs(o.DB), WorkDir: abs(o.WorkDir), DataDir: abs(o.DataDir), Reports: abs(o.Reports),
+	m := &batch.Manifest{Format: batch.ManifestFormat, RunID: job.RunID, Experiment: job.Experiment.Name, ConfigHash: job.ConfigHash,
+		Sets: slices.Clone(o.Sets), DB: o.DB, WorkDir: o.WorkDir, DataDir: o.DataDir, Reports: o.Reports,
 		Created: time.Now().UTC()}
-	for i, tr := range trials {
+	for i, tr := range job.Trials {
 		cpus, mem := derive(inBytes[i])
 		if o.CPUs > 0 {
 			cpus = o.CPUs
@@ -264,7 +244,7 @@ func freeze(d batch.Dir, e *stages.Experiment, runID int64, cfgHash string, tria
 			mem = o.MemMB
 		}
 		m.Trials = append(m.Trials, batch.Trial{Index: i, ID: tr.ID, Name: tr.Name, Seed: int64(tr.Seed),
-			Params: sweep.TrialParams(tr), CPUs: cpus, MemMB: mem})
+			Params: job.TrialParams(tr), CPUs: cpus, MemMB: mem})
 	}
 	if err := batch.WriteManifest(d, m); err != nil {
 		return nil, err

@@ -1,12 +1,11 @@
 package batch
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"goldstone/pipeline"
 	"os"
 	"path/filepath"
 	"time"
@@ -199,17 +198,11 @@ func FreezeShared(src, dir, dst string, perm os.FileMode) error {
 	if _, err := os.Stat(dst); err == nil {
 		return nil
 	}
-	f, err := os.Open(src)
+	sum, err := pipeline.Digest(context.Background(), src) // a file's digest is its SHA-256
 	if err != nil {
 		return fmt.Errorf("freeze %s: %w", src, err)
 	}
-	h := sha256.New()
-	_, err = io.Copy(h, f)
-	f.Close()
-	if err != nil {
-		return fmt.Errorf("freeze %s: %w", src, err)
-	}
-	shared := filepath.Join(dir, hex.EncodeToString(h.Sum(nil))[:16])
+	shared := filepath.Join(dir, sum[:16])
 	if err := Freeze(src, shared, perm); err != nil {
 		return err
 	}

@@ -137,7 +137,7 @@ func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment
 		if data.Table.Custom() || data.Table.Layout != DefaultTableSettings.Layout {
 			return errors.New("dataset = \"planted\" generates a ratings.csv: leave layout, user_column, item_column, rating_column, time_column, delimiter, header and time_format at their defaults")
 		}
-		b.Add(&pipeline.Node{ID: "generate", Stage: &GenerateStage{Settings: data.Planted}, Outputs: []string{"ratings.csv", "vectors.npy"}})
+		b.Add(&pipeline.Node{ID: "generate", Stage: &GenerateStage{Settings: data.Planted, Budget: env.Budget}, Outputs: []string{"ratings.csv", "vectors.npy"}})
 		ratingsRef = pipeline.Out("generate", "ratings.csv")
 	default:
 		layout, err := data.Table.Resolve()
@@ -218,15 +218,20 @@ func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment
 }
 
 // GenerateStage writes the planted data set (ratings.csv) and its planted
-// vectors (vectors.npy, shape (bins, users+items, d); see GenerateFile).
-type GenerateStage struct{ Settings PlantedSettings }
+// vectors (vectors.npy, shape (bins, users+items, d); see GenerateFile), on
+// a pool of the sweep's core budget (nil outside a sweep).
+type GenerateStage struct {
+	Settings PlantedSettings
+	Budget   *optim.Budget
+}
 
 func (*GenerateStage) Name() string    { return "generate-planted" }
 func (*GenerateStage) Version() string { return Version }
 func (s *GenerateStage) Params() any   { return settings.Keys(s.Settings) }
 func (s *GenerateStage) Run(ctx context.Context, io *pipeline.IO) error {
 	cfg := s.Settings.Config()
-	cfg.Workers = io.Workers()
+	cfg.Pool = train.NewPool(s.Budget, io.Workers())
+	defer cfg.Pool.Close()
 	st, err := GenerateFile(ctx, io.Output("ratings.csv"), io.Output("vectors.npy"), cfg)
 	if err == nil {
 		io.Logf("generated %d ratings (%d at the median)", st.Ratings, st.Mid)

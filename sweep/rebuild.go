@@ -84,94 +84,12 @@ func RebuildReport(ctx context.Context, st *runs.Store, ri *runs.RunInfo, built 
 		return nil, fmt.Errorf("report of run %d: experiment %s has no report stage", ri.ID, ri.Experiment)
 	}
 	fail := func(err error) (*Outcome, error) { return nil, fmt.Errorf("report of run %d: %w", ri.ID, err) }
-	outs, err := st.Outputs(ctx, ri.ID)
+	g, rep, err := reportGraph(ctx, st, ri, built)
 	if err != nil {
 		return fail(err)
 	}
-	cacheDir := map[string]string{} // node id -> its recorded cache entry
-	for _, o := range outs {
-		cacheDir[o.Stage] = o.CacheDir
-	}
-	rows, err := st.TrialTable(ctx, ri.ID)
-	if err != nil {
+	if err := checkCached(ctx, g, rep, pipeline.Options{WorkDir: opts.WorkDir, Jobs: max(1, opts.Jobs), Lock: lock}); err != nil {
 		return fail(err)
-	}
-	byName := map[string]runs.TrialRow{}
-	for _, t := range rows {
-		byName[t.Name] = t
-	}
-	nodes := map[string]*pipeline.Node{}
-	for _, n := range built.Graph.Nodes {
-		nodes[n.ID] = n
-	}
-	rep := *nodes[built.Report]
-	rep.Inputs = map[string]pipeline.Ref{}
-	g := &pipeline.Graph{}
-	var fromCache []string     // nodes the report reads from the cache under this code's keys
-	why := map[string]string{} // why not from what the run recorded
-	for name, ref := range nodes[built.Report].Inputs {
-		if ref.External() {
-			rep.Inputs[name] = ref
-			continue
-		}
-		if ti := built.TrialOf(ref.Node); ti >= 0 {
-			tr := built.Trials[ti].Trial
-			rec, ok := byName[tr.Name]
-			switch {
-			case ok && rec.Status == runs.StatusFailed:
-				// It stands for the trial's failure, which the report lists.
-				msg := strings.TrimPrefix(rec.Error, ref.Node+": ")
-				u := nodes[ref.Node]
-				g.Add(&pipeline.Node{ID: u.ID, Stage: failedStage{u.Stage, msg}, Outputs: u.Outputs})
-				rep.Inputs[name] = ref
-				continue
-			case !ok || (rec.Status != runs.StatusDone && rec.Status != runs.StatusCached):
-				return fail(fmt.Errorf("trial %q has no result in run %d (status %q): run the experiment to finish it", tr.Name, ri.ID, rec.Status))
-			}
-		}
-		if d, ok := cacheDir[ref.Node]; ok {
-			// The recorded entry, if it is still there and sound (a run
-			// checks an entry's digests before it reuses it; so does this).
-			sound, problem, err := pipeline.CheckEntry(ctx, d)
-			if err != nil {
-				return nil, err
-			}
-			if sound {
-				rep.Inputs[name] = pipeline.File(filepath.Join(d, ref.Output))
-				continue
-			}
-			why[ref.Node] = fmt.Sprintf("its recorded output %s: %s", d, problem)
-		} else {
-			why[ref.Node] = "no output of it is recorded"
-		}
-		rep.Inputs[name] = ref
-		fromCache = append(fromCache, ref.Node)
-	}
-	have := map[string]bool{}
-	for _, n := range g.Nodes {
-		have[n.ID] = true
-	}
-	for _, n := range subgraph(built.Graph, fromCache...) {
-		if !have[n.ID] {
-			g.Add(n)
-		}
-	}
-	g.Add(&rep)
-	popts := pipeline.Options{WorkDir: opts.WorkDir, Jobs: max(1, opts.Jobs), Lock: lock}
-	if len(fromCache) > 0 {
-		items, err := pipeline.Plan(ctx, g, popts)
-		if err != nil {
-			return fail(err)
-		}
-		for _, it := range items {
-			if it.Node != rep.ID && !it.Cached && !isFailed(g, it.Node) {
-				w := why[it.Node]
-				if w == "" {
-					w = "an input of the report needs it"
-				}
-				return fail(fmt.Errorf("%s: %s, and it is not cached under this code's keys (%s): run the experiment again", it.Node, w, it.Reason))
-			}
-		}
 	}
 	out := &Outcome{RunID: ri.ID, Status: ri.Status, Failures: map[string]string{}}
 	rec := &recorder{reportDir: opts.ReportDir, experiment: ri.Experiment, st: st, run: ri.ID, built: built, log: log, out: out}
@@ -209,6 +127,117 @@ func RebuildReport(ctx context.Context, st *runs.Store, ri *runs.RunInfo, built 
 		return out, out.ReportErr
 	}
 	return out, nil
+}
+
+// reportGraph returns the graph that writes run ri's report: its report
+// node (rep) reading each trial's result from the cache entry the run
+// recorded when it is still sound, else from its node under this code's
+// keys (with the nodes it needs); a trial the run recorded as failed stands
+// as a node that fails with its error, which the report lists.
+func reportGraph(ctx context.Context, st *runs.Store, ri *runs.RunInfo, built *stages.Built) (*pipeline.Graph, *reportNode, error) {
+	outs, err := st.Outputs(ctx, ri.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	cacheDir := map[string]string{} // node id -> its recorded cache entry
+	for _, o := range outs {
+		cacheDir[o.Stage] = o.CacheDir
+	}
+	rows, err := st.TrialTable(ctx, ri.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	byName := map[string]runs.TrialRow{}
+	for _, t := range rows {
+		byName[t.Name] = t
+	}
+	nodes := map[string]*pipeline.Node{}
+	for _, n := range built.Graph.Nodes {
+		nodes[n.ID] = n
+	}
+	rep := &reportNode{Node: *nodes[built.Report], why: map[string]string{}}
+	rep.Inputs = map[string]pipeline.Ref{}
+	g := &pipeline.Graph{}
+	for name, ref := range nodes[built.Report].Inputs {
+		if ref.External() {
+			rep.Inputs[name] = ref
+			continue
+		}
+		if ti := built.TrialOf(ref.Node); ti >= 0 {
+			tr := built.Trials[ti].Trial
+			rec, ok := byName[tr.Name]
+			switch {
+			case ok && rec.Status == runs.StatusFailed:
+				// It stands for the trial's failure, which the report lists.
+				msg := strings.TrimPrefix(rec.Error, ref.Node+": ")
+				u := nodes[ref.Node]
+				g.Add(&pipeline.Node{ID: u.ID, Stage: failedStage{u.Stage, msg}, Outputs: u.Outputs})
+				rep.Inputs[name] = ref
+				continue
+			case !ok || (rec.Status != runs.StatusDone && rec.Status != runs.StatusCached):
+				return nil, nil, fmt.Errorf("trial %q has no result in run %d (status %q): run the experiment to finish it", tr.Name, ri.ID, rec.Status)
+			}
+		}
+		if d, ok := cacheDir[ref.Node]; ok {
+			// The recorded entry, if it is still there and sound (a run
+			// checks an entry's digests before it reuses it; so does this).
+			sound, problem, err := pipeline.CheckEntry(ctx, d)
+			if err != nil {
+				return nil, nil, err
+			}
+			if sound {
+				rep.Inputs[name] = pipeline.File(filepath.Join(d, ref.Output))
+				continue
+			}
+			rep.why[ref.Node] = fmt.Sprintf("its recorded output %s: %s", d, problem)
+		} else {
+			rep.why[ref.Node] = "no output of it is recorded"
+		}
+		rep.Inputs[name] = ref
+		rep.fromCache = append(rep.fromCache, ref.Node)
+	}
+	have := map[string]bool{}
+	for _, n := range g.Nodes {
+		have[n.ID] = true
+	}
+	for _, n := range subgraph(built.Graph, rep.fromCache...) {
+		if !have[n.ID] {
+			g.Add(n)
+		}
+	}
+	g.Add(&rep.Node)
+	return g, rep, nil
+}
+
+// reportNode is the report node of a rebuilt report and what it reads
+// from the cache under this code's keys (fromCache), with why not from
+// what the run recorded.
+type reportNode struct {
+	pipeline.Node
+	fromCache []string
+	why       map[string]string
+}
+
+// checkCached fails, naming the node, when a node the report reads from
+// the cache is not cached: rebuilding a report never trains.
+func checkCached(ctx context.Context, g *pipeline.Graph, rep *reportNode, popts pipeline.Options) error {
+	if len(rep.fromCache) == 0 {
+		return nil
+	}
+	items, err := pipeline.Plan(ctx, g, popts)
+	if err != nil {
+		return err
+	}
+	for _, it := range items {
+		if it.Node != rep.ID && !it.Cached && !isFailed(g, it.Node) {
+			w := rep.why[it.Node]
+			if w == "" {
+				w = "an input of the report needs it"
+			}
+			return fmt.Errorf("%s: %s, and it is not cached under this code's keys (%s): run the experiment again", it.Node, w, it.Reason)
+		}
+	}
+	return nil
 }
 
 func isFailed(g *pipeline.Graph, id string) bool {

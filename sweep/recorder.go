@@ -92,82 +92,94 @@ func (r *recorder) event(ctx context.Context, ev pipeline.Event) {
 			r.upsert(ctx, tn.Trial, runs.StatusRunning, "", 0)
 		}
 	case pipeline.Cached, pipeline.Done:
-		if ev.Kind == pipeline.Cached {
-			r.out.Cached++
-		}
-		r.log.Debug("stage finished", "node", ev.Node, "cached", ev.Kind == pipeline.Cached)
-		r.recordOutputs(ctx, ev)
-		if ti >= 0 && r.built.Trials[ti].Result == ev.Node {
-			tn := r.built.Trials[ti]
-			if err := r.recordTrial(ctx, tn, ev.Outputs["result"]); runs.IsInfrastructure(err) {
-				// The trial trained and its result is in the cache: it is
-				// interrupted, and the next run records it from there.
-				r.infra(fmt.Errorf("results %s: %w", r.st.Path(), err))
-				r.log.Error("record trial: the results database is unavailable; the trial is interrupted and recorded from the cache by the next run", "trial", tn.Trial.ID, "err", err)
-				r.upsert(ctx, tn.Trial, runs.StatusInterrupted, "interrupted: record results: "+err.Error(), 0)
-			} else if err != nil {
-				r.log.Error("record trial", "trial", tn.Trial.ID, "err", err)
-				r.upsert(ctx, tn.Trial, runs.StatusFailed, "record results: "+err.Error(), 0)
-			}
-		}
-		if ev.Node == r.built.Report {
-			r.recordArtifacts(ctx, ev.Outputs)
-		}
+		r.ended(ctx, ev, ti)
 	case pipeline.Failed, pipeline.Skipped:
-		msg := ""
-		if ev.Err != nil {
-			msg = ev.Err.Error()
-		} else {
-			msg = ev.Reason
+		r.stopped(ctx, ev, ti)
+	}
+}
+
+// ended records a node that ended with outputs: its outputs, its
+// trial's results when it is the trial's result node, the report's files.
+func (r *recorder) ended(ctx context.Context, ev pipeline.Event, ti int) {
+	if ev.Kind == pipeline.Cached {
+		r.out.Cached++
+	}
+	r.log.Debug("stage finished", "node", ev.Node, "cached", ev.Kind == pipeline.Cached)
+	r.recordOutputs(ctx, ev)
+	if ti >= 0 && r.built.Trials[ti].Result == ev.Node {
+		tn := r.built.Trials[ti]
+		if err := r.recordTrial(ctx, tn, ev.Outputs["result"]); runs.IsInfrastructure(err) {
+			// The trial trained and its result is in the cache: it is
+			// interrupted, and the next run records it from there.
+			r.infra(fmt.Errorf("results %s: %w", r.st.Path(), err))
+			r.log.Error("record trial: the results database is unavailable; the trial is interrupted and recorded from the cache by the next run", "trial", tn.Trial.ID, "err", err)
+			r.upsert(ctx, tn.Trial, runs.StatusInterrupted, "interrupted: record results: "+err.Error(), 0)
+		} else if err != nil {
+			r.log.Error("record trial", "trial", tn.Trial.ID, "err", err)
+			r.upsert(ctx, tn.Trial, runs.StatusFailed, "record results: "+err.Error(), 0)
 		}
-		if errors.Is(ev.Err, context.Canceled) {
-			// A trial that had started is interrupted now; one that never
-			// started is marked with the others in one statement when
-			// the run ends (runs.MarkUnended): a cancelled sweep of 10,000
-			// trials must not take 10,000 transactions to stop.
-			if tr := r.built.Trials; ti >= 0 && !r.started[tr[ti].Trial.ID].IsZero() {
-				r.upsert(ctx, tr[ti].Trial, runs.StatusInterrupted, "interrupted", 0)
-			}
-			return
+	}
+	if ev.Node == r.built.Report {
+		r.recordArtifacts(ctx, ev.Outputs)
+	}
+}
+
+// stopped records a node that failed or was skipped: its trial's status
+// (interrupted by a cancellation or the machine, pending when a shared
+// stage stopped it, else failed), a data error, or the report's failure.
+func (r *recorder) stopped(ctx context.Context, ev pipeline.Event, ti int) {
+	msg := ev.Reason
+	if ev.Err != nil {
+		msg = ev.Err.Error()
+	}
+	if errors.Is(ev.Err, context.Canceled) {
+		// A trial that had started is interrupted now; one that never
+		// started is marked with the others in one statement when
+		// the run ends (runs.MarkUnended): a cancelled sweep of 10,000
+		// trials must not take 10,000 transactions to stop.
+		if tr := r.built.Trials; ti >= 0 && !r.started[tr[ti].Trial.ID].IsZero() {
+			r.upsert(ctx, tr[ti].Trial, runs.StatusInterrupted, "interrupted", 0)
 		}
-		if runs.IsInfrastructure(ev.Err) {
-			// The machine failed (a full disk), not the stage: what it
-			// hit is interrupted and runs again on the next run.
-			r.infra(fmt.Errorf("stage %s: %w", ev.Node, ev.Err))
-			r.log.Error("stage stopped by the machine; it runs again on the next run", "node", ev.Node, "err", msg)
-			if ti >= 0 {
-				r.upsert(ctx, r.built.Trials[ti].Trial, runs.StatusInterrupted, "interrupted: "+ev.Node+": "+msg, 0)
-			} else {
-				if r.infraNodes == nil {
-					r.infraNodes = map[string]bool{}
-				}
-				r.infraNodes[ev.Node] = true
-			}
-			return
-		}
+		return
+	}
+	if runs.IsInfrastructure(ev.Err) {
+		// The machine failed (a full disk), not the stage: what it
+		// hit is interrupted and runs again on the next run.
+		r.infra(fmt.Errorf("stage %s: %w", ev.Node, ev.Err))
+		r.log.Error("stage stopped by the machine; it runs again on the next run", "node", ev.Node, "err", msg)
 		if ti >= 0 {
-			tn := r.built.Trials[ti]
-			if c := skipCause(ev); ev.Kind == pipeline.Skipped && c != "" && r.built.TrialOf(c) < 0 && r.infraNodes[c] {
-				// Not run because a shared stage hit a machine error.
-				r.upsert(ctx, tn.Trial, runs.StatusPending, "not run: stage "+c+" was interrupted", 0)
-				return
-			} else if ev.Kind == pipeline.Skipped && c != "" && r.built.TrialOf(c) < 0 {
-				// Not run because a data stage failed: not a failure of
-				// the trial, which stays pending and runs on the next run.
-				r.upsert(ctx, tn.Trial, runs.StatusPending, "not run: stage "+c+" failed", 0)
-				return
+			r.upsert(ctx, r.built.Trials[ti].Trial, runs.StatusInterrupted, "interrupted: "+ev.Node+": "+msg, 0)
+		} else {
+			if r.infraNodes == nil {
+				r.infraNodes = map[string]bool{}
 			}
-			r.log.Warn("trial failed", "trial", tn.Trial.ID, "name", tn.Trial.Name, "stage", ev.Node, "err", msg)
-			r.upsert(ctx, tn.Trial, runs.StatusFailed, ev.Node+": "+msg, 0)
-		} else if ev.Node != r.built.Report && ev.Kind == pipeline.Failed {
-			// The run's error line says it; no log line of its own, so
-			// that with --quiet a data error is one line.
-			r.out.DataErr = &stages.DataError{Err: fmt.Errorf("stage %s: %s", ev.Node, msg)}
-			r.log.Info("stage failed", "node", ev.Node, "err", msg)
-		} else if ev.Kind == pipeline.Failed {
-			r.log.Error("report failed", "err", msg)
-			r.reportFailed(fmt.Errorf("stage %s: %s", ev.Node, msg))
+			r.infraNodes[ev.Node] = true
 		}
+		return
+	}
+	switch {
+	case ti >= 0:
+		tn := r.built.Trials[ti]
+		if c := skipCause(ev); ev.Kind == pipeline.Skipped && c != "" && r.built.TrialOf(c) < 0 && r.infraNodes[c] {
+			// Not run because a shared stage hit a machine error.
+			r.upsert(ctx, tn.Trial, runs.StatusPending, "not run: stage "+c+" was interrupted", 0)
+			return
+		} else if ev.Kind == pipeline.Skipped && c != "" && r.built.TrialOf(c) < 0 {
+			// Not run because a data stage failed: not a failure of
+			// the trial, which stays pending and runs on the next run.
+			r.upsert(ctx, tn.Trial, runs.StatusPending, "not run: stage "+c+" failed", 0)
+			return
+		}
+		r.log.Warn("trial failed", "trial", tn.Trial.ID, "name", tn.Trial.Name, "stage", ev.Node, "err", msg)
+		r.upsert(ctx, tn.Trial, runs.StatusFailed, ev.Node+": "+msg, 0)
+	case ev.Node != r.built.Report && ev.Kind == pipeline.Failed:
+		// The run's error line says it; no log line of its own, so
+		// that with --quiet a data error is one line.
+		r.out.DataErr = &stages.DataError{Err: fmt.Errorf("stage %s: %s", ev.Node, msg)}
+		r.log.Info("stage failed", "node", ev.Node, "err", msg)
+	case ev.Kind == pipeline.Failed:
+		r.log.Error("report failed", "err", msg)
+		r.reportFailed(fmt.Errorf("stage %s: %s", ev.Node, msg))
 	}
 }
 

@@ -197,18 +197,13 @@ func Generate(ctx context.Context, w io.Writer, vectors io.Writer, cfg PlantedCo
 	for r, j := range wr.Perm(cfg.Items) {
 		iw[j] = optim.Pow(float64(r+plantedZipfQ), -plantedZipfS)
 	}
-	users, items := newAlias(uw), newAlias(iw)
-	neg, pos := newAlias(negWeights), newAlias(posWeights)
-
-	U := make([]float64, cfg.Users*D)
-	V := make([]float64, cfg.Items*D)
-	counts := cfg.BinCounts()
-	var activeIDs [][]int32 // per bin, with ActiveBinsMean > 0
-	var activeUsers []*alias
+	g := &generator{cfg: cfg, D: D, start: start, end: end, users: newAlias(uw), items: newAlias(iw),
+		neg: newAlias(negWeights), pos: newAlias(posWeights), U: make([]float64, cfg.Users*D), V: make([]float64, cfg.Items*D),
+		counts: cfg.BinCounts()}
 	if cfg.ActiveBinsMean > 0 {
-		activeIDs, activeUsers = burstyUsers(cfg, uw, counts)
+		g.activeIDs, g.activeUsers = burstyUsers(cfg, uw, g.counts)
 	}
-	st := GenStats{PerBin: counts}
+	st := GenStats{PerBin: g.counts}
 	n, err := io.WriteString(w, CSVHeader+"\n")
 	st.Bytes += int64(n)
 	if err != nil {
@@ -216,23 +211,19 @@ func Generate(ctx context.Context, w io.Writer, vectors io.Writer, cfg PlantedCo
 	}
 	var vbuf []byte
 	chunk := uint64(0)
-	type result struct {
-		text          []byte
-		pos, neg, mid int64
-	}
-	batch := make([]result, 2*workers)
+	batch := make([]genChunk, 2*workers)
 	for t := 0; t < cfg.Bins; t++ {
 		if err := ctx.Err(); err != nil {
 			return st, err
 		}
-		if err := evolve(ctx, cfg.Pool, U, 0, t, D, s, cfg.Drift, cfg.Seed); err != nil {
+		if err := evolve(ctx, cfg.Pool, g.U, 0, t, D, s, cfg.Drift, cfg.Seed); err != nil {
 			return st, err
 		}
-		if err := evolve(ctx, cfg.Pool, V, 1, t, D, s, cfg.Drift, cfg.Seed); err != nil {
+		if err := evolve(ctx, cfg.Pool, g.V, 1, t, D, s, cfg.Drift, cfg.Seed); err != nil {
 			return st, err
 		}
 		if vectors != nil {
-			for _, m := range [][]float64{U, V} {
+			for _, m := range [][]float64{g.U, g.V} {
 				vbuf = vbuf[:0]
 				for _, x := range m {
 					vbuf = binary.LittleEndian.AppendUint64(vbuf, math.Float64bits(x))
@@ -242,61 +233,12 @@ func Generate(ctx context.Context, w io.Writer, vectors io.Writer, cfg PlantedCo
 				}
 			}
 		}
-		first, last := BinRange(t, start, end, cfg.Bins)
-		nChunks := int((counts[t] + plantedChunk - 1) / plantedChunk)
+		nChunks := int((g.counts[t] + plantedChunk - 1) / plantedChunk)
 		for c0 := 0; c0 < nChunks; c0 += len(batch) {
 			k := min(len(batch), nChunks-c0)
 			cfg.Pool.Chunks(k, 1, func(c, _, _ int) {
-				if ctx.Err() != nil {
-					return
-				}
-				lo := int64(c0+c) * plantedChunk
-				hi := min(lo+plantedChunk, counts[t])
-				rng := rand.New(rand.NewPCG(cfg.Seed, streamChunks|(chunk+uint64(c0+c))))
-				res := &batch[c]
-				res.text, res.pos, res.neg, res.mid = res.text[:0], 0, 0, 0
-				for k := lo; k < hi; k++ {
-					var i int
-					if activeUsers != nil {
-						i = int(activeIDs[t][activeUsers[t].sample(rng)])
-					} else {
-						i = users.sample(rng)
-					}
-					j := items.sample(rng)
-					ts := first + rng.Int64N(last-first+1)
-					dot := 0.0
-					ui, vj := U[i*D:i*D+D], V[j*D:j*D+D]
-					for d, a := range ui {
-						dot += float64(a * vj[d])
-					}
-					plus := rng.Float64() < sigmoid(dot)
-					mid := rng.Float64() < plantedMidFraction
-					if t == 0 && k == 0 {
-						ts, mid = start, false
-					}
-					if t == cfg.Bins-1 && k == counts[t]-1 {
-						ts, mid = end, false
-					}
-					star := ""
-					switch {
-					case mid:
-						star = "3.5"
-						res.mid++
-					case plus:
-						star = posStars[pos.sample(rng)]
-						res.pos++
-					default:
-						star = negStars[neg.sample(rng)]
-						res.neg++
-					}
-					b := strconv.AppendInt(res.text, int64(i+1), 10)
-					b = append(b, ',')
-					b = strconv.AppendInt(b, int64(j+1), 10)
-					b = append(b, ',')
-					b = append(b, star...)
-					b = append(b, ',')
-					b = strconv.AppendInt(b, ts, 10)
-					res.text = append(b, '\n')
+				if ctx.Err() == nil {
+					g.chunk(&batch[c], t, c0+c, chunk+uint64(c0+c))
 				}
 			})
 			if err := ctx.Err(); err != nil {
@@ -315,9 +257,83 @@ func Generate(ctx context.Context, w io.Writer, vectors io.Writer, cfg PlantedCo
 			}
 		}
 		chunk += uint64(nChunks)
-		st.Ratings += counts[t]
+		st.Ratings += g.counts[t]
 	}
 	return st, nil
+}
+
+// generator is Generate's model: the activity and popularity samplers,
+// the planted vectors of the current bin, the ratings per bin.
+type generator struct {
+	cfg          PlantedConfig
+	D            int
+	start, end   int64
+	users, items *alias
+	neg, pos     *alias
+	U, V         []float64
+	counts       []int64
+	activeIDs    [][]int32 // per bin, with ActiveBinsMean > 0
+	activeUsers  []*alias
+}
+
+// genChunk is the text and the counts of one chunk of ratings.
+type genChunk struct {
+	text          []byte
+	pos, neg, mid int64
+}
+
+// chunk writes chunk c of bin t, whose random stream is stream (its index
+// over all bins), into res.
+func (g *generator) chunk(res *genChunk, t, c int, stream uint64) {
+	cfg, D := g.cfg, g.D
+	first, last := BinRange(t, g.start, g.end, cfg.Bins)
+	lo := int64(c) * plantedChunk
+	hi := min(lo+plantedChunk, g.counts[t])
+	rng := rand.New(rand.NewPCG(cfg.Seed, streamChunks|stream))
+	res.text, res.pos, res.neg, res.mid = res.text[:0], 0, 0, 0
+	for k := lo; k < hi; k++ {
+		var i int
+		if g.activeUsers != nil {
+			i = int(g.activeIDs[t][g.activeUsers[t].sample(rng)])
+		} else {
+			i = g.users.sample(rng)
+		}
+		j := g.items.sample(rng)
+		ts := first + rng.Int64N(last-first+1)
+		dot := 0.0
+		ui, vj := g.U[i*D:i*D+D], g.V[j*D:j*D+D]
+		for d, a := range ui {
+			dot += float64(a * vj[d])
+		}
+		plus := rng.Float64() < sigmoid(dot)
+		mid := rng.Float64() < plantedMidFraction
+		if t == 0 && k == 0 {
+			ts, mid = g.start, false
+		}
+		if t == cfg.Bins-1 && k == g.counts[t]-1 {
+			ts, mid = g.end, false
+		}
+		star := ""
+		switch {
+		case mid:
+			star = "3.5"
+			res.mid++
+		case plus:
+			star = posStars[g.pos.sample(rng)]
+			res.pos++
+		default:
+			star = negStars[g.neg.sample(rng)]
+			res.neg++
+		}
+		b := strconv.AppendInt(res.text, int64(i+1), 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(j+1), 10)
+		b = append(b, ',')
+		b = append(b, star...)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, ts, 10)
+		res.text = append(b, '\n')
+	}
 }
 
 // evolve sets the vectors of bin t in place: fresh N(0, s^2) at t = 0, otherwise one step of

@@ -277,95 +277,18 @@ func (s *Store) batchOnce(batch []op) (rowErrs []error, err error) {
 		return nil, fmt.Errorf("begin batch of %d rows: %w", len(batch), err)
 	}
 	defer tx.Rollback()
-	var infra error // a row's error that aborts the transaction
-	stmts := map[*sql.Stmt]*sql.Stmt{}
-	stmt := func(st *sql.Stmt) *sql.Stmt {
-		if t, ok := stmts[st]; ok {
-			return t
-		}
-		t := tx.StmtContext(ctx, st)
-		stmts[st] = t
-		return t
-	}
-	// one writes a single row; it reports whether the row was written.
-	one := func(o *op) bool {
-		if infra != nil {
-			return false
-		}
-		var err error
-		switch o.kind {
-		case opMetric:
-			v, k := encodeValue(o.value)
-			if _, err = stmt(s.stmtMetric).ExecContext(ctx, o.run, o.trial, o.name, o.step, v, k); err != nil {
-				err = fmt.Errorf("metric run %d trial %q name %q step %d: %w", o.run, o.trial, o.name, o.step, err)
-			}
-		case opSummary:
-			v, k := encodeValue(o.value)
-			if _, err = stmt(s.stmtSummary).ExecContext(ctx, o.run, o.trial, o.name, v, k); err != nil {
-				err = fmt.Errorf("summary run %d trial %q name %q: %w", o.run, o.trial, o.name, err)
-			}
-		case opArtifact:
-			if _, err = stmt(s.stmtArtifact).ExecContext(ctx, o.run, o.trial, o.name, o.sha, o.akind); err != nil {
-				err = fmt.Errorf("artifact run %d trial %q path %q: %w", o.run, o.trial, o.name, err)
-			}
-		}
-		switch {
-		case err == nil:
-			return true
-		case IsInfrastructure(err):
-			infra = err
-		default:
-			rowErrs = append(rowErrs, err)
-		}
-		return false
-	}
-
-	// Metrics: full chunks through the multi-row statement. A chunk that
-	// fails is rolled back by SQLite as one statement and retried row by
-	// row, so only the bad rows are lost.
-	chunk := make([]*op, 0, metricChunk)
-	flushChunk := func() {
-		if len(chunk) < metricChunk {
-			for _, o := range chunk {
-				one(o)
-			}
-		} else if infra == nil {
-			args := s.args[:0]
-			for _, o := range chunk {
-				v, k := encodeValue(o.value)
-				args = append(args, o.run, o.trial, o.name, o.step, v, k)
-			}
-			_, err := stmt(s.stmtMetrics).ExecContext(ctx, args...)
-			clear(args)
-			s.args = args[:0]
-			if IsInfrastructure(err) {
-				infra = err
-			} else if err != nil {
-				for _, o := range chunk {
-					one(o)
-				}
-			}
-		}
-		chunk = chunk[:0]
-	}
-	for i := range batch {
-		if batch[i].kind == opMetric {
-			if chunk = append(chunk, &batch[i]); len(chunk) == metricChunk {
-				flushChunk()
-			}
-		}
-	}
-	flushChunk()
+	b := &batchTx{s: s, ctx: ctx, tx: tx, stmts: map[*sql.Stmt]*sql.Stmt{}}
+	b.metrics(batch)
 	newMetric := false
 	for i := range batch {
 		if batch[i].kind != opMetric {
-			if one(&batch[i]) && batch[i].kind == opSummary && !s.view.metrics[batch[i].name] {
+			if b.one(&batch[i]) && batch[i].kind == opSummary && !s.view.metrics[batch[i].name] {
 				newMetric = true
 			}
 		}
 	}
-	if infra != nil {
-		return nil, fmt.Errorf("batch of %d rows: %w", len(batch), infra)
+	if b.infra != nil {
+		return nil, fmt.Errorf("batch of %d rows: %w", len(batch), b.infra)
 	}
 	if newMetric {
 		if err := refreshTrialsView(ctx, tx, &s.view); IsInfrastructure(err) {
@@ -378,5 +301,101 @@ func (s *Store) batchOnce(batch []op) (rowErrs []error, err error) {
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("commit batch of %d rows: %w", len(batch), err)
 	}
-	return rowErrs, nil
+	return b.rowErrs, nil
+}
+
+// batchTx is one attempt at writing a batch: its transaction, its prepared
+// statements, the rows it dropped and the error of the machine that
+// aborts it.
+type batchTx struct {
+	s       *Store
+	ctx     context.Context // the writer goroutine's: rows outlive their caller
+	tx      *sql.Tx
+	stmts   map[*sql.Stmt]*sql.Stmt
+	infra   error // a row's error that aborts the transaction
+	rowErrs []error
+}
+
+// stmt returns st in the transaction.
+func (b *batchTx) stmt(st *sql.Stmt) *sql.Stmt {
+	if t, ok := b.stmts[st]; ok {
+		return t
+	}
+	t := b.tx.StmtContext(b.ctx, st)
+	b.stmts[st] = t
+	return t
+}
+
+// one writes a single row; it reports whether the row was written.
+func (b *batchTx) one(o *op) bool {
+	if b.infra != nil {
+		return false
+	}
+	s, ctx := b.s, b.ctx
+	var err error
+	switch o.kind {
+	case opMetric:
+		v, k := encodeValue(o.value)
+		if _, err = b.stmt(s.stmtMetric).ExecContext(ctx, o.run, o.trial, o.name, o.step, v, k); err != nil {
+			err = fmt.Errorf("metric run %d trial %q name %q step %d: %w", o.run, o.trial, o.name, o.step, err)
+		}
+	case opSummary:
+		v, k := encodeValue(o.value)
+		if _, err = b.stmt(s.stmtSummary).ExecContext(ctx, o.run, o.trial, o.name, v, k); err != nil {
+			err = fmt.Errorf("summary run %d trial %q name %q: %w", o.run, o.trial, o.name, err)
+		}
+	case opArtifact:
+		if _, err = b.stmt(s.stmtArtifact).ExecContext(ctx, o.run, o.trial, o.name, o.sha, o.akind); err != nil {
+			err = fmt.Errorf("artifact run %d trial %q path %q: %w", o.run, o.trial, o.name, err)
+		}
+	}
+	switch {
+	case err == nil:
+		return true
+	case IsInfrastructure(err):
+		b.infra = err
+	default:
+		b.rowErrs = append(b.rowErrs, err)
+	}
+	return false
+}
+
+// metrics writes the metric rows of batch: full chunks through the
+// multi-row statement. A chunk that fails is rolled back by SQLite as one
+// statement and retried row by row, so only the bad rows are lost.
+func (b *batchTx) metrics(batch []op) {
+	s := b.s
+	chunk := make([]*op, 0, metricChunk)
+	flush := func() {
+		if len(chunk) < metricChunk {
+			for _, o := range chunk {
+				b.one(o)
+			}
+		} else if b.infra == nil {
+			args := s.args[:0]
+			for _, o := range chunk {
+				v, k := encodeValue(o.value)
+				args = append(args, o.run, o.trial, o.name, o.step, v, k)
+			}
+			_, err := b.stmt(s.stmtMetrics).ExecContext(b.ctx, args...)
+			clear(args)
+			s.args = args[:0]
+			if IsInfrastructure(err) {
+				b.infra = err
+			} else if err != nil {
+				for _, o := range chunk {
+					b.one(o)
+				}
+			}
+		}
+		chunk = chunk[:0]
+	}
+	for i := range batch {
+		if batch[i].kind == opMetric {
+			if chunk = append(chunk, &batch[i]); len(chunk) == metricChunk {
+				flush()
+			}
+		}
+	}
+	flush()
 }

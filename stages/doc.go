@@ -23,8 +23,10 @@
 //   - A stage's cache parameters are exactly the settings it reads (Keys of
 //     its settings struct), so a setting change re-runs only the stages that
 //     read it; a trial's id hashes its pipeline's settings struct's Keys.
-//   - Each pipeline's Version is the cache version of its stages; the
-//     golden tests of stages/pipelines fail when results change without it.
+//   - Each stage has its own cache version (a pipeline's versions.go); the
+//     golden tests of stages/pipelines record every stage's outputs and
+//     name the stage whose outputs changed for the same inputs without a
+//     bump.
 //   - Node ids are <experiment>/<stage>/<trial slug>; the cache is keyed by
 //     content and shared across experiments.
 //   - Stage outputs are written by the stage inside the pipeline's temporary

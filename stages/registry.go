@@ -12,16 +12,15 @@ import (
 )
 
 // Pipeline is one kind of experiment: the settings it accepts and how it
-// turns an experiment's trials into a pipeline graph. Each pipeline lives in
-// its own package below stages/ and registers itself (Register) from an init
-// function; stages/pipelines imports them all.
+// turns an experiment's trials into a pipeline graph. Each pipeline lives
+// in its own package below stages/ and registers itself (Register) from an
+// init function; stages/pipelines imports them all. Its stages carry their
+// own cache versions (pipeline.Stage.Version), one per stage, so that a
+// change of one stage (a report's, say) does not invalidate the others;
+// the golden test of stages/pipelines names the stage to bump.
 type Pipeline interface {
 	// Name is the value of `pipeline = "..."` in experiments.toml.
 	Name() string
-	// Version is the cache version of every stage of the pipeline: one
-	// constant next to its code, bumped when any stage's outputs change
-	// (the golden test of stages/pipelines enforces it).
-	Version() string
 	// Settings returns a pointer to the zero value of the pipeline's
 	// settings struct (see Decode): every setting the pipeline accepts,
 	// usually the settings structs of its stages as fields. A trial's id

@@ -32,7 +32,6 @@ type orderSettings struct {
 }
 
 func (orderPipeline) Name() string                                                   { return "order" }
-func (orderPipeline) Version() string                                                { return "1" }
 func (orderPipeline) Settings() any                                                  { return &orderSettings{} }
 func (orderPipeline) Build(context.Context, *Built, *Experiment, []Trial, Env) error { return nil }
 

@@ -30,9 +30,8 @@ type budgetSettings struct {
 	Long bool `set:"long" default:"false" doc:"the trial waits for its pool to get every core"`
 }
 
-func (budgetPipeline) Name() string    { return "test-budget" }
-func (budgetPipeline) Version() string { return "1" }
-func (budgetPipeline) Settings() any   { return &budgetSettings{} }
+func (budgetPipeline) Name() string  { return "test-budget" }
+func (budgetPipeline) Settings() any { return &budgetSettings{} }
 func (budgetPipeline) Build(_ context.Context, b *stages.Built, _ *stages.Experiment, trials []stages.Trial, env stages.Env) error {
 	for _, tr := range trials {
 		id := "run/" + tr.Slug()

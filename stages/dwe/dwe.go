@@ -33,27 +33,11 @@ import (
 
 func init() { stages.Register(Pipeline{}) }
 
-// Version is the cache version of every stage of this pipeline. Bump it in
-// the commit that changes what any of its stages writes for the same
-// settings and inputs (code here or below: models, optim, stages); the
-// golden test (stages/pipelines, testdata/golden.json here) fails until
-// then.
-//
-// 2: the aging table counts the query word as a candidate (one word aging,
-// models/dwe.WordAging). 5: the step file records each bin's first and last
-// year with data; the aging table names a step by those years. 12: same bits
-// on every build (issue 17). 13: JSON Lines corpora, csv and jsonl times may be
-// dates (the year is kept), zstd inputs.
-const Version = "13"
-
 // Pipeline is the dwe pipeline.
 type Pipeline struct{}
 
 // Name implements stages.Pipeline.
 func (Pipeline) Name() string { return "dwe" }
-
-// Version implements stages.Pipeline.
-func (Pipeline) Version() string { return Version }
 
 // Settings implements stages.Pipeline.
 func (Pipeline) Settings() any { return &Settings{} }
@@ -197,7 +181,7 @@ func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment
 		b.AddTrial(tr, eid, tid, eid)
 		reportIn[tr.ID] = pipeline.Out(eid, "result")
 	}
-	report.Add(b, e, trials, reportIn, report.Def{Stage: "report-dwe", Version: Version, File: "report.md", Draw: Report})
+	report.Add(b, e, trials, reportIn, report.Def{Stage: "report-dwe", Version: ReportVersion, File: "report.md", Draw: Report})
 	return nil
 }
 
@@ -205,7 +189,7 @@ func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment
 type IngestStage struct{ Settings IngestSettings }
 
 func (*IngestStage) Name() string    { return "ingest-corpus" }
-func (*IngestStage) Version() string { return Version }
+func (*IngestStage) Version() string { return IngestVersion }
 func (s *IngestStage) Params() any   { return settings.Keys(s.Settings) }
 func (s *IngestStage) Run(ctx context.Context, io *pipeline.IO) error {
 	st, err := Ingest(ctx, s.Settings, io.Input("corpus"), io.Output("segments.parquet"))
@@ -253,7 +237,7 @@ func ngramOptions(format string) corpus.NgramOptions {
 type BinStage struct{ Settings BinSettings }
 
 func (*BinStage) Name() string    { return "bin-corpus" }
-func (*BinStage) Version() string { return Version }
+func (*BinStage) Version() string { return BinVersion }
 func (s *BinStage) Params() any   { return settings.Keys(s.Settings) }
 func (s *BinStage) Run(ctx context.Context, io *pipeline.IO) error {
 	years, err := corpus.YearTotals(ctx, io.Input("segments"))
@@ -291,7 +275,7 @@ func FilterYears[V any](years map[int]V, from, to int) {
 type VocabStage struct{ Settings VocabSettings }
 
 func (*VocabStage) Name() string    { return "vocab" }
-func (*VocabStage) Version() string { return Version }
+func (*VocabStage) Version() string { return VocabVersion }
 func (s *VocabStage) Params() any   { return settings.Keys(s.Settings) }
 func (s *VocabStage) Run(ctx context.Context, io *pipeline.IO) error {
 	bins, _, err := corpus.ReadSteps(ctx, io.Input("steps"))
@@ -314,7 +298,7 @@ func (s *VocabStage) Run(ctx context.Context, io *pipeline.IO) error {
 type CountStage struct{ Settings CountSettings }
 
 func (*CountStage) Name() string    { return "count" }
-func (*CountStage) Version() string { return Version }
+func (*CountStage) Version() string { return CountVersion }
 func (s *CountStage) Params() any   { return settings.Keys(s.Settings) }
 func (s *CountStage) Run(ctx context.Context, io *pipeline.IO) error {
 	bins, _, err := corpus.ReadSteps(ctx, io.Input("steps"))
@@ -345,7 +329,7 @@ type TrainStage struct {
 }
 
 func (*TrainStage) Name() string    { return "train-dwe" }
-func (*TrainStage) Version() string { return Version }
+func (*TrainStage) Version() string { return TrainVersion }
 func (s *TrainStage) Params() any   { return settings.Keys(s.Settings) }
 func (s *TrainStage) Run(ctx context.Context, io *pipeline.IO) error {
 	pool := train.NewPool(s.Budget, io.Workers())
@@ -361,7 +345,7 @@ type EvaluateStage struct {
 }
 
 func (*EvaluateStage) Name() string    { return "evaluate-dwe" }
-func (*EvaluateStage) Version() string { return Version }
+func (*EvaluateStage) Version() string { return EvaluateVersion }
 func (s *EvaluateStage) Params() any   { return settings.Keys(s.Settings) }
 func (s *EvaluateStage) Run(ctx context.Context, io *pipeline.IO) error {
 	pool := train.NewPool(s.Budget, io.Workers())

@@ -40,7 +40,7 @@ type Embedding struct {
 type EmbeddingsStage struct{}
 
 func (*EmbeddingsStage) Name() string    { return "export-embeddings" }
-func (*EmbeddingsStage) Version() string { return Version }
+func (*EmbeddingsStage) Version() string { return EmbeddingsVersion }
 func (*EmbeddingsStage) Params() any     { return map[string]any{} }
 func (*EmbeddingsStage) Run(ctx context.Context, io *pipeline.IO) error {
 	n, err := WriteEmbeddings(ctx, io.Input("model"), io.Input("binned"), io.Input("ids"), io.Output(EmbeddingsFile))

@@ -23,18 +23,6 @@ import (
 
 func init() { stages.Register(Pipeline{}) }
 
-// Version is the cache version of every stage of this pipeline. Bump it in
-// the commit that changes what any of its stages writes for the same
-// settings and inputs (code here or below: models, optim, stages); the
-// golden test (stages/pipelines, testdata/golden.json here) fails until
-// then.
-//
-// 19: same bits on every build (issue 17). 20: the ingest stage reads any table
-// layout (TableSettings), keeps the last of duplicate (user, item, time) rows and
-// writes ratings.ids.parquet and ingest.json beside ratings.parquet (a MovieLens
-// release ingests to the same ratings.parquet); export_embeddings.
-const Version = "20"
-
 // Pipeline is the movielens pipeline (the paper's Section 5.2): ingest,
 // binarize, bin and split a ratings file (a MovieLens release or the
 // planted generator's output), then train and evaluate sparse dynamic
@@ -43,9 +31,6 @@ type Pipeline struct{}
 
 // Name implements stages.Pipeline.
 func (Pipeline) Name() string { return "movielens" }
-
-// Version implements stages.Pipeline.
-func (Pipeline) Version() string { return Version }
 
 // Settings implements stages.Pipeline.
 func (Pipeline) Settings() any { return &Settings{} }
@@ -213,7 +198,7 @@ func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment
 		b.AddTrial(tr, eid, nodes...)
 		reportIn[tr.ID] = pipeline.Out(eid, "result")
 	}
-	report.Add(b, e, trials, reportIn, report.Def{Stage: "report-movielens", Version: Version, Draw: Report})
+	report.Add(b, e, trials, reportIn, report.Def{Stage: "report-movielens", Version: ReportVersion, Draw: Report})
 	return nil
 }
 
@@ -226,7 +211,7 @@ type GenerateStage struct {
 }
 
 func (*GenerateStage) Name() string    { return "generate-planted" }
-func (*GenerateStage) Version() string { return Version }
+func (*GenerateStage) Version() string { return GenerateVersion }
 func (s *GenerateStage) Params() any   { return settings.Keys(s.Settings) }
 func (s *GenerateStage) Run(ctx context.Context, io *pipeline.IO) error {
 	cfg := s.Settings.Config()
@@ -244,7 +229,7 @@ func (s *GenerateStage) Run(ctx context.Context, io *pipeline.IO) error {
 type IngestStage struct{ Settings TableSettings }
 
 func (*IngestStage) Name() string    { return "ingest-movielens" }
-func (*IngestStage) Version() string { return Version }
+func (*IngestStage) Version() string { return IngestVersion }
 func (s *IngestStage) Params() any   { return settings.Keys(s.Settings) }
 func (s *IngestStage) Run(ctx context.Context, io *pipeline.IO) error {
 	layout, err := s.Settings.Resolve()
@@ -287,7 +272,7 @@ func ingestSummary(st Stats) any {
 type BinarizeStage struct{}
 
 func (*BinarizeStage) Name() string    { return "binarize" }
-func (*BinarizeStage) Version() string { return Version }
+func (*BinarizeStage) Version() string { return BinarizeVersion }
 func (*BinarizeStage) Params() any     { return map[string]any{} }
 func (*BinarizeStage) Run(ctx context.Context, io *pipeline.IO) error {
 	st, err := Binarize(ctx, io.Input("ratings"), io.Output("binary.parquet"))
@@ -302,7 +287,7 @@ func (*BinarizeStage) Run(ctx context.Context, io *pipeline.IO) error {
 type BinStage struct{ Settings BinSettings }
 
 func (*BinStage) Name() string    { return "bin" }
-func (*BinStage) Version() string { return Version }
+func (*BinStage) Version() string { return BinVersion }
 func (s *BinStage) Params() any   { return settings.Keys(s.Settings) }
 func (s *BinStage) Run(ctx context.Context, io *pipeline.IO) error {
 	dir := io.Output("binned")
@@ -322,7 +307,7 @@ func (s *BinStage) Run(ctx context.Context, io *pipeline.IO) error {
 type SplitStage struct{ Settings SplitSettings }
 
 func (*SplitStage) Name() string    { return "split" }
-func (*SplitStage) Version() string { return Version }
+func (*SplitStage) Version() string { return SplitVersion }
 func (s *SplitStage) Params() any   { return settings.Keys(s.Settings) }
 func (s *SplitStage) Run(ctx context.Context, io *pipeline.IO) error {
 	dir := io.Output("split")
@@ -347,7 +332,7 @@ type TrainStage struct {
 }
 
 func (*TrainStage) Name() string    { return "train-logistic-mf" }
-func (*TrainStage) Version() string { return Version }
+func (*TrainStage) Version() string { return TrainVersion }
 func (s *TrainStage) Params() any   { return settings.Keys(s.Settings) }
 func (s *TrainStage) Run(ctx context.Context, io *pipeline.IO) error {
 	pool := train.NewPool(s.Budget, io.Workers())
@@ -362,7 +347,7 @@ type EvaluateStage struct {
 }
 
 func (*EvaluateStage) Name() string    { return "evaluate-logistic-mf" }
-func (*EvaluateStage) Version() string { return Version }
+func (*EvaluateStage) Version() string { return EvaluateVersion }
 func (s *EvaluateStage) Params() any {
 	p := map[string]any{"planted": s.Planted != nil}
 	if s.Planted != nil {

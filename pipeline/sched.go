@@ -22,11 +22,10 @@ import (
 // sched is the scheduler's state of one Run.
 type sched struct {
 	s          *session
-	ctx        context.Context
-	cancel     context.CancelFunc
-	ready      readyQueue    // tasks whose upstream nodes all ended, in topological order
-	wait       map[*task]int // waiting task -> upstream nodes not ended yet
-	running    int           // tasks admitted and not finished
+	cancel     context.CancelFunc // cancels the run's context (FailFast)
+	ready      readyQueue         // tasks whose upstream nodes all ended, in topological order
+	wait       map[*task]int      // waiting task -> upstream nodes not ended yet
+	running    int                // tasks admitted and not finished
 	done       chan outcome
 	eg         errgroup.Group
 	errs       []error
@@ -52,7 +51,7 @@ func (q *readyQueue) Pop() any {
 func (s *session) loop(parent context.Context) []error {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
-	q := &sched{s: s, ctx: ctx, cancel: cancel, wait: map[*task]int{}, done: make(chan outcome)}
+	q := &sched{s: s, cancel: cancel, wait: map[*task]int{}, done: make(chan outcome)}
 	// The fan-out goes through an errgroup limited to Jobs; admit itself
 	// also never starts more than Jobs, so Go only waits for a finishing
 	// goroutine to return. Stage errors travel on done, not through the
@@ -68,26 +67,26 @@ func (s *session) loop(parent context.Context) []error {
 		}
 	}
 	for {
-		q.admit()
+		q.admit(ctx)
 		if q.running == 0 {
 			break
 		}
 		if s.opts.Idle != nil && q.running < s.jobs && ctx.Err() == nil {
 			s.opts.Idle(s.jobs - q.running)
 		}
-		q.finish(<-q.done)
+		q.finish(ctx, <-q.done)
 	}
 	q.cutOff()
 	return q.errs
 }
 
 // admit starts ready tasks while fewer than Jobs run and ctx is not done.
-func (q *sched) admit() {
+func (q *sched) admit(ctx context.Context) {
 	s := q.s
 	up := func(u *task) (map[string]string, map[string]string, bool) {
 		return u.outDigests, u.outPaths, u.state == stateOK
 	}
-	for q.running < s.jobs && q.ctx.Err() == nil && q.ready.Len() > 0 {
+	for q.running < s.jobs && ctx.Err() == nil && q.ready.Len() > 0 {
 		t := heap.Pop(&q.ready).(*task)
 		digests, _, failed, _, err := s.inputsTolerant(t, up)
 		if err != nil {
@@ -101,7 +100,7 @@ func (q *sched) admit() {
 		t.state = stateRunning
 		q.running++
 		q.eg.Go(func() error {
-			q.done <- s.attempt(q.ctx, t, digests)
+			q.done <- s.attempt(ctx, t, digests)
 			return nil
 		})
 	}
@@ -145,7 +144,7 @@ func (s *session) attempt(ctx context.Context, t *task, digests map[string]strin
 }
 
 // finish applies what t's goroutine reported.
-func (q *sched) finish(o outcome) {
+func (q *sched) finish(ctx context.Context, o outcome) {
 	s, t := q.s, o.t
 	q.running--
 	t.elapsed = o.elapsed
@@ -168,7 +167,7 @@ func (q *sched) finish(o outcome) {
 		q.errs = append(q.errs, fmt.Errorf("node %s (stage %s): %w", t.n.ID, t.stage, o.err))
 	default:
 		t.state, t.err = stateFailed, o.err
-		if q.ctx.Err() != nil && errors.Is(o.err, q.ctx.Err()) {
+		if ctx.Err() != nil && errors.Is(o.err, ctx.Err()) {
 			// Stopped by cancellation, not a failure of its own.
 			t.interrupted, t.reason = true, "interrupted"
 			if q.failFastBy != "" {

@@ -277,12 +277,12 @@ func (s *Store) batchOnce(batch []op) (rowErrs []error, err error) {
 		return nil, fmt.Errorf("begin batch of %d rows: %w", len(batch), err)
 	}
 	defer tx.Rollback()
-	b := &batchTx{s: s, ctx: ctx, tx: tx, stmts: map[*sql.Stmt]*sql.Stmt{}}
-	b.metrics(batch)
+	b := &batchTx{s: s, tx: tx, stmts: map[*sql.Stmt]*sql.Stmt{}}
+	b.metrics(ctx, batch)
 	newMetric := false
 	for i := range batch {
 		if batch[i].kind != opMetric {
-			if b.one(&batch[i]) && batch[i].kind == opSummary && !s.view.metrics[batch[i].name] {
+			if b.one(ctx, &batch[i]) && batch[i].kind == opSummary && !s.view.metrics[batch[i].name] {
 				newMetric = true
 			}
 		}
@@ -309,7 +309,6 @@ func (s *Store) batchOnce(batch []op) (rowErrs []error, err error) {
 // aborts it.
 type batchTx struct {
 	s       *Store
-	ctx     context.Context // the writer goroutine's: rows outlive their caller
 	tx      *sql.Tx
 	stmts   map[*sql.Stmt]*sql.Stmt
 	infra   error // a row's error that aborts the transaction
@@ -317,35 +316,35 @@ type batchTx struct {
 }
 
 // stmt returns st in the transaction.
-func (b *batchTx) stmt(st *sql.Stmt) *sql.Stmt {
+func (b *batchTx) stmt(ctx context.Context, st *sql.Stmt) *sql.Stmt {
 	if t, ok := b.stmts[st]; ok {
 		return t
 	}
-	t := b.tx.StmtContext(b.ctx, st)
+	t := b.tx.StmtContext(ctx, st)
 	b.stmts[st] = t
 	return t
 }
 
 // one writes a single row; it reports whether the row was written.
-func (b *batchTx) one(o *op) bool {
+func (b *batchTx) one(ctx context.Context, o *op) bool {
 	if b.infra != nil {
 		return false
 	}
-	s, ctx := b.s, b.ctx
+	s := b.s
 	var err error
 	switch o.kind {
 	case opMetric:
 		v, k := encodeValue(o.value)
-		if _, err = b.stmt(s.stmtMetric).ExecContext(ctx, o.run, o.trial, o.name, o.step, v, k); err != nil {
+		if _, err = b.stmt(ctx, s.stmtMetric).ExecContext(ctx, o.run, o.trial, o.name, o.step, v, k); err != nil {
 			err = fmt.Errorf("metric run %d trial %q name %q step %d: %w", o.run, o.trial, o.name, o.step, err)
 		}
 	case opSummary:
 		v, k := encodeValue(o.value)
-		if _, err = b.stmt(s.stmtSummary).ExecContext(ctx, o.run, o.trial, o.name, v, k); err != nil {
+		if _, err = b.stmt(ctx, s.stmtSummary).ExecContext(ctx, o.run, o.trial, o.name, v, k); err != nil {
 			err = fmt.Errorf("summary run %d trial %q name %q: %w", o.run, o.trial, o.name, err)
 		}
 	case opArtifact:
-		if _, err = b.stmt(s.stmtArtifact).ExecContext(ctx, o.run, o.trial, o.name, o.sha, o.akind); err != nil {
+		if _, err = b.stmt(ctx, s.stmtArtifact).ExecContext(ctx, o.run, o.trial, o.name, o.sha, o.akind); err != nil {
 			err = fmt.Errorf("artifact run %d trial %q path %q: %w", o.run, o.trial, o.name, err)
 		}
 	}
@@ -363,13 +362,13 @@ func (b *batchTx) one(o *op) bool {
 // metrics writes the metric rows of batch: full chunks through the
 // multi-row statement. A chunk that fails is rolled back by SQLite as one
 // statement and retried row by row, so only the bad rows are lost.
-func (b *batchTx) metrics(batch []op) {
+func (b *batchTx) metrics(ctx context.Context, batch []op) {
 	s := b.s
 	chunk := make([]*op, 0, metricChunk)
 	flush := func() {
 		if len(chunk) < metricChunk {
 			for _, o := range chunk {
-				b.one(o)
+				b.one(ctx, o)
 			}
 		} else if b.infra == nil {
 			args := s.args[:0]
@@ -377,14 +376,14 @@ func (b *batchTx) metrics(batch []op) {
 				v, k := encodeValue(o.value)
 				args = append(args, o.run, o.trial, o.name, o.step, v, k)
 			}
-			_, err := b.stmt(s.stmtMetrics).ExecContext(b.ctx, args...)
+			_, err := b.stmt(ctx, s.stmtMetrics).ExecContext(ctx, args...)
 			clear(args)
 			s.args = args[:0]
 			if IsInfrastructure(err) {
 				b.infra = err
 			} else if err != nil {
 				for _, o := range chunk {
-					b.one(o)
+					b.one(ctx, o)
 				}
 			}
 		}

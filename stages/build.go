@@ -12,7 +12,6 @@ import (
 // Env is what building a pipeline needs beyond the experiment.
 type Env struct {
 	DataDir string // data sets (MovieLens releases, corpora)
-	Workers int    // cores a trial may use
 	// Fetch allows downloading a missing data set whose experiment sets
 	// fetch = true (a run does; plan and words only look).
 	Fetch bool

@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"runtime"
 
 	"goldstone/pipeline"
 	"goldstone/runs"
@@ -55,7 +54,7 @@ func runReport(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []strin
 	if err != nil {
 		return &exitError{exitUsage, fmt.Errorf("run %d: recorded configuration: %w", ri.ID, err)}
 	}
-	built, err := stages.Build(ctx, e, e.Trials(), stages.Env{DataDir: g.dataDir, Workers: max(1, runtime.NumCPU()/g.jobs)})
+	built, err := stages.Build(ctx, e, e.Trials(), stages.Env{DataDir: g.dataDir})
 	if err != nil {
 		return &exitError{exitUsage, fmt.Errorf("run %d: %w", ri.ID, err)}
 	}

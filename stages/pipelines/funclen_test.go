@@ -75,3 +75,23 @@ func TestFunctionLength(t *testing.T) {
 		}
 	}
 }
+
+// TestInternalPackagesAreLeaves: a package of internal/ is a leaf utility
+// and imports nothing of the module but other internal packages, so that
+// nothing lives below the layers it would need.
+func TestInternalPackagesAreLeaves(t *testing.T) {
+	imports, err := moduleImports(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for dir, imp := range imports {
+		if !strings.HasPrefix(dir, "internal/") {
+			continue
+		}
+		for _, p := range imp {
+			if !strings.HasPrefix(p, "internal/") {
+				t.Errorf("%s imports %s: internal/ holds only leaf utilities; move the package above what it imports", dir, p)
+			}
+		}
+	}
+}

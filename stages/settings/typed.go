@@ -177,7 +177,7 @@ func defaultsOf(t reflect.Type) (reflect.Value, error) {
 	}
 	v := reflect.ValueOf(d.Defaults())
 	if v.Type() != t {
-		return reflect.Value{}, fmt.Errorf("Defaults returns a %v, want a %v", v.Type(), t)
+		return reflect.Value{}, fmt.Errorf("its Defaults method returns a %v, want a %v", v.Type(), t)
 	}
 	return v, nil
 }

@@ -133,7 +133,7 @@ func runTrial(ctx context.Context, d batch.Dir, m *batch.Manifest, opts WorkerOp
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
-	built, err := stages.Build(ctx, e, trials, stages.Env{DataDir: m.DataDir, Workers: workers})
+	built, err := stages.Build(ctx, e, trials, stages.Env{DataDir: m.DataDir})
 	if err != nil {
 		return err
 	}

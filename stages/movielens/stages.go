@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"goldstone/internal/checkpoint"
 	"goldstone/models"
 	"goldstone/optim"
 	"goldstone/pipeline"
@@ -337,7 +338,7 @@ func (s *TrainStage) Params() any   { return settings.Keys(s.Settings) }
 func (s *TrainStage) Run(ctx context.Context, io *pipeline.IO) error {
 	pool := train.NewPool(s.Budget, io.Workers())
 	defer pool.Close()
-	return Train(ctx, s.Settings, io.Input("binned"), io.Input("split"), pool, io.Output("model"), train.ProgressFunc(io))
+	return Train(ctx, s.Settings, io.Input("binned"), io.Input("split"), pool, io.Output("model"), train.FromIO(io))
 }
 
 // EvaluateStage computes a trained model's held-out metrics (output
@@ -377,7 +378,7 @@ func loadRatings(ctx context.Context, path string) (*models.Ratings, error) {
 // split and writes the parameters (params.npy and, with bias, item_bias.npy
 // and bin_bias.npy; see ParamsFile), model.json, series.arrow,
 // series.parquet and summary.json into dir.
-func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, pool *optim.Pool, dir string, progress func(step, total int, loss float64)) error {
+func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, pool *optim.Pool, dir string, sio train.StageIO) error {
 	var info binInfo
 	if err := trialio.ReadJSON(filepath.Join(binnedDir, "info.json"), &info); err != nil {
 		return err
@@ -405,11 +406,9 @@ func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, poo
 	validEvery := s.ValidEvery
 	steps := s.Loop.Steps
 	loop := s.Loop.Loop(models.ProblemOf(m), pool)
-	loop.Series, loop.Summary, loop.Progress = series, sum, progress
+	loop.Series, loop.Summary = series, sum
+	loop.Attach(sio)
 	loop.Extra = func(it *optim.Iter, x []float64) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
 		if it.Step%validEvery == 0 || it.Step == steps-1 {
 			met, err := m.Evaluate(x, valid)
 			if err != nil {
@@ -419,7 +418,16 @@ func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, poo
 		}
 		return nil
 	}
-	if err := loop.Run(x); err != nil {
+	// The minibatch sequence goes with the checkpoints.
+	loop.State.Save = func(st *checkpoint.State) { st.Ints("lmf.batch", int64(m.Batch())) }
+	loop.State.Load = func(st *checkpoint.State) error {
+		b, err := st.ReadInts("lmf.batch", 1)
+		if err == nil {
+			m.SetBatch(uint64(b[0]))
+		}
+		return err
+	}
+	if err := loop.Run(ctx, x); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -127,7 +127,10 @@ func Train(ctx context.Context, s TrainSettings, pool *optim.Pool, dir string, s
 	}
 	loop.State = train.StateHooks{
 		Save: func(st *checkpoint.State) { saveSnapshots(st, snaps) },
-		Load: func(st *checkpoint.State) (err error) { snaps, err = loadSnapshots(st, T, rows+cols, d, len(x)); return err },
+		Load: func(st *checkpoint.State) (err error) {
+			snaps, err = loadSnapshots(st, T, rows+cols, d, len(x))
+			return err
+		},
 	}
 	if err := loop.Run(ctx, x); err != nil {
 		return err

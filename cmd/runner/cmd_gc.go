@@ -61,15 +61,21 @@ func runGC(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) e
 		return err
 	}
 	verb := "deleted"
+	ckpts := scanCheckpoints(g.workdir)
 	if gcFlags.dryRun {
 		verb = "would delete"
-	} else if len(old) > 0 {
+	} else if len(old) > 0 || ckpts.stale > 0 {
 		// No runner may use the cache while its entries are removed.
 		lock, err := pipeline.LockWorkDir(g.workdir)
 		if err != nil {
 			return &exitError{exitUsage, fmt.Errorf("gc: lock %s: %w", g.workdir, err)}
 		}
 		defer lock.Unlock()
+		// Scanned again under the lock: a runner may have ended nodes.
+		ckpts = scanCheckpoints(g.workdir)
+		if err := ckpts.remove(); err != nil {
+			return err
+		}
 	}
 	ids := make([]int64, len(old))
 	for i, r := range old {
@@ -121,6 +127,9 @@ func runGC(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) e
 	var idText []string
 	for _, r := range old {
 		idText = append(idText, fmt.Sprintf("%d (%s)", r.ID, termText(r.Experiment)))
+	}
+	if t := ckpts.text(verb); t != "" {
+		fmt.Fprintln(g.stdout, t)
 	}
 	if len(old) == 0 {
 		fmt.Fprintf(g.stdout, "nothing to delete: no experiment has more than %d runs\n", gcFlags.keepLast)

@@ -42,7 +42,8 @@ func slurmOptions(g *globalOptions, e *stages.Experiment, retryFailed bool) (slu
 	sc := e.Slurm
 	o := slurmexec.Options{DB: g.db, WorkDir: g.workdir, DataDir: g.dataDir, Reports: g.reports, ConfigPath: g.config,
 		Sets: g.sets, Jobs: g.jobs, Partition: sc.Partition, Account: sc.Account, Time: sc.Time, MaxParallel: sc.MaxParallel,
-		CPUs: sc.CPUs, MemMB: sc.MemMB, NoCollectJob: slurmFlags.noCollectJob, RetryFailed: retryFailed, Log: g.log}
+		CPUs: sc.CPUs, MemMB: sc.MemMB, NoCollectJob: slurmFlags.noCollectJob, RetryFailed: retryFailed, Log: g.log,
+		CheckpointArgs: checkpointArgs(g.checkpointPolicy())}
 	extra, extraFrom := sc.Extra, fmt.Sprintf("%s: experiments.%s.slurm.extra", g.config, e.Name)
 	if slurmFlags.partition != "" {
 		o.Partition = slurmFlags.partition

@@ -35,7 +35,10 @@ type Options struct {
 	// on the submit host instead (needed when the database is not on the
 	// shared filesystem).
 	NoCollectJob bool
-	RetryFailed  bool // resubmit failed trials too
+	// CheckpointArgs are the runner flags that give the tasks their
+	// checkpoint policy (--checkpoint-every N --checkpoint-minutes M).
+	CheckpointArgs []string
+	RetryFailed    bool // resubmit failed trials too
 
 	// Note, Tags and Env are recorded with a new run, as the local executor
 	// records them (--note, --tag).

@@ -311,8 +311,12 @@ func submitTasks(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Mani
 	}
 	out.Array = slurm.ArraySpec(todo, limit)
 	// exec: the task's shell is the runner, so --signal=B:TERM reaches it.
-	script := fmt.Sprintf("#!/bin/sh\n# goldstone %s run %d, submission %d: one trial per array task\nexec %s worker %s --attempt %d --index \"$SLURM_ARRAY_TASK_ID\"\n",
-		m.Experiment, m.RunID, out.Attempt, runner, common, out.Attempt)
+	ck := ""
+	for _, a := range o.CheckpointArgs {
+		ck += " " + quote(a)
+	}
+	script := fmt.Sprintf("#!/bin/sh\n# goldstone %s run %d, submission %d: one trial per array task\nexec %s worker %s%s --attempt %d --index \"$SLURM_ARRAY_TASK_ID\"\n",
+		m.Experiment, m.RunID, out.Attempt, runner, common, ck, out.Attempt)
 	job := &slurm.Job{Name: name, Array: out.Array, Partition: o.Partition, Account: o.Account, Time: o.Time,
 		CPUsPerTask: out.CPUs, MemMB: out.MemMB, Output: filepath.Join(d.Logs(), "%A_%a.out"), Signal: "B:TERM@120",
 		Chdir: m.WorkDir, Extra: o.Extra, Script: script}

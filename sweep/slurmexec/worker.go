@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"goldstone/internal/checkpoint"
 	"goldstone/pipeline"
 	"goldstone/stages"
 	"goldstone/stages/trialio"
@@ -74,6 +75,9 @@ type WorkerOptions struct {
 	// Workers is the cores the trial may use; 0 means $SLURM_CPUS_PER_TASK,
 	// else the number of CPUs.
 	Workers int
+	// Checkpoint is when the trial saves its state: a task stopped (time
+	// limit, preemption, requeue) continues from it when it runs again.
+	Checkpoint checkpoint.Policy
 }
 
 // Worker runs one task: the trial at opts.Index, into the shared cache, and
@@ -157,7 +161,7 @@ func runTrial(ctx context.Context, d batch.Dir, m *batch.Manifest, opts WorkerOp
 			failure = ev.Node + ": " + ev.Err.Error()
 		}
 	})
-	r, err := pipeline.Run(ctx, subgraph(built.Graph, tn.Nodes...), pipeline.Options{WorkDir: w, Jobs: 1, Workers: workers, Observer: obs})
+	r, err := pipeline.Run(ctx, subgraph(built.Graph, tn.Nodes...), pipeline.Options{WorkDir: w, Jobs: 1, Workers: workers, Observer: obs, Checkpoint: opts.Checkpoint})
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}

@@ -18,12 +18,14 @@ type Task struct {
 	Reason string // why it is pending ("Resources", "JobArrayTaskLimit"), "None" otherwise
 }
 
-// Active reports whether the task still holds or waits for resources:
-// COMPLETING and the final states (a just-ended job squeue still lists) do
-// not count.
+// Active reports whether the task still holds or waits for resources, or
+// may run again: the final states (a just-ended job squeue still lists) do
+// not count; COMPLETING does (its result file may not be written yet, and
+// a task being requeued passes through it), and so do the requeued states
+// (REQUEUED, REQUEUE_HOLD, REQUEUE_FED) and every state not known here.
 func (t Task) Active() bool {
 	switch t.State {
-	case "COMPLETING", "COMPLETED", "CANCELLED", "FAILED", "TIMEOUT", "NODE_FAIL",
+	case "COMPLETED", "CANCELLED", "FAILED", "TIMEOUT", "NODE_FAIL",
 		"PREEMPTED", "BOOT_FAIL", "DEADLINE", "OUT_OF_MEMORY", "SPECIAL_EXIT":
 		return false
 	}

@@ -75,6 +75,9 @@ type WorkerOptions struct {
 	// Workers is the cores the trial may use; 0 means $SLURM_CPUS_PER_TASK,
 	// else the number of CPUs.
 	Workers int
+	// Restart is how often Slurm restarted this task (requeue,
+	// preemption); < 0 means $SLURM_RESTART_COUNT (0 when unset).
+	Restart int
 	// Checkpoint is when the trial saves its state: a task stopped (time
 	// limit, preemption, requeue) continues from it when it runs again.
 	Checkpoint checkpoint.Policy
@@ -97,9 +100,18 @@ func Worker(ctx context.Context, opts WorkerOptions) (*batch.Result, error) {
 	if opts.Attempt < 1 {
 		return nil, fmt.Errorf("attempt %d: want >= 1", opts.Attempt)
 	}
+	restart := opts.Restart
+	if restart < 0 {
+		restart = 0
+		if s := os.Getenv("SLURM_RESTART_COUNT"); s != "" {
+			if restart, err = strconv.Atoi(s); err != nil || restart < 0 {
+				return nil, fmt.Errorf("SLURM_RESTART_COUNT %q: want a count", s)
+			}
+		}
+	}
 	tr := m.Trials[opts.Index]
 	host, _ := os.Hostname()
-	res := &batch.Result{RunID: m.RunID, Index: opts.Index, Attempt: opts.Attempt, Trial: tr.ID, Host: host, Started: time.Now().UTC()}
+	res := &batch.Result{RunID: m.RunID, Index: opts.Index, Attempt: opts.Attempt, Restart: restart, Trial: tr.ID, Host: host, Started: time.Now().UTC()}
 	if j, t := os.Getenv("SLURM_ARRAY_JOB_ID"), os.Getenv("SLURM_ARRAY_TASK_ID"); j != "" {
 		res.JobID = j + "_" + t
 	}

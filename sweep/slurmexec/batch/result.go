@@ -25,10 +25,10 @@ const (
 // Result is what one task attempt wrote: its trial's outcome, and for a
 // done trial its summary metrics and step-wise series.
 type Result struct {
-	Format  int    `json:"format"`
-	RunID   int64  `json:"run_id"`
-	Index   int    `json:"index"`
-	Attempt int    `json:"attempt"`
+	Format  int   `json:"format"`
+	RunID   int64 `json:"run_id"`
+	Index   int   `json:"index"`
+	Attempt int   `json:"attempt"`
 	// Restart is SLURM_RESTART_COUNT: how often Slurm restarted this
 	// attempt's task (requeue, preemption) before this execution.
 	Restart int    `json:"restart,omitempty"`

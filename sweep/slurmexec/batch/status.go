@@ -22,8 +22,7 @@ type TrialState struct {
 
 // Status combines the result files (the truth) with the queue's view of the
 // tasks of submission attempt (a hint, by array index, e.g. "RUNNING"). A
-// result of that attempt or a later one decides (but an interrupted one
-// whose task is queued again: Slurm requeued it); otherwise a task the queue
+// result of that attempt or a later one decides; otherwise a task the queue
 // lists is pending or running, whatever an earlier attempt wrote; otherwise
 // the latest result decides, and a trial with neither is missing.
 func Status(d Dir, m *Manifest, queue map[int]string, attempt int) ([]TrialState, error) {
@@ -34,17 +33,13 @@ func Status(d Dir, m *Manifest, queue map[int]string, attempt int) ([]TrialState
 	out := make([]TrialState, len(m.Trials))
 	for i, tr := range m.Trials {
 		s := TrialState{Index: tr.Index, Trial: tr.ID, Name: tr.Name, State: Missing, Queue: queue[tr.Index]}
-		requeued := false
 		if r := latest[tr.Index]; r != nil {
-			// An interrupted execution of this attempt whose task is
-			// queued again: Slurm requeued it.
-			requeued = r.Status == Interrupted && r.Attempt == attempt
 			s.State, s.Attempt = r.Status, r.Attempt
 			if r.Status != Done {
 				s.Error = r.Error
 			}
 		}
-		if q := s.Queue; q != "" && (s.Attempt < attempt || requeued) {
+		if q := s.Queue; q != "" && s.Attempt < attempt {
 			switch strings.ToUpper(q) {
 			case "PENDING", "CONFIGURING", "REQUEUED", "REQUEUE_HOLD", "RESV_DEL_HOLD":
 				s.State = Pending

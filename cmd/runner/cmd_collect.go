@@ -25,7 +25,9 @@ func init() {
 }
 
 func runCollect(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) error {
-	st, err := g.openDB(ctx, false)
+	// Never a new database: collect on a host (or a path) that cannot see
+	// the run's database must say so, not leave an empty one behind.
+	st, err := g.openDB(ctx, true)
 	if err != nil {
 		return &exitError{exitUsage, fmt.Errorf("open results database: %w", err)}
 	}

@@ -22,6 +22,8 @@ var slurmFlags struct {
 	time         string
 	maxParallel  int
 	extra        string
+	cpus         int
+	mem          string
 	noCollectJob bool
 }
 
@@ -32,7 +34,9 @@ func registerSlurmFlags(fs *flag.FlagSet) {
 	fs.StringVar(&slurmFlags.account, "slurm-account", "", "Slurm account (sbatch --account)")
 	fs.StringVar(&slurmFlags.time, "slurm-time", "", "time limit per trial, HH:MM:SS or D-HH:MM:SS (sbatch --time)")
 	fs.IntVar(&slurmFlags.maxParallel, "slurm-max-parallel", -1, "trials running at once on the cluster (--array=...%K); 0: no limit; -1: the experiment's slurm.max_parallel, else no limit")
-	fs.StringVar(&slurmFlags.extra, "slurm-extra", "", "further sbatch arguments, e.g. '--qos=long --constraint=avx2'")
+	fs.StringVar(&slurmFlags.extra, "slurm-extra", "", "further sbatch arguments, added after the experiment's slurm.extra, e.g. '--qos=long --constraint=avx2' (not given to the collect job)")
+	fs.IntVar(&slurmFlags.cpus, "slurm-cpus", 0, "cpus per trial (sbatch --cpus-per-task); 0: the experiment's slurm.cpus, else derived from the input size; resolved at each submission")
+	fs.StringVar(&slurmFlags.mem, "slurm-mem", "", "memory per trial, MiB or with K/M/G/T (sbatch --mem, e.g. 8G); default: the experiment's slurm.mem_mb, else derived from the input size; resolved at each submission")
 	fs.BoolVar(&slurmFlags.noCollectJob, "slurm-no-collect-job", false, "submit no dependent collect job; run 'runner collect --run ID' on this host instead")
 }
 
@@ -57,14 +61,30 @@ func slurmOptions(g *globalOptions, e *stages.Experiment, retryFailed bool) (slu
 	if slurmFlags.maxParallel >= 0 {
 		o.MaxParallel = slurmFlags.maxParallel
 	}
-	if slurmFlags.extra != "" {
-		extra, extraFrom = slurmFlags.extra, "--slurm-extra"
+	if slurmFlags.cpus < 0 {
+		return o, usageErr("--slurm-cpus %d: want >= 0", slurmFlags.cpus)
+	}
+	if slurmFlags.cpus > 0 {
+		o.CPUs = slurmFlags.cpus
+	}
+	if slurmFlags.mem != "" {
+		mb, err := slurmexec.ParseMem(slurmFlags.mem)
+		if err != nil {
+			return o, usageErr("--slurm-mem: %v", err)
+		}
+		o.MemMB = mb
 	}
 	args, err := slurm.SplitArgs(extra)
 	if err != nil {
 		return o, usageErr("%s: %v", extraFrom, err)
 	}
-	o.Extra = args
+	// --slurm-extra adds to the table's extra (a QOS or constraint there
+	// stays); the later of two same flags wins in sbatch.
+	more, err := slurm.SplitArgs(slurmFlags.extra)
+	if err != nil {
+		return o, usageErr("--slurm-extra: %v", err)
+	}
+	o.Extra = append(args, more...)
 	ro, err := withResultOptions(g, sweep.RunOptions{})
 	if err != nil {
 		return o, &exitError{exitUsage, err}

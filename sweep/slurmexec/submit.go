@@ -137,7 +137,18 @@ func (x *Executor) Run(ctx context.Context, job *sweep.Job) error {
 	for _, j := range jobs {
 		out.Attempt = max(out.Attempt, j.Attempt+1)
 	}
-	return submitTasks(ctx, st, d, m, todo, out, o)
+	err = submitTasks(ctx, st, d, m, todo, out, o)
+	if err != nil && out.ArrayJob == "" {
+		// Nothing was queued: the run must not stay "running". It ends
+		// failed, saying why; its trials stay pending, so the same
+		// command (once sbatch works) resumes it.
+		if ferr := st.FinishRun(context.WithoutCancel(ctx), job.RunID, runs.StatusFailed, ""); ferr != nil {
+			return errors.Join(err, ferr)
+		}
+		job.Outcome.Status = runs.StatusFailed
+		return fmt.Errorf("%w; run %d is marked failed, its trials pending: the same command resubmits them", err, job.RunID)
+	}
+	return err
 }
 
 // resume reads a resumed run's manifest, refuses a run whose tasks are
@@ -283,9 +294,24 @@ func quote(s string) string {
 // collect job, and records them.
 func submitTasks(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest, todo []int, out *Submission, o Options) error {
 	c := o.client()
+	// Resources are resolved at each submission: the options (flags over
+	// the experiment's table) over what the manifest derived, and the
+	// further sbatch arguments over both (they come last).
 	for _, i := range todo {
-		out.CPUs = max(out.CPUs, m.Trials[i].CPUs)
-		out.MemMB = max(out.MemMB, m.Trials[i].MemMB)
+		cpus, mem := m.Trials[i].CPUs, m.Trials[i].MemMB
+		if o.CPUs > 0 {
+			cpus = o.CPUs
+		}
+		if o.MemMB > 0 {
+			mem = o.MemMB
+		}
+		out.CPUs, out.MemMB = max(out.CPUs, cpus), max(out.MemMB, mem)
+	}
+	if cpus, ok, _, _ := extraResources(o.Extra); ok {
+		out.CPUs = cpus
+	}
+	if _, _, mem, ok := extraResources(o.Extra); ok {
+		out.MemMB = mem
 	}
 	if err := os.MkdirAll(d.Logs(), 0o755); err != nil {
 		return err
@@ -334,8 +360,10 @@ func submitTasks(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Mani
 	}
 	cscript := fmt.Sprintf("#!/bin/sh\n# goldstone %s run %d: collect the results of job %s\nexec %s collect %s --db %s --reports %s --data-dir %s\n",
 		m.Experiment, m.RunID, id, runner, common, quote(m.DB), quote(m.Reports), quote(m.DataDir))
+	// The collect job asks for its own small request: none of the
+	// trials' further arguments (--mem, --gres, --qos=long...).
 	cjob := &slurm.Job{Name: name + "-collect", Partition: o.Partition, Account: o.Account, Time: o.Time, CPUsPerTask: 1, MemMB: 2048,
-		Output: filepath.Join(d.Logs(), "collect-%j.out"), Dependency: "afterany:" + id, Chdir: m.WorkDir, Extra: o.Extra, Script: cscript}
+		Output: filepath.Join(d.Logs(), "collect-%j.out"), Dependency: "afterany:" + id, Chdir: m.WorkDir, Script: cscript}
 	cid, err := c.Submit(ctx, cjob)
 	if err != nil {
 		return fmt.Errorf("submit the collect job of run %d (the trials are submitted as job %s; run 'runner collect --run %d' when they end): %w", m.RunID, id, m.RunID, err)

@@ -23,3 +23,87 @@ func TestCollectNeedsTheDatabase(t *testing.T) {
 		t.Errorf("collect left %v behind", ents)
 	}
 }
+
+// fakeSlurmBin puts an sbatch that answers job ids 100, 101, ... (saving
+// each call's arguments and script) and an squeue that prints
+// dir/squeue.out on PATH, and returns dir.
+func fakeSlurmBin(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bin")
+	os.Mkdir(bin, 0o755)
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte(text), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("sbatch", `#!/bin/sh
+d='`+dir+`'
+n=$(cat "$d/n" 2>/dev/null || echo 100); echo $((n+1)) > "$d/n"
+printf '%s\n' "$@" > "$d/sbatch.$n.args"; cat > "$d/sbatch.$n.script"
+echo $n
+`)
+	write("squeue", `#!/bin/sh
+printf '%s\n' "$@" >> '`+dir+`/squeue.calls'
+cat '`+dir+`/squeue.out' 2>/dev/null; true
+`)
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return dir
+}
+
+// TestKilledSubmitterNeverSubmitsTwice: the submitting runner killed
+// between sbatch and recording the job (fault point slurm:submitted) left
+// the array queued and unrecorded; the same command finds it by its job
+// name, adopts it (and submits the collect job the killed runner never
+// did) and refuses to submit the trials again. Before, it submitted a
+// second array that ran every trial again.
+func TestKilledSubmitterNeverSubmitsTwice(t *testing.T) {
+	fake := fakeSlurmBin(t)
+	e := newEnv(t)
+	args := []string{"--experiment", "small", "--executor", "slurm", "--set", "seed=1", "--quiet"}
+	e.runKilled("slurm:submitted", args...)
+	calls := func() []string {
+		m, _ := filepath.Glob(filepath.Join(fake, "sbatch.*.args"))
+		return m
+	}
+	if len(calls()) != 1 {
+		t.Fatalf("sbatch calls before the kill: %v", calls())
+	}
+	first, _ := os.ReadFile(filepath.Join(fake, "sbatch.100.args"))
+	var name string
+	for _, a := range strings.Split(string(first), "\n") {
+		if v, ok := strings.CutPrefix(a, "--job-name="); ok {
+			name = v
+		}
+	}
+	if !strings.HasPrefix(name, "gs-small-1-") {
+		t.Fatalf("job name %q: want gs-small-1-<token>", name)
+	}
+	os.WriteFile(filepath.Join(fake, "squeue.out"), []byte("100_0|PENDING|Resources\n100_1|RUNNING|None\n"), 0o644)
+	_, errs, code := e.run(args...)
+	if code != 1 || !strings.Contains(errs, "already submitted") || !strings.Contains(errs, "job 100") {
+		t.Errorf("re-run after the kill: exit %d: %s", code, errs)
+	}
+	if got := calls(); len(got) != 2 {
+		t.Fatalf("sbatch calls after the re-run: %v (want the one array and its collect job)", got)
+	}
+	second, _ := os.ReadFile(filepath.Join(fake, "sbatch.101.args"))
+	if strings.Contains(string(second), "--array") || !strings.Contains(string(second), "--dependency=afterany:100") {
+		t.Errorf("second sbatch call:\n%s", second)
+	}
+	sq, _ := os.ReadFile(filepath.Join(fake, "squeue.calls"))
+	if !strings.Contains(string(sq), "--name="+name) {
+		t.Errorf("squeue was not asked for the job name %s:\n%s", name, sq)
+	}
+	var jobs string
+	e.db().QueryRow(`SELECT group_concat(job_id || ':' || role || ':' || attempt, ' ') FROM slurm_jobs`).Scan(&jobs)
+	if jobs != "100:trials:1 101:collect:1" {
+		t.Errorf("recorded jobs %q", jobs)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "work", "batch", "small", "run-1", "submitting.json")); !os.IsNotExist(err) {
+		t.Errorf("intent left after the adoption: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(e.dir, "work", "batch", "small", "run-1", "submit.1.sh")); err != nil || !strings.Contains(string(b), "#SBATCH --array=") {
+		t.Errorf("copy of the batch script: %v\n%s", err, b)
+	}
+}

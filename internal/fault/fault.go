@@ -12,7 +12,9 @@
 // written and not yet renamed into place), "export:file" (after each file
 // of an export), "gc:files", "gc:rows", "repro:ran" and "report:page"
 // (command runner), "train:step" (after each step of a training loop,
-// package stages/train; its checkpoint, if due, is written).
+// package stages/train; its checkpoint, if due, is written),
+// "slurm:submitted" (sbatch returned the trials job's id, not yet recorded;
+// package sweep/slurmexec).
 package fault
 
 import (

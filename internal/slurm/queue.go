@@ -47,7 +47,19 @@ func (c *Client) Queue(ctx context.Context, jobID string) ([]Task, error) {
 	return parseQueue(jobID, out)
 }
 
-// parseQueue parses squeue -h -r -o '%i|%T|%r' output for job jobID.
+// QueueByName returns what squeue says about the tasks of every job named
+// name (of any job id): how a submission whose job id was never recorded
+// is found again.
+func (c *Client) QueueByName(ctx context.Context, name string) ([]Task, error) {
+	out, err := c.exec(ctx, or(c.Squeue, "squeue"), []string{"-h", "-r", "--name=" + name, "-o", "%i|%T|%r"}, "")
+	if err != nil {
+		return nil, err
+	}
+	return parseQueue("", out)
+}
+
+// parseQueue parses squeue -h -r -o '%i|%T|%r' output for job jobID ("":
+// every job).
 func parseQueue(jobID, out string) ([]Task, error) {
 	var tasks []Task
 	for n, line := range strings.Split(out, "\n") {
@@ -67,7 +79,7 @@ func parseQueue(jobID, out string) ([]Task, error) {
 			}
 			t.JobID, t.Index = id, i
 		}
-		if t.JobID != jobID {
+		if jobID != "" && t.JobID != jobID {
 			continue // e.g. a heterogeneous job's other components
 		}
 		tasks = append(tasks, t)

@@ -56,6 +56,23 @@ func (j *Job) Args() []string {
 	return append(args, j.Extra...)
 }
 
+// ScriptText is the batch script with j's sbatch arguments as #SBATCH
+// lines after its first line: a copy that 'sbatch FILE' would submit the
+// same way.
+func (j *Job) ScriptText() string {
+	first, rest, _ := strings.Cut(j.Script, "\n")
+	var b strings.Builder
+	b.WriteString(first + "\n")
+	for _, a := range j.Args() {
+		if a == "--parsable" {
+			continue
+		}
+		b.WriteString("#SBATCH " + a + "\n")
+	}
+	b.WriteString(rest)
+	return b.String()
+}
+
 // Submit submits j and returns its job id. With --parsable sbatch prints
 // "jobid" or "jobid;cluster"; anything else is an error.
 func (c *Client) Submit(ctx context.Context, j *Job) (string, error) {

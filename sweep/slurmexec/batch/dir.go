@@ -33,6 +33,10 @@ func (d Dir) Config() string { return d.path("experiments.toml") }
 // execute.
 func (d Dir) Runner(attempt int) string { return d.path("bin", fmt.Sprintf("runner.%d", attempt)) }
 
+// Script is the path of the copy of submission attempt's batch script, with
+// the #SBATCH lines of its sbatch arguments.
+func (d Dir) Script(attempt int) string { return d.path(fmt.Sprintf("submit.%d.sh", attempt)) }
+
 // Logs is the directory of the scheduler's output files.
 func (d Dir) Logs() string { return d.path("logs") }
 

@@ -39,7 +39,7 @@ func runWorker(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []strin
 	if err != nil {
 		return &exitError{exitUsage, err}
 	}
-	r, err := slurmexec.Worker(ctx, slurmexec.WorkerOptions{Dir: d, Index: workerFlags.index, Attempt: workerFlags.attempt, Restart: -1, Checkpoint: g.checkpointPolicy()})
+	r, err := slurmexec.Worker(ctx, slurmexec.WorkerOptions{Dir: d, Index: workerFlags.index, Attempt: workerFlags.attempt, Restart: -1, Out: g.stdout, Checkpoint: g.checkpointPolicy()})
 	if r != nil {
 		fmt.Fprintf(g.stdout, "run %d task %d (trial %s) attempt %s: %s in %.1fs; result %s\n", r.RunID, r.Index, r.Trial, r.Exec(),
 			r.Status, r.Ended.Sub(r.Started).Seconds(), d.Result(r.Index, r.Exec()))

@@ -18,6 +18,7 @@ type Job struct {
 	CPUsPerTask int    // --cpus-per-task
 	MemMB       int    // --mem, in MiB
 	Output      string // --output path (%A job id, %a array index, %j job id)
+	OpenMode    string // --open-mode: "append" keeps a requeued task's earlier output
 	Dependency  string // --dependency, e.g. "afterany:1234"
 	Signal      string // --signal, e.g. "B:TERM@120"
 	Chdir       string // --chdir
@@ -50,6 +51,7 @@ func (j *Job) Args() []string {
 		add("--mem", strconv.Itoa(j.MemMB)+"M")
 	}
 	add("--output", j.Output)
+	add("--open-mode", j.OpenMode)
 	add("--dependency", j.Dependency)
 	add("--signal", j.Signal)
 	add("--chdir", j.Chdir)

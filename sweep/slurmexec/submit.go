@@ -355,7 +355,7 @@ func submitTasks(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Mani
 	script := fmt.Sprintf("#!/bin/sh\n# goldstone %s run %d, submission %d: one trial per array task\nexec %s worker %s%s --attempt %d --index \"$SLURM_ARRAY_TASK_ID\"\n",
 		m.Experiment, m.RunID, out.Attempt, runner, common, ck, out.Attempt)
 	job := &slurm.Job{Name: name, Array: out.Array, Partition: o.Partition, Account: o.Account, Time: o.Time,
-		CPUsPerTask: out.CPUs, MemMB: out.MemMB, Output: filepath.Join(d.Logs(), "%A_%a.out"), Signal: "B:TERM@120",
+		CPUsPerTask: out.CPUs, MemMB: out.MemMB, Output: filepath.Join(d.Logs(), "%A_%a.out"), OpenMode: "append", Signal: "B:TERM@120",
 		Chdir: m.WorkDir, Extra: o.Extra, Script: script}
 	// The intent first: a runner killed between sbatch and recording the
 	// job leaves it, and the next submission adopts the job (adopt).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -78,6 +79,12 @@ type WorkerOptions struct {
 	// Restart is how often Slurm restarted this task (requeue,
 	// preemption); < 0 means $SLURM_RESTART_COUNT (0 when unset).
 	Restart int
+	// Out, when set, gets the task's log lines while it runs (the task's
+	// Slurm output file): each stage's start and end, its log lines
+	// (checkpoints written and resumed) and, at most every ProgressEvery
+	// (default 30 s), its step.
+	Out           io.Writer
+	ProgressEvery time.Duration
 	// Checkpoint is when the trial saves its state: a task stopped (time
 	// limit, preemption, requeue) continues from it when it runs again.
 	Checkpoint checkpoint.Policy
@@ -168,9 +175,34 @@ func runTrial(ctx context.Context, d batch.Dir, m *batch.Manifest, opts WorkerOp
 	for _, n := range tn.Nodes {
 		mine[n] = true
 	}
+	every := opts.ProgressEvery
+	if every <= 0 {
+		every = 30 * time.Second
+	}
+	var lastProgress time.Time
+	say := func(format string, args ...any) {
+		if opts.Out != nil {
+			fmt.Fprintf(opts.Out, time.Now().UTC().Format("2006-01-02T15:04:05Z")+" "+format+"\n", args...)
+		}
+	}
 	obs := pipeline.ObserverFunc(func(ev pipeline.Event) {
 		if ev.Kind == pipeline.Failed && failure == "" && ev.Err != nil && !errors.Is(ev.Err, context.Canceled) {
 			failure = ev.Node + ": " + ev.Err.Error()
+		}
+		switch ev.Kind {
+		case pipeline.Started:
+			say("%s: started", ev.Node)
+		case pipeline.Done:
+			say("%s: done in %.1fs", ev.Node, ev.Elapsed.Seconds())
+		case pipeline.Failed:
+			say("%s: stopped: %v", ev.Node, ev.Err)
+		case pipeline.Log:
+			say("%s: %s", ev.Node, ev.Msg)
+		case pipeline.Progress:
+			if ev.Total > 0 && (ev.Count == ev.Total || time.Since(lastProgress) >= every) {
+				lastProgress = time.Now()
+				say("%s: step %d of %d", ev.Node, ev.Count, ev.Total)
+			}
 		}
 	})
 	r, err := pipeline.Run(ctx, subgraph(built.Graph, tn.Nodes...), pipeline.Options{WorkDir: w, Jobs: 1, Workers: workers, Observer: obs, Checkpoint: opts.Checkpoint})

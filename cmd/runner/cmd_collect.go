@@ -40,6 +40,12 @@ func runCollect(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []stri
 	if err != nil {
 		return &exitError{exitUsage, err}
 	}
+	return endCollect(g, id, c)
+}
+
+// endCollect says what a collect found and did, and returns its error: a
+// failed trial (exit 1).
+func endCollect(g *globalOptions, id int64, c *slurmexec.Collection) error {
 	fmt.Fprintf(g.stdout, "run %d: %d trials: %d done, %d failed, %d interrupted, %d without a result; %d new result(s) collected\n",
 		id, c.Trials, c.Done, c.Failed, c.Interrupted, c.Missing, c.Ingested)
 	if c.Finished == nil {

@@ -49,7 +49,7 @@ func TestSlurmRequeuedAndStoppedTasksResumeFromCheckpoints(t *testing.T) {
 	local := resultsOf(t, e, "local.db", "1")
 	mark("local run")
 
-	slurm := append(set, "--executor", "slurm", "--slurm-extra", "--requeue", "--checkpoint-every", "1000")
+	slurm := append(set, "--executor", "slurm", "--detach", "--slurm-collect-job", "--slurm-extra", "--requeue", "--checkpoint-every", "1000")
 	out := e.mustRun(0, slurm...)
 	s := parseSubmission(t, out)
 	if s.n != 2 {
@@ -138,5 +138,36 @@ func TestSlurmRequeuedAndStoppedTasksResumeFromCheckpoints(t *testing.T) {
 			t.Errorf("%s: stopped with a checkpoint of step %s, resumed at %s", c.stopped, last[1], m[1])
 		}
 		t.Logf("%s: stopped at step %s (checkpoint %s bytes in %ss), %s: 0 steps redone", c.stopped, last[1], last[2], last[3], m[0])
+	}
+}
+
+// TestSlurmSubmitWaits: by default the Slurm submit waits, prints the
+// progress of the trials, collects their results on this host (no collect
+// job: no compute node opens the database) and ends the run with its
+// report, as a local run does; the values are the local run's.
+func TestSlurmSubmitWaits(t *testing.T) {
+	needSlurm(t)
+	e := newEnv(t)
+	set := []string{"--experiment", "small", "--set", "steps=200", "--set", "seed=1"}
+	e.mustRun(0, append(set, "--db", "local.db", "--workdir", "localwork")...)
+	local := resultsOf(t, e, "local.db", "1")
+	out := e.mustRun(0, append(set, "--executor", "slurm", "--slurm-poll", "200ms")...)
+	s := parseSubmission(t, out)
+	t.Logf("waiting submit:\n%s", out)
+	for _, want := range []string{"waiting for them", "run " + s.run + ": trials ", "/3 done", "run " + s.run + " finished", "report: "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("waiting submit's output lacks %q:\n%s", want, out)
+		}
+	}
+	db := e.db()
+	var status string
+	var jobs int
+	db.QueryRow(`SELECT status FROM runs WHERE id = ?`, s.run).Scan(&status)
+	db.QueryRow(`SELECT count(*) FROM slurm_jobs WHERE run_id = ?`, s.run).Scan(&jobs)
+	if status != "finished" || jobs != 1 {
+		t.Errorf("run %s: %s with %d Slurm jobs; want finished with 1 (no collect job)", s.run, status, jobs)
+	}
+	if got := resultsOf(t, e, "results.db", s.run); got != local {
+		t.Fatalf("Slurm and local results differ:\nslurm %s\nlocal %s", got, local)
 	}
 }

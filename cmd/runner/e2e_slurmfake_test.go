@@ -60,7 +60,7 @@ cat '`+dir+`/squeue.out' 2>/dev/null; true
 func TestKilledSubmitterNeverSubmitsTwice(t *testing.T) {
 	fake := fakeSlurmBin(t)
 	e := newEnv(t)
-	args := []string{"--experiment", "small", "--executor", "slurm", "--set", "seed=1", "--quiet"}
+	args := []string{"--experiment", "small", "--executor", "slurm", "--detach", "--slurm-collect-job", "--set", "seed=1", "--quiet"}
 	e.runKilled("slurm:submitted", args...)
 	calls := func() []string {
 		m, _ := filepath.Glob(filepath.Join(fake, "sbatch.*.args"))

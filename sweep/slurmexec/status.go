@@ -3,8 +3,12 @@ package slurmexec
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"time"
 
 	"goldstone/internal/atomicfile"
@@ -110,3 +114,30 @@ func queueOf(ctx context.Context, d batch.Dir, job string, p *slurm.Poller) ([]s
 	}
 	return tasks, at, err
 }
+
+// TaskStep returns the last "step N of M" a task of job wrote to its
+// output file (logs/<job>_<index>.out), or "".
+func TaskStep(d batch.Dir, job string, index int) string {
+	f, err := os.Open(filepath.Join(d.Logs(), fmt.Sprintf("%s_%d.out", job, index)))
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return ""
+	}
+	const tail = 4096
+	off := max(0, fi.Size()-tail)
+	b := make([]byte, fi.Size()-off)
+	if _, err := f.ReadAt(b, off); err != nil && !errors.Is(err, io.EOF) {
+		return ""
+	}
+	m := stepLine.FindAllSubmatch(b, -1)
+	if len(m) == 0 {
+		return ""
+	}
+	return "step " + string(m[len(m)-1][1]) + "/" + string(m[len(m)-1][2])
+}
+
+var stepLine = regexp.MustCompile(`: step (\d+) of (\d+)`)

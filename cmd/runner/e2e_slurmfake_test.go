@@ -47,6 +47,9 @@ echo $n
 printf '%s\n' "$@" >> '`+dir+`/squeue.calls'
 cat '`+dir+`/squeue.out' 2>/dev/null; true
 `)
+	write("scancel", `#!/bin/sh
+printf '%s\n' "$@" >> '`+dir+`/scancel.calls'
+`)
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	return dir
 }
@@ -105,5 +108,30 @@ func TestKilledSubmitterNeverSubmitsTwice(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(e.dir, "work", "batch", "small", "run-1", "submit.1.sh")); err != nil || !strings.Contains(string(b), "#SBATCH --array=") {
 		t.Errorf("copy of the batch script: %v\n%s", err, b)
+	}
+}
+
+// TestCancelRun: runner cancel scancels the run's queued jobs and marks the
+// run interrupted (the submitting command resumes it).
+func TestCancelRun(t *testing.T) {
+	fake := fakeSlurmBin(t)
+	e := newEnv(t)
+	e.mustRun(0, "--experiment", "small", "--executor", "slurm", "--detach", "--slurm-collect-job", "--set", "seed=1", "--quiet")
+	os.WriteFile(filepath.Join(fake, "squeue.out"), []byte("100_0|RUNNING|None\n100_1|PENDING|Resources\n"), 0o644)
+	out := e.mustRun(0, "cancel", "--run", "1")
+	if !strings.Contains(out, "cancelled job 100 (trials)") {
+		t.Errorf("cancel: %s", out)
+	}
+	calls, _ := os.ReadFile(filepath.Join(fake, "scancel.calls"))
+	if strings.TrimSpace(string(calls)) != "100" {
+		t.Errorf("scancel calls %q", calls)
+	}
+	var status string
+	e.db().QueryRow(`SELECT status FROM runs WHERE id = 1`).Scan(&status)
+	if status != "interrupted" {
+		t.Errorf("run %s after cancel", status)
+	}
+	if _, errs, code := e.run("cancel", "--run", "7"); code != 2 || !strings.Contains(errs, "7") {
+		t.Errorf("cancel of an unknown run: exit %d %s", code, errs)
 	}
 }

@@ -47,6 +47,41 @@ func (c *Client) Queue(ctx context.Context, jobID string) ([]Task, error) {
 	return parseQueue(jobID, out)
 }
 
+// Accounting returns how the tasks of an array job ended, as sacct says
+// (one call: sacct -n -P -X -j JOB -o JobID,State): by array index, the
+// state of the task's latest run (COMPLETED, FAILED, OUT_OF_MEMORY,
+// TIMEOUT, NODE_FAIL, PREEMPTED, CANCELLED, ...). Many clusters keep no
+// accounting: sacct then fails, and so does Accounting.
+func (c *Client) Accounting(ctx context.Context, jobID string) (map[int]string, error) {
+	out, err := c.exec(ctx, or(c.Sacct, "sacct"), []string{"-n", "-P", "-X", "-j", jobID, "-o", "JobID,State"}, "")
+	if err != nil {
+		return nil, err
+	}
+	states := map[int]string{}
+	for n, line := range strings.Split(out, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		id, state, ok := strings.Cut(line, "|")
+		if !ok {
+			return nil, fmt.Errorf("sacct: line %d: unexpected %q (want jobid|state)", n+1, line)
+		}
+		job, idx, ok := strings.Cut(id, "_")
+		if !ok || job != jobID {
+			continue
+		}
+		i, err := strconv.Atoi(idx)
+		if err != nil {
+			continue // a pending range "[3-5]"
+		}
+		if f := strings.Fields(state); len(f) > 0 {
+			states[i] = f[0] // "CANCELLED by 0" -> CANCELLED
+		}
+	}
+	return states, nil
+}
+
 // QueueByName returns what squeue says about the tasks of every job named
 // name (of any job id): how a submission whose job id was never recorded
 // is found again.

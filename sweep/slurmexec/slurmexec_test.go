@@ -72,6 +72,10 @@ echo $n
 echo call >> '`+dir+`/squeue.calls'
 cat '`+dir+`/squeue.out' 2>/dev/null; true
 `)
+	write("sacct", `#!/bin/sh
+printf '%s\n' "$@" > '`+dir+`/sacct.args'
+if [ -f '`+dir+`/sacct.out' ]; then cat '`+dir+`/sacct.out'; else echo 'sacct: error: Slurm accounting storage is disabled' >&2; exit 1; fi
+`)
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	return dir
 }
@@ -628,5 +632,40 @@ func TestFailedSbatchFailsTheRun(t *testing.T) {
 	}
 	if ri, _ := st.Run(ctx, s.RunID); ri.Status != runs.StatusRunning {
 		t.Errorf("run %s after the resubmission, want running", ri.Status)
+	}
+}
+
+// TestStatusSaysWhyATaskIsMissing: a task that left no result (killed for
+// memory, past its time limit, its node lost) is reported with the state
+// sacct gives it; without accounting, status says it cannot tell.
+func TestStatusSaysWhyATaskIsMissing(t *testing.T) {
+	fake := fakeSlurm(t)
+	f := newFixture(t)
+	ctx := context.Background()
+	st := openStore(t, f.opts.DB)
+	s, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runTasks(t, s, 1, 2, 3)
+	p := &slurm.Poller{Client: &slurm.Client{Retries: -1}}
+	rs, err := Status(ctx, st, s.RunID, f.opts.WorkDir, p)
+	if err != nil || rs.AcctErr == nil || rs.Trials[1].Ended != "" {
+		t.Fatalf("without accounting: %+v, %v", rs, err)
+	}
+	os.WriteFile(filepath.Join(fake, "sacct.out"), []byte("100_0|COMPLETED\n100_1|OUT_OF_MEMORY\n100_2|TIMEOUT\n100_3|NODE_FAIL\n101|PENDING\n"), 0o644)
+	rs, err = Status(ctx, st, s.RunID, f.opts.WorkDir, &slurm.Poller{Client: &slurm.Client{Retries: -1}})
+	if err != nil || rs.AcctErr != nil {
+		t.Fatal(err, rs.AcctErr)
+	}
+	var got []string
+	for _, tr := range rs.Trials {
+		got = append(got, tr.State+"/"+tr.Ended)
+	}
+	if want := []string{"done/", "missing/OUT_OF_MEMORY", "missing/TIMEOUT", "missing/NODE_FAIL"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("states %v, want %v", got, want)
+	}
+	if a, _ := os.ReadFile(filepath.Join(fake, "sacct.args")); !strings.Contains(string(a), "100") {
+		t.Errorf("sacct args: %s", a)
 	}
 }

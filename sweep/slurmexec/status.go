@@ -19,15 +19,18 @@ import (
 
 // RunStatus is a run's state on the cluster.
 type RunStatus struct {
-	Run       *runs.RunInfo
-	Dir       batch.Dir
-	Jobs      []runs.SlurmJob
-	Trials    []batch.TrialState
-	Counts    map[string]int
-	QueueJob  string    // the job squeue was asked about ("" when none)
-	QueueAt   time.Time // when
-	QueueErr  error     // squeue failed: the states come from the result files only
-	Collected int       // trials whose latest result is in the database
+	Run      *runs.RunInfo
+	Dir      batch.Dir
+	Jobs     []runs.SlurmJob
+	Trials   []batch.TrialState
+	Counts   map[string]int
+	QueueJob string    // the job squeue was asked about ("" when none)
+	QueueAt  time.Time // when
+	QueueErr error     // squeue failed: the states come from the result files only
+	// AcctErr is why sacct could not say how tasks ended (no accounting
+	// on this cluster); nil when it did or was not asked.
+	AcctErr   error
+	Collected int // trials whose latest result is in the database
 }
 
 // Status reads a run's result files (the truth) and asks the queue, once,
@@ -67,6 +70,7 @@ func Status(ctx context.Context, st *runs.Store, id int64, workdir string, p *sl
 		return nil, err
 	}
 	out.Counts = batch.Count(out.Trials)
+	out.AcctErr = ended(ctx, out, p.Client)
 	atts, err := st.Attempts(ctx, id)
 	if err != nil {
 		return nil, err
@@ -141,3 +145,37 @@ func TaskStep(d batch.Dir, job string, index int) string {
 }
 
 var stepLine = regexp.MustCompile(`: step (\d+) of (\d+)`)
+
+// ended asks sacct, once per trials job of the run, how the tasks of the
+// trials that lack a done or failed result and are not queued ended (the
+// reason a task is missing or interrupted: OOM, time limit, node failure,
+// preemption), when there are such trials.
+func ended(ctx context.Context, s *RunStatus, c *slurm.Client) error {
+	need := false
+	for _, t := range s.Trials {
+		need = need || (t.State == batch.Missing || t.State == batch.Interrupted)
+	}
+	if !need || c == nil {
+		return nil
+	}
+	byIndex := map[int]string{}
+	for _, j := range s.Jobs { // oldest first: a later job's answer wins
+		if j.Role != runs.RoleTrials {
+			continue
+		}
+		states, err := c.Accounting(ctx, j.JobID)
+		if err != nil {
+			return err
+		}
+		for i, st := range states {
+			byIndex[i] = st
+		}
+	}
+	for i := range s.Trials {
+		t := &s.Trials[i]
+		if t.State == batch.Missing || t.State == batch.Interrupted {
+			t.Ended = byIndex[t.Index]
+		}
+	}
+	return nil
+}

@@ -103,7 +103,7 @@ func TestGaussianMFLossValue(t *testing.T) {
 		c0 + 0.5*0.25, c1 + 0.5*(-0.5), // item biases
 		c0 + 0.5*0.1, c1 + 0.5*0.2, // bin biases
 		c0 + c1 + 0.5*0.3, // user bias
-		c0 + c1, // mu: no prior
+		c0 + c1,           // mu: no prior
 	}
 	for i := range g {
 		if math.Abs(g[i]-wantG[i]) > 1e-13 {

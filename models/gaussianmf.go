@@ -18,7 +18,7 @@ import (
 // the held-out log-likelihood is an affine function of the mean squared
 // error, the same for every predictor compared with it.
 type GaussianSettings struct {
-	NoiseVar float64 `set:"noise_var" default:"1" check:">0" doc:"gaussian: variance sigma^2 of the rating noise (fixed, not fitted: it weighs the data against the prior and enters the held-out log-likelihood)"`
+	NoiseVar float64 `set:"rating_noise_var" default:"1" check:">0" doc:"gaussian: variance sigma^2 of the rating noise (fixed, not fitted: it weighs the data against the prior and enters the held-out log-likelihood)"`
 }
 
 // Labels implements the pipeline's likelihood choice: explicit ratings.

@@ -61,8 +61,8 @@ type Metric struct {
 
 // Array is a named parameter array of a RatingsModel after the blocks.
 type Array struct {
-	Name string // file stem: item_bias, bin_bias, ...
-	Len  int
+	Name string `json:"name"` // file stem: item_bias, bin_bias, ...
+	Len  int    `json:"len"`
 }
 
 // ArraysLen is the total length of arrays.

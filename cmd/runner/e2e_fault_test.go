@@ -164,16 +164,16 @@ func TestFaultInjection(t *testing.T) {
 	// Each point is reached in this order, because what came before it is
 	// cached by then.
 	for _, point := range []string{
-		"promote:ingest-movielens",     // ingest wrote its output, not yet in the cache
-		"progress:train-logistic-mf@2", // mid-trial: the second trial has taken its first step
-		"promoted:train-logistic-mf",   // a trial's entry is cached, its results not recorded
-		"runs:batch@2",                 // inside a results transaction
-		"start:report-movielens",       // during the report
+		"promote:ingest-movielens",   // ingest wrote its output, not yet in the cache
+		"progress:train-movielens@2", // mid-trial: the second trial has taken its first step
+		"promoted:train-movielens",   // a trial's entry is cached, its results not recorded
+		"runs:batch@2",               // inside a results transaction
+		"start:report-movielens",     // during the report
 	} {
 		e.runKilled(point, args...)
 	}
 	// A corrupt cache file: the resumed run must not trust it.
-	entries, _ := filepath.Glob(filepath.Join(e.dir, "work", "cache", "train-logistic-mf", "*"))
+	entries, _ := filepath.Glob(filepath.Join(e.dir, "work", "cache", "train-movielens", "*"))
 	if len(entries) == 0 {
 		t.Fatal("no cached trial to corrupt")
 	}

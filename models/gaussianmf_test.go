@@ -396,3 +396,43 @@ func TestGaussianMFLearns(t *testing.T) {
 		t.Errorf("test %+v, global mean %+v: want an RMSE at least 20%% lower", got, base)
 	}
 }
+
+// TestGaussianMFBiasOnly: the bias-only fit is a stationary point of the
+// model's own loss (embeddings 0: every gradient entry vanishes), and it
+// predicts better than the global mean on ratings with user and item
+// effects.
+func TestGaussianMFBiasOnly(t *testing.T) {
+	m := newGaussianTest(6, 3000, 40, 25, 3, 4)
+	rng := rand.New(rand.NewPCG(7, 7))
+	ue, ie := randVec(rng, 40, 0.7), randVec(rng, 25, 0.7)
+	for k := range m.Train.Len() {
+		m.Train.Value[k] += float32(ue[m.Train.User[k]] + ie[m.Train.Item[k]])
+	}
+	x := m.BiasOnly()
+	g := make([]float64, len(x))
+	m.LocalLoss(g, x)
+	for i, v := range g {
+		if math.Abs(v) > 1e-8 {
+			t.Fatalf("grad[%d] = %v at the bias-only fit, want 0", i, v)
+		}
+	}
+	fit, err := m.HeldOut(x, m.Train, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if base := m.Baseline(m.Train); !(fit[1].Value < 0.9*base[1].Value) {
+		t.Errorf("bias-only rmse %v, global mean %v", fit[1].Value, base[1].Value)
+	}
+	if y := m.BiasOnly(); !slicesEqualBits(x, y) {
+		t.Error("BiasOnly differs on a second call")
+	}
+}
+
+func slicesEqualBits(a, b []float64) bool {
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return len(a) == len(b)
+}

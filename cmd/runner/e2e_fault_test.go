@@ -250,7 +250,7 @@ func TestFaultInjection(t *testing.T) {
 
 	// repro killed mid-way and after its runs: the next command marks the
 	// run it left "running" interrupted and removes the scratch.
-	e.runKilled("progress:train-logistic-mf@2", "repro", "--experiment", "mlf", "--quiet")
+	e.runKilled("progress:train-movielens@2", "repro", "--experiment", "mlf", "--quiet")
 	e.runKilled("repro:ran", "repro", "--experiment", "mlf", "--quiet")
 	if out := e.mustRun(0, "repro", "--experiment", "mlf", "--quiet"); !strings.Contains(out, "match") {
 		t.Errorf("repro after killed ones: %s", out)

@@ -37,7 +37,8 @@ func init() {
 // release ingests to the same ratings.parquet); export_embeddings. 21: the model
 // seam (likelihood: logistic or gaussian; explicit ratings skip binarize); binary
 // and binned tables carry the rating; model.json lists the parameter arrays.
-const Version = "21"
+// 22: ref_bias_test_* (the Gaussian model's bias-only reference).
+const Version = "22"
 
 // Pipeline is the movielens pipeline (the paper's Section 5.2): ingest,
 // binarize, bin and split a ratings file (a MovieLens release or the
@@ -223,7 +224,7 @@ func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment
 			Inputs:  map[string]pipeline.Ref{"binned": dn.binned, "split": dn.split},
 			Outputs: []string{"model"}})
 		in := map[string]pipeline.Ref{"model": pipeline.Out(tid, "model"), "split": dn.split, "binned": dn.binned}
-		ev := &EvaluateStage{Model: ts.Model}
+		ev := &EvaluateStage{Model: ts.Model, Prior: ts.Prior}
 		if planted {
 			in["vectors"] = pipeline.Out("generate", "vectors.npy")
 			ev.Planted = &dataSet.Planted
@@ -378,6 +379,7 @@ func (s *TrainStage) Run(ctx context.Context, io *pipeline.IO) error {
 // "result"); on the planted data set also the distance to the planted vectors.
 type EvaluateStage struct {
 	Model   ModelSettings
+	Prior   stages.MFPrior   // the trial's prior (the bias-only reference's ridge)
 	Planted *PlantedSettings // nil: not the planted data set
 }
 
@@ -385,6 +387,7 @@ func (*EvaluateStage) Name() string    { return "evaluate-movielens" }
 func (*EvaluateStage) Version() string { return Version }
 func (s *EvaluateStage) Params() any {
 	p := stages.Keys(s.Model)
+	maps.Copy(p, stages.Keys(s.Prior))
 	p["planted"] = s.Planted != nil
 	if s.Planted != nil {
 		maps.Copy(p, stages.Keys(s.Planted))
@@ -397,7 +400,7 @@ func (s *EvaluateStage) Run(ctx context.Context, io *pipeline.IO) error {
 		c := s.Planted.Config()
 		planted = &c
 	}
-	return Evaluate(ctx, io, s.Model, planted, io.Output("result"))
+	return Evaluate(ctx, io, s.Model, s.Prior, planted, io.Output("result"))
 }
 
 // modelMeta is a trained model's model.json.
@@ -479,16 +482,22 @@ func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, poo
 	return stages.WriteSummary(filepath.Join(dir, "summary.json"), sum)
 }
 
+// biasOnly is a ratings model that fits its own bias-only predictor
+// (models.GaussianMF): the parameters with the embeddings at 0 and the
+// biases at their MAP on the training ratings.
+type biasOnly interface{ BiasOnly() []float64 }
+
 // Evaluate computes the held-out metrics of a trained model, each model its
 // own (models.RatingsModel.HeldOut): on validation those recorded along
 // training (valid_ll; gaussian: valid_rmse, valid_mae), on test all of them
 // (logistic: test_ll, test_auc, test_acc; gaussian: test_ll, test_rmse,
-// test_mae), and the constant predictor's (baseline_test_*: the base rate;
-// the global mean); on the planted data set also the distance of the
+// test_mae), the constant predictor's (baseline_test_*: the base rate; the
+// global mean) and, for a model that fits one (biasOnly: gaussian), its
+// bias-only predictor's (ref_bias_test_*); on the planted data set also the distance of the
 // learned vectors to the planted ones after the best global rotation. It
 // writes summary.json (train's summary plus these) and train's
 // series.arrow and series.parquet into dir.
-func Evaluate(ctx context.Context, io *pipeline.IO, ms ModelSettings, planted *PlantedConfig, dir string) error {
+func Evaluate(ctx context.Context, io *pipeline.IO, ms ModelSettings, prior stages.MFPrior, planted *PlantedConfig, dir string) error {
 	mdir, sdir := io.Input("model"), io.Input("split")
 	var meta modelMeta
 	if err := stages.ReadJSON(filepath.Join(mdir, "model.json"), &meta); err != nil {
@@ -503,7 +512,8 @@ func Evaluate(ctx context.Context, io *pipeline.IO, ms ModelSettings, planted *P
 	if err != nil {
 		return err
 	}
-	m := ms.Likelihood.New(models.RatingsSpec{Train: parts.train, Users: meta.Users, Items: meta.Items, D: meta.D, T: meta.T})
+	m := ms.Likelihood.New(models.RatingsSpec{Train: parts.train, Users: meta.Users, Items: meta.Items, D: meta.D, T: meta.T,
+		Lambda: prior.Lambda, Gamma: prior.Gamma})
 	if err := m.Validate(); err != nil {
 		return err
 	}
@@ -532,6 +542,13 @@ func Evaluate(ctx context.Context, io *pipeline.IO, ms ModelSettings, planted *P
 		addMetrics(sum, p.name, met)
 		if p.name == "test" {
 			addMetrics(sum, "baseline_test", m.Baseline(p.r))
+			if bo, ok := m.(biasOnly); ok {
+				ref, err := m.HeldOut(bo.BiasOnly(), p.r, true)
+				if err != nil {
+					return err
+				}
+				addMetrics(sum, "ref_bias_test", ref)
+			}
 		}
 	}
 	if planted != nil {

@@ -397,7 +397,7 @@ func (m *GaussianMF) blockChunk(c, _, _ int) {
 }
 
 // halfLog2Pi is log(2 pi v)/2, the normalising term of N(y; s, v).
-func halfLog2Pi(v float64) float64 { return 0.5 * optim.Log(2*math.Pi*v) }
+func halfLog2Pi(v float64) float64 { return float64(0.5 * optim.Log(2*math.Pi*v)) }
 
 // predict returns s for rating k of r (see GaussianMF).
 func (m *GaussianMF) predict(x []float64, r *Ratings, k int) float64 {

@@ -37,8 +37,9 @@ func init() {
 // release ingests to the same ratings.parquet); export_embeddings. 21: the model
 // seam (likelihood: logistic or gaussian; explicit ratings skip binarize); binary
 // and binned tables carry the rating; model.json lists the parameter arrays.
-// 22: ref_bias_test_* (the Gaussian model's bias-only reference).
-const Version = "22"
+// 22: ref_bias_test_* (the Gaussian model's bias-only reference). 23: the
+// report draws the validation RMSE of explicit ratings.
+const Version = "23"
 
 // Pipeline is the movielens pipeline (the paper's Section 5.2): ingest,
 // binarize, bin and split a ratings file (a MovieLens release or the

@@ -133,28 +133,28 @@ type binInfo struct {
 func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment, trials []stages.Trial, env stages.Env) error {
 	// Data preparation is shared by every trial; the settings it reads must
 	// not vary across the sweep.
-	dataSet, err := stages.Shared[DataSettings](e, trials)
+	data, err := stages.Shared[DataSettings](e, trials)
 	if err != nil {
 		return err
 	}
-	dataset := dataSet.Dataset
+	dataset := data.Dataset
 	planted := dataset == "planted"
 	var ratingsRef pipeline.Ref
 	switch {
 	case planted:
-		if dataSet.Table.Custom() || dataSet.Table.Layout != DefaultTableSettings.Layout {
+		if data.Table.Custom() || data.Table.Layout != DefaultTableSettings.Layout {
 			return errors.New("dataset = \"planted\" generates a ratings.csv: leave layout, user_column, item_column, rating_column, time_column, delimiter, header and time_format at their defaults")
 		}
-		b.Add(&pipeline.Node{ID: "generate", Stage: &GenerateStage{Settings: dataSet.Planted}, Outputs: []string{"ratings.csv", "vectors.npy"}})
+		b.Add(&pipeline.Node{ID: "generate", Stage: &GenerateStage{Settings: data.Planted}, Outputs: []string{"ratings.csv", "vectors.npy"}})
 		ratingsRef = pipeline.Out("generate", "ratings.csv")
 	default:
-		layout, err := dataSet.Table.Resolve()
+		layout, err := data.Table.Resolve()
 		if err != nil {
 			return fmt.Errorf("dataset %s: %w", dataset, err)
 		}
 		path, err := Locate(env.DataDir, dataset)
 		if err != nil {
-			if !dataSet.Fetch || !env.Fetch || !errors.Is(err, ErrNotFound) {
+			if !data.Fetch || !env.Fetch || !errors.Is(err, ErrNotFound) {
 				return fmt.Errorf("dataset %s: %w", dataset, err)
 			}
 			if _, known := Releases[dataset]; !known {
@@ -174,15 +174,15 @@ func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment
 		}
 		ratingsRef = pipeline.File(path)
 	}
-	b.Add(&pipeline.Node{ID: "ingest", Stage: &IngestStage{Settings: dataSet.Table},
+	b.Add(&pipeline.Node{ID: "ingest", Stage: &IngestStage{Settings: data.Table},
 		Inputs: map[string]pipeline.Ref{"ratings": ratingsRef}, Outputs: []string{"ratings.parquet", "ratings.ids.parquet", "ingest.json"}})
 	reportIn := map[string]pipeline.Ref{}
 	if planted { // the generated activity next to the reference release's
-		cal := &Calibration{Planted: dataSet.Planted, Lambda: math.NaN(), Gamma: math.NaN()}
+		cal := &Calibration{Planted: data.Planted, Lambda: math.NaN(), Gamma: math.NaN()}
 		if prior, err := stages.Shared[stages.MFPrior](e, trials); err == nil {
 			cal.Lambda, cal.Gamma = prior.Lambda, prior.Gamma
 		}
-		act := &ActivityStage{Bins: dataSet.Bin.Bins, Reference: ReferenceRelease, Calibration: cal}
+		act := &ActivityStage{Bins: data.Bin.Bins, Reference: ReferenceRelease, Calibration: cal}
 		actIn := map[string]pipeline.Ref{"ratings": pipeline.Out("ingest", "ratings.parquet")}
 		if ref, err := Locate(env.DataDir, ReferenceRelease); err == nil {
 			actIn["reference"] = pipeline.File(ref)
@@ -190,30 +190,13 @@ func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment
 		b.Add(&pipeline.Node{ID: "activity", Stage: act, Inputs: actIn, Outputs: []string{"activity.md"}})
 		reportIn["activity"] = pipeline.Out("activity", "activity.md")
 	}
-	// The labelled data each likelihood trains on: binarized ratings (binarize,
-	// bin, split) or the explicit ratings (bin-explicit, split-explicit).
-	type dataNodes struct{ binned, split pipeline.Ref }
-	data := map[models.Labels]dataNodes{}
-	dataOf := func(l models.Labels) dataNodes {
-		if d, ok := data[l]; ok {
-			return d
+	byLabels := map[models.Labels]labelledData{}
+	dataOf := func(l models.Labels) labelledData {
+		d, ok := byLabels[l]
+		if !ok {
+			d = addLabelledData(b, data, l)
+			byLabels[l] = d
 		}
-		suffix, labelled := "", pipeline.Out("ingest", "ratings.parquet")
-		if l == models.Binary {
-			b.Add(&pipeline.Node{ID: "binarize", Stage: &BinarizeStage{},
-				Inputs:  map[string]pipeline.Ref{"ratings": labelled},
-				Outputs: []string{"binary.parquet", "binarize.json"}})
-			labelled = pipeline.Out("binarize", "binary.parquet")
-		} else {
-			suffix = "-" + l.String()
-		}
-		bid, sid := "bin"+suffix, "split"+suffix
-		b.Add(&pipeline.Node{ID: bid, Stage: &BinStage{Settings: dataSet.Bin},
-			Inputs: map[string]pipeline.Ref{"binary": labelled}, Outputs: []string{"binned"}})
-		b.Add(&pipeline.Node{ID: sid, Stage: &SplitStage{Settings: dataSet.Split},
-			Inputs: map[string]pipeline.Ref{"binned": pipeline.Out(bid, "binned")}, Outputs: []string{"split"}})
-		d := dataNodes{binned: pipeline.Out(bid, "binned"), split: pipeline.Out(sid, "split")}
-		data[l] = d
 		return d
 	}
 	for _, tr := range trials {
@@ -228,7 +211,7 @@ func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment
 		ev := &EvaluateStage{Model: ts.Model, Prior: ts.Prior}
 		if planted {
 			in["vectors"] = pipeline.Out("generate", "vectors.npy")
-			ev.Planted = &dataSet.Planted
+			ev.Planted = &data.Planted
 		}
 		b.Add(&pipeline.Node{ID: eid, Stage: ev, Inputs: in, Outputs: []string{"result"}})
 		nodes := []string{tid, eid}
@@ -245,6 +228,31 @@ func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment
 	}
 	b.AddReport(e, trials, "report-movielens", reportIn, Report)
 	return nil
+}
+
+// labelledData are the binned and split outputs of one kind of labels.
+type labelledData struct{ binned, split pipeline.Ref }
+
+// addLabelledData adds the nodes that prepare the data a likelihood with
+// labels l trains on: binarize, bin and split for binarized ratings; for
+// explicit ratings bin-explicit and split-explicit, straight from the
+// ingested table.
+func addLabelledData(b *stages.Built, data DataSettings, l models.Labels) labelledData {
+	suffix, labelled := "", pipeline.Out("ingest", "ratings.parquet")
+	if l == models.Binary {
+		b.Add(&pipeline.Node{ID: "binarize", Stage: &BinarizeStage{},
+			Inputs:  map[string]pipeline.Ref{"ratings": labelled},
+			Outputs: []string{"binary.parquet", "binarize.json"}})
+		labelled = pipeline.Out("binarize", "binary.parquet")
+	} else {
+		suffix = "-" + l.String()
+	}
+	bid, sid := "bin"+suffix, "split"+suffix
+	b.Add(&pipeline.Node{ID: bid, Stage: &BinStage{Settings: data.Bin},
+		Inputs: map[string]pipeline.Ref{"binary": labelled}, Outputs: []string{"binned"}})
+	b.Add(&pipeline.Node{ID: sid, Stage: &SplitStage{Settings: data.Split},
+		Inputs: map[string]pipeline.Ref{"binned": pipeline.Out(bid, "binned")}, Outputs: []string{"split"}})
+	return labelledData{binned: pipeline.Out(bid, "binned"), split: pipeline.Out(sid, "split")}
 }
 
 // GenerateStage writes the planted data set (ratings.csv) and its planted

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"goldstone/models"
-	"goldstone/stages"
+	"goldstone/stages/trialio"
 )
 
 // The exported vectors carry the ids of the source table: text ids through the
@@ -48,7 +48,7 @@ func TestWriteEmbeddingsOriginalIDs(t *testing.T) {
 	if err := writeParams(model, x, meta); err != nil {
 		t.Fatal(err)
 	}
-	if err := stages.WriteJSON(filepath.Join(model, "model.json"), meta); err != nil {
+	if err := trialio.WriteJSON(filepath.Join(model, "model.json"), meta); err != nil {
 		t.Fatal(err)
 	}
 	dst := filepath.Join(dir, EmbeddingsFile)

@@ -7,7 +7,7 @@ import (
 
 	"goldstone/models"
 	"goldstone/optim"
-	"goldstone/stages"
+	"goldstone/stages/trialio"
 )
 
 // The model seam: a trial's ratings model is the choice "likelihood". Each
@@ -90,7 +90,7 @@ func modelSpec(s TrainSettings, info binInfo, train *models.Ratings, pool *optim
 }
 
 // addMetrics adds metrics to sum as prefix_<name>.
-func addMetrics(sum stages.Summary, prefix string, met []models.Metric) {
+func addMetrics(sum trialio.Summary, prefix string, met []models.Metric) {
 	for _, m := range met {
 		sum[prefix+"_"+m.Name] = m.Value
 	}

@@ -11,6 +11,7 @@ import (
 	"goldstone/models"
 	"goldstone/pipeline"
 	"goldstone/stages"
+	"goldstone/stages/trialio"
 )
 
 // buildNodes builds the graph of a planted experiment with the given
@@ -141,7 +142,7 @@ rating_noise_var = 0.7
 	}
 	e := c.Experiments["p"]
 	ctx := context.Background()
-	b, err := stages.Build(ctx, e, e.Trials(), stages.Env{DataDir: t.TempDir(), Workers: 1})
+	b, err := stages.Build(ctx, e, e.Trials(), stages.Env{DataDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +156,7 @@ rating_noise_var = 0.7
 	if nr.Err != nil {
 		t.Fatal(nr.Err)
 	}
-	sum, err := stages.ReadSummary(filepath.Join(nr.Outputs["result"], "summary.json"))
+	sum, err := trialio.ReadSummary(filepath.Join(nr.Outputs["result"], "summary.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +173,7 @@ rating_noise_var = 0.7
 	}
 	model := res.Nodes[tn.Nodes[0]].Outputs["model"]
 	var meta modelMeta
-	if err := stages.ReadJSON(filepath.Join(model, "model.json"), &meta); err != nil {
+	if err := trialio.ReadJSON(filepath.Join(model, "model.json"), &meta); err != nil {
 		t.Fatal(err)
 	}
 	if meta.Labels != "explicit" || len(meta.Arrays) != 4 || meta.Arrays[3] != (models.Array{Name: "mean", Len: 1}) {
@@ -183,7 +184,7 @@ rating_noise_var = 0.7
 			t.Error(err)
 		}
 	}
-	series, err := stages.ReadSeriesParquet(filepath.Join(nr.Outputs["result"], "series.parquet"))
+	series, err := trialio.ReadSeriesParquet(filepath.Join(nr.Outputs["result"], "series.parquet"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,11 +6,11 @@ import (
 	"slices"
 
 	"goldstone/models"
-	"goldstone/stages"
+	"goldstone/stages/trialio"
 )
 
 // Trained parameters of a ratings model in a train-movielens output, as
-// .npy files (little-endian float64, C order; stages.WriteNpy):
+// .npy files (little-endian float64, C order; trialio.WriteNpy):
 //
 //	params.npy     shape (T, users+items, d): bin t, column i: user i for
 //	               i < users, item i-users after (dense indices; the
@@ -29,11 +29,11 @@ func writeParams(dir string, x []float64, meta modelMeta) error {
 	if want := n + models.ArraysLen(meta.Arrays); len(x) != want {
 		return fmt.Errorf("write parameters: %d values, want %d", len(x), want)
 	}
-	if err := stages.WriteNpy(filepath.Join(dir, ParamsFile), x[:n], meta.T, meta.Users+meta.Items, meta.D); err != nil {
+	if err := trialio.WriteNpy(filepath.Join(dir, ParamsFile), x[:n], meta.T, meta.Users+meta.Items, meta.D); err != nil {
 		return err
 	}
 	for _, a := range meta.Arrays {
-		if err := stages.WriteNpy(filepath.Join(dir, a.Name+".npy"), x[n:n+a.Len], a.Len); err != nil {
+		if err := trialio.WriteNpy(filepath.Join(dir, a.Name+".npy"), x[n:n+a.Len], a.Len); err != nil {
 			return err
 		}
 		n += a.Len
@@ -47,7 +47,7 @@ func writeParams(dir string, x []float64, meta modelMeta) error {
 func readParams(dir string, meta modelMeta, blocksOnly bool) ([]float64, error) {
 	read := func(name string, shape ...int) ([]float64, error) {
 		path := filepath.Join(dir, name)
-		x, got, err := stages.ReadNpy(path)
+		x, got, err := trialio.ReadNpy(path)
 		if err != nil {
 			return nil, err
 		}

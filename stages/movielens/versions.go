@@ -1,0 +1,33 @@
+package movielens
+
+// The cache versions of the pipeline's stages, one per stage. Bump a
+// stage's version in the commit that changes what it writes for the same
+// settings and inputs (its code, or code below it: models, optim, stages);
+// TestGolden (stages/pipelines, testdata/golden.json here) names the stage
+// whose outputs changed while its version did not. A stage downstream of
+// a changed one needs no bump: its inputs changed, and so does its key.
+//
+// Until issue 18 one Version ("20") covered every stage: its history:
+// 19: same bits on every build (issue 17). 20: the ingest stage reads any table
+// layout (TableSettings), keeps the last of duplicate (user, item, time) rows and
+// writes ratings.ids.parquet and ingest.json beside ratings.parquet (a MovieLens
+// release ingests to the same ratings.parquet); export_embeddings.
+//
+// 21 (issue 20, the model seam): binarize and bin keep the rating beside x
+// (bin also reads explicit ratings, x = 0), split copies it; train (renamed
+// train-movielens) builds the likelihood's model and lists its parameter
+// arrays in model.json; evaluate (renamed evaluate-movielens) reports the
+// model's own metrics (gaussian: RMSE, MAE, the global mean's and the
+// bias-only predictor's); the report draws the validation RMSE.
+const (
+	GenerateVersion   = "20" // generate-planted
+	IngestVersion     = "20" // ingest-movielens
+	BinarizeVersion   = "21" // binarize
+	BinVersion        = "21" // bin (and bin-explicit)
+	SplitVersion      = "21" // split (and split-explicit)
+	ActivityVersion   = "20" // activity
+	TrainVersion      = "21" // train-movielens
+	EvaluateVersion   = "21" // evaluate-movielens
+	EmbeddingsVersion = "20" // export-embeddings
+	ReportVersion     = "21" // report-movielens (its Draw)
+)

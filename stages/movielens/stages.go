@@ -382,7 +382,7 @@ func (s *TrainStage) Run(ctx context.Context, io *pipeline.IO) error {
 // "result"); on the planted data set also the distance to the planted vectors.
 type EvaluateStage struct {
 	Model   ModelSettings
-	Prior   train.MFPrior   // the trial's prior (the bias-only reference's ridge)
+	Prior   train.MFPrior    // the trial's prior (the bias-only reference's ridge)
 	Planted *PlantedSettings // nil: not the planted data set
 }
 

@@ -124,6 +124,21 @@ func runGC(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) e
 			return err
 		}
 	}
+	if !gcSay(g, verb, old, c, ckpts) {
+		return nil
+	}
+	if !gcFlags.dryRun {
+		if fi, err := os.Stat(g.reports); err == nil && fi.IsDir() {
+			if _, err := htmlreport.WriteIndex(ctx, st, g.reports); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// gcSay prints what gc did (or would do); false when it deleted no run.
+func gcSay(g *globalOptions, verb string, old []runs.RunInfo, c *gcFiles, ckpts *gcCheckpoints) bool {
 	var idText []string
 	for _, r := range old {
 		idText = append(idText, fmt.Sprintf("%d (%s)", r.ID, termText(r.Experiment)))
@@ -133,7 +148,7 @@ func runGC(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) e
 	}
 	if len(old) == 0 {
 		fmt.Fprintf(g.stdout, "nothing to delete: no experiment has more than %d runs\n", gcFlags.keepLast)
-		return nil
+		return false
 	}
 	fmt.Fprintf(g.stdout, "%s %d runs: %s\n", verb, len(old), strings.Join(idText, ", "))
 	batchText := ""
@@ -141,14 +156,7 @@ func runGC(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) e
 		batchText = fmt.Sprintf(", %d Slurm batch directories", c.batches)
 	}
 	fmt.Fprintf(g.stdout, "%s %d cache entries%s and %d report and log files no remaining run uses: %s freed\n", verb, c.entries, batchText, c.files, byteText(c.freed))
-	if !gcFlags.dryRun {
-		if fi, err := os.Stat(g.reports); err == nil && fi.IsDir() {
-			if _, err := htmlreport.WriteIndex(ctx, st, g.reports); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return true
 }
 
 // gcFiles removes (or, on a dry run, counts) the files of the runs gc

@@ -147,7 +147,7 @@ func TestCheckpointResumeMovieLens(t *testing.T) {
 	if err := os.WriteFile(ratings, syntheticRatings(3000), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	checkpointCase(t, faultEnv(t, ratings), faultEnv(t, ratings), "train-logistic-mf", 5,
+	checkpointCase(t, faultEnv(t, ratings), faultEnv(t, ratings), "train-movielens", 5,
 		[]string{"train:step@13", "train:step@29", "train:step@3", "train:step@51"},
 		"--experiment", "mlf", "--jobs", "1", "--quiet")
 }

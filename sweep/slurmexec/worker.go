@@ -175,36 +175,7 @@ func runTrial(ctx context.Context, d batch.Dir, m *batch.Manifest, opts WorkerOp
 	for _, n := range tn.Nodes {
 		mine[n] = true
 	}
-	every := opts.ProgressEvery
-	if every <= 0 {
-		every = 30 * time.Second
-	}
-	var lastProgress time.Time
-	say := func(format string, args ...any) {
-		if opts.Out != nil {
-			fmt.Fprintf(opts.Out, time.Now().UTC().Format("2006-01-02T15:04:05Z")+" "+format+"\n", args...)
-		}
-	}
-	obs := pipeline.ObserverFunc(func(ev pipeline.Event) {
-		if ev.Kind == pipeline.Failed && failure == "" && ev.Err != nil && !errors.Is(ev.Err, context.Canceled) {
-			failure = ev.Node + ": " + ev.Err.Error()
-		}
-		switch ev.Kind {
-		case pipeline.Started:
-			say("%s: started", ev.Node)
-		case pipeline.Done:
-			say("%s: done in %.1fs", ev.Node, ev.Elapsed.Seconds())
-		case pipeline.Failed:
-			say("%s: stopped: %v", ev.Node, ev.Err)
-		case pipeline.Log:
-			say("%s: %s", ev.Node, ev.Msg)
-		case pipeline.Progress:
-			if ev.Total > 0 && (ev.Count == ev.Total || time.Since(lastProgress) >= every) {
-				lastProgress = time.Now()
-				say("%s: step %d of %d", ev.Node, ev.Count, ev.Total)
-			}
-		}
-	})
+	obs := taskObserver(opts, &failure)
 	r, err := pipeline.Run(ctx, subgraph(built.Graph, tn.Nodes...), pipeline.Options{WorkDir: w, Jobs: 1, Workers: workers, Observer: obs, Checkpoint: opts.Checkpoint})
 	if ctx.Err() != nil {
 		return ctx.Err()
@@ -246,4 +217,40 @@ func runTrial(ctx context.Context, d batch.Dir, m *batch.Manifest, opts WorkerOp
 		res.Series[k].Values = append(res.Series[k].Values, batch.Num(ser.Value[i]))
 	}
 	return nil
+}
+
+// taskObserver records the first failure of the task's nodes in *failure
+// (worded as the local executor words it) and writes the task's progress
+// lines to opts.Out.
+func taskObserver(opts WorkerOptions, failure *string) pipeline.Observer {
+	every := opts.ProgressEvery
+	if every <= 0 {
+		every = 30 * time.Second
+	}
+	var lastProgress time.Time
+	say := func(format string, args ...any) {
+		if opts.Out != nil {
+			fmt.Fprintf(opts.Out, time.Now().UTC().Format("2006-01-02T15:04:05Z")+" "+format+"\n", args...)
+		}
+	}
+	return pipeline.ObserverFunc(func(ev pipeline.Event) {
+		if ev.Kind == pipeline.Failed && *failure == "" && ev.Err != nil && !errors.Is(ev.Err, context.Canceled) {
+			*failure = ev.Node + ": " + ev.Err.Error()
+		}
+		switch ev.Kind {
+		case pipeline.Started:
+			say("%s: started", ev.Node)
+		case pipeline.Done:
+			say("%s: done in %.1fs", ev.Node, ev.Elapsed.Seconds())
+		case pipeline.Failed:
+			say("%s: stopped: %v", ev.Node, ev.Err)
+		case pipeline.Log:
+			say("%s: %s", ev.Node, ev.Msg)
+		case pipeline.Progress:
+			if ev.Total > 0 && (ev.Count == ev.Total || time.Since(lastProgress) >= every) {
+				lastProgress = time.Now()
+				say("%s: step %d of %d", ev.Node, ev.Count, ev.Total)
+			}
+		}
+	})
 }

@@ -208,3 +208,16 @@ func TestInterruptSavesCheckpoint(t *testing.T) {
 		t.Errorf("series differ: %s, uninterrupted %s", got, want)
 	}
 }
+
+// TestCheckpointResumeExplicit: the same with the Gaussian likelihood
+// (explicit ratings: its minibatch counter and biases go with the
+// checkpoint through the model seam).
+func TestCheckpointResumeExplicit(t *testing.T) {
+	ratings := filepath.Join(t.TempDir(), "ratings.csv")
+	if err := os.WriteFile(ratings, syntheticRatings(3000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	checkpointCase(t, faultEnv(t, ratings), faultEnv(t, ratings), "train-movielens", 6,
+		[]string{"train:step@17", "train:step@40"},
+		"--experiment", "mlf", "--jobs", "1", "--quiet", "--set", "likelihood=gaussian")
+}

@@ -158,8 +158,10 @@ func ReadSeries(path string) (*Series, error) {
 	return s, nil
 }
 
-// Summary holds a trial's summary metrics. NaN means "no value" (for example
-// a threshold never reached) and is stored as NULL in the results database.
+// Summary holds a trial's summary metrics. runs.Never (+Inf) means a
+// threshold never reached (a censored metric, see runs.Never for its
+// spelling in every output); NaN means "no value" and is stored as NULL in
+// the results database.
 type Summary map[string]float64
 
 // WriteSummary writes m as a JSON object of numbers, keys sorted, each

@@ -3,12 +3,12 @@ package stages
 import (
 	"fmt"
 	"maps"
-	"math"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"goldstone/pipeline"
+	"goldstone/runs"
 	"goldstone/stages/figures"
 )
 
@@ -70,7 +70,8 @@ func Shift(xs []float64) []float64 {
 	return out
 }
 
-// MarkdownTable renders one row per trial with every summary metric.
+// MarkdownTable renders one row per trial with every summary metric
+// (runs.ValueText: "never" for a threshold never reached).
 func MarkdownTable(title string, results []TrialResult) string {
 	var ks []string
 	for _, r := range results {
@@ -84,13 +85,10 @@ func MarkdownTable(title string, results []TrialResult) string {
 		fmt.Fprintf(&b, "| %s | %s |", r.Trial.ID, MarkdownText(r.Trial.Name))
 		for _, k := range ks {
 			v, ok := r.Summary[k]
-			switch {
-			case !ok:
+			if !ok {
 				b.WriteString("  |")
-			case math.IsNaN(v):
-				b.WriteString(" null |")
-			default:
-				fmt.Fprintf(&b, " %.6g |", v)
+			} else {
+				fmt.Fprintf(&b, " %s |", runs.ValueText(v, 6))
 			}
 		}
 		b.WriteString("\n")

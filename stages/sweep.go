@@ -438,6 +438,14 @@ func (r *recorder) Event(ev pipeline.Event) {
 		}
 		r.log.Debug("stage finished", "node", ev.Node, "cached", ev.Kind == pipeline.Cached)
 		r.recordOutputs(ctx, ev)
+		if ti >= 0 {
+			// A trial taken whole from the cache has no Started event:
+			// it starts when its first stage is taken (its started_at
+			// is then its ended_at, give or take the recording).
+			if id := r.built.Trials[ti].Trial.ID; r.started[id].IsZero() {
+				r.started[id] = time.Now()
+			}
+		}
 		if ti >= 0 && r.built.Trials[ti].Result == ev.Node {
 			tn := r.built.Trials[ti]
 			if err := r.recordTrial(ctx, tn, ev.Outputs["result"]); runs.IsInfrastructure(err) {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"goldstone/optim"
+	"goldstone/runs"
 )
 
 // Optimizer is a trial's optimizer as built from its settings.
@@ -115,14 +116,15 @@ func (l *Loop) Run(x []float64) error {
 	return err
 }
 
-// FirstBelow returns the first step at which metric falls below thr, or NaN.
+// FirstBelow returns the first step at which metric falls below thr, or
+// runs.Never (+Inf) when it never does.
 func FirstBelow(s *Series, metric string, thr float64) float64 {
 	for i, m := range s.Metric {
 		if m == metric && s.Value[i] < thr {
 			return float64(s.Step[i])
 		}
 	}
-	return math.NaN()
+	return runs.Never
 }
 
 // gapMeter measures the gauge gap psi(Z) - min_R psi(R Z) on a tree coupling

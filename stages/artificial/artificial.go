@@ -24,7 +24,9 @@ func init() { stages.Register(Pipeline{}) }
 // settings and inputs (code here or below: models, optim, stages); the
 // golden test (stages/pipelines, testdata/golden.json here) fails until
 // then.
-const Version = "11"
+//
+// 12: a threshold never reached (steps_to_*) is runs.Never (+Inf), not NaN.
+const Version = "12"
 
 // Pipeline is the artificial pipeline.
 type Pipeline struct{}

@@ -39,8 +39,9 @@ func init() { stages.Register(Pipeline{}) }
 // models/dwe.WordAging). 5: the step file records each bin's first and last
 // year with data; the aging table names a step by those years. 12: same bits
 // on every build (issue 17). 13: JSON Lines corpora, csv and jsonl times may be
-// dates (the year is kept), zstd inputs.
-const Version = "13"
+// dates (the year is kept), zstd inputs. 14: a threshold never reached
+// (steps_to_gap_1pct) is runs.Never (+Inf), not NaN.
+const Version = "14"
 
 // Pipeline is the dwe pipeline.
 type Pipeline struct{}

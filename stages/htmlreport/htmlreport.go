@@ -301,7 +301,7 @@ var funcs = template.FuncMap{
 		if !ok {
 			return "", nil
 		}
-		return formatFloat(v), nil
+		return runs.ValueText(v, 6), nil
 	},
 	"mv": func(t runs.TrialRow, k string) string { // sort key: "" for NaN and infinities sort last
 		v := t.Summary[k]

@@ -28,8 +28,9 @@ func init() { stages.Register(Pipeline{}) }
 // 19: same bits on every build (issue 17). 20: the ingest stage reads any table
 // layout (TableSettings), keeps the last of duplicate (user, item, time) rows and
 // writes ratings.ids.parquet and ingest.json beside ratings.parquet (a MovieLens
-// release ingests to the same ratings.parquet); export_embeddings.
-const Version = "20"
+// release ingests to the same ratings.parquet); export_embeddings. 21: a threshold
+// never reached (steps_to_gap_1pct) is runs.Never (+Inf), not NaN.
+const Version = "21"
 
 // Pipeline is the movielens pipeline (the paper's Section 5.2): ingest,
 // binarize, bin and split a ratings file (a MovieLens release or the

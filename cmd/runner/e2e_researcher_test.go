@@ -1,0 +1,127 @@
+package main
+
+// End-to-end tests of issue 21, "what a researcher sees": one meaning of
+// "never", aggregates over seeds, runs compared on one plot, figures with
+// captions, help that helps, self-contained reports, progress.
+
+import (
+	"encoding/csv"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// TestNeverIsOneValue: a threshold never reached is +Inf in every output
+// (runs.Never): SQLite (sorts last, avg() is Inf instead of skipping it),
+// Parquet, CSV ("inf"), JSON ("+Inf"), diff and summary.md ("never");
+// latest_finished skips a run still running; trials taken whole from the
+// cache have a start time.
+func TestNeverIsOneValue(t *testing.T) {
+	e := newEnv(t)
+	e.mustRun(0, "run", "--experiment", "small", "--quiet")
+	db := e.db()
+	var never, nulls int
+	db.QueryRow(`SELECT count(*) FROM summary WHERE run_id = 1 AND metric = 'steps_to_excess_1' AND value = 9e999`).Scan(&never)
+	db.QueryRow(`SELECT count(*) FROM summary WHERE run_id = 1 AND metric LIKE 'steps_to_%' AND value IS NULL`).Scan(&nulls)
+	if never == 0 || never == 6 || nulls != 0 {
+		t.Fatalf("steps_to_excess_1: %d trials at 9e999 (want some, not all), %d steps_to_* NULL (want none)", never, nulls)
+	}
+	var avg, fastest float64
+	if err := db.QueryRow(`SELECT avg(value), min(value) FROM summary WHERE run_id = 1 AND metric = 'steps_to_excess_1'`).Scan(&avg, &fastest); err != nil {
+		t.Fatal(err)
+	}
+	if !math.IsInf(avg, 1) || math.IsInf(fastest, 0) {
+		t.Errorf("avg %v (want +Inf: a censored mean is not a number), min %v (want the fastest trial)", avg, fastest)
+	}
+	var last float64
+	db.QueryRow(`SELECT steps_to_excess_1 FROM trials WHERE run_id = 1 ORDER BY steps_to_excess_1 DESC LIMIT 1`).Scan(&last)
+	if !math.IsInf(last, 1) {
+		t.Errorf("the wide view's column: the slowest is %v, want +Inf", last)
+	}
+
+	recs, err := csv.NewReader(strings.NewReader(e.mustRun(0, "results", "--run", "1", "--format", "csv"))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := strings.Count(csvColumn(t, recs, "steps_to_excess_1"), "inf"); c != never {
+		t.Errorf("CSV: %d 'inf' in steps_to_excess_1, want %d", c, never)
+	}
+	if js := e.mustRun(0, "results", "--run", "1", "--format", "json"); strings.Count(js, `"steps_to_excess_1": "+Inf"`) != never {
+		t.Errorf("JSON: want %d \"+Inf\" steps_to_excess_1:\n%s", never, js)
+	}
+	md, err := os.ReadFile(filepath.Join(e.dir, "reports", "small", "run-1", "summary.md"))
+	if err != nil || !strings.Contains(string(md), "| never |") || strings.Contains(string(md), "null") {
+		t.Errorf("summary.md: want never, not null: %v\n%s", err, md)
+	}
+	if tbl := e.mustRun(0, "results", "--run", "1"); !strings.Contains(tbl, "never") || strings.Contains(tbl, "null") {
+		t.Errorf("results table: want never, not null:\n%s", tbl)
+	}
+
+	// Parquet keeps +Inf.
+	exp := filepath.Join(e.dir, "exp")
+	e.mustRun(0, "export", "--run", "1", "--out", exp)
+	type sumRow struct {
+		Metric string  `parquet:"metric"`
+		Value  float64 `parquet:"value"`
+	}
+	rows, err := parquet.ReadFile[sumRow](filepath.Join(exp, "summaries.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inf := 0
+	for _, r := range rows {
+		if r.Metric == "steps_to_excess_1" && math.IsInf(r.Value, 1) {
+			inf++
+		}
+	}
+	if inf != never {
+		t.Errorf("summaries.parquet: %d +Inf steps_to_excess_1, want %d", inf, never)
+	}
+
+	// A second run reuses the cache for seeds 1 and 2: those trials start too.
+	e.mustRun(0, "run", "--experiment", "small", "--set", "seed=1,2,3", "--quiet")
+	var unstarted int
+	db.QueryRow(`SELECT count(*) FROM trials WHERE run_id = 2 AND (started_at IS NULL OR ended_at < started_at)`).Scan(&unstarted)
+	if unstarted != 0 {
+		t.Errorf("%d trials of run 2 (4 of them cached) without a start time before their end", unstarted)
+	}
+	diff := e.mustRun(0, "diff", "1", "2", "--all")
+	if !strings.Contains(diff, "never") || strings.Contains(diff, "+Inf") || strings.Contains(diff, "NaN") {
+		t.Errorf("diff: want never (and no delta to it):\n%s", diff)
+	}
+	if js := e.mustRun(0, "diff", "1", "2", "--format", "json"); !strings.Contains(js, `"a": "+Inf"`) {
+		t.Errorf("diff JSON: never must be \"+Inf\":\n%s", js)
+	}
+
+	// While run 2 is (again) running, latest is run 2 and latest_finished run 1.
+	if _, err := db.Exec(`UPDATE runs SET status = 'running' WHERE id = 2`); err != nil {
+		t.Fatal(err)
+	}
+	var latest, finished int64
+	db.QueryRow(`SELECT run_id FROM latest WHERE experiment = 'small'`).Scan(&latest)
+	db.QueryRow(`SELECT run_id FROM latest_finished WHERE experiment = 'small'`).Scan(&finished)
+	if latest != 2 || finished != 1 {
+		t.Errorf("latest %d (want 2), latest_finished %d (want 1)", latest, finished)
+	}
+}
+
+// csvColumn returns the fields of a column of recs (header first), joined by
+// spaces.
+func csvColumn(t *testing.T, recs [][]string, name string) string {
+	t.Helper()
+	for i, h := range recs[0] {
+		if h == name {
+			var out []string
+			for _, r := range recs[1:] {
+				out = append(out, r[i])
+			}
+			return strings.Join(out, " ")
+		}
+	}
+	t.Fatalf("no column %q in %v", name, recs[0])
+	return ""
+}

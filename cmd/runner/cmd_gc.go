@@ -194,7 +194,7 @@ func runGC(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) e
 	fmt.Fprintf(g.stdout, "%s %d cache entries%s and %d report and log files no remaining run uses: %s freed\n", verb, entries, batchText, files, byteText(freed))
 	if !gcFlags.dryRun {
 		if fi, err := os.Stat(g.reports); err == nil && fi.IsDir() {
-			if _, err := htmlreport.WriteIndex(ctx, st, g.reports); err != nil {
+			if _, err := htmlreport.WriteIndex(ctx, st, g.reports, stages.Headline); err != nil {
 				return err
 			}
 		}

@@ -114,7 +114,7 @@ func writeHTMLReport(ctx context.Context, g *globalOptions, st *runs.Store, e *s
 			return "", err
 		}
 	}
-	p, err := htmlreport.Build(ctx, st, out.RunID, out.ReportPath, htmlreport.Options{Defaults: defaults, Env: envList(env)})
+	p, err := htmlreport.Build(ctx, st, out.RunID, out.ReportPath, htmlreport.Options{Defaults: defaults, Env: envList(env), Headline: stages.Headline(e.Pipeline)})
 	if err != nil {
 		return "", err
 	}
@@ -136,7 +136,7 @@ func writeHTMLReport(ctx context.Context, g *globalOptions, st *runs.Store, e *s
 	if err := st.Flush(ctx); err != nil {
 		return "", err
 	}
-	if _, err := htmlreport.WriteIndex(ctx, st, g.reports); err != nil {
+	if _, err := htmlreport.WriteIndex(ctx, st, g.reports, stages.Headline); err != nil {
 		return "", err
 	}
 	return page, nil
@@ -314,6 +314,9 @@ func annotateSummary(dir string, p *htmlreport.Page) (string, error) {
 			def = "default " + stages.MarkdownCode(s.Default)
 		}
 		fmt.Fprintf(&b, "- %s = %s (%s)\n", stages.MarkdownCode(s.Key), stages.MarkdownCode(s.Value), def)
+	}
+	if agg := htmlreport.AggregatesMarkdown(p.Aggregates); agg != "" {
+		b.WriteString("\n## Aggregates over seeds\n\n" + agg)
 	}
 	b.WriteString("\nFigures:\n\n")
 	for _, f := range p.Figures {

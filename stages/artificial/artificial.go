@@ -14,6 +14,7 @@ import (
 	"goldstone/models"
 	"goldstone/optim"
 	"goldstone/pipeline"
+	"goldstone/runs"
 	"goldstone/stages"
 )
 
@@ -36,6 +37,17 @@ func (Pipeline) Name() string { return "artificial" }
 
 // Version implements stages.Pipeline.
 func (Pipeline) Version() string { return Version }
+
+// Headline: the steps to the paper's Fig. 2 targets, the final excess loss
+// and the steps until the gauge gap relaxed (stages.Headliner).
+func (Pipeline) Headline() []runs.Headline {
+	return []runs.Headline{
+		{Metric: "steps_to_excess_1", Lower: true},
+		{Metric: "steps_to_excess_0.01", Lower: true},
+		{Metric: "final_excess", Lower: true},
+		{Metric: "steps_to_gap_1pct", Lower: true},
+	}
+}
 
 // Settings implements stages.Pipeline: the train stage's settings are all
 // the pipeline reads.

@@ -22,6 +22,7 @@ import (
 	mdwe "goldstone/models/dwe"
 	"goldstone/optim"
 	"goldstone/pipeline"
+	"goldstone/runs"
 	"goldstone/stages"
 	"goldstone/stages/corpus"
 	"goldstone/stages/figures"
@@ -51,6 +52,17 @@ func (Pipeline) Name() string { return "dwe" }
 
 // Version implements stages.Pipeline.
 func (Pipeline) Version() string { return Version }
+
+// Headline: the paper's Fig. 4 and Table 2 measures, then the steps until
+// the gauge gap relaxed (stages.Headliner).
+func (Pipeline) Headline() []runs.Headline {
+	return []runs.Headline{
+		{Metric: "median_first_last_cos"},
+		{Metric: "test_ll"},
+		{Metric: "valid_ll"},
+		{Metric: "steps_to_gap_1pct", Lower: true},
+	}
+}
 
 // Settings implements stages.Pipeline.
 func (Pipeline) Settings() any { return &Settings{} }

@@ -18,6 +18,7 @@ package htmlreport
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"html/template"
 	"maps"
@@ -46,6 +47,9 @@ type Page struct {
 	Summary string // the Markdown summary, "" if none
 	Files   []Link
 	Outputs []runs.Output
+	// Aggregates are the headline metrics over seeds, per variant and
+	// swept setting (runs.Aggregates).
+	Aggregates []runs.Aggregate
 }
 
 // KV is a labelled value.
@@ -70,6 +74,9 @@ type Options struct {
 	Defaults map[string]string
 	// Env is extra environment to show (e.g. module versions).
 	Env []KV
+	// Headline are the metrics the page's aggregate tables show, in order
+	// (stages.Headline of the run's pipeline); none: no aggregates.
+	Headline []runs.Headline
 }
 
 // identity are the configuration keys that name the run rather than set
@@ -113,6 +120,7 @@ func Build(ctx context.Context, st *runs.Store, runID int64, dir string, opt Opt
 	if p.Outputs, err = st.Outputs(ctx, runID); err != nil {
 		return nil, err
 	}
+	p.Aggregates = runs.Aggregates(p.Trials, opt.Headline)
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("html report: %w", err)
@@ -166,12 +174,27 @@ func Write(dir string, p *Page) (string, error) {
 type IndexEntry struct {
 	Run  runs.RunListing
 	Href string
+	// Best is, per headline metric of the run's pipeline, its best cell
+	// over seeds (runs.Aggregates).
+	Best []IndexBest
 }
+
+// IndexBest is a run's best cell of a headline metric.
+type IndexBest struct {
+	Metric string
+	Cell   runs.Cell
+	Label  string // the cell's variant and swept settings
+}
+
+// HeadlineFunc returns the headline metrics of a pipeline (stages.Headline).
+type HeadlineFunc func(pipeline string) []runs.Headline
 
 // WriteIndex writes reportsDir/index.html listing every run of the store,
 // newest first, linking the runs whose page exists at
-// reportsDir/<experiment>/run-<id>/index.html.
-func WriteIndex(ctx context.Context, st *runs.Store, reportsDir string) (string, error) {
+// reportsDir/<experiment>/run-<id>/index.html, with each run's status,
+// note, tags and the best cell of each headline metric (headline may be
+// nil), and filters over them.
+func WriteIndex(ctx context.Context, st *runs.Store, reportsDir string, headline HeadlineFunc) (string, error) {
 	list, err := st.ListRuns(ctx, runs.RunFilter{})
 	if err != nil {
 		return "", err
@@ -180,6 +203,11 @@ func WriteIndex(ctx context.Context, st *runs.Store, reportsDir string) (string,
 	for i := len(list) - 1; i >= 0; i-- {
 		l := list[i]
 		e := IndexEntry{Run: l}
+		if headline != nil {
+			if e.Best, err = bestOf(ctx, st, l, headline); err != nil {
+				return "", err
+			}
+		}
 		rel := filepath.Join(l.Experiment, fmt.Sprintf("run-%d", l.ID), "index.html")
 		if _, err := os.Stat(filepath.Join(reportsDir, rel)); err == nil {
 			e.Href = filepath.ToSlash(rel)
@@ -198,6 +226,38 @@ func WriteIndex(ctx context.Context, st *runs.Store, reportsDir string) (string,
 		return "", fmt.Errorf("runs index %s: %w", path, err)
 	}
 	return path, nil
+}
+
+// bestOf returns the best cell of each headline metric of a run.
+func bestOf(ctx context.Context, st *runs.Store, l runs.RunListing, headline HeadlineFunc) ([]IndexBest, error) {
+	var cfg struct {
+		Pipeline string `json:"pipeline"`
+	}
+	if json.Unmarshal([]byte(l.ConfigJSON), &cfg) != nil || cfg.Pipeline == "" {
+		return nil, nil
+	}
+	heads := headline(cfg.Pipeline)
+	if len(heads) == 0 {
+		return nil, nil
+	}
+	trials, err := st.TrialTable(ctx, l.ID)
+	if err != nil {
+		return nil, err
+	}
+	var out []IndexBest
+	for _, a := range runs.Aggregates(trials, heads) {
+		for _, c := range a.Cells {
+			if c.Best || len(a.Cells) == 1 {
+				label := c.Variant
+				for i, s := range a.Settings {
+					label += " " + s + "=" + c.Settings[i]
+				}
+				out = append(out, IndexBest{Metric: a.Metric, Cell: c, Label: strings.TrimSpace(label)})
+				break
+			}
+		}
+	}
+	return out, nil
 }
 
 // pageView adds the template helpers that need the page's directory.
@@ -311,6 +371,7 @@ var funcs = template.FuncMap{
 		return strconv.FormatFloat(v, 'g', -1, 64)
 	},
 	"hasMetric": func(t runs.TrialRow, k string) bool { _, ok := t.Summary[k]; return ok },
+	"never":     neverText,
 	"num":       formatFloat,
 	"time": func(t time.Time) string {
 		if t.IsZero() {
@@ -335,12 +396,124 @@ var funcs = template.FuncMap{
 		}
 		return strings.Join(parts, " ")
 	},
+	"stat":   statText,
+	"better": betterText,
+	"values": func(c runs.Cell) string {
+		if len(c.Values) > 5 {
+			return ""
+		}
+		parts := make([]string, len(c.Values))
+		for i, v := range c.Values {
+			parts[i] = runs.ValueText(v, 4)
+		}
+		return strings.Join(parts, ", ")
+	},
+	"ci": func(c runs.Cell) string {
+		if math.IsNaN(c.Lo) {
+			return ""
+		}
+		return "[" + statText(c.Lo) + ", " + statText(c.Hi) + "]"
+	},
+	"experiments": func(es []IndexEntry) []string {
+		return distinct(es, func(e IndexEntry) []string { return []string{e.Run.Experiment} })
+	},
+	"statuses": func(es []IndexEntry) []string {
+		return distinct(es, func(e IndexEntry) []string { return []string{e.Run.Status} })
+	},
+	"tagList": func(es []IndexEntry) []string {
+		return distinct(es, func(e IndexEntry) []string {
+			var out []string
+			for k, v := range e.Run.Tags {
+				out = append(out, k+"="+v)
+			}
+			return out
+		})
+	},
 	"runDur": func(l runs.RunListing) string {
 		if l.Ended.IsZero() {
 			return ""
 		}
 		return formatDuration(l.Ended.Sub(l.Started))
 	},
+}
+
+// distinct returns the distinct values of f over es, sorted.
+func distinct(es []IndexEntry, f func(IndexEntry) []string) []string {
+	set := map[string]bool{}
+	for _, e := range es {
+		for _, v := range f(e) {
+			set[v] = true
+		}
+	}
+	return sortedKeys(set)
+}
+
+// statText is a statistic for a table: 4 significant digits, "" for NaN
+// (too few values), never for Never.
+func statText(v float64) string {
+	if math.IsNaN(v) {
+		return ""
+	}
+	return runs.ValueText(v, 4)
+}
+
+func betterText(h runs.Headline) string {
+	if h.Lower {
+		return "lower is better"
+	}
+	return "higher is better"
+}
+
+// AggregatesMarkdown renders the aggregate tables as Markdown (for
+// summary.md): one table per headline metric, the best cell in bold.
+func AggregatesMarkdown(aggs []runs.Aggregate) string {
+	if len(aggs) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(aggregatesIntro + "\n")
+	for _, a := range aggs {
+		fmt.Fprintf(&b, "\n### %s (%s)\n\n| variant |", mdText(a.Metric), betterText(a.Headline))
+		for _, s := range a.Settings {
+			fmt.Fprintf(&b, " %s |", mdText(s))
+		}
+		b.WriteString(" n | never | mean | sd | 95% CI | median |\n|---|")
+		b.WriteString(strings.Repeat("---|", len(a.Settings)+6) + "\n")
+		for _, c := range a.Cells {
+			cells := []string{mdText(c.Variant)}
+			for _, s := range c.Settings {
+				cells = append(cells, mdText(s))
+			}
+			ci := ""
+			if !math.IsNaN(c.Lo) {
+				ci = "[" + statText(c.Lo) + ", " + statText(c.Hi) + "]"
+			}
+			cells = append(cells, strconv.Itoa(c.N), neverText(c), statText(c.Mean), statText(c.SD), ci, statText(c.Median))
+			if c.Best {
+				for i, x := range cells {
+					if x != "" {
+						cells[i] = "**" + x + "**"
+					}
+				}
+			}
+			b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+		}
+	}
+	return b.String()
+}
+
+// aggregatesIntro says what the aggregate tables hold.
+const aggregatesIntro = "Each headline metric over the seeds of each variant and swept setting: n trials, " +
+	"how many never reached the threshold (never), mean and standard deviation of the values that did " +
+	"(with the 95% t-interval of the mean), and the median counting never as infinitely many steps. " +
+	"Best (bold): the fewest nevers, then the best mean."
+
+func neverText(c runs.Cell) string { return strconv.Itoa(c.Never) }
+
+// mdText escapes text for a Markdown table cell (as stages.MarkdownText).
+func mdText(s string) string {
+	r := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "|", `\|`, "\n", " ", "\r", " ")
+	return r.Replace(s)
 }
 
 func formatFloat(v float64) string {

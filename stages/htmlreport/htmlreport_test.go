@@ -55,6 +55,7 @@ func fixture(t *testing.T) (*runs.Store, int64, string) {
 		if i < 2 {
 			st.Summary(id, tid, "test_ll", []float64{-1.25, -10.5}[i])
 			st.Summary(id, tid, "gap", math.NaN())
+			st.Summary(id, tid, "steps_to_x", []float64{runs.Never, 40}[i])
 		}
 	}
 	if err := st.RecordOutputs(ctx, []runs.Output{{RunID: id, Trial: "t9", Stage: "train", CacheDir: filepath.Join(root, "work/cache/train/k"), File: "result/summary.json", SHA256: "ff00", Bytes: 12}}); err != nil {
@@ -64,6 +65,14 @@ func fixture(t *testing.T) (*runs.Store, int64, string) {
 		t.Fatal(err)
 	}
 	if err := st.SetNote(ctx, id, "first & <best>"); err != nil {
+		t.Fatal(err)
+	}
+	// A second run, of another experiment, for the index's filters.
+	other, err := st.CreateRun(ctx, runs.RunInfo{Experiment: "other", ConfigJSON: `{"name":"other","pipeline":"artificial"}`, Started: time.Date(2026, 1, 3, 0, 0, 0, 0, time.UTC)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetTags(ctx, other, map[string]string{"goal": "other"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.Flush(ctx); err != nil {
@@ -89,7 +98,7 @@ func writeFixture(t *testing.T) (string, string) {
 	st, id, dir := fixture(t)
 	ctx := context.Background()
 	p, err := Build(ctx, st, id, dir, Options{Defaults: map[string]string{"settings.lr": "0.1", "settings.steps": "100"},
-		Env: []KV{{"command", "runner run demo"}}})
+		Env: []KV{{"command", "runner run demo"}}, Headline: testHeadline("artificial")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,10 +106,18 @@ func writeFixture(t *testing.T) (string, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := WriteIndex(ctx, st, filepath.Join(dir, "..", "..")); err != nil {
+	if _, err := WriteIndex(ctx, st, filepath.Join(dir, "..", ".."), testHeadline); err != nil {
 		t.Fatal(err)
 	}
 	return page, filepath.Join(dir, "..", "..", "index.html")
+}
+
+// testHeadline stands in for stages.Headline.
+func testHeadline(pipeline string) []runs.Headline {
+	if pipeline != "artificial" {
+		return nil
+	}
+	return []runs.Headline{{Metric: "test_ll"}, {Metric: "steps_to_x", Lower: true}, {Metric: "absent"}}
 }
 
 func TestPageContent(t *testing.T) {
@@ -120,6 +137,11 @@ func TestPageContent(t *testing.T) {
 		"loss is NaN at step 17 &lt;script&gt;", // failed trial, escaped
 		"first &amp; &lt;best&gt;", "goal=demo", "0123456789abcdef (dirty)", "runner run demo",
 		`data-v="-1.25"`, `<td class="num" data-v="">NaN</td>`,
+		// aggregates over seeds: one table per headline metric the run has,
+		// the best cell marked, a never counted as such
+		`<h2 id="aggregates">Aggregates over seeds</h2>`, `<table class="aggregate sortable" data-metric="test_ll">`,
+		`<tr class="best"><td>goldstone</td>`, `<tr class="best"><td>gd</td>`, `<td class="num never" data-v="1">1</td>`,
+		`>never</td>`,
 	} {
 		if !strings.Contains(html, want) {
 			t.Errorf("page lacks %q", want)
@@ -144,6 +166,15 @@ func TestPageContent(t *testing.T) {
 	}
 	if !strings.Contains(string(ib), `<a href="demo/run-1/index.html">1</a>`) {
 		t.Errorf("index lacks the link to run 1:\n%s", ib)
+	}
+	for _, want := range []string{`<code>test_ll</code> -1.25 <span class="muted">goldstone, n=1</span>`, `data-tags="|goal=demo|"`,
+		`<option>goal=other</option>`, `<option>other</option>`, "first &amp; &lt;best&gt;"} {
+		if !strings.Contains(string(ib), want) {
+			t.Errorf("index lacks %q", want)
+		}
+	}
+	if strings.Contains(string(ib), "absent") {
+		t.Error("index shows a headline metric the run does not have")
 	}
 }
 
@@ -201,9 +232,22 @@ window.addEventListener("load", function () {
     for (var r = 0; r < table.tBodies[0].rows.length; r++) { vals.push(table.tBodies[0].rows[r].cells[col].textContent.trim()); }
     sorted = vals.join("|");
   }
+  var aggs = document.querySelectorAll("table.aggregate"), best = [];
+  document.querySelectorAll("table.aggregate tr.best").forEach(function (r) { best.push(r.cells[0].textContent.trim()); });
+  var filtered = "none";
+  if (document.getElementById("f-tag")) {
+    var sel = document.getElementById("f-tag");
+    sel.value = "goal=other";
+    sel.dispatchEvent(new Event("change"));
+    var vis = [];
+    var rows = document.getElementById("runs").tBodies[0].rows;
+    for (var k = 0; k < rows.length; k++) { if (rows[k].style.display !== "none") vis.push(rows[k].cells[1].textContent.trim()); }
+    filtered = vis.join("|") + " (" + document.getElementById("f-count").textContent + ")";
+  }
   var out = document.createElement("pre");
   out.id = "__check";
-  out.textContent = "images=" + imgs.length + " bad=" + JSON.stringify(bad) + " errors=" + JSON.stringify(window.__errors) + " sorted=" + sorted;
+  out.textContent = "images=" + imgs.length + " bad=" + JSON.stringify(bad) + " errors=" + JSON.stringify(window.__errors) + " sorted=" + sorted +
+    " aggregates=" + aggs.length + " best=" + best.join("|") + " filtered=" + filtered;
   document.body.appendChild(out);
 });
 </script>`
@@ -241,7 +285,7 @@ func TestPageInChromium(t *testing.T) {
 	res := strings.ReplaceAll(m[1], "&quot;", `"`)
 	t.Logf("chromium: %s", res)
 	// ascending by test_ll: -10.5, -1.25, then the failed trial (no value)
-	if want := `images=2 bad=[] errors=[] sorted=-10.5|-1.25|`; res != want {
+	if want := `images=2 bad=[] errors=[] sorted=-10.5|-1.25| aggregates=2 best=goldstone|gd filtered=none`; res != want {
 		t.Errorf("chromium check = %s\nwant %s", res, want)
 	}
 
@@ -250,5 +294,23 @@ func TestPageInChromium(t *testing.T) {
 		if strings.Contains(line, "CONSOLE") || strings.Contains(line, "Uncaught") {
 			t.Errorf("index console: %s", line)
 		}
+	}
+	// The index's filters: choosing the tag goal=other leaves run 2 only.
+	ib, err := os.ReadFile(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	iprobe := filepath.Join(filepath.Dir(index), ".probe-index.html")
+	if err := os.WriteFile(iprobe, []byte(strings.Replace(string(ib), "<head>", "<head>"+checker, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(iprobe)
+	dom, log = headless(t, bin, iprobe)
+	if m = checkRe.FindStringSubmatch(dom); m == nil {
+		t.Fatalf("the index check did not run; chromium log:\n%s", log)
+	}
+	res = strings.ReplaceAll(m[1], "&quot;", `"`)
+	if want := `errors=[] sorted=none aggregates=0 best= filtered=other (1 of 2 runs)`; !strings.HasSuffix(res, want) {
+		t.Errorf("index check = %s\nwant ...%s", res, want)
 	}
 }

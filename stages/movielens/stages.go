@@ -14,6 +14,7 @@ import (
 	"goldstone/models"
 	"goldstone/optim"
 	"goldstone/pipeline"
+	"goldstone/runs"
 	"goldstone/stages"
 )
 
@@ -43,6 +44,19 @@ func (Pipeline) Name() string { return "movielens" }
 
 // Version implements stages.Pipeline.
 func (Pipeline) Version() string { return Version }
+
+// Headline: held-out fit (log-likelihood, AUC; RMSE for explicit ratings
+// models that report it), then the steps until the gauge gap relaxed
+// (stages.Headliner). A run shows those its trials have.
+func (Pipeline) Headline() []runs.Headline {
+	return []runs.Headline{
+		{Metric: "test_ll"},
+		{Metric: "valid_ll"},
+		{Metric: "test_auc"},
+		{Metric: "test_rmse", Lower: true},
+		{Metric: "steps_to_gap_1pct", Lower: true},
+	}
+}
 
 // Settings implements stages.Pipeline.
 func (Pipeline) Settings() any { return &Settings{} }

@@ -1,0 +1,228 @@
+package runs
+
+import (
+	"encoding/json"
+	"math"
+	"slices"
+	"sort"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Headline is a summary metric a report leads with, and which way is
+// better.
+type Headline struct {
+	Metric string
+	Lower  bool // lower is better (steps, losses); else higher (likelihoods)
+}
+
+// Cell is the statistics of one metric over the trials of one variant and
+// one combination of the swept settings (the trials that differ only by
+// seed).
+type Cell struct {
+	Variant  string
+	Settings []string // values of Aggregate.Settings, in order
+	N        int      // trials with the metric
+	Never    int      // of them never reached the threshold (Never)
+	Missing  int      // of them with no value (NaN)
+	// Mean, SD and the 95% confidence interval of the mean (Student's t)
+	// are over the finite values; NaN where there are too few (SD and the
+	// interval need two).
+	Mean, SD, Lo, Hi float64
+	// Median counts a never as +Inf (a censored median): Never when at
+	// least half the trials never reached the threshold.
+	Median float64
+	Values []float64 // the values, in enumeration order (the seed points)
+	Best   bool
+}
+
+// Finite is the number of finite values.
+func (c Cell) Finite() int { return c.N - c.Never - c.Missing }
+
+// Aggregate is one headline metric of a run over seeds: one Cell per
+// variant and combination of swept settings, in enumeration order.
+type Aggregate struct {
+	Headline
+	Settings []string // the swept settings (those that take several values within a variant), sorted; the seed is not one
+	Cells    []Cell
+}
+
+// Unswept are the trial parameters never treated as swept settings: the
+// seed (the aggregates are over it), and what names the trial.
+var unswept = map[string]bool{"seed": true, "name": true, "variant": true}
+
+// TrialVariant is a trial's variant: its "variant" parameter, else its
+// "gauge" (runs of older versions), as text.
+func TrialVariant(params map[string]string) string {
+	if v := paramText(params["variant"]); v != "" {
+		return v
+	}
+	return paramText(params["gauge"])
+}
+
+// paramText is a parameter's JSON text as plain text: a string unquoted.
+func paramText(s string) string {
+	var str string
+	if json.Unmarshal([]byte(s), &str) == nil {
+		return str
+	}
+	return s
+}
+
+// SweptSettings returns the parameters that take more than one value
+// within some variant among the ended trials (not the seed), sorted.
+func SweptSettings(trials []TrialRow) []string {
+	vals := map[string]map[string]string{} // variant -> key -> first value
+	set := map[string]bool{}
+	for _, t := range trials {
+		v := TrialVariant(t.Params)
+		if vals[v] == nil {
+			vals[v] = map[string]string{}
+		}
+		for k, p := range t.Params {
+			if unswept[k] {
+				continue
+			}
+			if f, ok := vals[v][k]; !ok {
+				vals[v][k] = p
+			} else if f != p {
+				set[k] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(set))
+	for k := range set {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Aggregates computes, for each headline metric a trial has, its
+// statistics over seeds per variant and swept setting, over the trials
+// that are done (or cached). The best cell of each metric is marked: the
+// fewest nevers, then the best mean; none when no cell has a value.
+func Aggregates(trials []TrialRow, heads []Headline) []Aggregate {
+	var ok []TrialRow
+	for _, t := range trials {
+		if t.Status == StatusDone || t.Status == StatusCached {
+			ok = append(ok, t)
+		}
+	}
+	swept := SweptSettings(ok)
+	var out []Aggregate
+	for _, h := range heads {
+		a := Aggregate{Headline: h, Settings: swept}
+		index := map[string]int{}
+		for _, t := range ok {
+			v, has := t.Summary[h.Metric]
+			if !has {
+				continue
+			}
+			c := Cell{Variant: TrialVariant(t.Params)}
+			for _, k := range swept {
+				c.Settings = append(c.Settings, paramText(t.Params[k]))
+			}
+			key, _ := json.Marshal(append([]string{c.Variant}, c.Settings...))
+			i, seen := index[string(key)]
+			if !seen {
+				i = len(a.Cells)
+				index[string(key)] = i
+				a.Cells = append(a.Cells, c)
+			}
+			a.Cells[i].Values = append(a.Cells[i].Values, v)
+		}
+		if len(a.Cells) == 0 {
+			continue
+		}
+		for i := range a.Cells {
+			a.Cells[i].summarize()
+		}
+		a.markBest()
+		out = append(out, a)
+	}
+	return out
+}
+
+// summarize fills the statistics from Values.
+func (c *Cell) summarize() {
+	c.N = len(c.Values)
+	var fin []float64
+	for _, v := range c.Values {
+		switch {
+		case IsNever(v):
+			c.Never++
+		case math.IsNaN(v) || math.IsInf(v, 0):
+			c.Missing++
+		default:
+			fin = append(fin, v)
+		}
+	}
+	c.Mean, c.SD, c.Lo, c.Hi = math.NaN(), math.NaN(), math.NaN(), math.NaN()
+	if k := len(fin); k > 0 {
+		var sum float64
+		for _, v := range fin {
+			sum += v
+		}
+		c.Mean = sum / float64(k)
+		if k > 1 {
+			var ss float64
+			for _, v := range fin {
+				d := v - c.Mean
+				ss += float64(d * d)
+			}
+			c.SD = math.Sqrt(ss / float64(k-1))
+			half := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(k - 1)}.Quantile(0.975) * c.SD / math.Sqrt(float64(k))
+			c.Lo, c.Hi = c.Mean-half, c.Mean+half
+		}
+	}
+	c.Median = CensoredMedian(c.Values)
+}
+
+// markBest marks the best cell: the fewest nevers, then the best mean
+// (lower or higher as the metric says); cells without a finite value
+// never are.
+func (a *Aggregate) markBest() {
+	best := -1
+	for i, c := range a.Cells {
+		if c.Finite() == 0 {
+			continue
+		}
+		if best < 0 {
+			best = i
+			continue
+		}
+		b := a.Cells[best]
+		switch {
+		case c.Never != b.Never:
+			if c.Never < b.Never {
+				best = i
+			}
+		case a.Lower && c.Mean < b.Mean, !a.Lower && c.Mean > b.Mean:
+			best = i
+		}
+	}
+	if best >= 0 && len(a.Cells) > 1 {
+		a.Cells[best].Best = true
+	}
+}
+
+// CensoredMedian is the median of values with a never counted as +Inf and
+// NaN left out; NaN when nothing is left.
+func CensoredMedian(values []float64) float64 {
+	v := make([]float64, 0, len(values))
+	for _, x := range values {
+		if !math.IsNaN(x) {
+			v = append(v, x)
+		}
+	}
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	slices.Sort(v)
+	m := len(v) / 2
+	if len(v)%2 == 1 {
+		return v[m]
+	}
+	return (v[m-1] + v[m]) / 2
+}

@@ -7,11 +7,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"goldstone/internal/atomicfile"
 	"goldstone/pipeline"
+	"goldstone/stages/figures"
 )
 
 // Env is what building a pipeline needs beyond the experiment.
@@ -153,8 +155,11 @@ func (s *ReportStage) Name() string { return s.Stage }
 // Version is the report scaffolding's version and the pipeline's (its Draw
 // is the pipeline's code). Scaffolding version 2: the report runs when some
 // trials failed, over the others, and lists the failed ones with their
-// errors; 3: names and errors in the Markdown are HTML-escaped.
-func (s *ReportStage) Version() string { return "3." + s.Pipeline }
+// errors; 3: names and errors in the Markdown are HTML-escaped; 4: every
+// figure has an SVG twin and a caption (captions.json) that ends with the
+// trials it shows, lines of different grid settings differ in dash and
+// marker, never (+Inf) reads "never" in the Markdown.
+func (s *ReportStage) Version() string { return "4." + s.Pipeline }
 func (s *ReportStage) Params() any {
 	return map[string]any{"experiment": s.Experiment, "trials": trialNames(s.Trials)}
 }
@@ -177,6 +182,9 @@ func (s *ReportStage) Run(ctx context.Context, io *pipeline.IO) error {
 		if err := s.Draw(ctx, s.Experiment, ok, io, dir); err != nil {
 			return err
 		}
+		if err := captionTrials(dir, ok, len(s.Trials)); err != nil {
+			return err
+		}
 	} else if err := os.MkdirAll(dir, 0o777); err != nil {
 		return err
 	}
@@ -184,6 +192,70 @@ func (s *ReportStage) Run(ctx context.Context, io *pipeline.IO) error {
 		return nil
 	}
 	return appendFailures(dir, s.Experiment, failed)
+}
+
+// captionTrials ends every caption the report's Draw wrote with the
+// trials its figures show (TrialsCaption).
+func captionTrials(dir string, ok []Trial, total int) error {
+	caps, err := figures.ReadCaptions(dir)
+	if err != nil || len(caps) == 0 {
+		return err
+	}
+	tail := TrialsCaption(ok, total)
+	for k, v := range caps {
+		caps[k] = strings.TrimSpace(v + " " + tail)
+	}
+	return figures.AddCaptions(dir, caps)
+}
+
+// TrialsCaption says which trials a figure shows: how many of the run's,
+// the variants, the seeds and the values of every other grid setting.
+func TrialsCaption(trials []Trial, total int) string {
+	var variants, seeds []string
+	var keys []string
+	vals := map[string][]string{}
+	for _, t := range trials {
+		if v := t.VariantName(); v != "" && !slices.Contains(variants, v) {
+			variants = append(variants, v)
+		}
+		for _, f := range strings.Fields(strings.TrimPrefix(t.Name, t.Variant)) {
+			k, v, ok := strings.Cut(f, "=")
+			if !ok {
+				continue
+			}
+			if k == "seed" {
+				if !slices.Contains(seeds, v) {
+					seeds = append(seeds, v)
+				}
+				continue
+			}
+			if _, seen := vals[k]; !seen {
+				keys = append(keys, k)
+			}
+			if !slices.Contains(vals[k], v) {
+				vals[k] = append(vals[k], v)
+			}
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Trials: %d", len(trials))
+	if total > len(trials) {
+		fmt.Fprintf(&b, " of %d (the others failed)", total)
+	}
+	var parts []string
+	if len(variants) > 0 {
+		parts = append(parts, "variants "+strings.Join(variants, ", "))
+	}
+	if len(seeds) > 0 {
+		parts = append(parts, "seeds "+strings.Join(seeds, ", "))
+	}
+	for _, k := range keys {
+		parts = append(parts, k+" = "+strings.Join(vals[k], ", "))
+	}
+	if len(parts) > 0 {
+		b.WriteString(" (" + strings.Join(parts, "; ") + ")")
+	}
+	return b.String() + "."
 }
 
 // appendFailures adds a "Failed trials" table (name, error) to the report's

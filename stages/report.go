@@ -51,14 +51,35 @@ func (t Trial) VariantName() string {
 }
 
 // Curve is a metric of a trial as a figure series, steps shifted by one
-// for log axes when shifted is set; one legend entry per variant.
+// for log axes when shifted is set: the colour is the variant's; the
+// trial's grid values other than the seed (GridSetting) are its dash and
+// marker style, so that lines of different settings stay apart, and its
+// legend entry ("goldstone lr=0.5"); the seeds of one setting share one.
 func (r TrialResult) Curve(metric string, shifted bool) figures.Series {
 	x, y := r.Series.Of(metric)
 	if shifted {
 		x = Shift(x)
 	}
 	v := r.Trial.VariantName()
-	return figures.Series{Name: v, Group: v, X: x, Y: y}
+	g := r.Trial.GridSetting()
+	name := v
+	if g != "" {
+		name = strings.TrimSpace(v + " " + g)
+	}
+	return figures.Series{Name: name, Group: v, Style: g, X: x, Y: y}
+}
+
+// GridSetting is the trial's grid values other than the seed, as in its
+// name ("lr=0.5 dim=10"); "" when the grid sweeps the seed only.
+func (t Trial) GridSetting() string {
+	rest := strings.TrimPrefix(t.Name, t.Variant)
+	var parts []string
+	for _, f := range strings.Fields(rest) {
+		if strings.Contains(f, "=") && !strings.HasPrefix(f, "seed=") {
+			parts = append(parts, f)
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 // Shift turns steps into step+1 so step 0 shows on a log axis.

@@ -110,7 +110,7 @@ func writeHTMLReport(ctx context.Context, g *globalOptions, st *runs.Store, e *s
 		return "", err
 	}
 	for _, p := range sweeps {
-		if err := record(p, "png"); err != nil {
+		if err := record(p, strings.TrimPrefix(filepath.Ext(p), ".")); err != nil {
 			return "", err
 		}
 	}
@@ -227,9 +227,10 @@ func sweepPlots(ctx context.Context, st *runs.Store, e *stages.Experiment, out *
 		logX[k] = lo > 0 && hi/lo >= 10
 	}
 	var paths []string
+	caps := map[string]string{}
 	for _, m := range sortedKeys(metrics) {
 		spec := figures.SweepSpec{
-			Title:    fmt.Sprintf("%s run %d: %s against the swept settings (mean ± sd over seeds)", e.Name, out.RunID, m),
+			Title:    fmt.Sprintf("%s run %d: %s against the swept settings (mean over seeds)", e.Name, out.RunID, m),
 			Metric:   m,
 			Settings: swept,
 			LogX:     logX,
@@ -245,16 +246,59 @@ func sweepPlots(ctx context.Context, st *runs.Store, e *stages.Experiment, out *
 			}
 			spec.Points = append(spec.Points, p)
 		}
-		if len(spec.Points) == 0 {
-			continue
+		if len(spec.Points) == 0 || spec.Constant() {
+			continue // nothing to draw, or a constant (l_star; gauge_rounds of equally long runs)
 		}
 		path := filepath.Join(out.ReportPath, "sweep-"+m+".png")
 		if err := figures.Sweep(path, spec); err != nil {
 			return paths, err
 		}
-		paths = append(paths, path)
+		paths = append(paths, path, figures.SVGPath(path))
+		caps[filepath.Base(path)] = sweepCaption(m, spec, swept)
+	}
+	if len(caps) > 0 {
+		if err := figures.AddCaptions(out.ReportPath, caps); err != nil {
+			return paths, err
+		}
+		paths = append(paths, filepath.Join(out.ReportPath, figures.CaptionsFile))
 	}
 	return paths, nil
+}
+
+// sweepCaption says what a sweep figure shows and which trials.
+func sweepCaption(metric string, spec figures.SweepSpec, swept []string) string {
+	var variants []string
+	never, perPoint := 0, map[string]int{}
+	for _, p := range spec.Points {
+		if !slices.Contains(variants, p.Variant) {
+			variants = append(variants, p.Variant)
+		}
+		if runs.IsNever(p.Value) {
+			never++
+		}
+		key := p.Variant
+		for _, s := range swept {
+			key += "\x00" + p.Settings[s]
+		}
+		perPoint[key]++
+	}
+	most := 0
+	for _, n := range perPoint {
+		most = max(most, n)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s against each swept setting (%s; one panel each), every variant on the same axes: colour = variant, dash and marker = the other swept settings. ",
+		metric, strings.Join(swept, ", "))
+	if most <= figures.SeedPoints {
+		b.WriteString("The line joins the means over seeds; each seed's value is a hollow dot. ")
+	} else {
+		b.WriteString("The line joins the means over seeds; the error bars are ± one standard deviation over seeds (not below zero for a metric that is never negative). ")
+	}
+	if never > 0 {
+		fmt.Fprintf(&b, "%d trials never reached the threshold and are left out of the means (the aggregate tables count them). ", never)
+	}
+	fmt.Fprintf(&b, "Trials: %d (variants %s; up to %d per point).", len(spec.Points), strings.Join(variants, ", "), most)
+	return b.String()
 }
 
 // paramValue is a parameter's JSON text as plain text: strings unquoted.
@@ -318,9 +362,19 @@ func annotateSummary(dir string, p *htmlreport.Page) (string, error) {
 	if agg := htmlreport.AggregatesMarkdown(p.Aggregates); agg != "" {
 		b.WriteString("\n## Aggregates over seeds\n\n" + agg)
 	}
-	b.WriteString("\nFigures:\n\n")
+	b.WriteString("\nFigures:\n")
 	for _, f := range p.Figures {
-		fmt.Fprintf(&b, "![%s](%s)\n", f, f)
+		fmt.Fprintf(&b, "\n![%s](%s)\n", f.File, f.File)
+		if f.Caption != "" || f.SVG != "" {
+			line := "*" + f.File + "*"
+			if f.SVG != "" {
+				line += " ([SVG](" + f.SVG + "))"
+			}
+			if f.Caption != "" {
+				line += ": " + stages.MarkdownText(f.Caption)
+			}
+			b.WriteString("\n" + line + "\n")
+		}
 	}
 	b.WriteString("\n" + mark + "\n")
 	b.Write(body)

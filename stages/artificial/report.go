@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"goldstone/internal/atomicfile"
 	"goldstone/pipeline"
@@ -108,6 +109,24 @@ func Report(ctx context.Context, experiment string, trials []stages.Trial, io *p
 	}
 	scaling, err := scalingReport(dir, all) // "" unless time_steps is swept
 	if err != nil {
+		return err
+	}
+	caps := map[string]string{
+		"curves.png": "L - L* (the loss above its optimum), psi (the coupling across time steps) and the gauge gap psi - min_R psi " +
+			"(how much a gauge fix would still lower psi) against the training step + 1, log-log axes. " + figures.LinesNote + " " + figures.BandsNote,
+		"figure2.png": "The paper's Fig. 2 counterpart: L - L* on a log axis against the training step on a linear (left) and a log (right) axis; " +
+			"the steps to L - L* < 1 and < 0.01 are steps_to_excess_1 and steps_to_excess_0.01 in the tables. " + figures.LinesNote + " " + figures.BandsNote,
+	}
+	if len(spec.Rows) > 0 {
+		caps["trajectories.png"] = "The embedding vectors along the chain t = 1..T (one colour per vector) at the training steps of the columns, " +
+			"for the lowest seed of each of the first two variants (rows): " + strings.Join(spec.Rows, "; ") + "."
+	}
+	if scaling != "" {
+		caps["scaling.png"] = "The median over seeds of the steps to each threshold against the chain length T (log-log), one panel per metric and lambda, " +
+			"one line per variant; a median that is never (at least half the seeds never reach the threshold) is not drawn. " +
+			"The dashed grey line is T^2 through the first point of the first variant: the slope plain GD would have if the slowest Goldstone mode set its pace."
+	}
+	if err := figures.AddCaptions(dir, caps); err != nil {
 		return err
 	}
 	return atomicfile.WriteFile(filepath.Join(dir, "summary.md"), []byte(stages.MarkdownTable(experiment, all)+PaperFigures+scaling))

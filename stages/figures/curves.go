@@ -38,6 +38,9 @@ type Panel struct {
 	// XCategories, if set, labels the x positions 0, 1, ... with these
 	// names instead of numbers (a categorical setting).
 	XCategories []string
+	// NonNegative says the quantity cannot be negative: error bars stop
+	// at zero.
+	NonNegative bool
 }
 
 // Mark is a labelled vertical line in a panel.
@@ -59,12 +62,21 @@ type Series struct {
 	Group string
 	// Color, if non-nil, overrides the colour derived from Group (use
 	// Palette(k) to keep colours fixed across figures).
-	Color  color.Color
+	Color color.Color
+	// Style is the dash and marker key: when any series of the figure
+	// has one, series of one Style share their dash pattern and marker
+	// shape in every panel and different Styles differ (a grid setting of
+	// the trials, drawn in the variant's colour); otherwise dash and
+	// marker follow the colour key.
+	Style  string
 	Dashed bool
 	X, Y   []float64
 	// Spread, if non-nil (len(Y)), draws an error bar from Y-Spread to
 	// Y+Spread at every point (e.g. the standard deviation over seeds).
 	Spread []float64
+	// Dots, if non-nil (len(Y)), draws the values behind each point (the
+	// seeds whose mean Y is) as small hollow markers at its x.
+	Dots [][]float64
 }
 
 // panel tile size in Curves.
@@ -91,9 +103,20 @@ func Curves(path string, spec CurveSpec) error {
 				return fmt.Errorf("curves %s: panel %d (%q) series %d (%q): len(Spread)=%d != len(Y)=%d",
 					path, pi, pn.Title, si, s.Name, len(s.Spread), len(s.Y))
 			}
+			if s.Dots != nil && len(s.Dots) != len(s.Y) {
+				return fmt.Errorf("curves %s: panel %d (%q) series %d (%q): len(Dots)=%d != len(Y)=%d",
+					path, pi, pn.Title, si, s.Name, len(s.Dots), len(s.Y))
+			}
 		}
 	}
 	colors, index := curveColors(spec.Panels)
+	styles := styleIndex(spec.Panels)
+	style := func(s Series) int {
+		if styles != nil {
+			return styles[s.Style]
+		}
+		return index[seriesKey(s)]
+	}
 	shared := sharedX(spec.Panels)
 
 	cols := spec.Cols
@@ -120,13 +143,13 @@ func Curves(path string, spec CurveSpec) error {
 			if k >= len(spec.Panels) {
 				continue
 			}
-			p, lines, err := curvePanel(spec.Panels[k], colors, index, shared[xAxisKey{spec.Panels[k].LogX, spec.Panels[k].XLabel}])
+			p, lines, err := curvePanel(spec.Panels[k], colors, style, shared[xAxisKey{spec.Panels[k].LogX, spec.Panels[k].XLabel}])
 			if err != nil {
 				return fmt.Errorf("curves %s: panel %d (%q): %w", path, k, spec.Panels[k].Title, err)
 			}
 			plots[r][c] = p
 			for i, s := range spec.Panels[k].Series {
-				key := legendKey{s.Name, colorKey(lineColor(s, colors)), s.Dashed || index[seriesKey(s)] > 0}
+				key := legendKey{s.Name, colorKey(lineColor(s, colors)), s.Dashed || style(s) > 0}
 				if s.Name == "" || seen[key] {
 					continue
 				}
@@ -145,28 +168,28 @@ func Curves(path string, spec CurveSpec) error {
 	th := titleHeight(spec.Title)
 	w := vg.Length(cols)*curveTileW + lw
 	h := th + max(vg.Length(rows)*curveTileH, lh+vg.Points(20))
-	img, dc := newCanvas(w, h)
-	dc = drawTitle(dc, spec.Title)
-	grid := draw.Crop(dc, 0, -lw, 0, 0)
-	tiles := draw.Tiles{
-		Rows: rows, Cols: cols,
-		PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(8),
-		PadX: vg.Points(16), PadY: vg.Points(12),
-	}
-	cvs := plot.Align(plots, tiles, grid)
-	for r := range rows {
-		for c := range cols {
-			if plots[r][c] != nil {
-				plots[r][c].Draw(cvs[r][c])
+	return paintBoth(path, w, h, func(dc draw.Canvas) {
+		dc = drawTitle(dc, spec.Title)
+		grid := draw.Crop(dc, 0, -lw, 0, 0)
+		tiles := draw.Tiles{
+			Rows: rows, Cols: cols,
+			PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(8),
+			PadX: vg.Points(16), PadY: vg.Points(12),
+		}
+		cvs := plot.Align(plots, tiles, grid)
+		for r := range rows {
+			for c := range cols {
+				if plots[r][c] != nil {
+					plots[r][c].Draw(cvs[r][c])
+				}
 			}
 		}
-	}
-	if len(entries) > 0 {
-		lc := draw.Crop(dc, w-lw, 0, 0, -vg.Points(20))
-		lc = draw.Crop(lc, vg.Points(4), 0, 0, 0)
-		leg.Draw(lc)
-	}
-	return savePNG(path, img)
+		if len(entries) > 0 {
+			lc := draw.Crop(dc, w-lw, 0, 0, -vg.Points(20))
+			lc = draw.Crop(lc, vg.Points(4), 0, 0, 0)
+			leg.Draw(lc)
+		}
+	})
 }
 
 type legendKey struct {
@@ -217,6 +240,25 @@ func curveColors(panels []Panel) (map[string]color.Color, map[string]int) {
 		}
 	}
 	return m, idx
+}
+
+// styleIndex numbers the Styles of the series (the empty one too) in
+// order of first appearance, or returns nil when no series has a Style.
+func styleIndex(panels []Panel) map[string]int {
+	styles := map[string]int{}
+	any := false
+	for _, pn := range panels {
+		for _, s := range pn.Series {
+			if _, ok := styles[s.Style]; !ok {
+				styles[s.Style] = len(styles)
+			}
+			any = any || s.Style != ""
+		}
+	}
+	if !any {
+		return nil
+	}
+	return styles
 }
 
 // xAxisKey identifies an x axis: panels of one figure with the same scale
@@ -276,7 +318,7 @@ func lineColor(s Series, colors map[string]color.Color) color.Color {
 // figure's panels); the y axis spans the data, except a first point of a
 // series far outside the rest of it (the loss at step 1), which is drawn
 // off scale.
-func curvePanel(pn Panel, colors map[string]color.Color, index map[string]int, xr span) (*plot.Plot, []plot.Thumbnailer, error) {
+func curvePanel(pn Panel, colors map[string]color.Color, style func(Series) int, xr span) (*plot.Plot, []plot.Thumbnailer, error) {
 	p := plot.New()
 	p.Title.Text = pn.Title
 	p.X.Label.Text = pn.XLabel
@@ -294,7 +336,7 @@ func curvePanel(pn Panel, colors map[string]color.Color, index map[string]int, x
 			xy, n = dropRoundOff(xy)
 			roundOff += n
 		}
-		k := index[seriesKey(s)]
+		k := style(s)
 		col := lineColor(s, colors)
 		l := &plotter.Line{LineStyle: draw.LineStyle{Color: col, Width: vg.Points(1.6), Dashes: dashPattern(k)}}
 		if s.Dashed && len(l.Dashes) == 0 {
@@ -312,8 +354,22 @@ func curvePanel(pn Panel, colors map[string]color.Color, index map[string]int, x
 			yr.add(q.Y)
 		}
 		if s.Spread != nil {
-			if bars := errorBars(s, pn.LogX, pn.LogY, col, &yr); bars != nil {
+			if bars := errorBars(s, pn.LogX, pn.LogY, pn.NonNegative, col, &yr); bars != nil {
 				drawn = append(drawn, bars)
+			}
+		}
+		if s.Dots != nil {
+			var dots plotter.XYs
+			for i, vs := range s.Dots {
+				for _, v := range vs {
+					if finite(s.X[i]) && finite(v) && (!pn.LogX || s.X[i] > 0) && (!pn.LogY || v > 0) {
+						dots = append(dots, plotter.XY{X: s.X[i], Y: v})
+						yr.add(v)
+					}
+				}
+			}
+			if len(dots) > 0 {
+				drawn = append(drawn, &plotter.Scatter{XYs: dots, GlyphStyle: draw.GlyphStyle{Color: col, Radius: vg.Points(2), Shape: draw.RingGlyph{}}})
 			}
 		}
 		sparse := len(xy) <= sparsePoints

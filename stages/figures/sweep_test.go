@@ -3,6 +3,7 @@ package figures
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -35,18 +36,47 @@ func TestSweepSeriesMeanAndSpread(t *testing.T) {
 		t.Fatalf("axis %v numeric %v", cats, numeric)
 	}
 	ss := sweepSeries(pts, "gd", "lambda", []string{"dim"}, cats, true)
-	if len(ss) != 3 || ss[0].Name != "dim=5" {
+	if len(ss) != 3 || ss[0].Name != "gd dim=5" || ss[0].Group != "gd" || ss[0].Style != "dim=5" {
 		t.Fatalf("series %v", ss)
 	}
-	// at lambda=1, dim=5: seeds give -1.2+0.01*{1,2,3}: mean -1.18, sd 0.01.
+	// at lambda=1, dim=5: seeds give -1.2+0.01*{1,2,3}: mean -1.18, and
+	// with 3 seeds the seeds themselves are drawn, no error bar.
 	s := ss[0]
-	if s.X[2] != 1 || math.Abs(s.Y[2]-(-1.18)) > 1e-12 || math.Abs(s.Spread[2]-0.01) > 1e-12 {
-		t.Errorf("lambda=1 dim=5: x %g mean %g sd %g", s.X[2], s.Y[2], s.Spread[2])
+	if s.X[2] != 1 || math.Abs(s.Y[2]-(-1.18)) > 1e-12 || s.Spread != nil || len(s.Dots[2]) != 3 || math.Abs(s.Dots[2][0]-(-1.19)) > 1e-12 {
+		t.Errorf("lambda=1 dim=5: x %g mean %g dots %v spread %v", s.X[2], s.Y[2], s.Dots[2], s.Spread)
+	}
+	// A fourth seed: mean ± sd instead of the seeds.
+	pts4 := append(slices.Clone(pts), SweepPoint{Variant: "gd", Value: -1.2 + 0.04, Settings: map[string]string{"lambda": "1", "dim": "5", "seed": "4"}})
+	s = sweepSeries(pts4, "gd", "lambda", []string{"dim"}, cats, true)[0]
+	if s.Dots != nil || math.Abs(s.Y[2]-(-1.175)) > 1e-12 || math.Abs(s.Spread[2]-math.Sqrt(0.0005/3)) > 1e-12 {
+		t.Errorf("4 seeds: mean %g sd %v dots %v", s.Y[2], s.Spread, s.Dots)
 	}
 	pts[0].Value = math.NaN() // left out of the mean
 	ss = sweepSeries(pts, "gd", "lambda", []string{"dim"}, cats, true)
 	if math.Abs(ss[0].Y[0]-(-1.6+0.025)) > 1e-12 {
 		t.Errorf("mean without the NaN point = %g", ss[0].Y[0])
+	}
+}
+
+func TestSweepConstant(t *testing.T) {
+	pts := lambdaDimPoints()
+	spec := SweepSpec{Settings: []string{"lambda", "dim"}, Points: pts}
+	if spec.Constant() {
+		t.Error("a varying metric is constant")
+	}
+	// l_star: a property of the data, the same at every setting for each
+	// seed (so the same mean everywhere), different across seeds.
+	for i := range pts {
+		pts[i].Value = float64(len(pts[i].Settings["seed"])) + map[string]float64{"1": 0.1, "2": 0.2, "3": 0.3}[pts[i].Settings["seed"]]
+	}
+	if !spec.Constant() {
+		t.Error("a metric that depends on the seed only is not constant")
+	}
+	for i := range pts {
+		pts[i].Value = math.Inf(1)
+	}
+	if !spec.Constant() {
+		t.Error("a metric never reached anywhere is drawable")
 	}
 }
 

@@ -32,6 +32,7 @@ import (
 
 	"goldstone/internal/atomicfile"
 	"goldstone/runs"
+	"goldstone/stages/figures"
 )
 
 // Page is what a run's page shows.
@@ -43,13 +44,19 @@ type Page struct {
 	// Trials in enumeration order.
 	Trials []runs.TrialRow
 	// Figures and Files are paths relative to the page's directory.
-	Figures []string
+	Figures []Figure
 	Summary string // the Markdown summary, "" if none
 	Files   []Link
 	Outputs []runs.Output
 	// Aggregates are the headline metrics over seeds, per variant and
 	// swept setting (runs.Aggregates).
 	Aggregates []runs.Aggregate
+}
+
+// Figure is a PNG figure of the report, its vector twin (SVG, "" if
+// none) and its caption (figures.CaptionsFile; "" if none).
+type Figure struct {
+	File, SVG, Caption string
 }
 
 // KV is a labelled value.
@@ -125,6 +132,14 @@ func Build(ctx context.Context, st *runs.Store, runID int64, dir string, opt Opt
 	if err != nil {
 		return nil, fmt.Errorf("html report: %w", err)
 	}
+	caps, err := figures.ReadCaptions(dir)
+	if err != nil {
+		return nil, fmt.Errorf("html report: %w", err)
+	}
+	have := map[string]bool{}
+	for _, e := range ents {
+		have[e.Name()] = true
+	}
 	for _, e := range ents {
 		name := e.Name()
 		if e.IsDir() || strings.HasPrefix(name, ".") || name == "index.html" {
@@ -132,8 +147,14 @@ func Build(ctx context.Context, st *runs.Store, runID int64, dir string, opt Opt
 		}
 		ext := strings.ToLower(filepath.Ext(name))
 		switch {
-		case ext == ".png" || ext == ".svg":
-			p.Figures = append(p.Figures, name)
+		case ext == ".png" || ext == ".svg" && !have[strings.TrimSuffix(name, filepath.Ext(name))+".png"]:
+			f := Figure{File: name, Caption: caps[name]}
+			if svg := figures.SVGPath(name); ext == ".png" && have[svg] {
+				f.SVG = svg
+			}
+			p.Figures = append(p.Figures, f)
+		case ext == ".svg":
+			// the vector twin of a PNG, linked from its figure
 		case name == "summary.md" || (name == "report.md" && p.Summary == ""):
 			p.Summary = name
 			fallthrough

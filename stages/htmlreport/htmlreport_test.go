@@ -88,6 +88,9 @@ func fixture(t *testing.T) (*runs.Store, int64, string) {
 			t.Fatal(err)
 		}
 	}
+	if err := figures.AddCaptions(dir, map[string]string{"curves.png": "Curves of the demo <run>."}); err != nil {
+		t.Fatal(err)
+	}
 	os.WriteFile(filepath.Join(dir, "summary.md"), []byte("# demo\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "trials.csv"), []byte("a,b\n"), 0o644)
 	return st, id, dir
@@ -142,6 +145,9 @@ func TestPageContent(t *testing.T) {
 		`<h2 id="aggregates">Aggregates over seeds</h2>`, `<table class="aggregate sortable" data-metric="test_ll">`,
 		`<tr class="best"><td>goldstone</td>`, `<tr class="best"><td>gd</td>`, `<td class="num never" data-v="1">1</td>`,
 		`>never</td>`,
+		// captions, and the SVG twin linked from its figure, not shown twice
+		`<figcaption><b>curves.png</b> (<a href="curves.svg">SVG</a>): Curves of the demo &lt;run&gt;.</figcaption>`,
+		`<figcaption><b>sweep.png</b> (<a href="sweep.svg">SVG</a>)</figcaption>`,
 	} {
 		if !strings.Contains(html, want) {
 			t.Errorf("page lacks %q", want)
@@ -247,7 +253,9 @@ window.addEventListener("load", function () {
   var out = document.createElement("pre");
   out.id = "__check";
   out.textContent = "images=" + imgs.length + " bad=" + JSON.stringify(bad) + " errors=" + JSON.stringify(window.__errors) + " sorted=" + sorted +
-    " aggregates=" + aggs.length + " best=" + best.join("|") + " filtered=" + filtered;
+    " aggregates=" + aggs.length + " best=" + best.join("|") + " filtered=" + filtered +
+    " captions=" + Array.prototype.filter.call(document.querySelectorAll("figcaption"), function (c) { return c.textContent.indexOf("): ") > 0; }).length +
+    " svg=" + document.querySelectorAll("figcaption a[href$='.svg']").length;
   document.body.appendChild(out);
 });
 </script>`
@@ -285,7 +293,7 @@ func TestPageInChromium(t *testing.T) {
 	res := strings.ReplaceAll(m[1], "&quot;", `"`)
 	t.Logf("chromium: %s", res)
 	// ascending by test_ll: -10.5, -1.25, then the failed trial (no value)
-	if want := `images=2 bad=[] errors=[] sorted=-10.5|-1.25| aggregates=2 best=goldstone|gd filtered=none`; res != want {
+	if want := `images=2 bad=[] errors=[] sorted=-10.5|-1.25| aggregates=2 best=goldstone|gd filtered=none captions=1 svg=2`; res != want {
 		t.Errorf("chromium check = %s\nwant %s", res, want)
 	}
 
@@ -310,7 +318,7 @@ func TestPageInChromium(t *testing.T) {
 		t.Fatalf("the index check did not run; chromium log:\n%s", log)
 	}
 	res = strings.ReplaceAll(m[1], "&quot;", `"`)
-	if want := `errors=[] sorted=none aggregates=0 best= filtered=other (1 of 2 runs)`; !strings.HasSuffix(res, want) {
+	if want := `errors=[] sorted=none aggregates=0 best= filtered=other (1 of 2 runs) captions=0 svg=0`; !strings.HasSuffix(res, want) {
 		t.Errorf("index check = %s\nwant ...%s", res, want)
 	}
 }

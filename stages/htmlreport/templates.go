@@ -133,7 +133,7 @@ var pageTmpl = template.Must(template.New("page").Funcs(funcs).Parse(`<!DOCTYPE 
 {{end}}{{end}}
 
 <h2>Figures</h2>
-{{range .Figures}}<figure><img src="{{.}}" alt="{{.}}"><figcaption>{{.}}</figcaption></figure>
+{{range .Figures}}<figure id="fig-{{.File}}"><img src="{{.File}}" alt="{{.File}}"><figcaption><b>{{.File}}</b>{{with .SVG}} (<a href="{{.}}">SVG</a>){{end}}{{with .Caption}}: {{.}}{{end}}</figcaption></figure>
 {{else}}<p class="muted">No figures.</p>{{end}}
 
 <h2>Files</h2>

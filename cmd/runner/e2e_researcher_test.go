@@ -125,3 +125,61 @@ func csvColumn(t *testing.T, recs [][]string, name string) string {
 	t.Fatalf("no column %q in %v", name, recs[0])
 	return ""
 }
+
+// TestCompareRuns: runner compare A B writes a page with the runs' series
+// overlaid (one figure per series, PNG and SVG, with a caption), their
+// headline aggregates side by side and the diff; bad ids and metrics are
+// usage errors that say what there is.
+func TestCompareRuns(t *testing.T) {
+	e := newEnv(t)
+	e.mustRun(0, "run", "--experiment", "small", "--quiet", "--note", "baseline")
+	e.mustRun(0, "run", "--experiment", "small", "--set", "lr=0.5", "--quiet")
+	out := e.mustRun(0, "compare", "1", "2", "--metric", "psi", "--metric", "excess")
+	dir := filepath.Join(e.dir, "reports", "compare", "run-1-vs-2")
+	for _, want := range []string{"run 1: small, finished, 6 trials: baseline", "run 1 vs run 2: 1 settings differ", "2 series overlaid",
+		"compare page: " + filepath.Join("reports", "compare", "run-1-vs-2", "index.html")} {
+		if !strings.Contains(out, want) {
+			t.Errorf("compare output lacks %q:\n%s", want, out)
+		}
+	}
+	for _, f := range []string{"compare-psi.png", "compare-psi.svg", "compare-excess.png", "compare-excess.svg"} {
+		if fi, err := os.Stat(filepath.Join(dir, f)); err != nil || fi.Size() < 1000 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	page, err := os.ReadFile(filepath.Join(dir, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<img src="compare-psi.png"`, "psi against the training step", "colour = run and variant",
+		`data-metric="steps_to_excess_1"`, "<h3>run 1 vs run 2</h3>", "<td><code>settings.lr</code></td>"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("compare page lacks %q", want)
+		}
+	}
+	// By default every series the runs share, but not the sparse event counts.
+	out = e.mustRun(0, "compare", "2", "1", "--out", filepath.Join(e.dir, "cmp"))
+	if !strings.Contains(out, "series overlaid") {
+		t.Errorf("compare: %s", out)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "cmp", "compare-loss.png")); err != nil {
+		t.Error(err)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "cmp", "compare-gauge_rejected.png")); err == nil {
+		t.Error("the sparse gauge_rejected events are overlaid")
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"compare", "1"}, "want RUN_A RUN_B [RUN_C...]"},
+		{[]string{"compare", "1", "9"}, "no run 9"},
+		{[]string{"compare", "1", "1"}, "run 1 given twice"},
+		{[]string{"compare", "1", "2", "--metric", "exces"}, `did you mean excess?`},
+	} {
+		_, errs, code := e.run(c.args...)
+		if code != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, want 2 and %q:\n%s", c.args, code, c.want, errs)
+		}
+	}
+}

@@ -212,8 +212,10 @@ func (g *globalOptions) loadExperiment() (*stages.Experiment, error) {
 
 type command struct {
 	name, summary string
-	args          string // positional arguments, e.g. "RUN_A RUN_B" (usage text)
-	nargs         int    // number of positional arguments (flags may come before, between and after them)
+	args          string   // positional arguments, e.g. "RUN_A RUN_B" (usage text)
+	nargs         int      // number of positional arguments (flags may come before, between and after them)
+	variadic      bool     // nargs is the least number of positional arguments
+	examples      []string // command lines shown by its help
 	run           func(ctx context.Context, g *globalOptions, fs *flag.FlagSet, args []string) error
 	flags         func(fs *flag.FlagSet)
 }
@@ -254,7 +256,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			}
 			return exitUsage // the flag package printed the error and the usage
 		}
-		if fs.NArg() == 0 || len(pos) == cmd.nargs {
+		if fs.NArg() == 0 || (!cmd.variadic && len(pos) == cmd.nargs) {
 			break
 		}
 		pos, args = append(pos, fs.Arg(0)), fs.Args()[1:]

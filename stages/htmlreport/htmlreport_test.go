@@ -322,3 +322,86 @@ func TestPageInChromium(t *testing.T) {
 		t.Errorf("index check = %s\nwant ...%s", res, want)
 	}
 }
+
+// TestComparePageInChromium: the page of `runner compare` loads with no
+// console error, its overlay figures load, the headline aggregates of the
+// runs side by side mark one best row, and the diff is embedded.
+func TestComparePageInChromium(t *testing.T) {
+	st, id, dir := fixture(t)
+	ctx := context.Background()
+	id2, err := st.CreateRun(ctx, runs.RunInfo{Experiment: "demo", ConfigJSON: `{"name":"demo","pipeline":"artificial","settings":{"lr":0.1}}`, Started: time.Date(2026, 1, 4, 0, 0, 0, 0, time.UTC)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.UpsertTrial(ctx, runs.Trial{RunID: id2, ID: "t9", Status: runs.StatusDone, Params: map[string]string{"name": `"goldstone seed=2"`, "variant": `"goldstone"`, "seed": "2"}}); err != nil {
+		t.Fatal(err)
+	}
+	st.Summary(id2, "t9", "test_ll", -0.5)
+	if err := st.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	list, err := st.ListRuns(ctx, runs.RunFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := &ComparePage{}
+	var per [][]runs.Aggregate
+	for _, want := range []int64{id, id2} {
+		for _, l := range list {
+			if l.ID == want {
+				page.Runs = append(page.Runs, l)
+			}
+		}
+		tt, err := st.TrialTable(ctx, want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		per = append(per, runs.Aggregates(tt, testHeadline("artificial")))
+	}
+	page.Aggregates = CompareAggregates([]int64{id, id2}, per, nil)
+	d, err := st.Diff(ctx, id, id2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page.Diffs = []CompareDiff{NewCompareDiff(d)}
+	cdir := filepath.Join(filepath.Dir(filepath.Dir(dir)), "..", "compare", "run-1-vs-3")
+	if err := os.MkdirAll(cdir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fig := filepath.Join(cdir, "compare-psi.png")
+	if err := figures.Curves(fig, figures.CurveSpec{Panels: []figures.Panel{{Title: "psi", Series: []figures.Series{
+		{Name: "run 1 gd", X: []float64{1, 2, 3}, Y: []float64{3, 2, 1}}, {Name: "run 3 gd", Style: "run 3", X: []float64{1, 2, 3}, Y: []float64{2, 2, 1}}}}}}); err != nil {
+		t.Fatal(err)
+	}
+	page.Figures = []Figure{{File: "compare-psi.png", SVG: "compare-psi.svg", Caption: "psi of runs 1, 3."}}
+	path, err := WriteCompare(cdir, page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(b)
+	for _, want := range []string{"Compare runs 1 · 3", `<img src="compare-psi.png"`, `(<a href="compare-psi.svg">SVG</a>): psi of runs 1, 3.`,
+		`<h3>run 1 vs run 3</h3>`, "<td><code>settings.lr</code></td><td><code>0.5</code></td><td><code>0.1</code></td>",
+		`<tr class="best"><td class="num" data-v="3">3</td><td>goldstone</td>`, `href="../../demo/run-1/index.html"`} {
+		if !strings.Contains(html, want) {
+			t.Errorf("compare page lacks %q", want)
+		}
+	}
+	bin := chromium(t)
+	probe := filepath.Join(cdir, ".probe.html")
+	if err := os.WriteFile(probe, []byte(strings.Replace(html, "<head>", "<head>"+checker, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom, log := headless(t, bin, probe)
+	m := checkRe.FindStringSubmatch(dom)
+	if m == nil {
+		t.Fatalf("the check did not run; chromium log:\n%s", log)
+	}
+	res := strings.ReplaceAll(m[1], "&quot;", `"`)
+	if want := `images=1 bad=[] errors=[] sorted=none aggregates=2 best=3|1 filtered=none captions=1 svg=1`; res != want {
+		t.Errorf("chromium check = %s\nwant %s", res, want)
+	}
+}

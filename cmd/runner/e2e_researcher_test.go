@@ -168,6 +168,16 @@ func TestCompareRuns(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(e.dir, "cmp", "compare-gauge_rejected.png")); err == nil {
 		t.Error("the sparse gauge_rejected events are overlaid")
 	}
+	// gc --dry-run alone: what each --keep-last would free, nothing deleted.
+	out = e.mustRun(0, "gc", "--dry-run")
+	for _, want := range []string{"--keep-last 0:\n  would delete 2 runs: 1 (small), 2 (small)", "--keep-last 1:\n  would delete 1 runs: 1 (small)", "--keep-last 2 or more: nothing"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("gc --dry-run lacks %q:\n%s", want, out)
+		}
+	}
+	if out := e.mustRun(0, "runs"); !strings.Contains(out, "\n1 ") || !strings.Contains(out, "\n2 ") {
+		t.Errorf("gc --dry-run deleted runs:\n%s", out)
+	}
 	for _, c := range []struct {
 		args []string
 		want string

@@ -58,14 +58,26 @@ func (b *Built) AddTrial(tr Trial, result string, nodes ...string) {
 	b.Trials = append(b.Trials, TrialNodes{Trial: tr, Result: result, Nodes: nodes})
 }
 
-// ProgressFunc rate-limits a stage's step progress, with the latest loss,
-// to a few events a second.
-func ProgressFunc(io *pipeline.IO) func(step, total int, loss float64) {
+// Progress reports a training stage's step of total, the loss at the last
+// step and the series recorded so far (nil: none).
+type Progress func(step, total int, loss float64, series *Series)
+
+// ProgressFunc rate-limits a stage's step progress to a few events a
+// second, each with the latest loss and the latest value of every series
+// metric (valid_ll, psi, ...: what runner run --progress-metric shows).
+func ProgressFunc(io *pipeline.IO) Progress {
 	var last time.Time
-	return func(step, total int, loss float64) {
+	return func(step, total int, loss float64, series *Series) {
 		if step == total || time.Since(last) > 250*time.Millisecond {
 			last = time.Now()
-			io.ProgressValues(int64(step), int64(total), map[string]float64{"loss": loss})
+			vals := map[string]float64{}
+			if series != nil {
+				for k, v := range series.Latest() {
+					vals[k] = v
+				}
+			}
+			vals["loss"] = loss
+			io.ProgressValues(int64(step), int64(total), vals)
 		}
 	}
 }

@@ -37,9 +37,9 @@ type Loop struct {
 	Extra func(it *optim.Iter, x []float64) error
 	// AtStep is called before step s is taken (for snapshots); optional.
 	AtStep func(step int, x []float64)
-	// Progress reports the current step and the loss at the last one (for
-	// progress displays); optional.
-	Progress func(step, total int, loss float64)
+	// Progress reports the current step, the loss at the last one and the
+	// series so far (for progress displays); optional.
+	Progress Progress
 }
 
 // Loop returns the training loop of these settings for a problem, with the
@@ -98,7 +98,7 @@ func (l *Loop) Run(x []float64) error {
 			l.AtStep(it.Step+1, x)
 		}
 		if l.Progress != nil {
-			l.Progress(it.Step+1, l.Steps, it.Loss)
+			l.Progress(it.Step+1, l.Steps, it.Loss, l.Series)
 		}
 		return nil
 	})

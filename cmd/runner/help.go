@@ -39,7 +39,7 @@ var commandGlobals = map[string][]string{
 // commandExamples are command lines each command's help shows (a command
 // may carry its own in command.examples).
 var commandExamples = map[string][]string{
-	"run":          {"runner --experiment artificial --set steps=2000 --set seed=1,2", "runner run --experiment movielens-sweep --note \"dim 10\" --tag goal=paper"},
+	"run":          {"runner --experiment artificial --set steps=2000 --set seed=1,2", "runner run --experiment movielens-sweep --note \"dim 10\" --tag goal=paper --progress-metric valid_ll"},
 	"list":         {"runner list"},
 	"plan":         {"runner plan --experiment artificial --set k2=5"},
 	"results":      {"runner results --experiment artificial", "runner results --run 3 --format csv > trials.csv"},

@@ -109,7 +109,7 @@ type Snapshot struct {
 // (Section 5.1): dense dynamic Gaussian MF on X = Ubar^T Vbar + noise, the
 // same X at every time step. It writes series.arrow, series.parquet,
 // summary.json and snapshots.json into dir.
-func Train(ctx context.Context, s TrainSettings, pool *optim.Pool, dir string, progress func(step, total int, loss float64)) error {
+func Train(ctx context.Context, s TrainSettings, pool *optim.Pool, dir string, progress stages.Progress) error {
 	seed := uint64(s.Loop.Seed)
 	rows, cols, T, d := s.Data.Rows, s.Data.Cols, s.Data.TimeSteps, s.Loop.Dim
 	x0 := models.Artificial(seed, rows, cols, s.Data.Rank, s.Data.NoiseVar)

@@ -394,7 +394,7 @@ func loadRatings(ctx context.Context, path string) (*models.Ratings, error) {
 // split and writes the parameters (params.npy and, with bias, item_bias.npy
 // and bin_bias.npy; see ParamsFile), model.json, series.arrow,
 // series.parquet and summary.json into dir.
-func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, pool *optim.Pool, dir string, progress func(step, total int, loss float64)) error {
+func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, pool *optim.Pool, dir string, progress stages.Progress) error {
 	var info binInfo
 	if err := stages.ReadJSON(filepath.Join(binnedDir, "info.json"), &info); err != nil {
 		return err

@@ -597,10 +597,17 @@ func (r *recorder) reportFailed(err error) {
 }
 
 // recordArtifacts records the report node's output files as the run's
-// artifacts and copies them to its report directory. The run's report
+// artifacts and copies them to its report directory (none after a failed
+// data stage). The run's report
 // state is "writing" from here until the caller ends it (runs.SetReport);
 // an error of the copy is the report's error (Outcome.ReportErr).
 func (r *recorder) recordArtifacts(ctx context.Context, outputs map[string]string) {
+	if r.out.DataErr != nil {
+		// A data stage failed: no trial ran, and the report has nothing
+		// to show but that error, which the run's outcome says; no
+		// report folder is left behind (issue 21).
+		return
+	}
 	dst := ""
 	if r.reportDir != "" {
 		if err := r.st.SetReport(ctx, r.run, runs.ReportWriting, ""); err != nil {

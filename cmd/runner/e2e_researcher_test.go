@@ -5,10 +5,12 @@ package main
 // captions, help that helps, self-contained reports, progress.
 
 import (
+	"bytes"
 	"encoding/csv"
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -190,6 +192,68 @@ func TestCompareRuns(t *testing.T) {
 		_, errs, code := e.run(c.args...)
 		if code != 2 || !strings.Contains(errs, c.want) {
 			t.Errorf("%v: exit %d, want 2 and %q:\n%s", c.args, code, c.want, errs)
+		}
+	}
+}
+
+// TestFailedIngestLeavesNoRunFolder (issue 21, item 7): a run whose data
+// stage fails (a line truncated past the rows plan checks) leaves no report
+// folder behind: no page of a run that has nothing to show.
+func TestFailedIngestLeavesNoRunFolder(t *testing.T) {
+	ratings := filepath.Join(t.TempDir(), "ratings.csv")
+	lines := bytes.SplitAfter(syntheticRatings(10000), []byte("\n"))
+	bad := bytes.Join(lines[:7999], nil)
+	bad = append(bad, lines[7999][:4]...)
+	bad = append(bad, '\n')
+	bad = append(bad, bytes.Join(lines[8000:], nil)...)
+	if err := os.WriteFile(ratings, bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := mlDataEnv(t, ratings)
+	_, errs, code := e.run("--experiment", "mlbad", "--quiet")
+	if code != 2 || !strings.Contains(errs, ratings+":8000") {
+		t.Fatalf("truncated line: exit %d, want 2 naming %s:8000\n%s", code, ratings, errs)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "reports", "mlbad")); err == nil {
+		ents, _ := os.ReadDir(filepath.Join(e.dir, "reports", "mlbad"))
+		t.Errorf("a failed ingest left a report folder: %v", ents)
+	}
+}
+
+// TestReportsFolderIsSelfContained (issue 21, item 7): after a run, the
+// reports folder copied elsewhere with the workdir removed has every file
+// its pages link (logs and small outputs copied in), and the page shows
+// summary.md rendered.
+func TestReportsFolderIsSelfContained(t *testing.T) {
+	e := newEnv(t)
+	e.mustRun(0, "run", "--experiment", "small", "--set", "lr=0.5,1", "--set", "steps=60", "--set", "snapshots=0,60", "--quiet")
+	copyDir := filepath.Join(t.TempDir(), "elsewhere")
+	if err := os.CopyFS(copyDir, os.DirFS(filepath.Join(e.dir, "reports"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(e.dir, "work")); err != nil {
+		t.Fatal(err)
+	}
+	linkRe := regexp.MustCompile(`(?:href|src)="([^"#]*)"`)
+	page := filepath.Join(copyDir, "small", "run-1", "index.html")
+	for _, f := range []string{page, filepath.Join(copyDir, "index.html")} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range linkRe.FindAllStringSubmatch(string(b), -1) {
+			target := filepath.Join(filepath.Dir(f), filepath.FromSlash(m[1]))
+			if r, err := filepath.Rel(copyDir, target); err != nil || strings.HasPrefix(r, "..") {
+				t.Errorf("%s links %s, outside the reports folder", f, m[1])
+			} else if _, err := os.Stat(target); err != nil {
+				t.Errorf("%s links %s, missing in the copy", f, m[1])
+			}
+		}
+	}
+	b, _ := os.ReadFile(page)
+	for _, want := range []string{`href="logs/`, `href="outputs/`, `<h2 id="summary">Summary`, "<h2>Paper figures</h2>"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("page lacks %q", want)
 		}
 	}
 }

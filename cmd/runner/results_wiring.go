@@ -118,6 +118,17 @@ func writeHTMLReport(ctx context.Context, g *globalOptions, st *runs.Store, e *s
 	if err != nil {
 		return "", err
 	}
+	// The trials' logs and small outputs are copied into the report, so
+	// that a copied reports folder has no link into the workdir.
+	copied, err := htmlreport.Localize(out.ReportPath, p, htmlreport.MaxLocalOutput)
+	if err != nil {
+		return "", err
+	}
+	for _, c := range copied {
+		if err := record(c, strings.TrimPrefix(filepath.Ext(c), ".")); err != nil {
+			return "", err
+		}
+	}
 	if md, err := annotateSummary(out.ReportPath, p); err != nil {
 		return "", err
 	} else if md != "" {

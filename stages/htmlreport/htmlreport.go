@@ -30,6 +30,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+
 	"goldstone/internal/atomicfile"
 	"goldstone/runs"
 	"goldstone/stages/figures"
@@ -51,6 +54,13 @@ type Page struct {
 	// Aggregates are the headline metrics over seeds, per variant and
 	// swept setting (runs.Aggregates).
 	Aggregates []runs.Aggregate
+	// Local maps a file outside the page's directory (a trial log, a
+	// cache output) to its copy inside it (Localize), relative to the
+	// page; files outside without a copy are named, not linked.
+	Local map[string]string
+	// SummaryHTML is the Markdown summary rendered (its run header aside,
+	// which the page shows itself).
+	SummaryHTML template.HTML
 }
 
 // Figure is a PNG figure of the report, its vector twin (SVG, "" if
@@ -174,6 +184,13 @@ func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys
 // Write writes the page as dir/index.html. Paths of trial logs and outputs
 // outside dir are linked relative to dir.
 func Write(dir string, p *Page) (string, error) {
+	if p.Summary != "" && p.SummaryHTML == "" {
+		html, err := renderMarkdown(filepath.Join(dir, p.Summary))
+		if err != nil {
+			return "", err
+		}
+		p.SummaryHTML = html
+	}
 	path := filepath.Join(dir, "index.html")
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -287,19 +304,99 @@ type pageView struct {
 	dir string
 }
 
-// Rel links a file path from the page: relative to its directory.
+// Rel links a file from the page: its copy inside the page's directory
+// (Localize), or the file itself when it is inside; "" (no link) for a
+// file outside, so that a copied reports folder has no link that leads
+// out of it.
 func (v *pageView) Rel(path string) string {
 	if path == "" {
 		return ""
 	}
-	if !filepath.IsAbs(path) {
-		return filepath.ToSlash(path)
+	if l, ok := v.Local[path]; ok {
+		return l
 	}
-	rel, err := filepath.Rel(v.dir, path)
-	if err != nil {
-		return "file://" + filepath.ToSlash(path)
+	abs := path
+	if !filepath.IsAbs(abs) {
+		var err error
+		if abs, err = filepath.Abs(path); err != nil {
+			return ""
+		}
+	}
+	rel, err := filepath.Rel(v.dir, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return ""
 	}
 	return filepath.ToSlash(rel)
+}
+
+// MaxLocalOutput is the largest cache output Localize copies into a
+// report (trained parameters of a large model stay in the cache).
+const MaxLocalOutput = 2 << 20
+
+// Localize copies into dir what the page would link outside it, so that a
+// copied reports folder works on its own: each trial's log to
+// logs/<trial>.log and each recorded cache output of at most maxOutput
+// bytes to outputs/<trial, or shared>/<stage>/<file>. It records the copies
+// in p.Local and returns their paths (the run's report files). A source
+// that no longer exists is skipped.
+func Localize(dir string, p *Page, maxOutput int64) ([]string, error) {
+	if p.Local == nil {
+		p.Local = map[string]string{}
+	}
+	var copied []string
+	cp := func(src, rel string) error {
+		fi, err := os.Stat(src)
+		if err != nil || fi.IsDir() {
+			return nil
+		}
+		dst := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o777); err != nil {
+			return err
+		}
+		b, err := os.ReadFile(src)
+		if err != nil {
+			return err
+		}
+		if err := atomicfile.WriteFile(dst, b); err != nil {
+			return err
+		}
+		p.Local[src] = rel
+		copied = append(copied, dst)
+		return nil
+	}
+	for _, t := range p.Trials {
+		if t.LogPath != "" {
+			if err := cp(t.LogPath, "logs/"+safeName(t.ID)+".log"); err != nil {
+				return copied, fmt.Errorf("html report: copy the log of %s: %w", t.ID, err)
+			}
+		}
+	}
+	for _, o := range p.Outputs {
+		if o.Bytes > maxOutput {
+			continue
+		}
+		owner := o.Trial
+		if owner == "" {
+			owner = "shared"
+		}
+		rel := "outputs/" + safeName(owner) + "/" + safeName(filepath.Base(filepath.Dir(o.CacheDir))) + "/" + filepath.ToSlash(o.File)
+		if strings.Contains(o.File, "..") {
+			continue
+		}
+		if err := cp(o.Path(), rel); err != nil {
+			return copied, fmt.Errorf("html report: copy %s: %w", o.Path(), err)
+		}
+	}
+	return copied, nil
+}
+
+// safeName keeps a path element inside its directory.
+func safeName(s string) string {
+	s = strings.NewReplacer("/", "_", "\\", "_", "..", "_").Replace(s)
+	if s == "" || s == "." {
+		return "_"
+	}
+	return s
 }
 
 // ParamKeys are the parameter columns of the trials table: the variant and
@@ -483,6 +580,28 @@ func betterText(h runs.Headline) string {
 		return "lower is better"
 	}
 	return "higher is better"
+}
+
+// renderMarkdown renders a report's Markdown summary as HTML (goldmark,
+// GitHub tables; raw HTML in it is not passed through), without the run
+// header that the runner puts between two header marks (the page shows
+// all of it itself).
+func renderMarkdown(path string) (template.HTML, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("html report: %w", err)
+	}
+	const mark = "<!-- goldstone run header -->\n"
+	if i := bytes.Index(b, []byte(mark)); i >= 0 {
+		if j := bytes.Index(b[i+len(mark):], []byte(mark)); j >= 0 {
+			b = append(b[:i:i], b[i+len(mark)+j+len(mark):]...)
+		}
+	}
+	var out bytes.Buffer
+	if err := goldmark.New(goldmark.WithExtensions(extension.Table)).Convert(b, &out); err != nil {
+		return "", fmt.Errorf("html report: render %s: %w", path, err)
+	}
+	return template.HTML(out.String()), nil
 }
 
 // AggregatesMarkdown renders the aggregate tables as Markdown (for

@@ -58,7 +58,10 @@ func fixture(t *testing.T) (*runs.Store, int64, string) {
 			st.Summary(id, tid, "steps_to_x", []float64{runs.Never, 40}[i])
 		}
 	}
-	if err := st.RecordOutputs(ctx, []runs.Output{{RunID: id, Trial: "t9", Stage: "train", CacheDir: filepath.Join(root, "work/cache/train/k"), File: "result/summary.json", SHA256: "ff00", Bytes: 12}}); err != nil {
+	os.MkdirAll(filepath.Join(root, "work/cache/train/k/result"), 0o755)
+	os.WriteFile(filepath.Join(root, "work/cache/train/k/result/summary.json"), []byte(`{"a": 1}`+"\n"), 0o644)
+	if err := st.RecordOutputs(ctx, []runs.Output{{RunID: id, Trial: "t9", Stage: "train", CacheDir: filepath.Join(root, "work/cache/train/k"), File: "result/summary.json", SHA256: "ff00", Bytes: 9},
+		{RunID: id, Trial: "t9", Stage: "train", CacheDir: filepath.Join(root, "work/cache/train/k"), File: "model/params.npy", SHA256: "ee00", Bytes: 3 << 20}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.SetTags(ctx, id, map[string]string{"goal": "demo"}); err != nil {
@@ -91,7 +94,7 @@ func fixture(t *testing.T) (*runs.Store, int64, string) {
 	if err := figures.AddCaptions(dir, map[string]string{"curves.png": "Curves of the demo <run>."}); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(dir, "summary.md"), []byte("# demo\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "summary.md"), []byte("<!-- goldstone run header -->\n\n# demo, run 1 (the header)\n\n<!-- goldstone run header -->\n# demo\n\n| trial | test_ll |\n|---|---|\n| gd | -1.25 |\n\n<script>alert(1)</script>\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "trials.csv"), []byte("a,b\n"), 0o644)
 	return st, id, dir
 }
@@ -103,6 +106,9 @@ func writeFixture(t *testing.T) (string, string) {
 	p, err := Build(ctx, st, id, dir, Options{Defaults: map[string]string{"settings.lr": "0.1", "settings.steps": "100"},
 		Env: []KV{{"command", "runner run demo"}}, Headline: testHeadline("artificial")})
 	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Localize(dir, p, MaxLocalOutput); err != nil {
 		t.Fatal(err)
 	}
 	page, err := Write(dir, p)
@@ -135,8 +141,11 @@ func TestPageContent(t *testing.T) {
 		`<td><code>settings.lr</code></td><td><code>0.5</code></td><td><code>0.1</code></td>`, // diff from the defaults
 		`<img src="curves.png"`, `<img src="sweep.png"`,
 		`<a href="summary.md">summary.md</a>`, `<a href="trials.csv">trials.csv</a>`,
-		`href="../../../logs/t7.log"`, // trial log, relative
-		`href="../../../work/cache/train/k/result/summary.json"`,
+		`href="logs/t7.log"`, // trial log, copied into the report
+		`href="outputs/t9/train/result/summary.json"`, // a small output, copied
+		`params.npy <span class="muted">(not copied: too large; in the cache)</span>`,
+		// summary.md rendered, without its run header, raw HTML not passed
+		`<h2 id="summary">Summary`, "<h1>demo</h1>", "<td>-1.25</td>",
 		"loss is NaN at step 17 &lt;script&gt;", // failed trial, escaped
 		"first &amp; &lt;best&gt;", "goal=demo", "0123456789abcdef (dirty)", "runner run demo",
 		`data-v="-1.25"`, `<td class="num" data-v="">NaN</td>`,
@@ -152,6 +161,9 @@ func TestPageContent(t *testing.T) {
 		if !strings.Contains(html, want) {
 			t.Errorf("page lacks %q", want)
 		}
+	}
+	if strings.Contains(html, "(the header)") || strings.Contains(html, "<script>alert(1)") || strings.Contains(html, `href="../../../`) {
+		t.Error("the rendered summary shows its run header, passes raw HTML through, or a link leads out of the reports folder")
 	}
 	if strings.Contains(html, "<th>lr</th>") || !strings.Contains(html, "<th>seed</th>") || !strings.Contains(html, "<th>variant</th>") {
 		t.Error("trials table: want the variant and the varying settings (seed) as columns, not the constant lr")
@@ -403,5 +415,66 @@ func TestComparePageInChromium(t *testing.T) {
 	res := strings.ReplaceAll(m[1], "&quot;", `"`)
 	if want := `images=1 bad=[] errors=[] sorted=none aggregates=2 best=3|1 filtered=none captions=1 svg=1`; res != want {
 		t.Errorf("chromium check = %s\nwant %s", res, want)
+	}
+}
+
+var linkRe = regexp.MustCompile(`(?:href|src)="([^"#]*)"`)
+
+// TestCopiedReportsFolder (issue 21, item 7): a reports folder copied
+// elsewhere, with the workdir gone, still works: every link of a run's
+// page and of the index leads to a file inside the copy, and the page
+// loads in Chromium with every image.
+func TestCopiedReportsFolder(t *testing.T) {
+	page, index := writeFixture(t)
+	reports := filepath.Dir(index)
+	root := filepath.Dir(reports)
+	copyDir := filepath.Join(t.TempDir(), "copied-reports")
+	if err := os.CopyFS(copyDir, os.DirFS(reports)); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"work", "logs", "reports"} {
+		if err := os.RemoveAll(filepath.Join(root, d)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rel, _ := filepath.Rel(reports, page)
+	for _, f := range []string{filepath.Join(copyDir, rel), filepath.Join(copyDir, "index.html")} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		links := 0
+		for _, m := range linkRe.FindAllStringSubmatch(string(b), -1) {
+			if m[1] == "" {
+				continue
+			}
+			target := filepath.Join(filepath.Dir(f), filepath.FromSlash(m[1]))
+			if r, err := filepath.Rel(copyDir, target); err != nil || strings.HasPrefix(r, "..") {
+				t.Errorf("%s links %s, outside the reports folder", f, m[1])
+				continue
+			}
+			if _, err := os.Stat(target); err != nil {
+				t.Errorf("%s links %s, missing in the copy: %v", f, m[1], err)
+			}
+			links++
+		}
+		if links < 1 {
+			t.Errorf("%s: only %d links checked", f, links)
+		}
+	}
+	bin := chromium(t)
+	copied := filepath.Join(copyDir, rel)
+	b, _ := os.ReadFile(copied)
+	probe := filepath.Join(filepath.Dir(copied), ".probe.html")
+	if err := os.WriteFile(probe, []byte(strings.Replace(string(b), "<head>", "<head>"+checker, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom, log := headless(t, bin, probe)
+	m := checkRe.FindStringSubmatch(dom)
+	if m == nil {
+		t.Fatalf("the check did not run; chromium log:\n%s", log)
+	}
+	if res := strings.ReplaceAll(m[1], "&quot;", `"`); !strings.HasPrefix(res, "images=2 bad=[] errors=[]") {
+		t.Errorf("the copied page in chromium: %s", res)
 	}
 }

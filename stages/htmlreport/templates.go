@@ -12,7 +12,7 @@ th.asc:after { content: " \2191"; color: #222; } th.desc:after { content: " \219
 td.num { text-align: right; font-variant-numeric: tabular-nums; } .muted { color: #777; } .bad { color: #b00; }
 .failed { background: #fff3f3; } .interrupted { background: #fffbe6; } code, pre { font: 12px/1.4 ui-monospace, monospace; }
 pre { white-space: pre-wrap; background: #f8f8f8; padding: .5em; } figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #eee; }
-.wide { overflow-x: auto; } tr.best td { background: #eaf6ea; font-weight: 600; } tr.best td:first-child:before { content: "\2605 "; color: #2a7a2a; }
+.wide, .markdown { overflow-x: auto; } .markdown table td, .markdown table th { font-size: 12px; } tr.best td { background: #eaf6ea; font-weight: 600; } tr.best td:first-child:before { content: "\2605 "; color: #2a7a2a; }
 td.never { color: #a05a00; } figcaption { color: #444; max-width: 60em; } figcaption b { color: #222; } dl { display: grid; grid-template-columns: max-content auto; gap: .1em 1em; } dt { color: #555; } dd { margin: 0; }
 `
 
@@ -124,25 +124,28 @@ var pageTmpl = template.Must(template.New("page").Funcs(funcs).Parse(`<!DOCTYPE 
 {{range .Trials}}{{$t := .}}<tr class="{{.Status}}"><td class="num" data-v="{{.Seq}}">{{.Seq}}</td><td title="{{.ID}}">{{.Name}}</td><td>{{.Status}}</td>
 {{- range $.ParamKeys}}<td>{{param $t .}}</td>{{end}}
 {{- range $.MetricKeys}}{{if hasMetric $t .}}<td class="num" data-v="{{mv $t .}}">{{metric $t .}}</td>{{else}}<td class="num" data-v=""></td>{{end}}{{end}}
-<td class="num" data-v="{{.WallSeconds}}">{{num .WallSeconds}} s</td><td>{{with .LogPath}}<a href="{{$.Rel .}}">log</a>{{end}}</td></tr>
+<td class="num" data-v="{{.WallSeconds}}">{{num .WallSeconds}} s</td><td>{{with $.Rel .LogPath}}<a href="{{.}}">log</a>{{end}}</td></tr>
 {{end}}</tbody></table></div>
 
 {{with .Failed}}<h2>Failed trials</h2>
 {{range .}}<h3 class="bad">{{.Name}} <span class="muted">({{.Status}}, {{.ID}})</span></h3>
-<pre>{{.Error}}</pre>{{with .LogPath}}<p><a href="{{$.Rel .}}">trial log</a></p>{{end}}
+<pre>{{.Error}}</pre>{{with $.Rel .LogPath}}<p><a href="{{.}}">trial log</a></p>{{end}}
 {{end}}{{end}}
 
 <h2>Figures</h2>
 {{range .Figures}}<figure id="fig-{{.File}}"><img src="{{.File}}" alt="{{.File}}"><figcaption><b>{{.File}}</b>{{with .SVG}} (<a href="{{.}}">SVG</a>){{end}}{{with .Caption}}: {{.}}{{end}}</figcaption></figure>
 {{else}}<p class="muted">No figures.</p>{{end}}
 
+{{with .SummaryHTML}}<h2 id="summary">Summary <span class="muted">({{$.Summary}})</span></h2>
+<div class="markdown">{{.}}</div>
+{{end}}
 <h2>Files</h2>
 <table id="files"><thead><tr><th>file</th><th>size</th></tr></thead><tbody>
 {{range .Files}}<tr><td><a href="{{.Href}}">{{.Name}}</a></td><td class="num">{{size .Bytes}}</td></tr>
 {{end}}</tbody></table>
-{{if .Outputs}}<details><summary>trial outputs in the cache ({{len .Outputs}} files)</summary>
+{{if .Outputs}}<details><summary>trial outputs ({{len .Outputs}} files; copies of those up to 2 MiB are in outputs/)</summary>
 <table id="outputs"><thead><tr><th>trial</th><th>stage</th><th>file</th><th>size</th><th>sha256</th></tr></thead><tbody>
-{{range .Outputs}}<tr><td>{{if .Trial}}{{.Trial}}{{else}}<span class="muted">(shared)</span>{{end}}</td><td>{{.Stage}}</td><td><a href="{{$.Rel .Path}}">{{.File}}</a></td><td class="num">{{size .Bytes}}</td><td><code>{{short .SHA256}}</code></td></tr>
+{{range .Outputs}}{{$o := .}}<tr><td>{{if .Trial}}{{.Trial}}{{else}}<span class="muted">(shared)</span>{{end}}</td><td>{{.Stage}}</td><td>{{with $.Rel .Path}}<a href="{{.}}">{{$o.File}}</a>{{else}}{{.File}} <span class="muted">(not copied: too large; in the cache)</span>{{end}}</td><td class="num">{{size .Bytes}}</td><td><code>{{short .SHA256}}</code></td></tr>
 {{end}}</tbody></table></details>{{end}}
 
 <h2>Environment</h2>

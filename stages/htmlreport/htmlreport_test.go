@@ -141,7 +141,7 @@ func TestPageContent(t *testing.T) {
 		`<td><code>settings.lr</code></td><td><code>0.5</code></td><td><code>0.1</code></td>`, // diff from the defaults
 		`<img src="curves.png"`, `<img src="sweep.png"`,
 		`<a href="summary.md">summary.md</a>`, `<a href="trials.csv">trials.csv</a>`,
-		`href="logs/t7.log"`, // trial log, copied into the report
+		`href="logs/t7.log"`,                          // trial log, copied into the report
 		`href="outputs/t9/train/result/summary.json"`, // a small output, copied
 		`params.npy <span class="muted">(not copied: too large; in the cache)</span>`,
 		// summary.md rendered, without its run header, raw HTML not passed

@@ -5,8 +5,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Headline is a summary metric a report leads with, and which way is
@@ -172,7 +170,7 @@ func (c *Cell) summarize() {
 				ss += float64(d * d)
 			}
 			c.SD = math.Sqrt(ss / float64(k-1))
-			half := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(k - 1)}.Quantile(0.975) * c.SD / math.Sqrt(float64(k))
+			half := float64(tQuantile975(k-1)*c.SD) / math.Sqrt(float64(k))
 			c.Lo, c.Hi = c.Mean-half, c.Mean+half
 		}
 	}
@@ -205,6 +203,40 @@ func (a *Aggregate) markBest() {
 	if best >= 0 && len(a.Cells) > 1 {
 		a.Cells[best].Best = true
 	}
+}
+
+// t975 are the 0.975 quantiles of Student's t with 1..30 degrees of
+// freedom (gonum's distuv.StudentsT, printed once: the same bits on every
+// build, which a quantile computed with math's special functions is not).
+var t975 = [...]float64{
+	12.706204736174692, 4.302652729749462, 3.182446305283708, 2.7764451051977934, 2.570581835636315,
+	2.4469118511449692, 2.364624251592785, 2.3060041352041662, 2.262157162798205, 2.2281388519862744,
+	2.2009851600916392, 2.178812829667228, 2.1603686564627926, 2.1447866879178026, 2.1314495455597733,
+	2.1199052992212533, 2.109815577833316, 2.1009220402410373, 2.09302405440831, 2.0859634472658626,
+	2.0796138447276817, 2.0738730679040236, 2.068657610419049, 2.063898561628026, 2.059538552753296,
+	2.0555294386428717, 2.051830516480288, 2.0484071417952427, 2.045229642132703, 2.042272456301239,
+}
+
+// The Cornish-Fisher expansion of t's quantile in 1/df around the normal
+// one, z = 1.96: exact constants, evaluated by the compiler.
+const (
+	z975 = 1.959963984540054
+	cf1  = (z975*z975*z975 + z975) / 4
+	cf2  = (5*z975*z975*z975*z975*z975 + 16*z975*z975*z975 + 3*z975) / 96
+	cf3  = (3*z975*z975*z975*z975*z975*z975*z975 + 19*z975*z975*z975*z975*z975 + 17*z975*z975*z975 - 15*z975) / 384
+	cf4  = (79*z975*z975*z975*z975*z975*z975*z975*z975*z975 + 776*z975*z975*z975*z975*z975*z975*z975 +
+		1482*z975*z975*z975*z975*z975 - 1920*z975*z975*z975 - 945*z975) / 92160
+)
+
+// tQuantile975 is the 0.975 quantile of Student's t with df >= 1 degrees
+// of freedom: the table up to 30, the expansion beyond (within 1e-6).
+func tQuantile975(df int) float64 {
+	if df <= len(t975) {
+		return t975[df-1]
+	}
+	v := float64(df)
+	v2 := float64(v * v)
+	return z975 + cf1/v + cf2/v2 + cf3/float64(v2*v) + cf4/float64(v2*v2)
 }
 
 // CensoredMedian is the median of values with a never counted as +Inf and

@@ -57,6 +57,16 @@ func TestAggregates(t *testing.T) {
 	}
 }
 
+func TestTQuantile(t *testing.T) {
+	// gonum's distuv.StudentsT{Nu: df}.Quantile(0.975)
+	for df, want := range map[int]float64{1: 12.706204736174692, 30: 2.042272456301239, 31: 2.0395134463964077, 40: 2.0210753903062724,
+		60: 2.000297822014258, 100: 1.983971518523563, 1000: 1.9623390808262848} {
+		if got := tQuantile975(df); math.Abs(got-want) > 1e-6 {
+			t.Errorf("t(0.975, %d) = %.10g, want %.10g", df, got, want)
+		}
+	}
+}
+
 func TestNeverSpellings(t *testing.T) {
 	for _, c := range []struct {
 		v                 float64

@@ -650,10 +650,28 @@ const aggregatesIntro = "Each headline metric over the seeds of each variant and
 
 func neverText(c runs.Cell) string { return strconv.Itoa(c.Never) }
 
-// mdText escapes text for a Markdown table cell (as stages.MarkdownText).
+// mdText escapes text for a Markdown table cell as stages.MarkdownText
+// does: HTML's special characters as entities, '|' escaped, line breaks
+// and other control characters (a terminal's escapes) as spaces.
 func mdText(s string) string {
-	r := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "|", `\|`, "\n", " ", "\r", " ")
-	return r.Replace(s)
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '&':
+			b.WriteString("&amp;")
+		case r == '<':
+			b.WriteString("&lt;")
+		case r == '>':
+			b.WriteString("&gt;")
+		case r == '|':
+			b.WriteString(`\|`)
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			b.WriteByte(' ')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 func formatFloat(v float64) string {

@@ -298,8 +298,11 @@ func sweepCaption(metric string, spec figures.SweepSpec, swept []string) string 
 		most = max(most, n)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s against each swept setting (%s; one panel each), every variant on the same axes: colour = variant, dash and marker = the other swept settings. ",
-		metric, strings.Join(swept, ", "))
+	fmt.Fprintf(&b, "%s against each swept setting (%s; one panel each), every variant on the same axes: colour = variant", metric, strings.Join(swept, ", "))
+	if len(swept) > 1 {
+		b.WriteString(", dash and marker = the other swept settings")
+	}
+	b.WriteString(". ")
 	if most <= figures.SeedPoints {
 		b.WriteString("The line joins the means over seeds; each seed's value is a hollow dot. ")
 	} else {

@@ -90,24 +90,8 @@ const (
 // right of the panels. See Panel and Series for the treatment of log axes,
 // non-finite values, long series and colours.
 func Curves(path string, spec CurveSpec) error {
-	if len(spec.Panels) == 0 {
-		return fmt.Errorf("curves %s: no panels", path)
-	}
-	for pi, pn := range spec.Panels {
-		for si, s := range pn.Series {
-			if len(s.X) != len(s.Y) {
-				return fmt.Errorf("curves %s: panel %d (%q) series %d (%q): len(X)=%d != len(Y)=%d",
-					path, pi, pn.Title, si, s.Name, len(s.X), len(s.Y))
-			}
-			if s.Spread != nil && len(s.Spread) != len(s.Y) {
-				return fmt.Errorf("curves %s: panel %d (%q) series %d (%q): len(Spread)=%d != len(Y)=%d",
-					path, pi, pn.Title, si, s.Name, len(s.Spread), len(s.Y))
-			}
-			if s.Dots != nil && len(s.Dots) != len(s.Y) {
-				return fmt.Errorf("curves %s: panel %d (%q) series %d (%q): len(Dots)=%d != len(Y)=%d",
-					path, pi, pn.Title, si, s.Name, len(s.Dots), len(s.Y))
-			}
-		}
+	if err := checkCurves(path, spec); err != nil {
+		return err
 	}
 	colors, index := curveColors(spec.Panels)
 	styles := styleIndex(spec.Panels)
@@ -190,6 +174,31 @@ func Curves(path string, spec CurveSpec) error {
 			leg.Draw(lc)
 		}
 	})
+}
+
+// checkCurves checks that spec has panels and that every series' columns
+// have one length.
+func checkCurves(path string, spec CurveSpec) error {
+	if len(spec.Panels) == 0 {
+		return fmt.Errorf("curves %s: no panels", path)
+	}
+	for pi, pn := range spec.Panels {
+		for si, s := range pn.Series {
+			if len(s.X) != len(s.Y) {
+				return fmt.Errorf("curves %s: panel %d (%q) series %d (%q): len(X)=%d != len(Y)=%d",
+					path, pi, pn.Title, si, s.Name, len(s.X), len(s.Y))
+			}
+			if s.Spread != nil && len(s.Spread) != len(s.Y) {
+				return fmt.Errorf("curves %s: panel %d (%q) series %d (%q): len(Spread)=%d != len(Y)=%d",
+					path, pi, pn.Title, si, s.Name, len(s.Spread), len(s.Y))
+			}
+			if s.Dots != nil && len(s.Dots) != len(s.Y) {
+				return fmt.Errorf("curves %s: panel %d (%q) series %d (%q): len(Dots)=%d != len(Y)=%d",
+					path, pi, pn.Title, si, s.Name, len(s.Dots), len(s.Y))
+			}
+		}
+	}
+	return nil
 }
 
 type legendKey struct {
@@ -358,19 +367,8 @@ func curvePanel(pn Panel, colors map[string]color.Color, style func(Series) int,
 				drawn = append(drawn, bars)
 			}
 		}
-		if s.Dots != nil {
-			var dots plotter.XYs
-			for i, vs := range s.Dots {
-				for _, v := range vs {
-					if finite(s.X[i]) && finite(v) && (!pn.LogX || s.X[i] > 0) && (!pn.LogY || v > 0) {
-						dots = append(dots, plotter.XY{X: s.X[i], Y: v})
-						yr.add(v)
-					}
-				}
-			}
-			if len(dots) > 0 {
-				drawn = append(drawn, &plotter.Scatter{XYs: dots, GlyphStyle: draw.GlyphStyle{Color: col, Radius: vg.Points(2), Shape: draw.RingGlyph{}}})
-			}
+		if dots := seedDots(s, pn, col, &yr); dots != nil {
+			drawn = append(drawn, dots)
 		}
 		sparse := len(xy) <= sparsePoints
 		if jagged(xy, pn.LogY) {
@@ -428,6 +426,24 @@ func curvePanel(pn Panel, colors map[string]color.Color, style func(Series) int,
 		return nil, nil, fmt.Errorf("y axis: %w", err)
 	}
 	return p, thumbs, nil
+}
+
+// seedDots returns the hollow markers of s.Dots (nil when there are none)
+// and widens yr to hold them.
+func seedDots(s Series, pn Panel, col color.Color, yr *span) plot.Plotter {
+	var dots plotter.XYs
+	for i, vs := range s.Dots {
+		for _, v := range vs {
+			if finite(s.X[i]) && finite(v) && (!pn.LogX || s.X[i] > 0) && (!pn.LogY || v > 0) {
+				dots = append(dots, plotter.XY{X: s.X[i], Y: v})
+				yr.add(v)
+			}
+		}
+	}
+	if len(dots) == 0 {
+		return nil
+	}
+	return &plotter.Scatter{XYs: dots, GlyphStyle: draw.GlyphStyle{Color: col, Radius: vg.Points(2), Shape: draw.RingGlyph{}}}
 }
 
 // cleanXY returns the finite points of (x, y), without non-positive

@@ -1,0 +1,16 @@
+package artificial
+
+// The cache versions of the pipeline's stages, one per stage. Bump a
+// stage's version in the commit that changes what it writes for the same
+// settings and inputs (its code, or code below it: models, optim, stages);
+// TestGolden (stages/pipelines, testdata/golden.json here) names the stage
+// whose outputs changed while its version did not. A stage downstream of
+// a changed one needs no bump: its inputs changed, and so does its key.
+//
+// Until issue 18 one Version ("11") covered every stage. Train 12: a
+// threshold never reached (steps_to_*) is runs.Never (+Inf), not NaN.
+// Report 12: captions (figures.CaptionsFile) for every figure.
+const (
+	TrainVersion  = "12" // train-artificial
+	ReportVersion = "12" // report-artificial (its Draw)
+)

@@ -189,7 +189,9 @@ var compareTmpl = template.Must(template.New("compare").Funcs(funcs).Parse(`<!DO
 <div class="wide"><table class="diff-metrics sortable"><thead><tr><th>trial</th><th>metric</th><th>run {{.A.ID}}</th><th>run {{.B.ID}}</th><th>delta</th></tr></thead><tbody>
 {{range .Changed}}<tr><td>{{.Trial}}</td><td>{{.Metric}}</td><td class="num">{{if .InA}}{{stat .A}}{{else}}-{{end}}</td><td class="num">{{if .InB}}{{stat .B}}{{else}}-{{end}}</td><td class="num">{{stat .Delta}}</td></tr>
 {{end}}</tbody></table></div>
-<p class="muted">{{.Equal}} metric values equal in both runs not shown.{{range .OnlyA}} Only in run {{$d.A.ID}}: {{.}}.{{end}}{{range .OnlyB}} Only in run {{$d.B.ID}}: {{.}}.{{end}}</p>
+<p class="muted">{{.Equal}} metric values equal in both runs not shown; trials are matched by name (variant and grid values).</p>
+{{with .OnlyA}}<details><summary>{{len .}} trials only in run {{$d.A.ID}}</summary><p class="muted">{{join . ", "}}</p></details>{{end}}
+{{with .OnlyB}}<details><summary>{{len .}} trials only in run {{$d.B.ID}}</summary><p class="muted">{{join . ", "}}</p></details>{{end}}
 {{end}}
 <script>` + sortScript + `</script>
 </body>

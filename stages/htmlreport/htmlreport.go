@@ -515,6 +515,7 @@ var funcs = template.FuncMap{
 		return strings.Join(parts, " ")
 	},
 	"stat":   statText,
+	"join":   strings.Join,
 	"better": betterText,
 	"values": func(c runs.Cell) string {
 		if len(c.Values) > 5 {

@@ -397,7 +397,8 @@ func TestComparePageInChromium(t *testing.T) {
 	html := string(b)
 	for _, want := range []string{"Compare runs 1 · 3", `<img src="compare-psi.png"`, `(<a href="compare-psi.svg">SVG</a>): psi of runs 1, 3.`,
 		`<h3>run 1 vs run 3</h3>`, "<td><code>settings.lr</code></td><td><code>0.5</code></td><td><code>0.1</code></td>",
-		`<tr class="best"><td class="num" data-v="3">3</td><td>goldstone</td>`, `href="../../demo/run-1/index.html"`} {
+		`<tr class="best"><td class="num" data-v="3">3</td><td>goldstone</td>`, `href="../../demo/run-1/index.html"`,
+		`<details><summary>2 trials only in run 1</summary><p class="muted">gd seed=1, gd seed=2</p></details>`} {
 		if !strings.Contains(html, want) {
 			t.Errorf("compare page lacks %q", want)
 		}

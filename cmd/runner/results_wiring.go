@@ -239,6 +239,10 @@ func sweepPlots(ctx context.Context, st *runs.Store, e *stages.Experiment, out *
 		}
 		logX[k] = lo > 0 && hi/lo >= 10
 	}
+	var variants []string // one colour per variant in every sweep figure
+	for _, v := range e.Variants {
+		variants = append(variants, v.Name)
+	}
 	var paths []string
 	caps := map[string]string{}
 	for _, m := range sortedKeys(metrics) {
@@ -247,6 +251,7 @@ func sweepPlots(ctx context.Context, st *runs.Store, e *stages.Experiment, out *
 			Metric:   m,
 			Settings: swept,
 			LogX:     logX,
+			Variants: variants,
 		}
 		for _, t := range trials {
 			v, ok := t.Summary[m]

@@ -14,7 +14,8 @@ package dwe
 // on every build (issue 17). 13: JSON Lines corpora, csv and jsonl times may be
 // dates (the year is kept), zstd inputs. Train 14: a threshold never
 // reached (steps_to_gap_1pct) is runs.Never (+Inf), not NaN. Report 14:
-// captions (figures.CaptionsFile) for every figure.
+// captions (figures.CaptionsFile) for every figure. Report 15: a figure
+// is at least as wide as its title (figures.Curves).
 const (
 	IngestVersion   = "13" // ingest-corpus
 	BinVersion      = "13" // bin-corpus
@@ -22,5 +23,5 @@ const (
 	CountVersion    = "13" // count
 	TrainVersion    = "14" // train-dwe
 	EvaluateVersion = "13" // evaluate-dwe
-	ReportVersion   = "14" // report-dwe (its Draw)
+	ReportVersion   = "15" // report-dwe (its Draw)
 )

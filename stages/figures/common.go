@@ -111,6 +111,15 @@ func titleHeight(title string) vg.Length {
 	return textStyle(14).Rectangle(title).Size().Y + 2*vg.Points(6)
 }
 
+// titleWidth is the width a figure needs for title not to be cut at its
+// edges (drawTitle centres it).
+func titleWidth(title string) vg.Length {
+	if title == "" {
+		return 0
+	}
+	return textStyle(14).Rectangle(title).Size().X + 4*vg.Points(6)
+}
+
 // legendEntry is one line of a side legend.
 type legendEntry struct {
 	name  string

@@ -150,7 +150,7 @@ func Curves(path string, spec CurveSpec) error {
 	}
 	leg, lw, lh := sideLegend(entries)
 	th := titleHeight(spec.Title)
-	w := vg.Length(cols)*curveTileW + lw
+	w := max(vg.Length(cols)*curveTileW+lw, titleWidth(spec.Title))
 	h := th + max(vg.Length(rows)*curveTileH, lh+vg.Points(20))
 	return paintBoth(path, w, h, func(dc draw.Canvas) {
 		dc = drawTitle(dc, spec.Title)
@@ -237,18 +237,32 @@ func curveColors(panels []Panel) (map[string]color.Color, map[string]int) {
 			m[k] = hue(i, len(keys))
 		}
 	}
-	// Series with an explicit colour get a style index too, in order of
-	// appearance after the others.
+	// Series with an explicit colour get a style index too: Palette(j)'s
+	// is j (so a colour fixed across figures keeps its dash and marker),
+	// any other colour's the next in order of appearance after the others.
 	for _, pn := range panels {
 		for _, s := range pn.Series {
 			if k := seriesKey(s); s.Color != nil {
 				if _, ok := idx[k]; !ok {
 					idx[k] = len(idx)
+					if j := paletteIndex(s.Color); j >= 0 {
+						idx[k] = j
+					}
 				}
 			}
 		}
 	}
 	return m, idx
+}
+
+// paletteIndex is the index of c in the palette, or -1.
+func paletteIndex(c color.Color) int {
+	for j := range palette {
+		if colorKey(c) == colorKey(palette[j]) {
+			return j
+		}
+	}
+	return -1
 }
 
 // styleIndex numbers the Styles of the series (the empty one too) in

@@ -22,6 +22,13 @@ type SweepSpec struct {
 	LogY bool
 	// Points are the trials' results.
 	Points []SweepPoint
+	// Variants, if set, are every variant of the run in order: variant k
+	// is drawn in Palette(k), so that it has one colour in every figure of
+	// the run, also where an earlier variant has no point (gauge counts of
+	// a variant without gauge fixes). Nil: the variants of Points in order
+	// of first appearance, coloured in that order. Variants of Points not
+	// listed come after those listed.
+	Variants []string
 }
 
 // SweepPoint is one trial: its variant, its value of every swept setting
@@ -44,27 +51,40 @@ type SweepPoint struct {
 // error bar of ± one standard deviation (not below zero when no value is
 // negative). Non-finite values (a threshold never reached) are left out.
 func Sweep(path string, spec SweepSpec) error {
+	panels, err := sweepPanels(spec)
+	if err != nil {
+		return fmt.Errorf("sweep %s: %w", path, err)
+	}
+	if err := Curves(path, CurveSpec{Title: spec.Title, Panels: panels, Cols: min(2, len(panels))}); err != nil {
+		return fmt.Errorf("sweep: %w", err)
+	}
+	return nil
+}
+
+// sweepPanels returns the panels of Sweep: one per swept setting.
+func sweepPanels(spec SweepSpec) ([]Panel, error) {
 	if len(spec.Settings) == 0 {
-		return fmt.Errorf("sweep %s: no swept settings", path)
+		return nil, fmt.Errorf("no swept settings")
 	}
 	if len(spec.Points) == 0 {
-		return fmt.Errorf("sweep %s: no points", path)
+		return nil, fmt.Errorf("no points")
 	}
-	var variants []string
+	variants := slices.Clone(spec.Variants)
 	nonNeg := true
 	for _, p := range spec.Points {
 		if !slices.Contains(variants, p.Variant) {
-			variants = append(variants, p.Variant)
+			variants = append(variants, p.Variant) // after those of Variants
 		}
 		for _, s := range spec.Settings {
 			if _, ok := p.Settings[s]; !ok {
-				return fmt.Errorf("sweep %s: a point of variant %q has no value of %q", path, p.Variant, s)
+				return nil, fmt.Errorf("a point of variant %q has no value of %q", p.Variant, s)
 			}
 		}
 		if finite(p.Value) && p.Value < 0 {
 			nonNeg = false
 		}
 	}
+	fixed := len(spec.Variants) > 0 && len(variants) <= len(palette)
 	var panels []Panel
 	for _, s := range spec.Settings {
 		cats, numeric := sweepAxis(spec.Points, s)
@@ -73,15 +93,18 @@ func Sweep(path string, spec SweepSpec) error {
 		if !numeric {
 			pn.XCategories = cats
 		}
-		for _, v := range variants {
-			pn.Series = append(pn.Series, sweepSeries(spec.Points, v, s, others, cats, numeric)...)
+		for k, v := range variants {
+			series := sweepSeries(spec.Points, v, s, others, cats, numeric)
+			for i := range series {
+				if fixed {
+					series[i].Color = Palette(k)
+				}
+			}
+			pn.Series = append(pn.Series, series...)
 		}
 		panels = append(panels, pn)
 	}
-	if err := Curves(path, CurveSpec{Title: spec.Title, Panels: panels, Cols: min(2, len(panels))}); err != nil {
-		return fmt.Errorf("sweep: %w", err)
-	}
-	return nil
+	return panels, nil
 }
 
 // SeedPoints is the largest number of seeds per point that Sweep draws as

@@ -2,7 +2,9 @@ package figures
 
 import (
 	"fmt"
+	"image/png"
 	"math"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -137,4 +139,50 @@ func plotWithY(lo, hi float64) *plot.Plot {
 	p := plot.New()
 	p.Y.Min, p.Y.Max = lo, hi
 	return p
+}
+
+// TestSweepVariantColours: with the run's variants given, a variant has
+// the same colour (and dash) in every sweep figure, also in one where an
+// earlier variant has no point (gd has no gauge_flips).
+func TestSweepVariantColours(t *testing.T) {
+	pts := slices.DeleteFunc(lambdaDimPoints(), func(p SweepPoint) bool { return p.Variant == "gd" })
+	spec := SweepSpec{Settings: []string{"lambda"}, Points: pts, Variants: []string{"gd", "goldstone"}}
+	panels, err := sweepPanels(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, idx := curveColors(panels)
+	for _, s := range panels[0].Series {
+		if s.Color == nil || colorKey(s.Color) != colorKey(Palette(1)) || idx[seriesKey(s)] != 1 {
+			t.Errorf("series %q: colour %v, style %d; want Palette(1) and style 1 (goldstone is the run's second variant)", s.Name, s.Color, idx[seriesKey(s)])
+		}
+	}
+	spec.Variants = nil
+	if panels, err = sweepPanels(spec); err != nil {
+		t.Fatal(err)
+	}
+	if c := panels[0].Series[0].Color; c != nil {
+		t.Errorf("without the run's variants the colour is set: %v", c)
+	}
+}
+
+// TestLongTitleNotCut: a figure is at least as wide as its title.
+func TestLongTitleNotCut(t *testing.T) {
+	title := strings.Repeat("movielens-sweep run 12: steps_to_gap_1pct against the swept settings ", 2)
+	path := outPath(t, "title")
+	if err := Curves(path, CurveSpec{Title: title, Panels: []Panel{{Title: "p", Series: []Series{{Name: "a", X: []float64{1, 2}, Y: []float64{1, 2}}}}}}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cfg, err := png.DecodeConfig(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := titleWidth(title).Dots(DPI); float64(cfg.Width) < want-1 {
+		t.Errorf("figure %d px wide, its title needs %.0f", cfg.Width, want)
+	}
 }

@@ -13,7 +13,8 @@ package movielens
 // writes ratings.ids.parquet and ingest.json beside ratings.parquet (a MovieLens
 // release ingests to the same ratings.parquet); export_embeddings. Train 21:
 // a threshold never reached (steps_to_gap_1pct) is runs.Never (+Inf), not
-// NaN. Report 21: captions (figures.CaptionsFile) for every figure.
+// NaN. Report 21: captions (figures.CaptionsFile) for every figure. Report
+// 22: a figure is at least as wide as its title (figures.Curves).
 const (
 	GenerateVersion   = "20" // generate-planted
 	IngestVersion     = "20" // ingest-movielens
@@ -24,5 +25,5 @@ const (
 	TrainVersion      = "21" // train-logistic-mf
 	EvaluateVersion   = "20" // evaluate-logistic-mf
 	EmbeddingsVersion = "20" // export-embeddings
-	ReportVersion     = "21" // report-movielens (its Draw)
+	ReportVersion     = "22" // report-movielens (its Draw)
 )

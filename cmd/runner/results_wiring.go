@@ -267,6 +267,7 @@ func sweepPlots(ctx context.Context, st *runs.Store, e *stages.Experiment, out *
 		if len(spec.Points) == 0 || spec.Constant() {
 			continue // nothing to draw, or a constant (l_star; gauge_rounds of equally long runs)
 		}
+		spec.LogY = logWorthy(spec.Points)
 		path := filepath.Join(out.ReportPath, "sweep-"+m+".png")
 		if err := figures.Sweep(path, spec); err != nil {
 			return paths, err
@@ -281,6 +282,20 @@ func sweepPlots(ctx context.Context, st *runs.Store, e *stages.Experiment, out *
 		paths = append(paths, filepath.Join(out.ReportPath, figures.CaptionsFile))
 	}
 	return paths, nil
+}
+
+// logWorthy reports whether a sweep figure's metric goes on a log axis:
+// its finite values are all positive and span three decades or more (on
+// a linear axis a trial that diverged to 1e100 flattens every other line
+// to zero).
+func logWorthy(points []figures.SweepPoint) bool {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, p := range points {
+		if !math.IsInf(p.Value, 0) && !math.IsNaN(p.Value) {
+			lo, hi = math.Min(lo, p.Value), math.Max(hi, p.Value)
+		}
+	}
+	return lo > 0 && hi/lo >= 1e3
 }
 
 // sweepCaption says what a sweep figure shows and which trials.
@@ -310,6 +325,9 @@ func sweepCaption(metric string, spec figures.SweepSpec, swept []string) string 
 		b.WriteString(", dash and marker = the other swept settings")
 	}
 	b.WriteString(". ")
+	if spec.LogY {
+		fmt.Fprintf(&b, "%s on a log axis (its values span three decades or more). ", metric)
+	}
 	if most <= figures.SeedPoints {
 		b.WriteString("The line joins the means over seeds; each seed's value is a hollow dot. ")
 	} else {

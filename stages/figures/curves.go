@@ -41,6 +41,10 @@ type Panel struct {
 	// NonNegative says the quantity cannot be negative: error bars stop
 	// at zero.
 	NonNegative bool
+	// Summaries says the points are summaries (one per trial or mean over
+	// seeds), not a training series: on a log axis every positive value is
+	// drawn, none is taken for round-off (roundOffRel).
+	Summaries bool
 }
 
 // Mark is a labelled vertical line in a panel.
@@ -354,7 +358,7 @@ func curvePanel(pn Panel, colors map[string]color.Color, style func(Series) int,
 	roundOff := 0
 	for i, s := range pn.Series {
 		xy := cleanXY(s.X, s.Y, pn.LogX, pn.LogY)
-		if pn.LogY {
+		if pn.LogY && !pn.Summaries {
 			var n int
 			xy, n = dropRoundOff(xy)
 			roundOff += n

@@ -89,7 +89,7 @@ func sweepPanels(spec SweepSpec) ([]Panel, error) {
 	for _, s := range spec.Settings {
 		cats, numeric := sweepAxis(spec.Points, s)
 		others := slices.DeleteFunc(slices.Clone(spec.Settings), func(o string) bool { return o == s })
-		pn := Panel{Title: spec.Metric + " against " + s, XLabel: s, YLabel: spec.Metric, LogX: numeric && spec.LogX[s], LogY: spec.LogY, NonNegative: nonNeg}
+		pn := Panel{Title: spec.Metric + " against " + s, XLabel: s, YLabel: spec.Metric, LogX: numeric && spec.LogX[s], LogY: spec.LogY, NonNegative: nonNeg, Summaries: true}
 		if !numeric {
 			pn.XCategories = cats
 		}

@@ -186,3 +186,29 @@ func TestLongTitleNotCut(t *testing.T) {
 		t.Errorf("figure %d px wide, its title needs %.0f", cfg.Width, want)
 	}
 }
+
+// TestSummariesKeepSmallValues: on a log axis a training series drops
+// values below 1e-9 of its maximum as round-off, a sweep's means do not
+// (a trial diverged to 1e111 beside one at 5959 at another setting).
+func TestSummariesKeepSmallValues(t *testing.T) {
+	pn := Panel{LogY: true, Series: []Series{{Name: "goldstone-linear", X: []float64{3, 10}, Y: []float64{2.8e111, 5959}}}}
+	style := func(Series) int { return 0 }
+	colors, _ := curveColors([]Panel{pn})
+	for _, summaries := range []bool{false, true} {
+		pn.Summaries = summaries
+		p, _, err := curvePanel(pn, colors, style, span{3, 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if kept := p.Y.Min <= 5959; kept != summaries {
+			t.Errorf("summaries %v: y axis from %g: 5959 drawn %v", summaries, p.Y.Min, kept)
+		}
+	}
+	panels, err := sweepPanels(SweepSpec{Settings: []string{"lambda"}, Points: lambdaDimPoints(), LogY: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !panels[0].Summaries {
+		t.Error("a sweep panel is not marked as summaries")
+	}
+}

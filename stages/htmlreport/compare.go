@@ -184,14 +184,16 @@ var compareTmpl = template.Must(template.New("compare").Funcs(funcs).Parse(`<!DO
 <h2>Diff</h2>
 {{range .Diffs}}{{$d := .}}<h3>run {{.A.ID}} vs run {{.B.ID}}</h3>
 {{if .Settings}}<table class="diff-settings"><thead><tr><th>setting</th><th>run {{.A.ID}}</th><th>run {{.B.ID}}</th></tr></thead><tbody>
-{{range .Settings}}<tr><td><code>{{.Key}}</code></td><td><code>{{.A}}</code></td><td><code>{{.B}}</code></td></tr>
+{{range .Settings}}<tr><td><code>{{.Key}}</code></td><td><code>{{or .A "-"}}</code></td><td><code>{{or .B "-"}}</code></td></tr>
 {{end}}</tbody></table>{{else}}<p class="muted">Settings identical.</p>{{end}}
-<div class="wide"><table class="diff-metrics sortable"><thead><tr><th>trial</th><th>metric</th><th>run {{.A.ID}}</th><th>run {{.B.ID}}</th><th>delta</th></tr></thead><tbody>
+{{if .Changed}}<div class="wide"><table class="diff-metrics sortable"><thead><tr><th>trial</th><th>metric</th><th>run {{.A.ID}}</th><th>run {{.B.ID}}</th><th>delta</th></tr></thead><tbody>
 {{range .Changed}}<tr><td>{{.Trial}}</td><td>{{.Metric}}</td><td class="num">{{if .InA}}{{stat .A}}{{else}}-{{end}}</td><td class="num">{{if .InB}}{{stat .B}}{{else}}-{{end}}</td><td class="num">{{stat .Delta}}</td></tr>
 {{end}}</tbody></table></div>
 <p class="muted">{{.Equal}} metric values equal in both runs not shown; trials are matched by name (variant and grid values).</p>
-{{with .OnlyA}}<details><summary>{{len .}} trials only in run {{$d.A.ID}}</summary><p class="muted">{{join . ", "}}</p></details>{{end}}
-{{with .OnlyB}}<details><summary>{{len .}} trials only in run {{$d.B.ID}}</summary><p class="muted">{{join . ", "}}</p></details>{{end}}
+{{else if .Metrics}}<p class="diff-none">Every metric value ({{.Equal}}) of the trials in both runs is equal; trials are matched by name (variant and grid values).</p>
+{{else}}<p class="diff-none">No trial is in both runs (trials are matched by name: variant and grid values), so no metric is compared.</p>{{end}}
+{{with .OnlyA}}<details><summary>{{len .}} trial{{if ne (len .) 1}}s{{end}} only in run {{$d.A.ID}}</summary><p class="muted">{{join . ", "}}</p></details>{{end}}
+{{with .OnlyB}}<details><summary>{{len .}} trial{{if ne (len .) 1}}s{{end}} only in run {{$d.B.ID}}</summary><p class="muted">{{join . ", "}}</p></details>{{end}}
 {{end}}
 <script>` + sortScript + `</script>
 </body>

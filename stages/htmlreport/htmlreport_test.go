@@ -479,3 +479,39 @@ func TestCopiedReportsFolder(t *testing.T) {
 		t.Errorf("the copied page in chromium: %s", res)
 	}
 }
+
+// TestCompareDiffWithoutCommonTrials: the diff of runs with no trial in
+// common says so instead of an empty table, one whose common trials agree
+// says that, and a setting one run lacks reads "-" as in runner diff.
+func TestCompareDiffWithoutCommonTrials(t *testing.T) {
+	d := &runs.RunDiff{A: runs.RunInfo{ID: 1}, B: runs.RunInfo{ID: 2},
+		Settings: []runs.SettingDiff{{Key: "grid.lambda.values", B: "[3,10]"}}, OnlyA: []string{"gd seed=1"}, OnlyB: []string{"gd lambda=3 seed=1"}}
+	for _, c := range []struct {
+		metrics []runs.MetricDiff
+		want    string
+	}{
+		{nil, `<p class="diff-none">No trial is in both runs`},
+		{[]runs.MetricDiff{{Trial: "gd seed=1", Metric: "final_psi", A: 1, B: 1, InA: true, InB: true}}, `<p class="diff-none">Every metric value (1) of the trials in both runs is equal`},
+	} {
+		d.Metrics = c.metrics
+		dir := t.TempDir()
+		path, err := WriteCompare(dir, &ComparePage{Diffs: []CompareDiff{NewCompareDiff(d)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		html := string(b)
+		for _, want := range []string{c.want, "<td><code>grid.lambda.values</code></td><td><code>-</code></td><td><code>[3,10]</code></td>",
+			`<summary>1 trial only in run 2</summary>`} {
+			if !strings.Contains(html, want) {
+				t.Errorf("compare page lacks %q", want)
+			}
+		}
+		if strings.Contains(html, `class="diff-metrics`) {
+			t.Error("an empty metrics table is drawn")
+		}
+	}
+}

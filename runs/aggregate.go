@@ -12,6 +12,31 @@ import (
 type Headline struct {
 	Metric string
 	Lower  bool // lower is better (steps, losses); else higher (likelihoods)
+	// Range is the interval the metric's values lie in; the confidence
+	// interval of a mean is cut to it (the mean lies in it too, so the
+	// cut interval covers the mean whenever the uncut one does: with two
+	// seeds the t-interval of steps otherwise reaches far below zero).
+	// The zero Range is the whole line.
+	Range Range
+}
+
+// Range is a closed interval [Lo, Hi]; Lo == Hi (the zero Range) means
+// the whole line.
+type Range struct{ Lo, Hi float64 }
+
+// The ranges of the headline metrics.
+var (
+	NonNegative  = Range{0, math.Inf(1)} // steps, a loss above its optimum, an RMSE
+	UnitInterval = Range{0, 1}           // an AUC, a fraction
+	Cosine       = Range{-1, 1}          // a cosine similarity
+)
+
+// cut returns [lo, hi] intersected with r.
+func (r Range) cut(lo, hi float64) (float64, float64) {
+	if r.Lo == r.Hi {
+		return lo, hi
+	}
+	return math.Max(lo, r.Lo), math.Min(hi, r.Hi)
 }
 
 // Cell is the statistics of one metric over the trials of one variant and
@@ -23,9 +48,9 @@ type Cell struct {
 	N        int      // trials with the metric
 	Never    int      // of them never reached the threshold (Never)
 	Missing  int      // of them with no value (NaN)
-	// Mean, SD and the 95% confidence interval of the mean (Student's t)
-	// are over the finite values; NaN where there are too few (SD and the
-	// interval need two).
+	// Mean, SD and the 95% confidence interval of the mean (Student's t,
+	// cut to the metric's Range) are over the finite values; NaN where
+	// there are too few (SD and the interval need two).
 	Mean, SD, Lo, Hi float64
 	// Median counts a never as +Inf (a censored median): Never when at
 	// least half the trials never reached the threshold.
@@ -134,7 +159,7 @@ func Aggregates(trials []TrialRow, heads []Headline) []Aggregate {
 			continue
 		}
 		for i := range a.Cells {
-			a.Cells[i].summarize()
+			a.Cells[i].summarize(h.Range)
 		}
 		a.markBest()
 		out = append(out, a)
@@ -143,7 +168,7 @@ func Aggregates(trials []TrialRow, heads []Headline) []Aggregate {
 }
 
 // summarize fills the statistics from Values.
-func (c *Cell) summarize() {
+func (c *Cell) summarize(r Range) {
 	c.N = len(c.Values)
 	var fin []float64
 	for _, v := range c.Values {
@@ -171,7 +196,7 @@ func (c *Cell) summarize() {
 			}
 			c.SD = math.Sqrt(ss / float64(k-1))
 			half := float64(tQuantile975(k-1)*c.SD) / math.Sqrt(float64(k))
-			c.Lo, c.Hi = c.Mean-half, c.Mean+half
+			c.Lo, c.Hi = r.cut(c.Mean-half, c.Mean+half)
 		}
 	}
 	c.Median = CensoredMedian(c.Values)

@@ -87,3 +87,23 @@ func TestNeverSpellings(t *testing.T) {
 		}
 	}
 }
+
+// TestAggregateRange: the t-interval of a mean is cut to the metric's
+// range (two seeds of steps: mean 500, sd 565.7, interval ±5083 uncut);
+// the zero Range leaves it whole.
+func TestAggregateRange(t *testing.T) {
+	rows := []TrialRow{
+		{Trial: Trial{Status: StatusDone, Params: map[string]string{"variant": `"gd"`, "seed": "1"}}, Summary: map[string]float64{"steps": 100, "auc": 0.9}},
+		{Trial: Trial{Status: StatusDone, Params: map[string]string{"variant": `"gd"`, "seed": "2"}}, Summary: map[string]float64{"steps": 900, "auc": 0.99}},
+	}
+	aggs := Aggregates(rows, []Headline{{Metric: "steps", Lower: true, Range: NonNegative}, {Metric: "auc", Range: UnitInterval}, {Metric: "steps", Lower: true}})
+	if c := aggs[0].Cells[0]; c.Lo != 0 || math.Abs(c.Hi-(500+12.7062047*565.685425/math.Sqrt2)) > 1e-3 {
+		t.Errorf("non-negative steps: interval [%g, %g], want [0, about 5583]", c.Lo, c.Hi)
+	}
+	if c := aggs[1].Cells[0]; c.Hi != 1 || c.Lo >= 0.945 || c.Lo < 0.3 {
+		t.Errorf("auc: interval [%g, %g], want [about 0.373, 1]", c.Lo, c.Hi)
+	}
+	if c := aggs[2].Cells[0]; c.Lo > -4000 {
+		t.Errorf("steps without a range: interval [%g, %g], want it whole (below zero)", c.Lo, c.Hi)
+	}
+}

@@ -44,10 +44,10 @@ func (Pipeline) Name() string { return "dwe" }
 // the gauge gap relaxed (stages.Headliner).
 func (Pipeline) Headline() []runs.Headline {
 	return []runs.Headline{
-		{Metric: "median_first_last_cos"},
+		{Metric: "median_first_last_cos", Range: runs.Cosine},
 		{Metric: "test_ll"},
 		{Metric: "valid_ll"},
-		{Metric: "steps_to_gap_1pct", Lower: true},
+		{Metric: "steps_to_gap_1pct", Lower: true, Range: runs.NonNegative},
 	}
 }
 

@@ -646,7 +646,7 @@ func AggregatesMarkdown(aggs []runs.Aggregate) string {
 // aggregatesIntro says what the aggregate tables hold.
 const aggregatesIntro = "Each headline metric over the seeds of each variant and swept setting: n trials, " +
 	"how many never reached the threshold (never), mean and standard deviation of the values that did " +
-	"(with the 95% t-interval of the mean), and the median counting never as infinitely many steps. " +
+	"(with the 95% t-interval of the mean, cut to the metric's range: steps are never negative), and the median counting never as infinitely many steps. " +
 	"Best (bold): the fewest nevers, then the best mean."
 
 func neverText(c runs.Cell) string { return strconv.Itoa(c.Never) }

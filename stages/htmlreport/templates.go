@@ -111,7 +111,7 @@ var pageTmpl = template.Must(template.New("page").Funcs(funcs).Parse(`<!DOCTYPE 
 </details>
 
 {{with .Aggregates}}<h2 id="aggregates">Aggregates over seeds</h2>
-<p class="muted">Each headline metric over the seeds of each variant and swept setting: n trials, how many never reached the threshold (never), mean and standard deviation of the values that did, with the 95% t-interval of the mean, and the median counting never as infinitely many steps. ★ best: the fewest nevers, then the best mean.</p>
+<p class="muted">Each headline metric over the seeds of each variant and swept setting: n trials, how many never reached the threshold (never), mean and standard deviation of the values that did, with the 95% t-interval of the mean (cut to the metric&#39;s range: steps are never negative), and the median counting never as infinitely many steps. ★ best: the fewest nevers, then the best mean.</p>
 {{range .}}<h3>{{.Metric}} <span class="muted">({{better .Headline}})</span></h3>
 <div class="wide"><table class="aggregate sortable" data-metric="{{.Metric}}"><thead><tr><th>variant</th>{{range .Settings}}<th>{{.}}</th>{{end}}<th>n</th><th>never</th><th>mean</th><th>sd</th><th>95% CI</th><th>median</th><th>values</th></tr></thead><tbody>
 {{range .Cells}}<tr{{if .Best}} class="best"{{end}}><td>{{.Variant}}</td>{{range .Settings}}<td>{{.}}</td>{{end}}<td class="num" data-v="{{.N}}">{{.N}}</td><td class="num{{if .Never}} never{{end}}" data-v="{{.Never}}">{{never .}}</td><td class="num" data-v="{{stat .Mean}}">{{stat .Mean}}</td><td class="num" data-v="{{stat .SD}}">{{stat .SD}}</td><td class="num">{{ci .}}</td><td class="num">{{stat .Median}}</td><td class="num">{{values .}}</td></tr>

@@ -40,9 +40,9 @@ func (Pipeline) Headline() []runs.Headline {
 	return []runs.Headline{
 		{Metric: "test_ll"},
 		{Metric: "valid_ll"},
-		{Metric: "test_auc"},
-		{Metric: "test_rmse", Lower: true},
-		{Metric: "steps_to_gap_1pct", Lower: true},
+		{Metric: "test_auc", Range: runs.UnitInterval},
+		{Metric: "test_rmse", Lower: true, Range: runs.NonNegative},
+		{Metric: "steps_to_gap_1pct", Lower: true, Range: runs.NonNegative},
 	}
 }
 

@@ -117,13 +117,7 @@ func runCompare(ctx context.Context, g *globalOptions, _ *flag.FlagSet, args []s
 	var fixed []map[string]string
 	for _, r := range cr {
 		per = append(per, runs.Aggregates(r.trials, stages.Headline(pipelineOf(r.info.ConfigJSON))))
-		f := map[string]string{}
-		if len(r.trials) > 0 {
-			for k, v := range r.trials[0].Params {
-				f[k] = paramValue(v)
-			}
-		}
-		fixed = append(fixed, f)
+		fixed = append(fixed, sharedParams(r.trials))
 	}
 	page.Aggregates = htmlreport.CompareAggregates(ids, per, fixed)
 	for _, id := range ids[1:] {
@@ -255,4 +249,27 @@ func compareFigure(ctx context.Context, st *runs.Store, cr []comparedRun, metric
 		return nil, err
 	}
 	return &htmlreport.Figure{File: name, SVG: filepath.Base(figures.SVGPath(path)), Caption: caption}, nil
+}
+
+// sharedParams returns the parameter values (as text) that every trial of
+// a run has in common: the settings the run fixes.
+func sharedParams(trials []runs.TrialRow) map[string]string {
+	f := map[string]string{}
+	if len(trials) == 0 {
+		return f
+	}
+	for k, v := range trials[0].Params {
+		f[k] = v
+	}
+	for _, t := range trials[1:] {
+		for k, v := range f {
+			if t.Params[k] != v {
+				delete(f, k)
+			}
+		}
+	}
+	for k, v := range f {
+		f[k] = paramValue(v)
+	}
+	return f
 }

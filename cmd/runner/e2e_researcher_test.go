@@ -154,7 +154,9 @@ func TestCompareRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{`<img src="compare-psi.png"`, "psi against the training step", "colour = run and variant",
-		`data-metric="steps_to_excess_1"`, "<h3>run 1 vs run 2</h3>", "<td><code>settings.lr</code></td>"} {
+		`data-metric="steps_to_excess_1"`, "<h3>run 1 vs run 2</h3>", "<td><code>settings.lr</code></td>",
+		// lr is fixed in each run but differs: its column says how the rows differ
+		"<th>lr</th>", `<td class="num" data-v="2">2</td><td>goldstone</td><td>0.5</td>`} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("compare page lacks %q", want)
 		}

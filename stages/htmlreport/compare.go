@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"math"
 	"path/filepath"
+	"sort"
 
 	"goldstone/internal/atomicfile"
 	"goldstone/runs"
@@ -47,6 +48,32 @@ type CompareDiff struct {
 	Equal   int
 }
 
+// fixedDiffer returns, sorted, the keys that every run of fixed fixes
+// (when there are two runs or more) to values that are not all equal;
+// the seed (what the rows aggregate over) and the trial name aside.
+func fixedDiffer(fixed []map[string]string) []string {
+	if len(fixed) < 2 {
+		return nil
+	}
+	var keys []string
+	for k, v := range fixed[0] {
+		if k == "seed" || k == "name" {
+			continue
+		}
+		all, same := true, true
+		for _, f := range fixed[1:] {
+			w, ok := f[k]
+			all = all && ok
+			same = same && w == v
+		}
+		if all && !same {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
 // NewCompareDiff keeps the metrics of d whose values differ.
 func NewCompareDiff(d *runs.RunDiff) CompareDiff {
 	cd := CompareDiff{RunDiff: d}
@@ -64,7 +91,11 @@ func NewCompareDiff(d *runs.RunDiff) CompareDiff {
 // runs.Aggregates, in the order of ids) by headline metric and marks the
 // best cell over all of them: the fewest nevers, then the best mean. A
 // setting one run sweeps and another does not shows the other's value
-// from fixed (its trials' parameter values as text, by key; may be nil).
+// from fixed (the parameter values, as text by key, that every trial of
+// a run shares; may be nil), and a setting every run fixes, to values
+// that differ between the runs (lr 1 in one run, 0.5 in another), gets
+// a column too: without it the rows of the runs would not say how they
+// differ.
 func CompareAggregates(ids []int64, per [][]runs.Aggregate, fixed []map[string]string) []CompareAggregate {
 	var out []CompareAggregate
 	index := map[string]int{}
@@ -80,6 +111,14 @@ func CompareAggregates(ids []int64, per [][]runs.Aggregate, fixed []map[string]s
 				if !contains(out[k].Settings, s) {
 					out[k].Settings = append(out[k].Settings, s)
 				}
+			}
+		}
+	}
+	differ := fixedDiffer(fixed)
+	for k := range out {
+		for _, s := range differ {
+			if !contains(out[k].Settings, s) {
+				out[k].Settings = append(out[k].Settings, s)
 			}
 		}
 	}

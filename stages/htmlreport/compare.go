@@ -50,14 +50,15 @@ type CompareDiff struct {
 
 // fixedDiffer returns, sorted, the keys that every run of fixed fixes
 // (when there are two runs or more) to values that are not all equal;
-// the seed (what the rows aggregate over) and the trial name aside.
+// the seed (what the rows aggregate over), the trial name and the
+// variant (a column of its own) aside.
 func fixedDiffer(fixed []map[string]string) []string {
 	if len(fixed) < 2 {
 		return nil
 	}
 	var keys []string
 	for k, v := range fixed[0] {
-		if k == "seed" || k == "name" {
+		if k == "seed" || k == "name" || k == "variant" {
 			continue
 		}
 		all, same := true, true

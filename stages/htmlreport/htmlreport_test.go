@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -513,5 +514,22 @@ func TestCompareDiffWithoutCommonTrials(t *testing.T) {
 		if strings.Contains(html, `class="diff-metrics`) {
 			t.Error("an empty metrics table is drawn")
 		}
+	}
+}
+
+// TestFixedDiffer: the settings every run fixes to values that are not all
+// equal, not the seed, the name or the variant (columns of their own or
+// what the rows aggregate over), nor a setting one run does not fix.
+func TestFixedDiffer(t *testing.T) {
+	fixed := []map[string]string{
+		{"lr": "1", "steps": "100", "seed": "1", "variant": "gd", "name": "gd seed=1", "dim": "3"},
+		{"lr": "0.5", "steps": "100", "seed": "2", "variant": "goldstone", "name": "goldstone seed=2"},
+		{"lr": "1", "steps": "200", "seed": "2", "variant": "gd", "name": "gd seed=2", "dim": "5"},
+	}
+	if got := fixedDiffer(fixed); !reflect.DeepEqual(got, []string{"lr", "steps"}) {
+		t.Errorf("fixedDiffer = %v, want [lr steps]", got)
+	}
+	if got := fixedDiffer(fixed[:1]); got != nil {
+		t.Errorf("one run: %v", got)
 	}
 }

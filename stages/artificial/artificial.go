@@ -15,6 +15,7 @@ import (
 	"goldstone/models"
 	"goldstone/optim"
 	"goldstone/pipeline"
+	"goldstone/runs"
 	"goldstone/stages"
 	"goldstone/stages/report"
 	"goldstone/stages/settings"
@@ -29,6 +30,17 @@ type Pipeline struct{}
 
 // Name implements stages.Pipeline.
 func (Pipeline) Name() string { return "artificial" }
+
+// Headline: the steps to the paper's Fig. 2 targets, the final excess loss
+// and the steps until the gauge gap relaxed (stages.Headliner).
+func (Pipeline) Headline() []runs.Headline {
+	return []runs.Headline{
+		{Metric: "steps_to_excess_1", Lower: true, Range: runs.NonNegative},
+		{Metric: "steps_to_excess_0.01", Lower: true, Range: runs.NonNegative},
+		{Metric: "final_excess", Lower: true, Range: runs.NonNegative}, // L* is the optimum
+		{Metric: "steps_to_gap_1pct", Lower: true, Range: runs.NonNegative},
+	}
+}
 
 // Settings implements stages.Pipeline: the train stage's settings are all
 // the pipeline reads.

@@ -16,6 +16,7 @@ import (
 	"goldstone/models"
 	"goldstone/optim"
 	"goldstone/pipeline"
+	"goldstone/runs"
 	"goldstone/stages"
 	"goldstone/stages/report"
 	"goldstone/stages/settings"
@@ -40,6 +41,19 @@ type Pipeline struct{}
 
 // Name implements stages.Pipeline.
 func (Pipeline) Name() string { return "movielens" }
+
+// Headline: held-out fit (log-likelihood, AUC; RMSE for explicit ratings
+// models that report it), then the steps until the gauge gap relaxed
+// (stages.Headliner). A run shows those its trials have.
+func (Pipeline) Headline() []runs.Headline {
+	return []runs.Headline{
+		{Metric: "test_ll"},
+		{Metric: "valid_ll"},
+		{Metric: "test_auc", Range: runs.UnitInterval},
+		{Metric: "test_rmse", Lower: true, Range: runs.NonNegative},
+		{Metric: "steps_to_gap_1pct", Lower: true, Range: runs.NonNegative},
+	}
+}
 
 // Settings implements stages.Pipeline.
 func (Pipeline) Settings() any { return &Settings{} }

@@ -669,3 +669,40 @@ func TestStatusSaysWhyATaskIsMissing(t *testing.T) {
 		t.Errorf("sacct args: %s", a)
 	}
 }
+
+// TestMemoryScaledAfterOOM: with MemRetryScale, a resubmission of trials
+// whose tasks sacct says ran out of memory asks for the previous memory
+// times the scale; without it, or when the lost task ended otherwise, for
+// the memory the options say.
+func TestMemoryScaledAfterOOM(t *testing.T) {
+	fake := fakeSlurm(t)
+	f := newFixture(t)
+	ctx := context.Background()
+	st := openStore(t, f.opts.DB)
+	f.opts.MemMB, f.opts.MemRetryScale = 1000, 1.5
+	s, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err != nil || s.MemMB != 1000 {
+		t.Fatalf("first submission: %+v, %v", s, err)
+	}
+	runTasks(t, s, 2)
+	if c, err := Collect(ctx, st, s.RunID, f.opts); err != nil || !c.MarkedInterrupted {
+		t.Fatalf("collect: %+v, %v", c, err)
+	}
+	os.WriteFile(filepath.Join(fake, "sacct.out"), []byte("100_2|OUT_OF_MEMORY\n100_0|COMPLETED\n"), 0o644)
+	s2, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err != nil || s2.Array != "2" || s2.MemMB != 1500 {
+		t.Fatalf("resubmission after an OOM: %+v, %v", s2, err)
+	}
+	if a, _ := os.ReadFile(filepath.Join(fake, "sbatch.102.args")); !strings.Contains(string(a), "--mem=1500M") {
+		t.Errorf("resubmitted with:\n%s", a)
+	}
+	// The task is lost again, this time by a node failure: no more memory.
+	if c, err := Collect(ctx, st, s.RunID, f.opts); err != nil || !c.MarkedInterrupted {
+		t.Fatalf("collect: %+v, %v", c, err)
+	}
+	os.WriteFile(filepath.Join(fake, "sacct.out"), []byte("102_2|NODE_FAIL\n"), 0o644)
+	s3, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err != nil || s3.MemMB != 1000 {
+		t.Fatalf("resubmission after a node failure: %+v, %v", s3, err)
+	}
+}

@@ -6,8 +6,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -324,6 +326,10 @@ func submitTasks(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Mani
 	if _, _, mem, ok := extraResources(o.Extra); ok {
 		out.MemMB = mem
 	}
+	if mem := scaledMem(ctx, st, d, m.RunID, todo, out.Attempt, o); mem > out.MemMB {
+		o.log().Warn("more memory: the previous submission's tasks ran out of it", "run", m.RunID, "mem_mb", mem, "was", out.MemMB)
+		out.MemMB = mem
+	}
 	if err := os.MkdirAll(d.Logs(), 0o755); err != nil {
 		return err
 	}
@@ -465,4 +471,50 @@ func adopt(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest, 
 		}
 	}
 	return adopted, batch.RemoveIntent(d)
+}
+
+// sbatchMem reads the memory a submission asked for from the copy of its
+// batch script (its #SBATCH --mem lines; the last wins, as in sbatch).
+var sbatchMem = regexp.MustCompile(`(?m)^#SBATCH --mem=(\S+)$`)
+
+// scaledMem is the memory of a resubmission when Options.MemRetryScale is
+// set and a trial to submit was killed for memory (sacct OUT_OF_MEMORY) in
+// the previous submission: that submission's memory times the scale; 0
+// otherwise (or when sacct or the script copy cannot tell).
+func scaledMem(ctx context.Context, st *runs.Store, d batch.Dir, runID int64, todo []int, attempt int, o Options) int {
+	if o.MemRetryScale <= 1 || attempt < 2 {
+		return 0
+	}
+	b, err := os.ReadFile(d.Script(attempt - 1))
+	if err != nil {
+		return 0
+	}
+	ms := sbatchMem.FindAllSubmatch(b, -1)
+	if len(ms) == 0 {
+		return 0
+	}
+	prev, err := ParseMem(string(ms[len(ms)-1][1]))
+	if err != nil {
+		return 0
+	}
+	jobs, err := st.SlurmJobs(ctx, runID)
+	if err != nil {
+		return 0
+	}
+	for _, j := range jobs {
+		if j.Role != runs.RoleTrials || j.Attempt != attempt-1 {
+			continue
+		}
+		states, err := o.client().Accounting(ctx, j.JobID)
+		if err != nil {
+			o.log().Info("cannot tell whether tasks ran out of memory", "job", j.JobID, "err", err)
+			return 0
+		}
+		for _, i := range todo {
+			if states[i] == "OUT_OF_MEMORY" {
+				return int(math.Ceil(float64(prev) * o.MemRetryScale))
+			}
+		}
+	}
+	return 0
 }

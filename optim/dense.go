@@ -191,39 +191,49 @@ func swapRows(a, b []float64) {
 }
 
 // completeBasis sets row j of u (rows of length m) to a unit vector
-// orthogonal to rows 0..j-1 (assumed orthonormal): the first standard basis
-// vector, in order, that keeps a norm above 1/2 after two rounds of
-// Gram-Schmidt against them.
+// orthogonal to rows 0..j-1 (assumed orthonormal): the standard basis vector
+// with the largest remainder after Gram-Schmidt against them (the first of
+// equal ones), orthogonalised once more and normalised. Some basis vector
+// keeps a squared remainder of at least (m-j)/m, so the choice is sound.
 func completeBasis(u []float64, j, m int) {
 	w := u[j*m : (j+1)*m]
+	best, bestSq := -1, 0.0
 	for e := 0; e < m; e++ {
-		clear(w)
-		w[e] = 1
-		for range 2 {
-			for k := 0; k < j; k++ {
-				v := u[k*m : (k+1)*m][:len(w)]
-				var dot float64
-				for i, x := range v {
-					dot += float64(x * w[i])
-				}
-				for i, x := range v {
-					w[i] -= float64(dot * x)
-				}
-			}
+		// The remainder of e_e: 1 - sum_k u_k[e]^2.
+		rem := 1.0
+		for k := 0; k < j; k++ {
+			x := u[k*m+e]
+			rem -= float64(x * x)
 		}
-		var ss float64
-		for _, x := range w {
-			ss += float64(x * x)
-		}
-		if ss > 0.25 {
-			inv := 1 / math.Sqrt(ss)
-			for i := range w {
-				w[i] *= inv
-			}
-			return
+		if rem > bestSq {
+			best, bestSq = e, rem
 		}
 	}
-	panic("optim: no orthogonal complement (rows not orthonormal)")
+	if best < 0 {
+		panic("optim: no orthogonal complement (rows not orthonormal)")
+	}
+	clear(w)
+	w[best] = 1
+	for range 2 {
+		for k := 0; k < j; k++ {
+			v := u[k*m : (k+1)*m][:len(w)]
+			var dot float64
+			for i, x := range v {
+				dot += float64(x * w[i])
+			}
+			for i, x := range v {
+				w[i] -= float64(dot * x)
+			}
+		}
+	}
+	var ss float64
+	for _, x := range w {
+		ss += float64(x * x)
+	}
+	inv := 1 / math.Sqrt(ss)
+	for i := range w {
+		w[i] *= inv
+	}
 }
 
 // Cholesky factors the n x n symmetric positive definite matrix a

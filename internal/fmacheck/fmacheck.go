@@ -78,7 +78,7 @@ func Forbidden(sym string) bool {
 		}
 		return !exactFn[strings.ToLower(name[:1])+name[1:]]
 	case strings.HasPrefix(sym, "math/rand"):
-		return strings.HasSuffix(sym, "NormFloat64") || strings.HasSuffix(sym, "ExpFloat64")
+		return strings.HasSuffix(sym, "NormFloat64") || strings.HasSuffix(sym, "ExpFloat64") || strings.Contains(sym, "Zipf")
 	case strings.HasPrefix(sym, "gonum.org/v1/gonum/"):
 		return true
 	}

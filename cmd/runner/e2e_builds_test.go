@@ -76,7 +76,8 @@ type otherBuild struct {
 
 // TestReproAcrossBuilds: runs recorded by the default build of the runner
 // (GOAMD64=v1) reproduce bit for bit (repro compares every summary metric
-// exactly) with the GOAMD64=v3 build, the purego build and, where
+// exactly) with the GOAMD64=v3 build, the GOAMD64=v3 purego build (the Go
+// twins of the assembly kernels) and, where
 // qemu-aarch64 and an aarch64 C cross compiler are installed, the arm64
 // build under emulation; repro prints both machines and builds; and a run of
 // each other build in a fresh directory writes the same parameter bytes
@@ -90,7 +91,7 @@ func TestReproAcrossBuilds(t *testing.T) {
 	}
 	builds := []otherBuild{
 		{name: "v3", env: []string{"GOAMD64=v3"}, target: "linux/amd64 GOAMD64=v3"},
-		{name: "purego", tags: "purego", target: "linux/amd64 GOAMD64=v1 -tags=purego"},
+		{name: "v3-purego", env: []string{"GOAMD64=v3"}, tags: "purego", target: "linux/amd64 GOAMD64=v3 -tags=purego"},
 	}
 	_, errQ := exec.LookPath("qemu-aarch64")
 	_, errC := exec.LookPath("aarch64-linux-gnu-gcc")

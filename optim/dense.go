@@ -64,7 +64,8 @@ func gemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []flo
 // (Hestenes; Demmel and Veselic, "Jacobi's method is more accurate than QR",
 // 1992): the columns of W = A V are rotated pairwise, in the cyclic order
 // (0,1), (0,2), ..., (n-2,n-1), until every pair is orthogonal to a relative
-// m eps (|w_p . w_q| <= m eps ||w_p|| ||w_q||), and then s_j = ||w_j||, u_j = w_j / s_j. It writes the left
+// m eps (|w_p . w_q| <= m eps ||w_p|| ||w_q||, the squared norms recomputed
+// at the start of every sweep and updated through its rotations), and then s_j = ||w_j||, u_j = w_j / s_j. It writes the left
 // singular vectors as the rows of ut (n x m: ut[j*m:(j+1)*m] = u_j), the
 // singular values in s (n, descending; ties keep their column order) and
 // the right singular vectors as the rows of vt (n x n: V^T). Columns with a
@@ -91,25 +92,33 @@ func SVD(ut, s, vt, a []float64, m, n int) bool {
 	setIdentity(vt, n)
 	const eps = 0x1p-52
 	tol := float64(max(m, 4)) * eps
+	norms := s // ||w_j||^2, kept up to date through the rotations
 	ok := false
 	for sweep := 0; sweep < 100 && !ok; sweep++ {
 		ok = true
+		for j := 0; j < n; j++ {
+			var ss float64
+			for _, x := range ut[j*m : (j+1)*m] {
+				ss += float64(x * x)
+			}
+			norms[j] = ss
+		}
 		for p := 0; p < n-1; p++ {
 			for q := p + 1; q < n; q++ {
-				wp, wq := ut[p*m:(p+1)*m], ut[q*m : (q+1)*m][:len(ut[p*m:(p+1)*m])]
-				var alpha, beta, gamma float64
+				wp := ut[p*m : (p+1)*m]
+				wq := ut[q*m : (q+1)*m][:len(wp)]
+				alpha, beta := norms[p], norms[q]
+				var gamma float64
 				for i, x := range wp {
-					y := wq[i]
-					alpha += float64(x * x)
-					beta += float64(y * y)
-					gamma += float64(x * y)
+					gamma += float64(x * wq[i])
 				}
 				if !(math.Abs(gamma) <= tol*math.Sqrt(alpha)*math.Sqrt(beta)) {
 					if math.IsNaN(gamma) || math.IsInf(gamma, 0) {
 						return false
 					}
 					ok = false
-					// Rotate so that w_p' . w_q' = 0 (Rutishauser's formulas).
+					// Rotate so that w_p' . w_q' = 0 (Rutishauser's formulas);
+					// the squared norms change by -+ t gamma.
 					zeta := (beta - alpha) / (2 * gamma)
 					var t float64
 					if math.Abs(zeta) < 1e150 {
@@ -124,6 +133,8 @@ func SVD(ut, s, vt, a []float64, m, n int) bool {
 					sn := c * t
 					rotPair(wp, wq, c, sn)
 					rotPair(vt[p*n:(p+1)*n], vt[q*n:(q+1)*n], c, sn)
+					tg := float64(t * gamma)
+					norms[p], norms[q] = alpha-tg, beta+tg
 				}
 			}
 		}

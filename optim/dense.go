@@ -93,6 +93,19 @@ func SVD(ut, s, vt, a []float64, m, n int) bool {
 	const eps = 0x1p-52
 	tol := float64(max(m, 4)) * eps
 	norms := s // ||w_j||^2, kept up to date through the rotations
+	// A column whose norm squared is at most tiny (tol^2 ||A||_F^2) is zero
+	// to working precision: rotating it against another only stirs rounding
+	// noise, which never becomes orthogonal to a relative tol (a
+	// rank-deficient a would not converge), so such pairs count as
+	// orthogonal.
+	var fro float64
+	for _, x := range a {
+		fro += float64(x * x)
+	}
+	if math.IsNaN(fro) || math.IsInf(fro, 0) {
+		return false
+	}
+	tiny := float64(tol*tol) * fro
 	ok := false
 	for sweep := 0; sweep < 100 && !ok; sweep++ {
 		ok = true
@@ -112,7 +125,7 @@ func SVD(ut, s, vt, a []float64, m, n int) bool {
 				for i, x := range wp {
 					gamma += float64(x * wq[i])
 				}
-				if !(math.Abs(gamma) <= tol*math.Sqrt(alpha)*math.Sqrt(beta)) {
+				if !(math.Abs(gamma) <= tol*math.Sqrt(alpha)*math.Sqrt(beta)) && alpha > tiny && beta > tiny {
 					if math.IsNaN(gamma) || math.IsInf(gamma, 0) {
 						return false
 					}
@@ -202,29 +215,37 @@ func swapRows(a, b []float64) {
 }
 
 // completeBasis sets row j of u (rows of length m) to a unit vector
-// orthogonal to rows 0..j-1 (assumed orthonormal): the standard basis vector
-// with the largest remainder after Gram-Schmidt against them (the first of
-// equal ones), orthogonalised once more and normalised. Some basis vector
-// keeps a squared remainder of at least (m-j)/m, so the choice is sound.
+// orthogonal to rows 0..j-1 (assumed orthonormal): the first standard basis
+// vector, in order, that keeps a norm above 1/2 after two rounds of
+// Gram-Schmidt against them, or, when none does (j close to m: the residual
+// norms squared of the m basis vectors sum to m - j, so only their largest
+// is sure to exceed 1/m), the one with the largest residual norm, the first
+// of equals.
 func completeBasis(u []float64, j, m int) {
 	w := u[j*m : (j+1)*m]
-	best, bestSq := -1, 0.0
+	best, bestSS := -1, 0.0
 	for e := 0; e < m; e++ {
-		// The remainder of e_e: 1 - sum_k u_k[e]^2.
-		rem := 1.0
-		for k := 0; k < j; k++ {
-			x := u[k*m+e]
-			rem -= float64(x * x)
+		ss := residual(u, w, j, e)
+		if ss > 0.25 {
+			normalize(w, ss)
+			return
 		}
-		if rem > bestSq {
-			best, bestSq = e, rem
+		if ss > bestSS {
+			best, bestSS = e, ss
 		}
 	}
 	if best < 0 {
 		panic("optim: no orthogonal complement (rows not orthonormal)")
 	}
+	normalize(w, residual(u, w, j, best))
+}
+
+// residual sets w to the standard basis vector e minus its projection on
+// rows 0..j-1 of u (two rounds of Gram-Schmidt) and returns its norm squared.
+func residual(u, w []float64, j, e int) float64 {
+	m := len(w)
 	clear(w)
-	w[best] = 1
+	w[e] = 1
 	for range 2 {
 		for k := 0; k < j; k++ {
 			v := u[k*m : (k+1)*m][:len(w)]
@@ -241,6 +262,11 @@ func completeBasis(u []float64, j, m int) {
 	for _, x := range w {
 		ss += float64(x * x)
 	}
+	return ss
+}
+
+// normalize scales w, of norm squared ss, to unit length.
+func normalize(w []float64, ss float64) {
 	inv := 1 / math.Sqrt(ss)
 	for i := range w {
 		w[i] *= inv

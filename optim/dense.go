@@ -65,15 +65,19 @@ func gemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []flo
 // 1992): the columns of W = A V are rotated pairwise, in the cyclic order
 // (0,1), (0,2), ..., (n-2,n-1), until every pair is orthogonal to a relative
 // m eps (|w_p . w_q| <= m eps ||w_p|| ||w_q||, the squared norms recomputed
-// at the start of every sweep and updated through its rotations), and then s_j = ||w_j||, u_j = w_j / s_j. It writes the left
+// at the start of every sweep and updated through its rotations; columns
+// zero to working precision are not rotated), and then s_j = ||w_j||,
+// u_j = w_j / s_j. A matrix whose largest entry is far from 1 (above 2^400
+// or below 2^-400) is first scaled by a power of two, which is exact, so
+// that no square overflows or underflows. It writes the left
 // singular vectors as the rows of ut (n x m: ut[j*m:(j+1)*m] = u_j), the
 // singular values in s (n, descending; ties keep their column order) and
 // the right singular vectors as the rows of vt (n x n: V^T). Columns with a
 // zero singular value (below m eps s_0) get unit vectors orthogonal to the
 // others (Gram-Schmidt on the standard basis, in order), so U has
 // orthonormal columns even for a rank-deficient a. a is not changed; ut,
-// s and vt must not overlap it. It returns false if 100 sweeps did not
-// converge (or a holds a NaN or an infinity).
+// s and vt must not overlap it. It returns false if a holds a NaN or an
+// infinity, or if 100 sweeps did not converge.
 //
 // Every operation is in a fixed order with every product rounded, so the
 // result is the same bits on every build (gonum's LAPACK is not; see
@@ -83,10 +87,22 @@ func SVD(ut, s, vt, a []float64, m, n int) bool {
 		panic("optim: SVD of a matrix with fewer rows than columns")
 	}
 	ut, s, vt, a = ut[:n*m], s[:n], vt[:n*n], a[:m*n]
+	var amax float64
+	for _, x := range a {
+		amax = max(amax, math.Abs(x)) // NaN propagates
+	}
+	if math.IsNaN(amax) || math.IsInf(amax, 0) {
+		return false
+	}
+	sh := 0 // the entries are scaled by 2^sh: exact
+	if amax > 0x1p400 || (amax > 0 && amax < 0x1p-400) {
+		_, e := math.Frexp(amax)
+		sh = -e
+	}
 	for j := 0; j < n; j++ {
 		w := ut[j*m : (j+1)*m]
 		for i := range w {
-			w[i] = a[i*n+j]
+			w[i] = math.Ldexp(a[i*n+j], sh)
 		}
 	}
 	setIdentity(vt, n)
@@ -100,7 +116,8 @@ func SVD(ut, s, vt, a []float64, m, n int) bool {
 	// orthogonal.
 	var fro float64
 	for _, x := range a {
-		fro += float64(x * x)
+		y := math.Ldexp(x, sh)
+		fro += float64(y * y)
 	}
 	if math.IsNaN(fro) || math.IsInf(fro, 0) {
 		return false
@@ -193,6 +210,11 @@ func SVD(ut, s, vt, a []float64, m, n int) bool {
 		}
 		s[j] = max(s[j], 0)
 		completeBasis(ut, j, m)
+	}
+	if sh != 0 {
+		for j := range s {
+			s[j] = math.Ldexp(s[j], -sh)
+		}
 	}
 	return true
 }

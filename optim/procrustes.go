@@ -3,6 +3,7 @@ package optim
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 )
@@ -200,7 +201,12 @@ func (p *Procrustes) svdChunk(k, _, _ int) {
 	ut := p.svdUT[k*dd : (k+1)*dd]
 	vt := p.svdVT[k*dd : (k+1)*dd]
 	if !SVD(ut, s, vt, a, d, d) {
-		panic("optim: SVD did not converge (NaN or infinite overlap)")
+		// A NaN or infinite overlap (a diverged iterate): no map is
+		// better than another. Keep the edge as it is and report the gap
+		// as NaN; the Driver reports the divergence from the loss.
+		setIdentity(p.q[k*dd:(k+1)*dd], d)
+		p.edgeGap[k] = math.NaN()
+		return
 	}
 	q := p.q[k*dd : (k+1)*dd]
 	gemm(true, false, d, d, d, 1, ut, d, vt, d, 0, q, d, nil) // U V^T

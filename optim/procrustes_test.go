@@ -173,3 +173,33 @@ func TestProcrustesNotTree(t *testing.T) {
 		t.Fatalf("GaugeGap on a chain after a cycle: %v", err)
 	}
 }
+
+// TestProcrustesDiverged: an iterate with an infinite or NaN entry (a
+// diverged run) gives a NaN gauge gap and a round that leaves the blocks
+// alone, not a panic; the Driver reports the divergence from the loss.
+func TestProcrustesDiverged(t *testing.T) {
+	b := Blocks{T: 4, N: 5, D: 3}
+	g := Chain(b.T, 1)
+	for _, bad := range []float64{math.Inf(1), math.NaN(), 1e200} {
+		x := detVec(rand.New(rand.NewPCG(9, 9)), b.Len(), 1)
+		x[b.N*b.D+4] = bad // in Z_1
+		gap, err := GaugeGap(x, b, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bad == 1e200 {
+			if math.IsNaN(gap) {
+				t.Errorf("huge but finite entry: gap NaN")
+			}
+			continue
+		}
+		if !math.IsNaN(gap) {
+			t.Errorf("entry %v: gap %v, want NaN", bad, gap)
+		}
+		var p Procrustes
+		if err := p.Init(b, g); err != nil {
+			t.Fatal(err)
+		}
+		p.Round(x)
+	}
+}

@@ -89,7 +89,10 @@ func TestReproAcrossBuilds(t *testing.T) {
 	if runtime.GOARCH != "amd64" {
 		t.Skip("the other builds here are amd64 ones (GOAMD64=v3, purego); on " + runtime.GOARCH + " .ci/run's numeric tests cover it")
 	}
+	// The recording build is built here too (the test's own runnerBin
+	// follows the environment, which may set GOAMD64 or tags).
 	builds := []otherBuild{
+		{name: "v1", env: []string{"GOARCH=amd64", "GOAMD64=v1"}, target: "linux/amd64 GOAMD64=v1"},
 		{name: "v3", env: []string{"GOAMD64=v3"}, target: "linux/amd64 GOAMD64=v3"},
 		{name: "v3-purego", env: []string{"GOAMD64=v3"}, tags: "purego", target: "linux/amd64 GOAMD64=v3 -tags=purego"},
 	}
@@ -115,9 +118,13 @@ func TestReproAcrossBuilds(t *testing.T) {
 		}
 		builds[i].exec = append(b.exec, path)
 	}
+	recorder := builds[0].exec
+	builds = builds[1:]
 	rec := newBuildsEnv(t)
 	for _, exp := range []string{"art", "ml"} {
-		rec.mustRun(0, "--experiment", exp)
+		if out, errs, code := runBin(t, rec.dir, recorder, "--experiment", exp); code != 0 {
+			t.Fatalf("v1 run %s: exit %d\n%s\n%s", exp, code, out, errs)
+		}
 	}
 	want := cacheDigests(t, rec.dir)
 	wantRes := resultsWithoutTimings(t, rec.results("art")) + resultsWithoutTimings(t, rec.results("ml"))

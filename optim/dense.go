@@ -67,9 +67,7 @@ func gemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []flo
 // m eps (|w_p . w_q| <= m eps ||w_p|| ||w_q||, the squared norms recomputed
 // at the start of every sweep and updated through its rotations; columns
 // zero to working precision are not rotated), and then s_j = ||w_j||,
-// u_j = w_j / s_j. A matrix whose largest entry is far from 1 (above 2^400
-// or below 2^-400) is first scaled by a power of two, which is exact, so
-// that no square overflows or underflows. It writes the left
+// u_j = w_j / s_j. It writes the left
 // singular vectors as the rows of ut (n x m: ut[j*m:(j+1)*m] = u_j), the
 // singular values in s (n, descending; ties keep their column order) and
 // the right singular vectors as the rows of vt (n x n: V^T). Columns with a
@@ -77,7 +75,7 @@ func gemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []flo
 // others (Gram-Schmidt on the standard basis, in order), so U has
 // orthonormal columns even for a rank-deficient a. a is not changed; ut,
 // s and vt must not overlap it. It returns false if a holds a NaN or an
-// infinity, or if 100 sweeps did not converge.
+// infinity or its squares overflow, or if 100 sweeps did not converge.
 //
 // Every operation is in a fixed order with every product rounded, so the
 // result is the same bits on every build (gonum's LAPACK is not; see
@@ -87,22 +85,10 @@ func SVD(ut, s, vt, a []float64, m, n int) bool {
 		panic("optim: SVD of a matrix with fewer rows than columns")
 	}
 	ut, s, vt, a = ut[:n*m], s[:n], vt[:n*n], a[:m*n]
-	var amax float64
-	for _, x := range a {
-		amax = max(amax, math.Abs(x)) // NaN propagates
-	}
-	if math.IsNaN(amax) || math.IsInf(amax, 0) {
-		return false
-	}
-	sh := 0 // the entries are scaled by 2^sh: exact
-	if amax > 0x1p400 || (amax > 0 && amax < 0x1p-400) {
-		_, e := math.Frexp(amax)
-		sh = -e
-	}
 	for j := 0; j < n; j++ {
 		w := ut[j*m : (j+1)*m]
 		for i := range w {
-			w[i] = math.Ldexp(a[i*n+j], sh)
+			w[i] = a[i*n+j]
 		}
 	}
 	setIdentity(vt, n)
@@ -116,8 +102,7 @@ func SVD(ut, s, vt, a []float64, m, n int) bool {
 	// orthogonal.
 	var fro float64
 	for _, x := range a {
-		y := math.Ldexp(x, sh)
-		fro += float64(y * y)
+		fro += float64(x * x)
 	}
 	if math.IsNaN(fro) || math.IsInf(fro, 0) {
 		return false
@@ -127,11 +112,7 @@ func SVD(ut, s, vt, a []float64, m, n int) bool {
 	for sweep := 0; sweep < 100 && !ok; sweep++ {
 		ok = true
 		for j := 0; j < n; j++ {
-			var ss float64
-			for _, x := range ut[j*m : (j+1)*m] {
-				ss += float64(x * x)
-			}
-			norms[j] = ss
+			norms[j] = sumSquares(ut[j*m : (j+1)*m])
 		}
 		for p := 0; p < n-1; p++ {
 			for q := p + 1; q < n; q++ {
@@ -147,20 +128,9 @@ func SVD(ut, s, vt, a []float64, m, n int) bool {
 						return false
 					}
 					ok = false
-					// Rotate so that w_p' . w_q' = 0 (Rutishauser's formulas);
-					// the squared norms change by -+ t gamma.
-					zeta := (beta - alpha) / (2 * gamma)
-					var t float64
-					if math.Abs(zeta) < 1e150 {
-						t = 1 / (math.Abs(zeta) + math.Sqrt(1+float64(zeta*zeta)))
-					} else {
-						t = 0.5 / math.Abs(zeta)
-					}
-					if zeta < 0 {
-						t = -t
-					}
-					c := 1 / math.Sqrt(1+float64(t*t))
-					sn := c * t
+					// Rotate so that w_p' . w_q' = 0; the squared norms
+					// change by -+ t gamma.
+					t, c, sn := jacobiRotation(alpha, beta, gamma)
 					rotPair(wp, wq, c, sn)
 					rotPair(vt[p*n:(p+1)*n], vt[q*n:(q+1)*n], c, sn)
 					tg := float64(t * gamma)
@@ -173,28 +143,9 @@ func SVD(ut, s, vt, a []float64, m, n int) bool {
 		return false
 	}
 	for j := 0; j < n; j++ {
-		w := ut[j*m : (j+1)*m]
-		var ss float64
-		for _, x := range w {
-			ss += float64(x * x)
-		}
-		s[j] = math.Sqrt(ss)
+		s[j] = math.Sqrt(sumSquares(ut[j*m : (j+1)*m]))
 	}
-	// Sort descending (selection sort: stable for ties by taking the first
-	// maximum), swapping the rows of ut and vt with the values.
-	for j := 0; j < n; j++ {
-		b := j
-		for k := j + 1; k < n; k++ {
-			if s[k] > s[b] {
-				b = k
-			}
-		}
-		if b != j {
-			s[j], s[b] = s[b], s[j]
-			swapRows(ut[j*m:(j+1)*m], ut[b*m:(b+1)*m])
-			swapRows(vt[j*n:(j+1)*n], vt[b*n:(b+1)*n])
-		}
-	}
+	sortSingular(ut, s, vt, m, n)
 	zero := 0.0
 	if n > 0 {
 		zero = float64(m) * eps * s[0]
@@ -211,12 +162,52 @@ func SVD(ut, s, vt, a []float64, m, n int) bool {
 		s[j] = max(s[j], 0)
 		completeBasis(ut, j, m)
 	}
-	if sh != 0 {
-		for j := range s {
-			s[j] = math.Ldexp(s[j], -sh)
+	return true
+}
+
+// sumSquares is the sum of the squares of w, in order, every product rounded.
+func sumSquares(w []float64) float64 {
+	var ss float64
+	for _, x := range w {
+		ss += float64(x * x)
+	}
+	return ss
+}
+
+// jacobiRotation gives the rotation (cosine c, sine sn, tangent t) that
+// makes two columns with squared norms alpha, beta and dot product gamma
+// orthogonal (Rutishauser's formulas).
+func jacobiRotation(alpha, beta, gamma float64) (t, c, sn float64) {
+	zeta := (beta - alpha) / (2 * gamma)
+	if math.Abs(zeta) < 1e150 {
+		t = 1 / (math.Abs(zeta) + math.Sqrt(1+float64(zeta*zeta)))
+	} else {
+		t = 0.5 / math.Abs(zeta)
+	}
+	if zeta < 0 {
+		t = -t
+	}
+	c = 1 / math.Sqrt(1+float64(t*t))
+	return t, c, c * t
+}
+
+// sortSingular sorts the singular values s descending (selection sort:
+// stable for ties by taking the first maximum), swapping the rows of ut
+// (n x m) and vt (n x n) with the values.
+func sortSingular(ut, s, vt []float64, m, n int) {
+	for j := 0; j < n; j++ {
+		b := j
+		for k := j + 1; k < n; k++ {
+			if s[k] > s[b] {
+				b = k
+			}
+		}
+		if b != j {
+			s[j], s[b] = s[b], s[j]
+			swapRows(ut[j*m:(j+1)*m], ut[b*m:(b+1)*m])
+			swapRows(vt[j*n:(j+1)*n], vt[b*n:(b+1)*n])
 		}
 	}
-	return true
 }
 
 // rotPair sets (x, y) <- (c x - s y, s x + c y), entry by entry.

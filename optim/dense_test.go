@@ -168,34 +168,23 @@ func TestCholesky(t *testing.T) {
 	}
 }
 
-// TestSVDScaled: matrices whose squares would overflow or underflow are
-// decomposed (scaled by a power of two inside), with the singular values of
-// the unscaled matrix; a NaN or an infinity gives false.
-func TestSVDScaled(t *testing.T) {
+// TestSVDNotFinite: SVD reports failure, not a decomposition, for a matrix
+// holding a NaN or an infinity or one whose squares overflow (what
+// Procrustes meets on a diverged iterate), and decomposes one just below.
+func TestSVDNotFinite(t *testing.T) {
 	rng := rand.New(rand.NewPCG(53, 1))
 	d := 5
 	a := randVec(rng, d*d, 1)
-	_, s0, _ := checkSVD(t, "unit", a, d, d)
-	for _, sc := range []float64{0x1p600, 0x1p-600, 1e300, 1e-310} {
-		b := make([]float64, len(a))
-		for i, x := range a {
-			b[i] = x * sc
-		}
-		ut, s, vt := make([]float64, d*d), make([]float64, d), make([]float64, d*d)
-		if !SVD(ut, s, vt, b, d, d) {
-			t.Fatalf("scale %g: SVD failed", sc)
-		}
-		for k := range s {
-			if relErr(s[k], s0[k]*sc) > 1e-13 && sc > 1e-300 {
-				t.Errorf("scale %g: sigma_%d = %v, want %v", sc, k, s[k], s0[k]*sc)
-			}
-		}
-	}
-	for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+	for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), 1e200} {
 		b := slices.Clone(a)
 		b[7] = bad
 		if SVD(make([]float64, d*d), make([]float64, d), make([]float64, d*d), b, d, d) {
 			t.Errorf("SVD of a matrix holding %v succeeded", bad)
 		}
 	}
+	b := slices.Clone(a)
+	for i := range b {
+		b[i] *= 1e100
+	}
+	checkSVD(t, "scaled by 1e100", b, d, d)
 }

@@ -12,10 +12,12 @@ package dwe
 // models/dwe.WordAging). 5: the step file records each bin's first and last
 // year with data; the aging table names a step by those years. 12: same bits
 // on every build (issue 17). 13: JSON Lines corpora, csv and jsonl times may be
-// dates (the year is kept), zstd inputs. train 15: optim.SVD tracks the
-// squared column norms through a sweep's rotations (other bits at d > 2:
-// Procrustes, the wall flips, the gauge gap; 14 was used on the bits branch
-// before issue 18).
+// dates (the year is kept), zstd inputs. Train 14: a threshold never
+// reached (steps_to_gap_1pct) is runs.Never (+Inf), not NaN. Report 14:
+// captions (figures.CaptionsFile) for every figure. Report 15: a figure
+// is at least as wide as its title (figures.Curves). Train 15 (issue 17):
+// optim.SVD tracks the squared column norms through a sweep's rotations
+// (other bits at d > 2: Procrustes, the wall flips, the gauge gap).
 const (
 	IngestVersion   = "13" // ingest-corpus
 	BinVersion      = "13" // bin-corpus
@@ -23,5 +25,5 @@ const (
 	CountVersion    = "13" // count
 	TrainVersion    = "15" // train-dwe
 	EvaluateVersion = "13" // evaluate-dwe
-	ReportVersion   = "13" // report-dwe (its Draw)
+	ReportVersion   = "15" // report-dwe (its Draw)
 )

@@ -11,19 +11,33 @@ package movielens
 // 19: same bits on every build (issue 17). 20: the ingest stage reads any table
 // layout (TableSettings), keeps the last of duplicate (user, item, time) rows and
 // writes ratings.ids.parquet and ingest.json beside ratings.parquet (a MovieLens
-// release ingests to the same ratings.parquet); export_embeddings. train and
-// evaluate 22: optim.SVD tracks the squared column norms through a sweep's
-// rotations (other bits at d > 2: Procrustes, the wall flips, the gauge gap,
-// the planted distance; 21 was used on the bits branch before issue 18).
+// release ingests to the same ratings.parquet); export_embeddings.
+//
+// 21 (issue 20, the model seam): binarize and bin keep the rating beside x
+// (bin also reads explicit ratings, x = 0), split copies it; train (renamed
+// train-movielens) builds the likelihood's model and lists its parameter
+// arrays in model.json; evaluate (renamed evaluate-movielens) reports the
+// model's own metrics (gaussian: RMSE, MAE, the global mean's and the
+// bias-only predictor's); the report draws the validation RMSE.
+//
+// Issue 21 (researcher, made beside the seam's 21): a threshold never
+// reached (steps_to_gap_1pct) is runs.Never (+Inf), not NaN (train; 22
+// with the seam's); captions (figures.CaptionsFile) for every figure, and a
+// figure at least as wide as its title (report; 23 with the seam's).
+//
+// Train and evaluate 24 (issue 17): optim.SVD tracks the squared column
+// norms through a sweep's rotations (other bits at d > 2: Procrustes, the
+// wall flips, the gauge gap, the planted distance); 23 is skipped, the
+// seam branch's pipeline-wide version of train-movielens before issue 18.
 const (
 	GenerateVersion   = "20" // generate-planted
 	IngestVersion     = "20" // ingest-movielens
-	BinarizeVersion   = "20" // binarize
-	BinVersion        = "20" // bin
-	SplitVersion      = "20" // split
+	BinarizeVersion   = "21" // binarize
+	BinVersion        = "21" // bin (and bin-explicit)
+	SplitVersion      = "21" // split (and split-explicit)
 	ActivityVersion   = "20" // activity
-	TrainVersion      = "22" // train-logistic-mf
-	EvaluateVersion   = "22" // evaluate-logistic-mf
+	TrainVersion      = "24" // train-movielens
+	EvaluateVersion   = "24" // evaluate-movielens
 	EmbeddingsVersion = "20" // export-embeddings
-	ReportVersion     = "20" // report-movielens (its Draw)
+	ReportVersion     = "23" // report-movielens (its Draw)
 )

@@ -32,6 +32,7 @@ var slurmFlags struct {
 	detach       bool
 	poll         time.Duration
 	memScale     float64
+	timeScale    float64
 }
 
 // registerSlurmFlags adds run's executor flags.
@@ -48,6 +49,7 @@ func registerSlurmFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&slurmFlags.collectJob, "slurm-collect-job", false, "also submit a dependent job that runs 'runner collect' on a compute node when the trials end: only when the database is on the shared filesystem and no other host writes it then (SQLite's WAL works on one host)")
 	fs.BoolVar(&slurmFlags.detach, "detach", false, "submit and return at once (results then wait in the run's directory for 'runner collect', 'runner status --watch' or the collect job); by default the submit waits, shows progress and collects results here as they arrive")
 	fs.Float64Var(&slurmFlags.memScale, "slurm-mem-retry-scale", 0, "on a resubmission, multiply the memory by this when a trial's task was killed for memory in the previous one (sacct OUT_OF_MEMORY); 0: never")
+	fs.Float64Var(&slurmFlags.timeScale, "slurm-time-retry-scale", 0, "on a resubmission, multiply the time limit by this when a trial's task reached it in the previous one (sacct TIMEOUT); 0: never")
 	fs.DurationVar(&slurmFlags.poll, "slurm-poll", 10*time.Second, "how often a waiting submit collects results and asks squeue")
 }
 
@@ -58,7 +60,8 @@ func slurmOptions(g *globalOptions, e *stages.Experiment, retryFailed bool) (slu
 	o := slurmexec.Options{DB: g.db, WorkDir: g.workdir, DataDir: g.dataDir, Reports: g.reports, ConfigPath: g.config,
 		Sets: g.sets, Jobs: g.jobs, Partition: sc.Partition, Account: sc.Account, Time: sc.Time, MaxParallel: sc.MaxParallel,
 		CPUs: sc.CPUs, MemMB: sc.MemMB, NoCollectJob: !slurmFlags.collectJob || slurmFlags.noCollectJob, RetryFailed: retryFailed, Log: g.log,
-		CheckpointArgs: checkpointArgs(g.checkpointPolicy()), MemRetryScale: slurmFlags.memScale}
+		CheckpointArgs: checkpointArgs(g.checkpointPolicy()), MemRetryScale: slurmFlags.memScale,
+		TimeRetryScale: slurmFlags.timeScale}
 	extra, extraFrom := sc.Extra, fmt.Sprintf("%s: experiments.%s.slurm.extra", g.config, e.Name)
 	if slurmFlags.partition != "" {
 		o.Partition = slurmFlags.partition

@@ -45,6 +45,10 @@ type Options struct {
 	// the previous submission by it (Snakemake's and Nextflow's retry
 	// with more resources); 0 or 1: the memory the options say.
 	MemRetryScale float64
+	// TimeRetryScale, when > 1, multiplies the time limit of a
+	// resubmission whose trials' tasks reached theirs (sacct TIMEOUT) in
+	// the previous submission by it; 0 or 1: the time the options say.
+	TimeRetryScale float64
 
 	// Note, Tags and Env are recorded with a new run, as the local executor
 	// records them (--note, --tag).
@@ -74,6 +78,8 @@ func (o *Options) Check() error {
 		return fmt.Errorf("slurm cpus %d: want >= 0", o.CPUs)
 	case o.MemRetryScale < 0 || math.IsNaN(o.MemRetryScale) || math.IsInf(o.MemRetryScale, 0):
 		return fmt.Errorf("--slurm-mem-retry-scale %v: want >= 0", o.MemRetryScale)
+	case o.TimeRetryScale < 0 || math.IsNaN(o.TimeRetryScale) || math.IsInf(o.TimeRetryScale, 0):
+		return fmt.Errorf("--slurm-time-retry-scale %v: want >= 0", o.TimeRetryScale)
 	case o.MemMB < 0:
 		return fmt.Errorf("slurm memory %d MiB: want >= 0", o.MemMB)
 	case o.WorkDir == "":

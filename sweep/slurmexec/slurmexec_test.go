@@ -706,3 +706,58 @@ func TestMemoryScaledAfterOOM(t *testing.T) {
 		t.Fatalf("resubmission after a node failure: %+v, %v", s3, err)
 	}
 }
+
+// TestTimeScaledAfterTimeout: with TimeRetryScale, a resubmission of
+// trials whose tasks sacct says reached their time limit asks for the
+// previous limit times the scale (rounded up to a minute), after the
+// further arguments so that it wins; a task lost otherwise gets the
+// options' time again.
+func TestTimeScaledAfterTimeout(t *testing.T) {
+	fake := fakeSlurm(t)
+	f := newFixture(t)
+	ctx := context.Background()
+	st := openStore(t, f.opts.DB)
+	f.opts.Time, f.opts.TimeRetryScale = "1:00:00", 1.5
+	f.opts.Extra = []string{"--time=50"} // the further arguments win over Time
+	s, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err != nil || s.Time != "50" {
+		t.Fatalf("first submission: %+v, %v", s, err)
+	}
+	runTasks(t, s, 1)
+	if c, err := Collect(ctx, st, s.RunID, f.opts); err != nil || !c.MarkedInterrupted {
+		t.Fatalf("collect: %+v, %v", c, err)
+	}
+	os.WriteFile(filepath.Join(fake, "sacct.out"), []byte("100_1|TIMEOUT\n100_0|COMPLETED\n"), 0o644)
+	s2, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err != nil || s2.Array != "1" || s2.Time != "01:15:00" {
+		t.Fatalf("resubmission after a timeout: %+v, %v", s2, err)
+	}
+	a, _ := os.ReadFile(filepath.Join(fake, fmt.Sprintf("sbatch.%s.args", s2.ArrayJob)))
+	if args := strings.Split(strings.TrimSpace(string(a)), "\n"); args[len(args)-1] != "--time=01:15:00" {
+		t.Errorf("resubmitted with:\n%s", a)
+	}
+	if c, err := Collect(ctx, st, s.RunID, f.opts); err != nil || !c.MarkedInterrupted {
+		t.Fatalf("collect: %+v, %v", c, err)
+	}
+	os.WriteFile(filepath.Join(fake, "sacct.out"), []byte(s2.ArrayJob+"_1|PREEMPTED\n"), 0o644)
+	s3, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err != nil || s3.Time != "50" {
+		t.Fatalf("resubmission after a preemption: %+v, %v", s3, err)
+	}
+}
+
+func TestParseTime(t *testing.T) {
+	for in, want := range map[string]int64{"50": 3000, "5:30": 330, "1:00:00": 3600, "2-00:00:00": 172800, "1-2": 93600, "1-02:03": 93780} {
+		if got, err := ParseTime(in); err != nil || got != want {
+			t.Errorf("ParseTime(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "2h", "1:2:3:4", "-5"} {
+		if _, err := ParseTime(in); err == nil {
+			t.Errorf("ParseTime(%q): no error", in)
+		}
+	}
+	if FormatTime(4500) != "01:15:00" || FormatTime(93780) != "1-02:03:00" {
+		t.Errorf("FormatTime: %s %s", FormatTime(4500), FormatTime(93780))
+	}
+}

@@ -42,6 +42,7 @@ type Submission struct {
 	Submitted  []int  // task indices submitted
 	CPUs       int    // per task
 	MemMB      int    // per task
+	Time       string // time limit per task ("" leaves it to the partition)
 	Collected  *batch.Collected
 	Finished   *Finished // nothing was left to run: the run was ended
 }
@@ -326,9 +327,22 @@ func submitTasks(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Mani
 	if _, _, mem, ok := extraResources(o.Extra); ok {
 		out.MemMB = mem
 	}
-	if mem := scaledMem(ctx, st, d, m.RunID, todo, out.Attempt, o); mem > out.MemMB {
-		o.log().Warn("more memory: the previous submission's tasks ran out of it", "run", m.RunID, "mem_mb", mem, "was", out.MemMB)
-		out.MemMB = mem
+	out.Time = extraTime(o.Extra, o.Time)
+	extra := slices.Clone(o.Extra)
+	if o.MemRetryScale > 1 || o.TimeRetryScale > 1 {
+		lost := lostAs(ctx, st, m.RunID, todo, out.Attempt, o)
+		// A scaled request goes last, after the further arguments: the
+		// last of two same flags wins in sbatch.
+		if mem := scaledMem(d, out.Attempt, lost, o); mem > out.MemMB {
+			o.log().Warn("more memory: the previous submission's tasks ran out of it", "run", m.RunID, "mem_mb", mem, "was", out.MemMB)
+			out.MemMB = mem
+			extra = append(extra, fmt.Sprintf("--mem=%dM", mem))
+		}
+		if t := scaledTime(d, out.Attempt, lost, o); t != "" {
+			o.log().Warn("more time: the previous submission's tasks reached their limit", "run", m.RunID, "time", t, "was", out.Time)
+			out.Time = t
+			extra = append(extra, "--time="+t)
+		}
 	}
 	if err := os.MkdirAll(d.Logs(), 0o755); err != nil {
 		return err
@@ -362,7 +376,7 @@ func submitTasks(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Mani
 		m.Experiment, m.RunID, out.Attempt, runner, common, ck, out.Attempt)
 	job := &slurm.Job{Name: name, Array: out.Array, Partition: o.Partition, Account: o.Account, Time: o.Time,
 		CPUsPerTask: out.CPUs, MemMB: out.MemMB, Output: filepath.Join(d.Logs(), "%A_%a.out"), OpenMode: "append", Signal: "B:TERM@120",
-		Chdir: m.WorkDir, Extra: o.Extra, Script: script}
+		Chdir: m.WorkDir, Extra: extra, Script: script}
 	// The intent first: a runner killed between sbatch and recording the
 	// job leaves it, and the next submission adopts the job (adopt).
 	if err := batch.WriteIntent(d, &batch.Intent{Attempt: out.Attempt, Name: name, Array: out.Array, Created: time.Now().UTC()}); err != nil {
@@ -473,48 +487,87 @@ func adopt(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest, 
 	return adopted, batch.RemoveIntent(d)
 }
 
-// sbatchMem reads the memory a submission asked for from the copy of its
-// batch script (its #SBATCH --mem lines; the last wins, as in sbatch).
-var sbatchMem = regexp.MustCompile(`(?m)^#SBATCH --mem=(\S+)$`)
+// sbatchMem and sbatchTime read the memory and time limit a submission
+// asked for from the copy of its batch script (its #SBATCH lines; the last
+// wins, as in sbatch).
+var (
+	sbatchMem  = regexp.MustCompile(`(?m)^#SBATCH --mem=(\S+)$`)
+	sbatchTime = regexp.MustCompile(`(?m)^#SBATCH (?:--time=|-t=?)(\S+)$`)
+)
 
-// scaledMem is the memory of a resubmission when Options.MemRetryScale is
-// set and a trial to submit was killed for memory (sacct OUT_OF_MEMORY) in
-// the previous submission: that submission's memory times the scale; 0
-// otherwise (or when sacct or the script copy cannot tell).
-func scaledMem(ctx context.Context, st *runs.Store, d batch.Dir, runID int64, todo []int, attempt int, o Options) int {
-	if o.MemRetryScale <= 1 || attempt < 2 {
-		return 0
-	}
-	b, err := os.ReadFile(d.Script(attempt - 1))
-	if err != nil {
-		return 0
-	}
-	ms := sbatchMem.FindAllSubmatch(b, -1)
-	if len(ms) == 0 {
-		return 0
-	}
-	prev, err := ParseMem(string(ms[len(ms)-1][1]))
-	if err != nil {
-		return 0
+// lostAs returns the sacct states (OUT_OF_MEMORY, TIMEOUT, ...) in which
+// the tasks of the trials todo ended in the previous submission (attempt
+// - 1); nil when there is none or sacct cannot tell.
+func lostAs(ctx context.Context, st *runs.Store, runID int64, todo []int, attempt int, o Options) map[string]bool {
+	if attempt < 2 {
+		return nil
 	}
 	jobs, err := st.SlurmJobs(ctx, runID)
 	if err != nil {
-		return 0
+		return nil
 	}
+	why := map[string]bool{}
 	for _, j := range jobs {
 		if j.Role != runs.RoleTrials || j.Attempt != attempt-1 {
 			continue
 		}
 		states, err := o.client().Accounting(ctx, j.JobID)
 		if err != nil {
-			o.log().Info("cannot tell whether tasks ran out of memory", "job", j.JobID, "err", err)
-			return 0
+			o.log().Info("cannot tell how the previous submission's tasks ended", "job", j.JobID, "err", err)
+			return nil
 		}
 		for _, i := range todo {
-			if states[i] == "OUT_OF_MEMORY" {
-				return int(math.Ceil(float64(prev) * o.MemRetryScale))
+			if s, ok := states[i]; ok {
+				why[s] = true
 			}
 		}
 	}
-	return 0
+	return why
+}
+
+// lastSbatch is the last value re finds in the copy of a submission's
+// batch script; "" when there is none.
+func lastSbatch(d batch.Dir, attempt int, re *regexp.Regexp) string {
+	b, err := os.ReadFile(d.Script(attempt))
+	if err != nil {
+		return ""
+	}
+	ms := re.FindAllSubmatch(b, -1)
+	if len(ms) == 0 {
+		return ""
+	}
+	return string(ms[len(ms)-1][1])
+}
+
+// scaledMem is the memory of a resubmission when Options.MemRetryScale is
+// set and a trial to submit was killed for memory (sacct OUT_OF_MEMORY) in
+// the previous submission: that submission's memory times the scale; 0
+// otherwise (or when sacct or the script copy cannot tell).
+func scaledMem(d batch.Dir, attempt int, lost map[string]bool, o Options) int {
+	if o.MemRetryScale <= 1 || !lost["OUT_OF_MEMORY"] {
+		return 0
+	}
+	prev, err := ParseMem(lastSbatch(d, attempt-1, sbatchMem))
+	if err != nil || prev == 0 {
+		return 0
+	}
+	return int(math.Ceil(float64(prev) * o.MemRetryScale))
+}
+
+// scaledTime is the time limit of a resubmission when
+// Options.TimeRetryScale is set and a trial to submit reached its limit
+// (sacct TIMEOUT) in the previous submission: that submission's limit
+// times the scale, rounded up to a minute (Slurm's unit); "" otherwise (or
+// when sacct cannot tell, or that submission left the limit to the
+// partition's default).
+func scaledTime(d batch.Dir, attempt int, lost map[string]bool, o Options) string {
+	if o.TimeRetryScale <= 1 || !lost["TIMEOUT"] {
+		return ""
+	}
+	prev, err := ParseTime(lastSbatch(d, attempt-1, sbatchTime))
+	if err != nil || prev == 0 {
+		return ""
+	}
+	t := int64(math.Ceil(float64(prev)*o.TimeRetryScale/60)) * 60
+	return FormatTime(t)
 }

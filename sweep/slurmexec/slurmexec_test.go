@@ -64,6 +64,11 @@ func fakeSlurm(t *testing.T) string {
 	}
 	write("sbatch", `#!/bin/sh
 d='`+dir+`'
+if [ "$1" = --test-only ]; then
+  printf '%s\n' "$@" >> "$d/testonly.args"; cat > /dev/null
+  if [ -f "$d/refuse" ]; then cat "$d/refuse" >&2; exit 1; fi
+  echo "sbatch: Job 1 to start at 2026-01-01T00:00:00 using 1 processors on nodes n1 in partition debug" >&2; exit 0
+fi
 n=$(cat "$d/n" 2>/dev/null || echo 100); echo $((n+1)) > "$d/n"
 printf '%s\n' "$@" > "$d/sbatch.$n.args"; cat > "$d/sbatch.$n.script"
 echo $n
@@ -606,8 +611,8 @@ func TestParseMem(t *testing.T) {
 	}
 }
 
-// TestFailedSbatchFailsTheRun: an sbatch that refuses the array leaves no
-// "running" run (before, the run stayed running with nothing queued); the
+// TestFailedSbatchFailsTheRun: an sbatch that refuses the array (after
+// --test-only accepted it) leaves no "running" run (before, the run stayed running with nothing queued); the
 // same command resubmits once sbatch works.
 func TestFailedSbatchFailsTheRun(t *testing.T) {
 	fake := fakeSlurm(t)
@@ -616,7 +621,9 @@ func TestFailedSbatchFailsTheRun(t *testing.T) {
 	st := openStore(t, f.opts.DB)
 	sbatch := filepath.Join(fake, "bin", "sbatch")
 	good, _ := os.ReadFile(sbatch)
-	os.WriteFile(sbatch, []byte("#!/bin/sh\necho 'sbatch: error: Batch job submission failed: Invalid account or account/partition combination specified' >&2\nexit 1\n"), 0o755)
+	// --test-only passes; the submission itself fails (a limit reached
+	// in between, a refusal the test cannot foresee).
+	os.WriteFile(sbatch, []byte("#!/bin/sh\n[ \"$1\" = --test-only ] && exit 0\necho 'sbatch: error: Batch job submission failed: Invalid account or account/partition combination specified' >&2\nexit 1\n"), 0o755)
 	_, err := Submit(ctx, st, f.experiment(), f.opts)
 	if err == nil || !strings.Contains(err.Error(), "Invalid account") || !strings.Contains(err.Error(), "marked failed") {
 		t.Fatalf("submission with a failing sbatch: %v", err)
@@ -759,5 +766,54 @@ func TestParseTime(t *testing.T) {
 	}
 	if FormatTime(4500) != "01:15:00" || FormatTime(93780) != "1-02:03:00" {
 		t.Errorf("FormatTime: %s %s", FormatTime(4500), FormatTime(93780))
+	}
+}
+
+// TestRefusedRequestRecordsNoRun: a request sbatch --test-only refuses (a
+// time limit over the partition's) ends the submission with sbatch's
+// message before anything is recorded: no run (running or other), no
+// shared stage run, nothing queued; once the request is fixed the same
+// command submits. A resumed run refused so is left as it was.
+func TestRefusedRequestRecordsNoRun(t *testing.T) {
+	fake := fakeSlurm(t)
+	f := newFixture(t)
+	ctx := context.Background()
+	st := openStore(t, f.opts.DB)
+	const msg = "sbatch: error: Batch job submission failed: Requested time limit is invalid (missing or exceeds some limit)"
+	os.WriteFile(filepath.Join(fake, "refuse"), []byte(msg+"\n"), 0o644)
+	f.opts.Time = "30-00:00:00"
+	_, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err == nil || !strings.Contains(err.Error(), "Requested time limit is invalid") || !strings.Contains(err.Error(), "no run recorded") {
+		t.Fatalf("refused request: %v", err)
+	}
+	if rs, _ := st.Runs(ctx, ""); len(rs) != 0 {
+		t.Errorf("runs after a refused request: %+v", rs)
+	}
+	if m, _ := filepath.Glob(filepath.Join(fake, "sbatch.*.args")); len(m) != 0 {
+		t.Errorf("submitted: %v", m)
+	}
+	if _, err := os.Stat(filepath.Join(f.opts.WorkDir, "batch")); err == nil {
+		t.Errorf("a run directory was written")
+	}
+	a, _ := os.ReadFile(filepath.Join(fake, "testonly.args"))
+	if !strings.Contains(string(a), "--time=30-00:00:00") || !strings.Contains(string(a), "--array=0-3%2") {
+		t.Errorf("test-only request:\n%s", a)
+	}
+	os.Remove(filepath.Join(fake, "refuse"))
+	f.opts.Time = "1:00:00"
+	s, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err != nil || s.Resumed || s.ArrayJob != "100" {
+		t.Fatalf("submission once the request is fixed: %+v, %v", s, err)
+	}
+	// A resumed run whose new request is refused stays as it was.
+	if c, err := Collect(ctx, st, s.RunID, f.opts); err != nil || !c.MarkedInterrupted {
+		t.Fatalf("collect: %+v, %v", c, err)
+	}
+	os.WriteFile(filepath.Join(fake, "refuse"), []byte(msg+"\n"), 0o644)
+	if _, err := Submit(ctx, st, f.experiment(), f.opts); err == nil || !strings.Contains(err.Error(), "left as it was") {
+		t.Fatalf("refused resubmission: %v", err)
+	}
+	if ri, _ := st.Run(ctx, s.RunID); ri.Status != runs.StatusInterrupted {
+		t.Errorf("run %s after a refused resubmission, want interrupted", ri.Status)
 	}
 }

@@ -299,6 +299,60 @@ func refuseQueued(ctx context.Context, st *runs.Store, runID int64, o Options) e
 	return nil
 }
 
+// trialsJob is the request of a submission's array job: the options'
+// partition, account and time, cpus and memory per task, the warning
+// signal before a time limit, and the further arguments extra (last: they
+// win).
+func trialsJob(o Options, name, array string, cpus, memMB int, extra []string, script string) *slurm.Job {
+	return &slurm.Job{Name: name, Array: array, Partition: o.Partition, Account: o.Account, Time: o.Time,
+		CPUsPerTask: cpus, MemMB: memMB, OpenMode: "append", Signal: "B:TERM@120", Extra: extra, Script: script}
+}
+
+// Check implements sweep.Checker: before the run is created or resumed,
+// sbatch --test-only is asked whether it would accept the trials' array
+// job (partition, account, time limit, QOS and the further arguments, the
+// array's size, cpus and memory: the options', or the manifest's of a
+// resumed run, or the smallest derived request for a new one, whose
+// derived resources are only known once the shared stages ran). A refusal
+// ends the submission with sbatch's message and no run recorded.
+func (x *Executor) Check(ctx context.Context, job *sweep.Job) error {
+	o := x.o
+	n := len(job.Trials)
+	if n == 0 {
+		return nil
+	}
+	cpus, mem := derive(0)
+	if job.RunID != 0 {
+		if m, err := batch.ReadManifest(batch.RunDir(o.WorkDir, job.Experiment.Name, job.RunID)); err == nil {
+			for _, tr := range m.Trials {
+				cpus, mem = max(cpus, tr.CPUs), max(mem, tr.MemMB)
+			}
+		}
+	}
+	if o.CPUs > 0 {
+		cpus = o.CPUs
+	}
+	if o.MemMB > 0 {
+		mem = o.MemMB
+	}
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	limit := o.MaxParallel
+	if limit >= n {
+		limit = 0
+	}
+	j := trialsJob(o, "gs-"+job.Experiment.Name+"-check", slurm.ArraySpec(idx, limit), cpus, mem, o.Extra, "#!/bin/sh\ntrue\n")
+	if err := o.client().TestSubmit(ctx, j); err != nil {
+		if job.RunID != 0 {
+			return fmt.Errorf("sbatch --test-only refuses the trials of run %d (nothing submitted; the run is left as it was): %w", job.RunID, err)
+		}
+		return fmt.Errorf("sbatch --test-only refuses the trials of %s (nothing submitted, no run recorded): %w", job.Experiment.Name, err)
+	}
+	return nil
+}
+
 // quote quotes s for a POSIX shell.
 func quote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
@@ -374,9 +428,8 @@ func submitTasks(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Mani
 	}
 	script := fmt.Sprintf("#!/bin/sh\n# goldstone %s run %d, submission %d: one trial per array task\nexec %s worker %s%s --attempt %d --index \"$SLURM_ARRAY_TASK_ID\"\n",
 		m.Experiment, m.RunID, out.Attempt, runner, common, ck, out.Attempt)
-	job := &slurm.Job{Name: name, Array: out.Array, Partition: o.Partition, Account: o.Account, Time: o.Time,
-		CPUsPerTask: out.CPUs, MemMB: out.MemMB, Output: filepath.Join(d.Logs(), "%A_%a.out"), OpenMode: "append", Signal: "B:TERM@120",
-		Chdir: m.WorkDir, Extra: extra, Script: script}
+	job := trialsJob(o, name, out.Array, out.CPUs, out.MemMB, extra, script)
+	job.Output, job.Chdir = filepath.Join(d.Logs(), "%A_%a.out"), m.WorkDir
 	// The intent first: a runner killed between sbatch and recording the
 	// job leaves it, and the next submission adopts the job (adopt).
 	if err := batch.WriteIntent(d, &batch.Intent{Attempt: out.Attempt, Name: name, Array: out.Array, Created: time.Now().UTC()}); err != nil {

@@ -41,7 +41,7 @@ func registerSlurmFlags(fs *flag.FlagSet) {
 	fs.StringVar(&slurmFlags.partition, "slurm-partition", "", "Slurm partition (sbatch --partition)")
 	fs.StringVar(&slurmFlags.account, "slurm-account", "", "Slurm account (sbatch --account)")
 	fs.StringVar(&slurmFlags.time, "slurm-time", "", "time limit per trial, HH:MM:SS or D-HH:MM:SS (sbatch --time)")
-	fs.IntVar(&slurmFlags.maxParallel, "slurm-max-parallel", -1, "trials running at once on the cluster (--array=...%K); 0: no limit; -1: the experiment's slurm.max_parallel, else no limit")
+	fs.IntVar(&slurmFlags.maxParallel, "slurm-max-parallel", -1, fmt.Sprintf("trials running at once on the cluster (--array=...%%K); 0: no limit; -1: the experiment's slurm.max_parallel, else %d", slurmexec.DefaultMaxParallel))
 	fs.StringVar(&slurmFlags.extra, "slurm-extra", "", "further sbatch arguments, added after the experiment's slurm.extra, e.g. '--qos=long --constraint=avx2' (not given to the collect job)")
 	fs.IntVar(&slurmFlags.cpus, "slurm-cpus", 0, "cpus per trial (sbatch --cpus-per-task); 0: the experiment's slurm.cpus, else derived from the input size; resolved at each submission")
 	fs.StringVar(&slurmFlags.mem, "slurm-mem", "", "memory per trial, MiB or with K/M/G/T (sbatch --mem, e.g. 8G); default: the experiment's slurm.mem_mb, else derived from the input size; resolved at each submission")
@@ -58,7 +58,7 @@ func registerSlurmFlags(fs *flag.FlagSet) {
 func slurmOptions(g *globalOptions, e *stages.Experiment, retryFailed bool) (slurmexec.Options, error) {
 	sc := e.Slurm
 	o := slurmexec.Options{DB: g.db, WorkDir: g.workdir, DataDir: g.dataDir, Reports: g.reports, ConfigPath: g.config,
-		Sets: g.sets, Jobs: g.jobs, Partition: sc.Partition, Account: sc.Account, Time: sc.Time, MaxParallel: sc.MaxParallel,
+		Sets: g.sets, Jobs: g.jobs, Partition: sc.Partition, Account: sc.Account, Time: sc.Time, MaxParallel: slurmexec.DefaultMaxParallel,
 		CPUs: sc.CPUs, MemMB: sc.MemMB, NoCollectJob: !slurmFlags.collectJob || slurmFlags.noCollectJob, RetryFailed: retryFailed, Log: g.log,
 		CheckpointArgs: checkpointArgs(g.checkpointPolicy()), MemRetryScale: slurmFlags.memScale,
 		TimeRetryScale: slurmFlags.timeScale}
@@ -71,6 +71,9 @@ func slurmOptions(g *globalOptions, e *stages.Experiment, retryFailed bool) (slu
 	}
 	if slurmFlags.time != "" {
 		o.Time = slurmFlags.time
+	}
+	if sc.MaxParallel != nil {
+		o.MaxParallel = *sc.MaxParallel
 	}
 	if slurmFlags.maxParallel >= 0 {
 		o.MaxParallel = slurmFlags.maxParallel

@@ -28,7 +28,7 @@ type Options struct {
 	Partition   string   // --slurm-partition
 	Account     string   // --slurm-account
 	Time        string   // --slurm-time, per task, HH:MM:SS or D-HH:MM:SS
-	MaxParallel int      // --slurm-max-parallel: tasks at once (%K); 0: no limit
+	MaxParallel int      // --slurm-max-parallel: tasks at once (%K); 0: no limit (the runner's default is DefaultMaxParallel)
 	Extra       []string // --slurm-extra: further sbatch arguments
 	CPUs        int      // cpus per task; 0: derived from the trial's input size
 	MemMB       int      // memory per task in MiB; 0: derived from the trial's input size
@@ -64,6 +64,13 @@ type Options struct {
 	Client *slurm.Client // nil: the commands on PATH
 	Log    *slog.Logger  // nil: discard
 }
+
+// DefaultMaxParallel is the array throttle (--array=...%K) the runner asks
+// for when neither --slurm-max-parallel nor the experiment's
+// slurm.max_parallel says: a sweep of hundreds of trials does not take a
+// shared partition over at once (Nextflow's Slurm executor queues 100
+// jobs at most by default, executor.queueSize).
+const DefaultMaxParallel = 100
 
 var timeRE = regexp.MustCompile(`^(\d+-)?\d+(:\d\d){0,2}$`)
 

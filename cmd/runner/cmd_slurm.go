@@ -148,8 +148,17 @@ func runSlurm(ctx context.Context, g *globalOptions, e *stages.Experiment, st *r
 	if s.Resumed {
 		verb = fmt.Sprintf("resumed (%d done, %d failed, %d without a result)", s.Collected.Done, s.Collected.Failed, len(s.Collected.Pending))
 	}
-	fmt.Fprintf(w, "%s: run %d %s: %d of %d trials as Slurm job %s (array %s, %d cpu, %d MiB per task)\n",
-		e.Name, s.RunID, verb, len(s.Submitted), s.Trials, s.ArrayJob, s.Array, s.CPUs, s.MemMB)
+	jobs := fmt.Sprintf("job %s (array %s", s.ArrayJob, s.Array)
+	if len(s.ArrayJobs) > 1 {
+		// Split: larger than the cluster's MaxArraySize.
+		var parts []string
+		for i, id := range s.ArrayJobs {
+			parts = append(parts, id+" "+s.Arrays[i])
+		}
+		jobs = fmt.Sprintf("%d jobs (%s: trial = offset+array index", len(parts), strings.Join(parts, ", "))
+	}
+	fmt.Fprintf(w, "%s: run %d %s: %d of %d trials as Slurm %s, %d cpu, %d MiB per task)\n",
+		e.Name, s.RunID, verb, len(s.Submitted), s.Trials, jobs, s.CPUs, s.MemMB)
 	if !slurmFlags.detach {
 		fmt.Fprintf(w, "waiting for them (Ctrl-C stops waiting, not the trials); logs: %s\n", s.Dir.Logs())
 		return waitSlurm(ctx, g, st, s.RunID, o)
@@ -217,7 +226,7 @@ func progressLine(s *slurmexec.RunStatus) string {
 		var steps []string
 		for _, t := range s.Trials {
 			if t.State == batch.Running {
-				if st := slurmexec.TaskStep(s.Dir, s.QueueJob, t.Index); st != "" {
+				if st := slurmexec.TaskStep(s.Dir, s.Task(t.Index)); st != "" {
 					steps = append(steps, fmt.Sprintf("%d: %s", t.Index, st))
 				}
 			}

@@ -52,6 +52,10 @@ echo $n
 printf '%s\n' "$@" >> '`+dir+`/squeue.calls'
 cat '`+dir+`/squeue.out' 2>/dev/null; true
 `)
+	write("scontrol", `#!/bin/sh
+printf '%s\n' "$@" >> '`+dir+`/scontrol.calls'
+if [ -f '`+dir+`/scontrol.out' ]; then cat '`+dir+`/scontrol.out'; else echo 'MaxArraySize            = 1001'; fi
+`)
 	write("scancel", `#!/bin/sh
 printf '%s\n' "$@" >> '`+dir+`/scancel.calls'
 `)

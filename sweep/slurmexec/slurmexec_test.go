@@ -77,6 +77,10 @@ echo $n
 echo call >> '`+dir+`/squeue.calls'
 cat '`+dir+`/squeue.out' 2>/dev/null; true
 `)
+	write("scontrol", `#!/bin/sh
+printf '%s\n' "$@" >> '`+dir+`/scontrol.calls'
+if [ -f '`+dir+`/scontrol.out' ]; then cat '`+dir+`/scontrol.out'; else echo 'MaxArraySize            = 1001'; fi
+`)
 	write("sacct", `#!/bin/sh
 printf '%s\n' "$@" > '`+dir+`/sacct.args'
 if [ -f '`+dir+`/sacct.out' ]; then cat '`+dir+`/sacct.out'; else echo 'sacct: error: Slurm accounting storage is disabled' >&2; exit 1; fi
@@ -815,5 +819,88 @@ func TestRefusedRequestRecordsNoRun(t *testing.T) {
 	}
 	if ri, _ := st.Run(ctx, s.RunID); ri.Status != runs.StatusInterrupted {
 		t.Errorf("run %s after a refused resubmission, want interrupted", ri.Status)
+	}
+}
+
+// TestLargeSweepSplitIntoArrays: a sweep larger than the cluster's
+// MaxArraySize (scontrol show config) is submitted as several arrays
+// whose task indices stay below it (each task runs trial offset + its
+// index), with the throttle on each and the collect job after all; the
+// run is collected as one, its status maps every array's tasks to their
+// trials, and a resubmission of lost trials splits again.
+func TestLargeSweepSplitIntoArrays(t *testing.T) {
+	fake := fakeSlurm(t)
+	f := newFixture(t)
+	ctx := context.Background()
+	st := openStore(t, f.opts.DB)
+	os.WriteFile(filepath.Join(fake, "scontrol.out"), []byte("MaxJobCount             = 10000\nMaxArraySize            = 3\n"), 0o644)
+	f.opts.MaxParallel = 2
+	s, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Trials 0-3 with MaxArraySize 3: 0-2 as they are, then trial 3 as
+	// task 0 of a second array (offset 3). The test-only request asked
+	// for the first array.
+	if !reflect.DeepEqual(s.Arrays, []string{"0-2%2", "3+0"}) || !reflect.DeepEqual(s.ArrayJobs, []string{"100", "101"}) ||
+		s.CollectJob != "102" || !reflect.DeepEqual(s.Submitted, []int{0, 1, 2, 3}) {
+		t.Fatalf("submission %+v", s)
+	}
+	for id, want := range map[string][]string{"100": {"--array=0-2%2", `--index "$SLURM_ARRAY_TASK_ID"`}, "101": {"--array=0\n", `--index "$((3 + SLURM_ARRAY_TASK_ID))"`}} {
+		a, _ := os.ReadFile(filepath.Join(fake, "sbatch."+id+".args"))
+		sc, _ := os.ReadFile(filepath.Join(fake, "sbatch."+id+".script"))
+		if !strings.Contains(string(a), want[0]) || !strings.Contains(string(sc), want[1]) {
+			t.Errorf("job %s:\n%s\n%s", id, a, sc)
+		}
+	}
+	if a, _ := os.ReadFile(filepath.Join(fake, "sbatch.102.args")); !strings.Contains(string(a), "--dependency=afterany:100:101") {
+		t.Errorf("collect job args:\n%s", a)
+	}
+	if a, _ := os.ReadFile(filepath.Join(fake, "testonly.args")); !strings.Contains(string(a), "--array=0-2%2") {
+		t.Errorf("test-only request:\n%s", a)
+	}
+	// Task 0 of the second array (trial 3) is running, trial 1 is lost:
+	// status maps the second array's task to trial 3.
+	runTasks(t, s, 1, 3)
+	os.WriteFile(filepath.Join(fake, "squeue.out"), []byte("101_0|RUNNING|None\n"), 0o644)
+	os.MkdirAll(s.Dir.Logs(), 0o755)
+	os.WriteFile(filepath.Join(s.Dir.Logs(), "101_0.out"), []byte("step 40 of 150\n"), 0o644)
+	rs, err := Status(ctx, st, s.RunID, f.opts.WorkDir, &slurm.Poller{Client: &slurm.Client{Retries: -1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := rs.Trials[3].Queue; q != "RUNNING" || rs.Task(3) != "101_0" || rs.Trials[0].Queue != "" {
+		t.Errorf("status: trial 3 queue %q task %q, trial 0 queue %q", q, rs.Task(3), rs.Trials[0].Queue)
+	}
+	os.Remove(filepath.Join(fake, "squeue.out"))
+	runTasks(t, &Submission{Dir: s.Dir, Attempt: 1, Submitted: []int{3}})
+	c, err := Collect(ctx, st, s.RunID, f.opts)
+	if err != nil || c.Done != 3 || !c.MarkedInterrupted {
+		t.Fatalf("collect: %+v, %v", c, err)
+	}
+	os.WriteFile(filepath.Join(fake, "scontrol.out"), []byte("MaxArraySize = 1\n"), 0o644)
+	s2, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err != nil || !reflect.DeepEqual(s2.Arrays, []string{"1+0"}) {
+		t.Fatalf("resubmission: %+v, %v", s2, err)
+	}
+	runTasks(t, s2)
+	if c, err := Collect(ctx, st, s.RunID, f.opts); err != nil || c.Finished == nil || c.Finished.Status != runs.StatusFinished {
+		t.Fatalf("collect: %+v, %v", c, err)
+	}
+}
+
+func TestChunks(t *testing.T) {
+	for _, tc := range []struct {
+		todo []int
+		max  int
+		want []chunk
+	}{
+		{[]int{0, 1, 2}, 1001, []chunk{{0, []int{0, 1, 2}}}},
+		{[]int{0, 1, 2, 3, 4}, 2, []chunk{{0, []int{0, 1}}, {2, []int{2, 3}}, {4, []int{4}}}},
+		{[]int{1, 5, 6, 9}, 4, []chunk{{0, []int{1}}, {5, []int{5, 6}}, {9, []int{9}}}},
+	} {
+		if got := chunks(tc.todo, tc.max); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("chunks(%v, %d) = %v, want %v", tc.todo, tc.max, got, tc.want)
+		}
 	}
 }

@@ -36,8 +36,14 @@ type Submission struct {
 	UpToDate   bool // the run had ended: nothing submitted
 	Trials     int
 	Attempt    int    // of this submission (0 when nothing was submitted)
-	Array      string // sbatch --array of the trials submitted
-	ArrayJob   string
+	Array      string // sbatch --array of the trials submitted (of the first array; see Arrays)
+	ArrayJob   string // the (first) array job
+	// ArrayJobs and Arrays are every array job of the submission and its
+	// recorded array_spec: more than one when the sweep is larger than
+	// the cluster's MaxArraySize ("OFFSET+SPEC": trial index = OFFSET +
+	// array index).
+	ArrayJobs []string
+	Arrays    []string
 	CollectJob string // "" with NoCollectJob or when nothing was submitted
 	Submitted  []int  // task indices submitted
 	CPUs       int    // per task
@@ -339,11 +345,10 @@ func (x *Executor) Check(ctx context.Context, job *sweep.Job) error {
 	for i := range idx {
 		idx[i] = i
 	}
-	limit := o.MaxParallel
-	if limit >= n {
-		limit = 0
-	}
-	j := trialsJob(o, "gs-"+job.Experiment.Name+"-check", slurm.ArraySpec(idx, limit), cpus, mem, o.Extra, "#!/bin/sh\ntrue\n")
+	// The first array of the submission (the largest, when the sweep is
+	// split: see chunks).
+	first := chunks(idx, x.o.maxArraySize(ctx))[0]
+	j := trialsJob(o, "gs-"+job.Experiment.Name+"-check", first.spec(o.MaxParallel), cpus, mem, o.Extra, "#!/bin/sh\ntrue\n")
 	if err := o.client().TestSubmit(ctx, j); err != nil {
 		if job.RunID != 0 {
 			return fmt.Errorf("sbatch --test-only refuses the trials of run %d (nothing submitted; the run is left as it was): %w", job.RunID, err)
@@ -416,50 +421,74 @@ func submitTasks(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Mani
 	runner := quote(d.Runner(out.Attempt))
 	common := fmt.Sprintf("--workdir %s --experiment %s --run %d", quote(m.WorkDir), quote(m.Experiment), m.RunID)
 	name := m.JobName()
-	limit := o.MaxParallel
-	if limit >= len(todo) {
-		limit = 0 // no limit to state
-	}
-	out.Array = slurm.ArraySpec(todo, limit)
 	// exec: the task's shell is the runner, so --signal=B:TERM reaches it.
 	ck := ""
 	for _, a := range o.CheckpointArgs {
 		ck += " " + quote(a)
 	}
-	script := fmt.Sprintf("#!/bin/sh\n# goldstone %s run %d, submission %d: one trial per array task\nexec %s worker %s%s --attempt %d --index \"$SLURM_ARRAY_TASK_ID\"\n",
-		m.Experiment, m.RunID, out.Attempt, runner, common, ck, out.Attempt)
-	job := trialsJob(o, name, out.Array, out.CPUs, out.MemMB, extra, script)
-	job.Output, job.Chdir = filepath.Join(d.Logs(), "%A_%a.out"), m.WorkDir
-	// The intent first: a runner killed between sbatch and recording the
-	// job leaves it, and the next submission adopts the job (adopt).
-	if err := batch.WriteIntent(d, &batch.Intent{Attempt: out.Attempt, Name: name, Array: out.Array, Created: time.Now().UTC()}); err != nil {
-		return err
+	// A sweep larger than the cluster's MaxArraySize goes as several
+	// arrays (their task indices below it), collected as one run.
+	parts := chunks(todo, o.maxArraySize(ctx))
+	for k, part := range parts {
+		spec := part.spec(o.MaxParallel)
+		recorded := part.recorded(spec)
+		index, jobName, scriptPath := `"$SLURM_ARRAY_TASK_ID"`, name, d.Script(out.Attempt)
+		if part.Offset > 0 {
+			index = fmt.Sprintf(`"$((%d + SLURM_ARRAY_TASK_ID))"`, part.Offset)
+		}
+		if k > 0 {
+			jobName = fmt.Sprintf("%s-part%d", name, k)
+			scriptPath = strings.TrimSuffix(scriptPath, ".sh") + fmt.Sprintf(".part%d.sh", k)
+		}
+		script := fmt.Sprintf("#!/bin/sh\n# goldstone %s run %d, submission %d: one trial per array task\nexec %s worker %s%s --attempt %d --index %s\n",
+			m.Experiment, m.RunID, out.Attempt, runner, common, ck, out.Attempt, index)
+		job := trialsJob(o, jobName, spec, out.CPUs, out.MemMB, extra, script)
+		job.Output, job.Chdir = filepath.Join(d.Logs(), "%A_%a.out"), m.WorkDir
+		// The intent first: a runner killed between sbatch and recording
+		// the job leaves it, and the next submission adopts the job
+		// (adopt).
+		if err := batch.WriteIntent(d, &batch.Intent{Attempt: out.Attempt, Name: jobName, Array: recorded, Created: time.Now().UTC()}); err != nil {
+			return err
+		}
+		if err := atomicfile.WriteFile(scriptPath, []byte(job.ScriptText())); err != nil {
+			return err
+		}
+		id, err := c.Submit(ctx, job)
+		if err != nil {
+			batch.RemoveIntent(d)
+			if k > 0 {
+				return fmt.Errorf("submit the trials of run %d: array %d of %d (the trials of jobs %s are queued; the others stay pending and a later submission of the run submits them): %w",
+					m.RunID, k+1, len(parts), strings.Join(out.ArrayJobs, ", "), err)
+			}
+			return fmt.Errorf("submit the trials of run %d: %w", m.RunID, err)
+		}
+		fault.Point("slurm:submitted")
+		if k == 0 {
+			out.ArrayJob, out.Array = id, recorded
+		}
+		out.ArrayJobs, out.Arrays = append(out.ArrayJobs, id), append(out.Arrays, recorded)
+		out.Submitted = append(out.Submitted, part.Indices...)
+		if err := st.RecordSlurmJob(ctx, runs.SlurmJob{RunID: m.RunID, JobID: id, Role: runs.RoleTrials, Attempt: out.Attempt, Array: recorded, Submitted: time.Now()}); err != nil {
+			return err
+		}
+		if err := batch.RemoveIntent(d); err != nil {
+			return err
+		}
+		o.log().Info("submitted trials", "run", m.RunID, "job", id, "array", recorded, "cpus", out.CPUs, "mem_mb", out.MemMB)
 	}
-	if err := atomicfile.WriteFile(d.Script(out.Attempt), []byte(job.ScriptText())); err != nil {
-		return err
-	}
-	id, err := c.Submit(ctx, job)
-	if err != nil {
-		batch.RemoveIntent(d)
-		return fmt.Errorf("submit the trials of run %d: %w", m.RunID, err)
-	}
-	fault.Point("slurm:submitted")
-	out.ArrayJob, out.Submitted = id, slices.Clone(todo)
-	if err := st.RecordSlurmJob(ctx, runs.SlurmJob{RunID: m.RunID, JobID: id, Role: runs.RoleTrials, Attempt: out.Attempt, Array: out.Array, Submitted: time.Now()}); err != nil {
-		return err
-	}
-	o.log().Info("submitted trials", "run", m.RunID, "job", id, "array", out.Array, "cpus", out.CPUs, "mem_mb", out.MemMB)
 	if !o.NoCollectJob {
-		if out.CollectJob, err = submitCollect(ctx, st, d, m, id, out.Attempt, o); err != nil {
+		var err error
+		if out.CollectJob, err = submitCollect(ctx, st, d, m, out.ArrayJobs, out.Attempt, o); err != nil {
 			return err
 		}
 	}
-	return batch.RemoveIntent(d)
+	return nil
 }
 
-// submitCollect submits the collect job of a submission's trials job id
-// and records it.
-func submitCollect(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest, id string, attempt int, o Options) (string, error) {
+// submitCollect submits the collect job of a submission's trials jobs ids
+// (it runs once they all ended) and records it.
+func submitCollect(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest, ids []string, attempt int, o Options) (string, error) {
+	id := strings.Join(ids, ":")
 	c := o.client()
 	runner := quote(d.Runner(attempt))
 	common := fmt.Sprintf("--workdir %s --experiment %s --run %d", quote(m.WorkDir), quote(m.Experiment), m.RunID)
@@ -494,20 +523,20 @@ func adopt(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest, 
 	}
 	known := map[string]bool{}
 	collectOf := map[int]bool{} // attempts with a collect job
-	trialsOf := map[int]string{}
+	trialsOf := map[int][]string{}
 	for _, j := range recorded {
 		known[j.JobID] = true
 		if j.Role == runs.RoleCollect {
 			collectOf[j.Attempt] = true
 		} else {
-			trialsOf[j.Attempt] = j.JobID
+			trialsOf[j.Attempt] = append(trialsOf[j.Attempt], j.JobID)
 		}
 	}
 	var adopted []string
 	for _, role := range []string{runs.RoleTrials, runs.RoleCollect} {
 		name := in.Name
 		if role == runs.RoleCollect {
-			name += "-collect"
+			name = m.JobName() + "-collect"
 		}
 		tasks, err := o.client().QueueByName(ctx, name)
 		if err != nil {
@@ -521,7 +550,7 @@ func adopt(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest, 
 			j := runs.SlurmJob{RunID: m.RunID, JobID: t.JobID, Role: role, Attempt: in.Attempt, Submitted: in.Created}
 			if role == runs.RoleTrials {
 				j.Array = in.Array
-				trialsOf[in.Attempt] = t.JobID
+				trialsOf[in.Attempt] = append(trialsOf[in.Attempt], t.JobID)
 			} else {
 				collectOf[in.Attempt] = true
 			}
@@ -532,8 +561,8 @@ func adopt(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest, 
 			o.log().Warn("adopted a job of an interrupted submission", "run", m.RunID, "job", t.JobID, "role", role, "name", name)
 		}
 	}
-	if id := trialsOf[in.Attempt]; id != "" && !collectOf[in.Attempt] && !o.NoCollectJob {
-		if _, err := submitCollect(ctx, st, d, m, id, in.Attempt, o); err != nil {
+	if ids := trialsOf[in.Attempt]; len(ids) > 0 && !collectOf[in.Attempt] && !o.NoCollectJob {
+		if _, err := submitCollect(ctx, st, d, m, ids, in.Attempt, o); err != nil {
 			return nil, err
 		}
 	}
@@ -569,8 +598,9 @@ func lostAs(ctx context.Context, st *runs.Store, runID int64, todo []int, attemp
 			o.log().Info("cannot tell how the previous submission's tasks ended", "job", j.JobID, "err", err)
 			return nil
 		}
+		off := offsetOf(j)
 		for _, i := range todo {
-			if s, ok := states[i]; ok {
+			if s, ok := states[i-off]; ok && i >= off {
 				why[s] = true
 			}
 		}

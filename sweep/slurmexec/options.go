@@ -25,17 +25,17 @@ type Options struct {
 	Runner     string   // runner binary the tasks run (frozen into the run directory); "" means os.Executable()
 	Jobs       int      // stages at once when running the shared stages locally
 
-	Partition   string   // --slurm-partition
-	Account     string   // --slurm-account
-	Time        string   // --slurm-time, per task, HH:MM:SS or D-HH:MM:SS
-	MaxParallel int      // --slurm-max-parallel: tasks at once (%K) in each array; 0: no limit (the runner's default is DefaultMaxParallel)
+	Partition   string // --slurm-partition
+	Account     string // --slurm-account
+	Time        string // --slurm-time, per task, HH:MM:SS or D-HH:MM:SS
+	MaxParallel int    // --slurm-max-parallel: tasks at once (%K) in each array; 0: no limit (the runner's default is DefaultMaxParallel)
 	// MaxArraySize is the cluster's: an array's task indices stay below
 	// it, and a larger sweep is split into several arrays; 0: read it with
 	// `scontrol show config`, else DefaultMaxArraySize.
 	MaxArraySize int
-	Extra       []string // --slurm-extra: further sbatch arguments
-	CPUs        int      // cpus per task; 0: derived from the trial's input size
-	MemMB       int      // memory per task in MiB; 0: derived from the trial's input size
+	Extra        []string // --slurm-extra: further sbatch arguments
+	CPUs         int      // cpus per task; 0: derived from the trial's input size
+	MemMB        int      // memory per task in MiB; 0: derived from the trial's input size
 	// NoCollectJob skips the dependent collect job: run `runner collect`
 	// on the submit host instead (needed when the database is not on the
 	// shared filesystem).

@@ -30,20 +30,20 @@ var ErrAlreadySubmitted = errors.New("already submitted")
 
 // Submission is what Submit did.
 type Submission struct {
-	RunID      int64
-	Dir        batch.Dir
-	Resumed    bool // an earlier submission of the same run was resumed
-	UpToDate   bool // the run had ended: nothing submitted
-	Trials     int
-	Attempt    int    // of this submission (0 when nothing was submitted)
-	Array      string // sbatch --array of the trials submitted (of the first array; see Arrays)
-	ArrayJob   string // the (first) array job
+	RunID    int64
+	Dir      batch.Dir
+	Resumed  bool // an earlier submission of the same run was resumed
+	UpToDate bool // the run had ended: nothing submitted
+	Trials   int
+	Attempt  int    // of this submission (0 when nothing was submitted)
+	Array    string // sbatch --array of the trials submitted (of the first array; see Arrays)
+	ArrayJob string // the (first) array job
 	// ArrayJobs and Arrays are every array job of the submission and its
 	// recorded array_spec: more than one when the sweep is larger than
 	// the cluster's MaxArraySize ("OFFSET+SPEC": trial index = OFFSET +
 	// array index).
-	ArrayJobs []string
-	Arrays    []string
+	ArrayJobs  []string
+	Arrays     []string
 	CollectJob string // "" with NoCollectJob or when nothing was submitted
 	Submitted  []int  // task indices submitted
 	CPUs       int    // per task

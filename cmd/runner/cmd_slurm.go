@@ -33,6 +33,7 @@ var slurmFlags struct {
 	poll         time.Duration
 	memScale     float64
 	timeScale    float64
+	maxArraySize int
 }
 
 // registerSlurmFlags adds run's executor flags.
@@ -50,6 +51,7 @@ func registerSlurmFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&slurmFlags.detach, "detach", false, "submit and return at once (results then wait in the run's directory for 'runner collect', 'runner status --watch' or the collect job); by default the submit waits, shows progress and collects results here as they arrive")
 	fs.Float64Var(&slurmFlags.memScale, "slurm-mem-retry-scale", 0, "on a resubmission, multiply the memory by this when a trial's task was killed for memory in the previous one (sacct OUT_OF_MEMORY); 0: never")
 	fs.Float64Var(&slurmFlags.timeScale, "slurm-time-retry-scale", 0, "on a resubmission, multiply the time limit by this when a trial's task reached it in the previous one (sacct TIMEOUT); 0: never")
+	fs.IntVar(&slurmFlags.maxArraySize, "slurm-max-array-size", 0, "the cluster's MaxArraySize: a larger sweep goes as several arrays; 0: read it with 'scontrol show config', else 1001")
 	fs.DurationVar(&slurmFlags.poll, "slurm-poll", 10*time.Second, "how often a waiting submit collects results and asks squeue")
 }
 
@@ -61,7 +63,7 @@ func slurmOptions(g *globalOptions, e *stages.Experiment, retryFailed bool) (slu
 		Sets: g.sets, Jobs: g.jobs, Partition: sc.Partition, Account: sc.Account, Time: sc.Time, MaxParallel: slurmexec.DefaultMaxParallel,
 		CPUs: sc.CPUs, MemMB: sc.MemMB, NoCollectJob: !slurmFlags.collectJob || slurmFlags.noCollectJob, RetryFailed: retryFailed, Log: g.log,
 		CheckpointArgs: checkpointArgs(g.checkpointPolicy()), MemRetryScale: slurmFlags.memScale,
-		TimeRetryScale: slurmFlags.timeScale}
+		TimeRetryScale: slurmFlags.timeScale, MaxArraySize: slurmFlags.maxArraySize}
 	extra, extraFrom := sc.Extra, fmt.Sprintf("%s: experiments.%s.slurm.extra", g.config, e.Name)
 	if slurmFlags.partition != "" {
 		o.Partition = slurmFlags.partition

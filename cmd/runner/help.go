@@ -97,6 +97,7 @@ var flagMeta = map[string][2]string{
 	"slurm-poll":             {"DURATION", "1m"},
 	"slurm-mem-retry-scale":  {"FACTOR", "2"},
 	"slurm-time-retry-scale": {"FACTOR", "2"},
+	"slurm-max-array-size":   {"N", "1001"},
 }
 
 // printCommandUsage prints a command's synopsis, summary, its flags (its

@@ -83,6 +83,8 @@ func (o *Options) Check() error {
 	switch {
 	case o.Time != "" && !timeRE.MatchString(o.Time):
 		return fmt.Errorf("--slurm-time %q: want HH:MM:SS, MM, or D-HH:MM:SS", o.Time)
+	case o.MaxArraySize < 0:
+		return fmt.Errorf("--slurm-max-array-size %d: want >= 0", o.MaxArraySize)
 	case o.MaxParallel < 0:
 		return fmt.Errorf("--slurm-max-parallel %d: want >= 0", o.MaxParallel)
 	case o.CPUs < 0:

@@ -198,3 +198,20 @@ func TestSlurmSplitSweepMatchesLocal(t *testing.T) {
 		t.Errorf("trial 2 ran as %q, want %s_0", jobID, m[3])
 	}
 }
+
+// TestSlurmRefusedRequestRecordsNoRun: on the one-node cluster, a request
+// sbatch --test-only refuses (a partition the cluster lacks) ends the
+// submit (exit 1) with sbatch's message, recording no run.
+func TestSlurmRefusedRequestRecordsNoRun(t *testing.T) {
+	needSlurm(t)
+	e := newEnv(t)
+	_, errs, code := e.run("--experiment", "small", "--set", "seed=1", "--executor", "slurm", "--slurm-partition", "no-such-partition")
+	if code != 1 || !strings.Contains(errs, "--test-only") || !strings.Contains(strings.ToLower(errs), "invalid partition") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var n int
+	e.db().QueryRow(`SELECT count(*) FROM runs`).Scan(&n)
+	if n != 0 {
+		t.Errorf("%d run(s) recorded after a refused request", n)
+	}
+}

@@ -363,13 +363,12 @@ func quote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// submitTasks submits the array job of the trials todo and the dependent
-// collect job, and records them.
-func submitTasks(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest, todo []int, out *Submission, o Options) error {
-	c := o.client()
-	// Resources are resolved at each submission: the options (flags over
-	// the experiment's table) over what the manifest derived, and the
-	// further sbatch arguments over both (they come last).
+// resolveRequest sets the cpus, memory and time limit per task of a
+// submission of the trials todo, and returns its further sbatch arguments.
+// Resources are resolved at each submission: the options (flags over the
+// experiment's table) over what the manifest derived, the further sbatch
+// arguments over both (they come last), and a retry scale over all.
+func resolveRequest(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest, todo []int, out *Submission, o Options) []string {
 	for _, i := range todo {
 		cpus, mem := m.Trials[i].CPUs, m.Trials[i].MemMB
 		if o.CPUs > 0 {
@@ -403,6 +402,14 @@ func submitTasks(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Mani
 			extra = append(extra, "--time="+t)
 		}
 	}
+	return extra
+}
+
+// submitTasks submits the array job of the trials todo and the dependent
+// collect job, and records them.
+func submitTasks(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest, todo []int, out *Submission, o Options) error {
+	c := o.client()
+	extra := resolveRequest(ctx, st, d, m, todo, out, o)
 	if err := os.MkdirAll(d.Logs(), 0o755); err != nil {
 		return err
 	}

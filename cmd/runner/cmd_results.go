@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"text/tabwriter"
@@ -68,20 +69,40 @@ func runResults(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []stri
 	if err != nil {
 		return err
 	}
-	trials, err := st.TrialTable(ctx, ri.ID) // enumeration order
+	rows, paramKeys, metricKeys, err := resultRows(ctx, st, ri.ID)
 	if err != nil {
 		return err
 	}
-	outs, err := st.Outputs(ctx, ri.ID)
+	switch resultsFlags.format {
+	case "json":
+		enc := json.NewEncoder(g.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rows)
+	case "csv":
+		return writeResultsCSV(g.stdout, rows, paramKeys, metricKeys)
+	default:
+		return writeResultsTable(g.stdout, ri, rows, paramKeys, metricKeys)
+	}
+}
+
+// resultRows reads the trials of run runID in enumeration order, with their
+// settings, summary metrics and output files, and the sets of setting and
+// metric keys any of them has.
+func resultRows(ctx context.Context, st *runs.Store, runID int64) (rows []resultRow, paramKeys, metricKeys map[string]bool, err error) {
+	trials, err := st.TrialTable(ctx, runID) // enumeration order
 	if err != nil {
-		return err
+		return nil, nil, nil, err
+	}
+	outs, err := st.Outputs(ctx, runID)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	outputsOf := map[string][]outputJSON{}
 	for _, o := range outs {
 		outputsOf[o.Trial] = append(outputsOf[o.Trial], outputJSON{Stage: o.Stage, Path: o.Path(), SHA256: o.SHA256, Bytes: o.Bytes})
 	}
-	rows := make([]resultRow, 0, len(trials))
-	paramKeys, metricKeys := map[string]bool{}, map[string]bool{}
+	rows = make([]resultRow, 0, len(trials))
+	paramKeys, metricKeys = map[string]bool{}, map[string]bool{}
 	for _, t := range trials {
 		r := resultRow{Seq: t.Seq, Trial: t.ID, Name: t.Name, Status: t.Status, Error: t.Error, Params: map[string]any{}, Metrics: map[string]*runs.JSONValue{},
 			Log: t.LogPath, Outputs: outputsOf[t.ID]}
@@ -103,64 +124,68 @@ func runResults(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []stri
 		}
 		rows = append(rows, r)
 	}
-	switch resultsFlags.format {
-	case "json":
-		enc := json.NewEncoder(g.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rows)
-	case "csv":
-		w := csv.NewWriter(g.stdout)
-		esc := csvText(g.stdout)
-		pk, mk := varyingKeys(rows, paramKeys, true), sortedKeys(metricKeys)
-		head := append([]string{"trial", "status"}, pk...)
-		for i := range head {
-			head[i] = esc(head[i])
+	return rows, paramKeys, metricKeys, nil
+}
+
+// writeResultsCSV writes rows as CSV: trial, status, every setting, every
+// metric.
+func writeResultsCSV(out io.Writer, rows []resultRow, paramKeys, metricKeys map[string]bool) error {
+	w := csv.NewWriter(out)
+	esc := csvText(out)
+	pk, mk := varyingKeys(rows, paramKeys, true), sortedKeys(metricKeys)
+	head := append([]string{"trial", "status"}, pk...)
+	for i := range head {
+		head[i] = esc(head[i])
+	}
+	w.Write(append(head, mk...))
+	for _, r := range rows {
+		rec := []string{esc(r.Trial), r.Status}
+		for _, k := range pk {
+			rec = append(rec, esc(paramText(r.Params[k])))
 		}
-		w.Write(append(head, mk...))
-		for _, r := range rows {
-			rec := []string{esc(r.Trial), r.Status}
-			for _, k := range pk {
-				rec = append(rec, esc(paramText(r.Params[k])))
-			}
-			for _, k := range mk {
-				rec = append(rec, csvMetric(r.Metrics, k))
-			}
-			w.Write(rec)
+		for _, k := range mk {
+			rec = append(rec, csvMetric(r.Metrics, k))
 		}
-		w.Flush()
-		return w.Error()
-	default:
-		fmt.Fprintf(g.stdout, "run %d of %s (%s, started %s)\n", ri.ID, termText(ri.Experiment), ri.Status, ri.Started.Format("2006-01-02 15:04:05"))
-		tw := tabwriter.NewWriter(g.stdout, 2, 4, 2, ' ', 0)
-		pk, mk := varyingKeys(rows, paramKeys, false), sortedKeys(metricKeys)
-		head := append(append([]string{"TRIAL", "STATUS"}, pk...), mk...)
-		for i, h := range head {
-			if i > 0 {
-				fmt.Fprint(tw, "\t")
-			}
-			fmt.Fprint(tw, termText(h))
+		w.Write(rec)
+	}
+	w.Flush()
+	return w.Error()
+}
+
+// writeResultsTable writes rows as a table for people, under a line naming
+// the run: trial, status, the settings that vary, every metric; then each
+// failed trial's error on a line of its own.
+func writeResultsTable(out io.Writer, ri *runs.RunInfo, rows []resultRow, paramKeys, metricKeys map[string]bool) error {
+	fmt.Fprintf(out, "run %d of %s (%s, started %s)\n", ri.ID, termText(ri.Experiment), ri.Status, ri.Started.Format("2006-01-02 15:04:05"))
+	tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
+	pk, mk := varyingKeys(rows, paramKeys, false), sortedKeys(metricKeys)
+	head := append(append([]string{"TRIAL", "STATUS"}, pk...), mk...)
+	for i, h := range head {
+		if i > 0 {
+			fmt.Fprint(tw, "\t")
+		}
+		fmt.Fprint(tw, termText(h))
+	}
+	fmt.Fprintln(tw)
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s", termText(r.Trial), r.Status)
+		for _, k := range pk {
+			fmt.Fprintf(tw, "\t%s", termText(paramText(r.Params[k])))
+		}
+		for _, k := range mk {
+			fmt.Fprintf(tw, "\t%s", metricText(r.Metrics, k))
 		}
 		fmt.Fprintln(tw)
-		for _, r := range rows {
-			fmt.Fprintf(tw, "%s\t%s", termText(r.Trial), r.Status)
-			for _, k := range pk {
-				fmt.Fprintf(tw, "\t%s", termText(paramText(r.Params[k])))
-			}
-			for _, k := range mk {
-				fmt.Fprintf(tw, "\t%s", metricText(r.Metrics, k))
-			}
-			fmt.Fprintln(tw)
-		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
-		for _, r := range rows {
-			if r.Error != "" {
-				fmt.Fprintf(g.stdout, "%s: %s\n", termText(r.Trial), oneLine(r.Error))
-			}
-		}
-		return nil
 	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if r.Error != "" {
+			fmt.Fprintf(out, "%s: %s\n", termText(r.Trial), oneLine(r.Error))
+		}
+	}
+	return nil
 }
 
 // varyingKeys lists the setting keys to show: all of them (csv), or only

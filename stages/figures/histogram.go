@@ -125,7 +125,6 @@ func Histogram(path string, spec HistSpec) error {
 	if bins < 1 || !(lo < hi) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
 		return fmt.Errorf("histogram %s: bad bins %d or range [%g, %g]", path, bins, lo, hi)
 	}
-	width := (hi - lo) / float64(bins)
 
 	npanels := 1
 	if spec.Stacked {
@@ -135,77 +134,21 @@ func Histogram(path string, spec HistSpec) error {
 	ymax := 0.0
 	medians := make([][]plot.Plotter, npanels)
 	var entries []legendEntry
-	for si, s := range spec.Samples {
+	for si := range spec.Samples {
 		pi := 0
 		if spec.Stacked {
 			pi = si
 		}
 		if plots[pi] == nil {
-			p := plot.New()
-			p.X.Label.Text = spec.XLabel
-			p.Y.Label.Text = "count"
-			if spec.Normalize {
-				p.Y.Label.Text = "fraction"
-			}
-			if spec.Stacked {
-				p.Title.Text = s.Name
-				p.Title.TextStyle.Font.Size = vg.Points(12)
-				if si < len(spec.Samples)-1 {
-					p.X.Label.Text = ""
-				}
-			}
-			p.X.Tick.Marker, p.Y.Tick.Marker = linTicks{}, linTicks{integer: !spec.Normalize}
-			g := plotter.NewGrid()
-			g.Vertical.Color = nil
-			g.Horizontal.Color = color.Gray{0xe0}
-			p.Add(g)
-			plots[pi] = []*plot.Plot{p}
+			plots[pi] = []*plot.Plot{histPanel(spec, si)}
 		}
-		p := plots[pi][0]
-
-		counts := HistCounts(s.Values, bins, lo, hi)
-		nfin, nin := 0, 0
-		for _, v := range s.Values {
-			if finite(v) {
-				nfin++
-			}
+		h, entry, median, top := histSample(spec, si, bins, lo, hi)
+		plots[pi][0].Add(h)
+		entries = append(entries, entry)
+		if median != nil {
+			medians[pi] = append(medians[pi], median)
 		}
-		for _, c := range counts {
-			nin += c
-		}
-		div := 1.0
-		if spec.Normalize && nfin > 0 {
-			div = float64(nfin)
-		}
-		h := &plotter.Histogram{Bins: make([]plotter.HistogramBin, bins), Width: width}
-		for k, c := range counts {
-			h.Bins[k] = plotter.HistogramBin{
-				Min:    lo + float64(k)*width,
-				Max:    lo + float64(k+1)*width,
-				Weight: float64(c) / div,
-			}
-			ymax = max(ymax, h.Bins[k].Weight)
-		}
-		col := Palette(si)
-		r, g, b, _ := col.RGBA()
-		h.FillColor = color.NRGBA{uint8(r >> 8), uint8(g >> 8), uint8(b >> 8), 0x55}
-		h.LineStyle = draw.LineStyle{Color: col, Width: vg.Points(1.2)}
-		p.Add(h)
-
-		med := Median(s.Values)
-		name := fmt.Sprintf("%s: median %.3g (n=%d", s.Name, med, nfin)
-		if nfin == 0 {
-			name = s.Name + ": (no values"
-		}
-		if out := nfin - nin; out > 0 {
-			name += fmt.Sprintf(", %d outside", out)
-		}
-		entries = append(entries, legendEntry{name + ")", h})
-		if !math.IsNaN(med) {
-			// Darker than the fill so it shows on bars of its own colour.
-			dark := color.RGBA{uint8(r >> 9), uint8(g >> 9), uint8(b >> 9), 0xff}
-			medians[pi] = append(medians[pi], &vline{x: med, style: draw.LineStyle{Color: dark, Width: vg.Points(2), Dashes: dashes}})
-		}
+		ymax = max(ymax, top)
 	}
 	for pi, ms := range medians { // on top of every histogram
 		plots[pi][0].Add(ms...)
@@ -221,7 +164,89 @@ func Histogram(path string, spec HistSpec) error {
 			p.Y.Max = 1
 		}
 	}
+	return paintHistogram(path, spec, plots, entries)
+}
 
+// histPanel returns the empty panel that sample si opens: its axis labels
+// (the x label only on the bottom panel when stacked), the sample's name as
+// title when stacked, ticks and grid.
+func histPanel(spec HistSpec, si int) *plot.Plot {
+	p := plot.New()
+	p.X.Label.Text = spec.XLabel
+	p.Y.Label.Text = "count"
+	if spec.Normalize {
+		p.Y.Label.Text = "fraction"
+	}
+	if spec.Stacked {
+		p.Title.Text = spec.Samples[si].Name
+		p.Title.TextStyle.Font.Size = vg.Points(12)
+		if si < len(spec.Samples)-1 {
+			p.X.Label.Text = ""
+		}
+	}
+	p.X.Tick.Marker, p.Y.Tick.Marker = linTicks{}, linTicks{integer: !spec.Normalize}
+	g := plotter.NewGrid()
+	g.Vertical.Color = nil
+	g.Horizontal.Color = color.Gray{0xe0}
+	p.Add(g)
+	return p
+}
+
+// histSample returns sample si's histogram over bins equal bins of [lo, hi],
+// its legend entry (median, count, how many fell outside), its dashed median
+// line (nil when it has no finite value) and its highest bar.
+func histSample(spec HistSpec, si, bins int, lo, hi float64) (h *plotter.Histogram, entry legendEntry, median plot.Plotter, top float64) {
+	s := spec.Samples[si]
+	width := (hi - lo) / float64(bins)
+	counts := HistCounts(s.Values, bins, lo, hi)
+	nfin, nin := 0, 0
+	for _, v := range s.Values {
+		if finite(v) {
+			nfin++
+		}
+	}
+	for _, c := range counts {
+		nin += c
+	}
+	div := 1.0
+	if spec.Normalize && nfin > 0 {
+		div = float64(nfin)
+	}
+	h = &plotter.Histogram{Bins: make([]plotter.HistogramBin, bins), Width: width}
+	for k, c := range counts {
+		h.Bins[k] = plotter.HistogramBin{
+			Min:    lo + float64(k)*width,
+			Max:    lo + float64(k+1)*width,
+			Weight: float64(c) / div,
+		}
+		top = max(top, h.Bins[k].Weight)
+	}
+	col := Palette(si)
+	r, g, b, _ := col.RGBA()
+	h.FillColor = color.NRGBA{uint8(r >> 8), uint8(g >> 8), uint8(b >> 8), 0x55}
+	h.LineStyle = draw.LineStyle{Color: col, Width: vg.Points(1.2)}
+
+	med := Median(s.Values)
+	name := fmt.Sprintf("%s: median %.3g (n=%d", s.Name, med, nfin)
+	if nfin == 0 {
+		name = s.Name + ": (no values"
+	}
+	if out := nfin - nin; out > 0 {
+		name += fmt.Sprintf(", %d outside", out)
+	}
+	entry = legendEntry{name + ")", h}
+	if !math.IsNaN(med) {
+		// Darker than the fill so it shows on bars of its own colour.
+		dark := color.RGBA{uint8(r >> 9), uint8(g >> 9), uint8(b >> 9), 0xff}
+		median = &vline{x: med, style: draw.LineStyle{Color: dark, Width: vg.Points(2), Dashes: dashes}}
+	}
+	return h, entry, median, top
+}
+
+// paintHistogram lays out the panels of a histogram figure, one above the
+// other, with the legend entries to their right, and writes it to path.
+func paintHistogram(path string, spec HistSpec, plots [][]*plot.Plot, entries []legendEntry) error {
+	npanels := len(plots)
 	leg, lw, lh := sideLegend(entries)
 	th := titleHeight(spec.Title)
 	ph := histTileH

@@ -55,42 +55,76 @@ const (
 // a column (so methods compare at equal scale at each snapshot) and, except
 // for D = 1, x and y spans are equal. Non-finite points are dropped.
 func Trajectories(path string, spec TrajSpec) error {
-	if len(spec.Data) == 0 || len(spec.Data) != len(spec.Rows) {
-		return fmt.Errorf("trajectories %s: %d data rows for %d row names", path, len(spec.Data), len(spec.Rows))
-	}
-	ncol := len(spec.Cols)
-	n, d := -1, -1
-	for r, row := range spec.Data {
-		if len(row) != ncol || ncol == 0 {
-			return fmt.Errorf("trajectories %s: row %d (%q): %d snapshots for %d column names", path, r, spec.Rows[r], len(row), ncol)
-		}
-		for c, s := range row {
-			if s.T < 1 || s.N < 1 || s.D < 1 || len(s.Z) != s.T*s.N*s.D {
-				return fmt.Errorf("trajectories %s: snapshot [%d][%d]: T=%d N=%d D=%d but len(Z)=%d", path, r, c, s.T, s.N, s.D, len(s.Z))
-			}
-			if n < 0 {
-				n, d = s.N, s.D
-			}
-			if s.N != n || s.D != d {
-				return fmt.Errorf("trajectories %s: snapshot [%d][%d]: N=%d D=%d, want N=%d D=%d as [0][0]", path, r, c, s.N, s.D, n, d)
-			}
-		}
+	n, d, err := trajShape(path, spec)
+	if err != nil {
+		return err
 	}
 	proj, xlab, ylab, err := trajProjection(spec, d)
 	if err != nil {
 		return fmt.Errorf("trajectories %s: %w", path, err)
 	}
+	pts, colRange := trajPoints(spec, n, d, proj)
+	plots, lines, startThumb := trajPlots(spec, n, d, xlab, ylab, pts, colRange)
+	entries := trajLegend(spec, n, lines, startThumb)
 
-	colorOf := func(i int) color.Color {
-		if n <= len(palette) {
-			return Palette(i)
+	ncol := len(spec.Cols)
+	leg, lw, lh := sideLegend(entries)
+	th := titleHeight(spec.Title)
+	w := vg.Length(ncol)*trajTileW + lw
+	h := th + max(vg.Length(len(spec.Data))*trajTileH, lh+vg.Points(20))
+	return paintBoth(path, w, h, func(dc draw.Canvas) {
+		dc = drawTitle(dc, spec.Title)
+		tiles := draw.Tiles{
+			Rows: len(spec.Data), Cols: ncol,
+			PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(8),
+			PadX: vg.Points(10), PadY: vg.Points(10),
 		}
-		return hue(i, n)
-	}
+		cvs := plot.Align(plots, tiles, draw.Crop(dc, 0, -lw, 0, 0))
+		for r := range plots {
+			for c := range plots[r] {
+				plots[r][c].Draw(cvs[r][c])
+			}
+		}
+		if len(entries) > 0 {
+			leg.Draw(draw.Crop(dc, w-lw+vg.Points(4), 0, 0, -vg.Points(20)))
+		}
+	})
+}
 
-	// Project every snapshot, then fix square ranges per column.
-	pts := make([][][]plotter.XYs, len(spec.Data)) // [r][c][i]
-	colRange := make([][2]span, ncol)
+// trajShape checks that spec has a snapshot for every row and column, each
+// consistent in itself and of the same N and D as [0][0], and returns N and D.
+func trajShape(path string, spec TrajSpec) (n, d int, err error) {
+	if len(spec.Data) == 0 || len(spec.Data) != len(spec.Rows) {
+		return 0, 0, fmt.Errorf("trajectories %s: %d data rows for %d row names", path, len(spec.Data), len(spec.Rows))
+	}
+	ncol := len(spec.Cols)
+	n, d = -1, -1
+	for r, row := range spec.Data {
+		if len(row) != ncol || ncol == 0 {
+			return 0, 0, fmt.Errorf("trajectories %s: row %d (%q): %d snapshots for %d column names", path, r, spec.Rows[r], len(row), ncol)
+		}
+		for c, s := range row {
+			if s.T < 1 || s.N < 1 || s.D < 1 || len(s.Z) != s.T*s.N*s.D {
+				return 0, 0, fmt.Errorf("trajectories %s: snapshot [%d][%d]: T=%d N=%d D=%d but len(Z)=%d", path, r, c, s.T, s.N, s.D, len(s.Z))
+			}
+			if n < 0 {
+				n, d = s.N, s.D
+			}
+			if s.N != n || s.D != d {
+				return 0, 0, fmt.Errorf("trajectories %s: snapshot [%d][%d]: N=%d D=%d, want N=%d D=%d as [0][0]", path, r, c, s.N, s.D, n, d)
+			}
+		}
+	}
+	return n, d, nil
+}
+
+// trajPoints projects every snapshot: pts[r][c][i] is the finite part of the
+// path of embedding i in panel (r, c), and colRange[c] the x and y ranges of
+// the points of column c.
+func trajPoints(spec TrajSpec, n, d int, proj func(t int, z []float64) (float64, float64)) (pts [][][]plotter.XYs, colRange [][2]span) {
+	ncol := len(spec.Cols)
+	pts = make([][][]plotter.XYs, len(spec.Data)) // [r][c][i]
+	colRange = make([][2]span, ncol)
 	for c := range colRange {
 		colRange[c] = [2]span{newRange(), newRange()}
 	}
@@ -114,45 +148,29 @@ func Trajectories(path string, spec TrajSpec) error {
 			}
 		}
 	}
+	return pts, colRange
+}
 
-	plots := make([][]*plot.Plot, len(spec.Data))
-	var startThumb *plotter.Scatter
-	lines := make([]*plotter.Line, n)
+// trajPlots builds the panels, plots[r][c], from the projected points. It
+// also returns, for the legend, the last line drawn for each embedding (nil
+// where none was) and the thumbnail of the t = 0 marker (nil if no panel has
+// a point).
+func trajPlots(spec TrajSpec, n, d int, xlab, ylab string, pts [][][]plotter.XYs, colRange [][2]span) (plots [][]*plot.Plot, lines []*plotter.Line, startThumb *plotter.Scatter) {
+	ncol := len(spec.Cols)
+	plots = make([][]*plot.Plot, len(spec.Data))
+	lines = make([]*plotter.Line, n)
 	for r := range spec.Data {
 		plots[r] = make([]*plot.Plot, ncol)
 		for c := range ncol {
-			p := plot.New()
-			p.Title.Text = spec.Cols[c]
-			p.Title.TextStyle.Font.Size = vg.Points(12)
-			p.X.Label.Text = xlab
-			p.Y.Label.Text = ylab
+			p := trajPanel(spec.Cols[c], xlab, ylab)
 			if c == 0 {
 				p.Y.Label.Text = spec.Rows[r] + "\n" + ylab
 			}
-			for _, ax := range []*plot.Axis{&p.X, &p.Y} {
-				ax.Label.TextStyle.Font.Size = vg.Points(11)
-				ax.Tick.Label.Font.Size = vg.Points(9)
-				ax.Tick.Marker = linTicks{}
-			}
-			g := plotter.NewGrid()
-			g.Vertical.Color = color.Gray{0xe8}
-			g.Horizontal.Color = color.Gray{0xe8}
-			p.Add(g)
 			for i, xy := range pts[r][c] {
 				if len(xy) == 0 {
 					continue
 				}
-				col := colorOf(i)
-				l := &plotter.Line{XYs: xy, LineStyle: draw.LineStyle{Color: col, Width: vg.Points(1)}}
-				lines[i] = l
-				p.Add(l)
-				if len(xy) <= trajMarkers {
-					p.Add(&plotter.Scatter{XYs: xy, GlyphStyle: draw.GlyphStyle{
-						Color: col, Radius: vg.Points(1.4), Shape: draw.CircleGlyph{}}})
-				}
-				start := &plotter.Scatter{XYs: xy[:1], GlyphStyle: draw.GlyphStyle{
-					Color: col, Radius: vg.Points(3.2), Shape: draw.BoxGlyph{}}}
-				p.Add(start)
+				lines[i] = addTrajectory(p, xy, trajColor(i, n))
 				if startThumb == nil {
 					startThumb = &plotter.Scatter{GlyphStyle: draw.GlyphStyle{
 						Color: color.Gray{0x40}, Radius: vg.Points(3.2), Shape: draw.BoxGlyph{}}}
@@ -166,7 +184,57 @@ func Trajectories(path string, spec TrajSpec) error {
 			plots[r][c] = p
 		}
 	}
+	return plots, lines, startThumb
+}
 
+// trajPanel returns an empty trajectory panel with its title, axis labels,
+// ticks and grid.
+func trajPanel(title, xlab, ylab string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.Title.TextStyle.Font.Size = vg.Points(12)
+	p.X.Label.Text = xlab
+	p.Y.Label.Text = ylab
+	for _, ax := range []*plot.Axis{&p.X, &p.Y} {
+		ax.Label.TextStyle.Font.Size = vg.Points(11)
+		ax.Tick.Label.Font.Size = vg.Points(9)
+		ax.Tick.Marker = linTicks{}
+	}
+	g := plotter.NewGrid()
+	g.Vertical.Color = color.Gray{0xe8}
+	g.Horizontal.Color = color.Gray{0xe8}
+	p.Add(g)
+	return p
+}
+
+// trajColor is the colour of embedding i of n: the palette for n <= 10,
+// evenly spaced hues otherwise.
+func trajColor(i, n int) color.Color {
+	if n <= len(palette) {
+		return Palette(i)
+	}
+	return hue(i, n)
+}
+
+// addTrajectory adds the non-empty path xy to p in colour col: a polyline,
+// small markers when it has at most trajMarkers points, and a larger square
+// at its start. It returns the polyline.
+func addTrajectory(p *plot.Plot, xy plotter.XYs, col color.Color) *plotter.Line {
+	l := &plotter.Line{XYs: xy, LineStyle: draw.LineStyle{Color: col, Width: vg.Points(1)}}
+	p.Add(l)
+	if len(xy) <= trajMarkers {
+		p.Add(&plotter.Scatter{XYs: xy, GlyphStyle: draw.GlyphStyle{
+			Color: col, Radius: vg.Points(1.4), Shape: draw.CircleGlyph{}}})
+	}
+	start := &plotter.Scatter{XYs: xy[:1], GlyphStyle: draw.GlyphStyle{
+		Color: col, Radius: vg.Points(3.2), Shape: draw.BoxGlyph{}}}
+	p.Add(start)
+	return l
+}
+
+// trajLegend lists the t = 0 marker and up to maxLabels labelled embeddings
+// (those drawn somewhere), then how many labels were left out.
+func trajLegend(spec TrajSpec, n int, lines []*plotter.Line, startThumb *plotter.Scatter) []legendEntry {
 	var entries []legendEntry
 	if startThumb != nil {
 		entries = append(entries, legendEntry{"t = 0", startThumb})
@@ -179,27 +247,7 @@ func Trajectories(path string, spec TrajSpec) error {
 	if len(spec.Labels) > maxLabels && n > maxLabels {
 		entries = append(entries, legendEntry{fmt.Sprintf("(+%d more)", min(len(spec.Labels), n)-maxLabels), &plotter.Line{}})
 	}
-	leg, lw, lh := sideLegend(entries)
-	th := titleHeight(spec.Title)
-	w := vg.Length(ncol)*trajTileW + lw
-	h := th + max(vg.Length(len(spec.Data))*trajTileH, lh+vg.Points(20))
-	return paintBoth(path, w, h, func(dc draw.Canvas) {
-		dc = drawTitle(dc, spec.Title)
-		tiles := draw.Tiles{
-			Rows: len(spec.Data), Cols: ncol,
-			PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(8),
-			PadX: vg.Points(10), PadY: vg.Points(10),
-		}
-		cvs := plot.Align(plots, tiles, draw.Crop(dc, 0, -lw, 0, 0))
-		for r := range plots {
-			for c := range plots[r] {
-				plots[r][c].Draw(cvs[r][c])
-			}
-		}
-		if len(entries) > 0 {
-			leg.Draw(draw.Crop(dc, w-lw+vg.Points(4), 0, 0, -vg.Points(20)))
-		}
-	})
+	return entries
 }
 
 // setSquare sets both axes of p to equal spans centred on the data of rs.

@@ -19,9 +19,6 @@ const maxFuncLines = 100
 var longFuncs = map[string]string{
 	"optim/detmath.go Pow": "a line-for-line transcription of Go's math.Pow (pow.go) on the deterministic Exp and Log; " +
 		"split, it would no longer read against its source",
-	"stages/figures/trajectories.go Trajectories": "issue 21 (figures fit for a paper) rewrites it; split it there",
-	"stages/figures/histogram.go Histogram":       "issue 21 (figures fit for a paper) rewrites it; split it there",
-	"cmd/runner/cmd_results.go runResults":        "issue 21 (never in results) rewrites it; split it there",
 }
 
 // TestFunctionLength measures every function of the module with go/ast:

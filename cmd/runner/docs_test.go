@@ -574,3 +574,17 @@ func TestDocsCheapCommandsRun(t *testing.T) {
 		t.Error("no cheap documented command found to run")
 	}
 }
+
+// docs/results.md holds the generated claims table between its markers,
+// once, so 'runner claims --readme docs/results.md' can refresh it.
+func TestDocsClaimsTableMarkers(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(repoRoot, "docs", "results.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	i, j := strings.Index(s, claimsBegin+"\n"), strings.Index(s, claimsEnd+"\n")
+	if i < 0 || j < i || strings.Count(s, claimsBegin) != 1 || strings.Count(s, claimsEnd) != 1 {
+		t.Errorf("docs/results.md: want the claims table once between %q and %q", claimsBegin, claimsEnd)
+	}
+}

@@ -97,6 +97,9 @@ func extractCommands(path string) ([]docCommand, error) {
 				continue
 			}
 			args, synopsis := shellWords(rest)
+			if !fence && len(args) == 1 && !strings.HasPrefix(args[0], "-") {
+				synopsis = true // a command named in the text, not called: `runner compare`
+			}
 			out = append(out, docCommand{
 				where:    name + ":" + strconv.Itoa(i+1),
 				text:     call,

@@ -10,8 +10,11 @@ package artificial
 // Until issue 18 one Version ("11") covered every stage. Train 12: a
 // threshold never reached (steps_to_*) is runs.Never (+Inf), not NaN.
 // Report 12: captions (figures.CaptionsFile) for every figure. Report 13:
-// a figure is at least as wide as its title (figures.Curves).
+// a figure is at least as wide as its title (figures.Curves). Train 13
+// (issue 17): optim.SVD tracks the squared column norms through a sweep's
+// rotations (other bits at d > 2: the artificial L*, Procrustes, the wall
+// flips, the gauge gap).
 const (
-	TrainVersion  = "12" // train-artificial
+	TrainVersion  = "13" // train-artificial
 	ReportVersion = "13" // report-artificial (its Draw)
 )

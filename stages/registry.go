@@ -175,7 +175,7 @@ func EffectiveSettings(pipeline string, s settings.Values) (map[string]any, erro
 
 // SettingsTable renders every setting of every registered pipeline as a
 // Markdown table (key, default, pipelines, meaning), generated from the
-// settings declarations; the README's settings table is this output.
+// settings declarations; the settings table of docs/experiments.md is this output.
 func SettingsTable() string {
 	var keys []string
 	byKey := map[string]*settings.Spec{}

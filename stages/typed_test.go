@@ -84,7 +84,7 @@ func TestKeysHoldOnlyWhatIsRead(t *testing.T) {
 	}
 }
 
-// Every setting has a doc (the README table is generated from them).
+// Every setting has a doc (the settings table of docs/experiments.md is generated from them).
 func TestEverySettingHasADoc(t *testing.T) {
 	for _, name := range stages.PipelineNames() {
 		for _, sp := range stages.PipelineSpecs(name) {

@@ -274,7 +274,7 @@ func (c *gcFiles) runFiles(recordedFiles []string, work, reports string, old []r
 }
 
 // batchDirs removes a Slurm run's batch directory (manifest, frozen config,
-// task results and logs; README "Running on a Slurm cluster"): it goes with
+// task results and logs; docs/slurm.md): it goes with
 // its run.
 func (c *gcFiles) batchDirs(old []runs.RunInfo, workdir string) error {
 	for _, r := range old {

@@ -38,7 +38,7 @@ var slurmFlags struct {
 
 // registerSlurmFlags adds run's executor flags.
 func registerSlurmFlags(fs *flag.FlagSet) {
-	fs.StringVar(&slurmFlags.executor, "executor", "local", "where trials run: local, or slurm (one array job; see README 'Running on a Slurm cluster')")
+	fs.StringVar(&slurmFlags.executor, "executor", "local", "where trials run: local, or slurm (one array job; see docs/slurm.md)")
 	fs.StringVar(&slurmFlags.partition, "slurm-partition", "", "Slurm partition (sbatch --partition)")
 	fs.StringVar(&slurmFlags.account, "slurm-account", "", "Slurm account (sbatch --account)")
 	fs.StringVar(&slurmFlags.time, "slurm-time", "", "time limit per trial, HH:MM:SS or D-HH:MM:SS (sbatch --time)")

@@ -21,7 +21,7 @@ import (
 	"goldstone/stages/trialio"
 )
 
-var update = flag.Bool("update", false, "rewrite the pipelines' golden files and the README settings table")
+var update = flag.Bool("update", false, "rewrite the pipelines' golden files and the generated tables of docs/ (settings, layout)")
 
 // golden is a pipeline's testdata/golden.json: for every stage of its
 // golden experiment, the stage's cache version and, for every node, the

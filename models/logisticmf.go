@@ -374,11 +374,23 @@ func (m *LogisticMF) likelihood(grad, x []float64) float64 {
 // BatchLoss is LocalLoss on minibatch number batch; it does not advance the
 // batch sequence. With full batch, batch is ignored.
 func (m *LogisticMF) BatchLoss(grad, x []float64, batch uint64) float64 {
+	return m.batchLoss(grad, x, batch, false)
+}
+
+// FullLoss is LocalLoss on every training rating, whatever MinibatchSize:
+// the full-batch local loss and its gradient (overwriting grad). It does not
+// advance the batch sequence, so evaluating it between steps changes no
+// training state.
+func (m *LogisticMF) FullLoss(grad, x []float64) float64 {
+	return m.batchLoss(grad, x, 0, true)
+}
+
+func (m *LogisticMF) batchLoss(grad, x []float64, batch uint64, full bool) float64 {
 	m.prepare()
 	checkLen("x", x, m.NumParams())
 	checkLen("grad", grad, m.NumParams())
 	total := m.Train.Len()
-	m.sample = m.MinibatchSize > 0 && m.MinibatchSize < total
+	m.sample = !full && m.MinibatchSize > 0 && m.MinibatchSize < total
 	m.scale = 1
 	if m.sample {
 		p := float64(m.MinibatchSize) / float64(total)

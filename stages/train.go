@@ -29,8 +29,17 @@ type Loop struct {
 	Steps    int
 	LogEvery int
 	GapEvery int // 0: with every logged step
-	Series   *Series
-	Summary  Summary
+	// GapAround also records the gauge gap at the iterates within this many
+	// steps of every gauge round (before and after it), logged or not.
+	GapAround int
+	// Eval, when set, evaluates the local loss at x without changing any
+	// training state (for example the minibatch sequence); the loop then
+	// records the loss before and after every gauge round (round_loss_pred,
+	// round_loss_real; two evaluations per round, not counted as gauge
+	// time).
+	Eval    func(x []float64) float64
+	Series  *Series
+	Summary Summary
 	// Extra is called at every logged step, after the standard metrics, to
 	// record model-specific ones; it may return an error to stop.
 	Extra func(it *optim.Iter, x []float64) error
@@ -44,12 +53,17 @@ type Loop struct {
 // Loop returns the training loop of these settings for a problem, with the
 // optimizer built on the trial's pool.
 func (s LoopSettings) Loop(p optim.Problem, pool *optim.Pool) *Loop {
-	return &Loop{Problem: p, Opt: s.Optim.Build(pool), Steps: s.Steps, LogEvery: s.LogEvery, GapEvery: s.GapEvery}
+	return &Loop{Problem: p, Opt: s.Optim.Build(pool), Steps: s.Steps, LogEvery: s.LogEvery, GapEvery: s.GapEvery, GapAround: s.GapAround}
 }
 
 // Run trains x in place.
 func (l *Loop) Run(x []float64) error {
 	d := &optim.Driver{Method: l.Opt.Method, Gauge: l.Opt.Gauge, K1: l.Opt.K1, Pool: l.Opt.Pool}
+	var rec *lossRecorder
+	if l.Eval != nil && d.Gauge != nil && d.K1 > 0 {
+		rec = &lossRecorder{inner: d.Gauge, eval: l.Eval, series: l.Series}
+		d.Gauge = rec
+	}
 	tree := l.Problem.Graph != nil && l.Problem.Graph.IsTree()
 	gapEvery := l.GapEvery
 	if gapEvery <= 0 {
@@ -71,22 +85,33 @@ func (l *Loop) Run(x []float64) error {
 	if l.AtStep != nil {
 		l.AtStep(0, x)
 	}
+	if rec != nil {
+		rec.iterate = 1
+	}
 	err := d.Run(l.Problem, x, l.Steps, func(it *optim.Iter) error {
 		gaugeSeconds = it.GaugeSeconds
+		if rec != nil {
+			gaugeSeconds -= rec.seconds
+			rec.iterate = it.Step + 2 // the round after the next step
+		}
 		lastLoss, lastPsi = it.Loss, it.Psi
 		if it.Gauge != nil {
 			counts.add(l.Series, it.Step+1, it.Gauge)
 		}
-		if it.Step%l.LogEvery == 0 || it.Step == l.Steps-1 {
+		logged := it.Step%l.LogEvery == 0 || it.Step == l.Steps-1
+		// loss and psi are those of x_{it.Step}; x has moved on to
+		// x_{it.Step+1} (after any gauge round), whose gap is labelled
+		// with its own index.
+		gap := tree && (logged && (it.Step%gapEvery == 0 || it.Step == l.Steps-1) || l.nearRound(it.Step+1))
+		if logged {
 			l.Series.Add("loss", it.Step, it.Loss)
 			l.Series.Add("local_loss", it.Step, it.Local)
 			l.Series.Add("psi", it.Step, it.Psi)
-			if tree && (it.Step%gapEvery == 0 || it.Step == l.Steps-1) {
-				// loss and psi above are those of x_{it.Step}; x has moved
-				// on to x_{it.Step+1} (after any gauge round), whose gap
-				// is labelled with its own index.
-				gm.record(l.Series, it.Step+1, x)
-			}
+		}
+		if gap {
+			gm.record(l.Series, it.Step+1, x)
+		}
+		if logged {
 			if l.Extra != nil {
 				if err := l.Extra(it, x); err != nil {
 					return err
@@ -113,6 +138,32 @@ func (l *Loop) Run(x []float64) error {
 	l.Summary["final_loss"] = lastLoss
 	l.Summary["final_psi"] = lastPsi
 	return err
+}
+
+// nearRound reports whether iterate k lies within GapAround steps of an
+// iterate produced by a gauge round (the multiples of K1, up to Steps).
+func (l *Loop) nearRound(k int) bool {
+	if l.GapAround <= 0 || l.Opt.Gauge == nil || l.Opt.K1 <= 0 {
+		return false
+	}
+	k1 := l.Opt.K1
+	r := (k + k1/2) / k1 * k1 // the nearest round iterate
+	if r < k1 {
+		r = k1
+	}
+	for _, c := range []int{r - k1, r, r + k1} {
+		if c >= k1 && c <= l.Steps && abs(k-c) <= l.GapAround {
+			return true
+		}
+	}
+	return false
+}
+
+func abs(a int) int {
+	if a < 0 {
+		return -a
+	}
+	return a
 }
 
 // FirstBelow returns the first step at which metric falls below thr, or NaN.

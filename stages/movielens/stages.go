@@ -24,7 +24,7 @@ func init() { stages.Register(Pipeline{}) }
 // settings and inputs (code here or below: models, optim, stages); the
 // golden test (stages/pipelines, testdata/golden.json here) fails until
 // then.
-const Version = "18"
+const Version = "19"
 
 // Pipeline is the movielens pipeline (the paper's Section 5.2): ingest,
 // binarize, bin and split a ratings file (a MovieLens release or the
@@ -98,6 +98,7 @@ type TrainSettings struct {
 	Minibatch  int  `set:"minibatch" default:"0" check:">=0" doc:"ratings per minibatch; 0 uses full batches"`
 	ValidEvery int  `set:"valid_every" default:"50" check:">0" doc:"record the validation log-likelihood every this many steps"`
 	Bias       bool `set:"bias" default:"false" doc:"add a bias per item and a global bias per time bin to the score (beyond the paper; outside the rotated blocks, so gauge steps do not touch them)"`
+	RoundLoss  bool `set:"round_loss" default:"false" doc:"record the full-batch local loss before and after every gauge round (round_loss_pred, round_loss_real; two loss evaluations and one more parameter-sized buffer per round)"`
 }
 
 // binInfo is what the bin stage tells later stages.
@@ -351,6 +352,10 @@ func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, poo
 	steps := s.Loop.Steps
 	loop := s.Loop.Loop(models.ProblemOf(m), pool)
 	loop.Series, loop.Summary, loop.Progress = series, sum, progress
+	if s.RoundLoss {
+		scratch := make([]float64, len(x))
+		loop.Eval = func(x []float64) float64 { return m.FullLoss(scratch, x) }
+	}
 	loop.Extra = func(it *optim.Iter, x []float64) error {
 		if err := ctx.Err(); err != nil {
 			return err

@@ -48,7 +48,7 @@ func TestLogisticMFGradient(t *testing.T) {
 					m.Bias = bias
 					m.Gamma, m.MinibatchSize, m.chunkCost = tc.gamma, tc.batch, tc.chunkCost
 					x := randVec(rand.New(rand.NewPCG(1, 1)), m.NumParams(), 0.7)
-					if want := 3 * (9 + 6) * d; bias && len(x) != want+6+3 || !bias && len(x) != want {
+					if want := 3 * (9 + 6) * d; bias && len(x) != want+6+3+9 || !bias && len(x) != want {
 						t.Fatalf("NumParams %d", len(x))
 					}
 					f := func(grad, x []float64) float64 { return m.BatchLoss(grad, x, 7) }

@@ -17,19 +17,21 @@ import (
 //	               users.parquet and items.parquet)
 //	item_bias.npy  shape (items,), only with the bias setting
 //	bin_bias.npy   shape (T,), only with the bias setting
+//	user_bias.npy  shape (users,), only with the bias setting
 const (
 	ParamsFile   = "params.npy"
 	ItemBiasFile = "item_bias.npy"
 	BinBiasFile  = "bin_bias.npy"
+	UserBiasFile = "user_bias.npy"
 )
 
 // writeParams writes x, the model's parameter vector (blocks, then with
-// bias the item and bin biases), into dir.
+// bias the item, bin and user biases), into dir.
 func writeParams(dir string, x []float64, T, users, items, d int, bias bool) error {
 	n := T * (users + items) * d
 	want := n
 	if bias {
-		want += items + T
+		want += items + T + users
 	}
 	if len(x) != want {
 		return fmt.Errorf("write parameters: %d values, want %d", len(x), want)
@@ -43,7 +45,10 @@ func writeParams(dir string, x []float64, T, users, items, d int, bias bool) err
 	if err := stages.WriteNpy(filepath.Join(dir, ItemBiasFile), x[n:n+items], items); err != nil {
 		return err
 	}
-	return stages.WriteNpy(filepath.Join(dir, BinBiasFile), x[n+items:], T)
+	if err := stages.WriteNpy(filepath.Join(dir, BinBiasFile), x[n+items:n+items+T], T); err != nil {
+		return err
+	}
+	return stages.WriteNpy(filepath.Join(dir, UserBiasFile), x[n+items+T:], users)
 }
 
 // readParams reads what writeParams wrote back into one vector, checking
@@ -72,5 +77,9 @@ func readParams(dir string, T, users, items, d int, bias bool) ([]float64, error
 	if err != nil {
 		return nil, err
 	}
-	return slices.Concat(x, ib, bb), nil
+	ub, err := read(UserBiasFile, users)
+	if err != nil {
+		return nil, err
+	}
+	return slices.Concat(x, ib, bb, ub), nil
 }

@@ -24,7 +24,7 @@ func init() { stages.Register(Pipeline{}) }
 // settings and inputs (code here or below: models, optim, stages); the
 // golden test (stages/pipelines, testdata/golden.json here) fails until
 // then.
-const Version = "19"
+const Version = "20"
 
 // Pipeline is the movielens pipeline (the paper's Section 5.2): ingest,
 // binarize, bin and split a ratings file (a MovieLens release or the
@@ -97,7 +97,7 @@ type TrainSettings struct {
 	Prior      stages.MFPrior
 	Minibatch  int  `set:"minibatch" default:"0" check:">=0" doc:"ratings per minibatch; 0 uses full batches"`
 	ValidEvery int  `set:"valid_every" default:"50" check:">0" doc:"record the validation log-likelihood every this many steps"`
-	Bias       bool `set:"bias" default:"false" doc:"add a bias per item and a global bias per time bin to the score (beyond the paper; outside the rotated blocks, so gauge steps do not touch them)"`
+	Bias       bool `set:"bias" default:"false" doc:"add a bias per user, a bias per item and a global bias per time bin to the score (beyond the paper; outside the rotated blocks, so gauge steps do not touch them)"`
 	RoundLoss  bool `set:"round_loss" default:"false" doc:"record the full-batch local loss before and after every gauge round (round_loss_pred, round_loss_real; two loss evaluations and one more parameter-sized buffer per round)"`
 }
 
@@ -320,8 +320,8 @@ func loadRatings(ctx context.Context, path string) (*models.Ratings, error) {
 }
 
 // Train trains Model 2 (sparse dynamic logistic MF) on the training
-// split and writes the parameters (params.npy and, with bias, item_bias.npy
-// and bin_bias.npy; see ParamsFile), model.json, series.arrow,
+// split and writes the parameters (params.npy and, with bias, item_bias.npy,
+// bin_bias.npy and user_bias.npy; see ParamsFile), model.json, series.arrow,
 // series.parquet and summary.json into dir.
 func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, pool *optim.Pool, dir string, progress func(step, total int, loss float64)) error {
 	var info binInfo

@@ -77,6 +77,7 @@ func Report(ctx context.Context, experiment string, trials []stages.Trial, io *p
 	}
 	var md strings.Builder
 	md.WriteString(stages.MarkdownTable(experiment, all))
+	md.WriteString(ReferencesTable(all))
 	md.WriteString(PaperFigures)
 	if io.HasInput("activity") {
 		act, err := os.ReadFile(io.Input("activity"))

@@ -24,7 +24,7 @@ func init() { stages.Register(Pipeline{}) }
 // settings and inputs (code here or below: models, optim, stages); the
 // golden test (stages/pipelines, testdata/golden.json here) fails until
 // then.
-const Version = "20"
+const Version = "21"
 
 // Pipeline is the movielens pipeline (the paper's Section 5.2): ingest,
 // binarize, bin and split a ratings file (a MovieLens release or the
@@ -168,12 +168,23 @@ func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment
 		Inputs: map[string]pipeline.Ref{"binary": pipeline.Out("binarize", "binary.parquet")}, Outputs: []string{"binned"}})
 	b.Add(&pipeline.Node{ID: "split", Stage: &SplitStage{Settings: data.Split},
 		Inputs: map[string]pipeline.Ref{"binned": pipeline.Out("bin", "binned")}, Outputs: []string{"split"}})
+	refs := map[string]bool{} // the reference nodes added, by key
 	for _, tr := range trials {
 		tid, eid := "train/"+tr.Slug(), "evaluate/"+tr.Slug()
-		b.Add(&pipeline.Node{ID: tid, Stage: &TrainStage{Settings: stages.MustDecode[TrainSettings](tr.Settings)},
+		ts := stages.MustDecode[TrainSettings](tr.Settings)
+		b.Add(&pipeline.Node{ID: tid, Stage: &TrainStage{Settings: ts},
 			Inputs:  map[string]pipeline.Ref{"binned": pipeline.Out("bin", "binned"), "split": pipeline.Out("split", "split")},
 			Outputs: []string{"model"}})
-		in := map[string]pipeline.Ref{"model": pipeline.Out(tid, "model"), "split": pipeline.Out("split", "split"), "binned": pipeline.Out("bin", "binned")}
+		rs := referenceSettings(ts)
+		rid := "references/" + rs.key()
+		if !refs[rid] {
+			refs[rid] = true
+			b.Add(&pipeline.Node{ID: rid, Stage: &ReferenceStage{Settings: rs},
+				Inputs:  map[string]pipeline.Ref{"binned": pipeline.Out("bin", "binned"), "split": pipeline.Out("split", "split")},
+				Outputs: []string{ReferencesFile}})
+		}
+		in := map[string]pipeline.Ref{"model": pipeline.Out(tid, "model"), "split": pipeline.Out("split", "split"), "binned": pipeline.Out("bin", "binned"),
+			"references": pipeline.Out(rid, ReferencesFile)}
 		ev := &EvaluateStage{}
 		if planted {
 			in["vectors"] = pipeline.Out("generate", "vectors.npy")
@@ -461,6 +472,17 @@ func Evaluate(ctx context.Context, io *pipeline.IO, planted *PlantedConfig, dir 
 					return err
 				}
 				sum["planted_oracle_test_ll"] = oracle.LogLik
+			}
+		}
+	}
+	if io.HasInput("references") {
+		refs, err := stages.ReadSummary(io.Input("references"))
+		if err != nil {
+			return err
+		}
+		for k, v := range refs {
+			if _, ok := sum[k]; !ok { // the trial's own baseline_test_ll is the same
+				sum[k] = v
 			}
 		}
 	}

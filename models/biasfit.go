@@ -3,6 +3,8 @@ package models
 import (
 	"fmt"
 	"math"
+
+	"goldstone/optim"
 )
 
 // BiasModel is a static logistic model of binary ratings without
@@ -205,9 +207,9 @@ func (c *cgSolver) solve(x, g []float64, mul func(dst, x []float64), m []float64
 
 func sigmoid(y float64) float64 {
 	if y >= 0 {
-		return 1 / (1 + math.Exp(-y))
+		return 1 / (1 + optim.Exp(-y))
 	}
-	e := math.Exp(y)
+	e := optim.Exp(y)
 	return e / (1 + e)
 }
 

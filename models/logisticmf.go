@@ -431,7 +431,7 @@ func (m *LogisticMF) biasPass() float64 {
 	var reg float64
 	for k, b := range x {
 		g[k] = m.Gamma * b
-		reg += b * b
+		reg += float64(b * b)
 	}
 	ug := g[items+m.T:]
 	for t := range m.T {
@@ -553,7 +553,7 @@ func (m *LogisticMF) blockChunk(c, _, _ int) {
 			if y < 0 {
 				a, neg = -y, -y
 			}
-			ex := math.Exp(-a)
+			ex := optim.Exp(-a)
 			if y >= 0 {
 				num = ex
 			}
@@ -573,7 +573,7 @@ func (m *LogisticMF) blockChunk(c, _, _ int) {
 				usum[int(us[b])-userCol0] += cf[b]
 			}
 		}
-		lik += math.Log(prod)
+		lik += optim.Log(prod)
 	}
-	m.part[bi] = 0.5*gamma*reg + scale*lik
+	m.part[bi] = float64(0.5*gamma*reg) + float64(scale*lik)
 }

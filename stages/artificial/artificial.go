@@ -24,7 +24,7 @@ func init() { stages.Register(Pipeline{}) }
 // settings and inputs (code here or below: models, optim, stages); the
 // golden test (stages/pipelines, testdata/golden.json here) fails until
 // then.
-const Version = "11"
+const Version = "12"
 
 // Pipeline is the artificial pipeline.
 type Pipeline struct{}

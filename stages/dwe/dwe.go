@@ -38,7 +38,7 @@ func init() { stages.Register(Pipeline{}) }
 // 2: the aging table counts the query word as a candidate (one word aging,
 // models/dwe.WordAging). 5: the step file records each bin's first and last
 // year with data; the aging table names a step by those years.
-const Version = "12"
+const Version = "13"
 
 // Pipeline is the dwe pipeline.
 type Pipeline struct{}

@@ -206,10 +206,15 @@ func (p *Procrustes) svdChunk(k, _, _ int) {
 	s := p.svdS[k*d : (k+1)*d]
 	ut := p.svdUT[k*dd : (k+1)*dd]
 	vt := p.svdVT[k*dd : (k+1)*dd]
-	if !SVD(ut, s, vt, a, d, d) {
-		panic("optim: SVD did not converge (NaN or infinite overlap)")
-	}
 	q := p.q[k*dd : (k+1)*dd]
+	if !SVD(ut, s, vt, a, d, d) {
+		// A NaN or infinite overlap: the iterate has diverged (the driver
+		// stops at its next loss). The edge keeps its relative map and its
+		// gap is unknown, so Gap and the round's prediction are NaN.
+		setIdentity(q, d)
+		p.edgeGap[k] = math.NaN()
+		return
+	}
 	gemm(true, false, d, d, d, 1, ut, d, vt, d, 0, q, d, nil) // U V^T
 	var sum float64
 	for _, v := range s {

@@ -173,3 +173,24 @@ func TestProcrustesNotTree(t *testing.T) {
 		t.Fatalf("GaugeGap on a chain after a cycle: %v", err)
 	}
 }
+
+// TestProcrustesDivergedIterate: on an iterate whose overlaps overflow (a
+// diverged run) the gap is NaN and a round changes nothing it cannot solve,
+// without panicking; the driver reports the divergence at its next loss.
+func TestProcrustesDivergedIterate(t *testing.T) {
+	b := Blocks{T: 4, N: 5, D: 3}
+	rng := rand.New(rand.NewPCG(31, 1))
+	x := randVec(rng, b.Len(), 1e160) // squares overflow
+	gr := Chain(b.T, 1)
+	var p Procrustes
+	if err := p.Init(b, gr); err != nil {
+		t.Fatal(err)
+	}
+	if g := p.Gap(x); !math.IsNaN(g) {
+		t.Errorf("gap of an overflowing iterate %v, want NaN", g)
+	}
+	st := p.Round(x)
+	if !math.IsNaN(st.Predicted) {
+		t.Errorf("round on an overflowing iterate: %+v, want no prediction", st)
+	}
+}

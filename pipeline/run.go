@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"goldstone/internal/atomicfile"
 	"goldstone/internal/fault"
 )
 
@@ -436,6 +437,9 @@ func (s *session) plan(ctx context.Context) ([]PlanItem, error) {
 	var errs []error
 	items := make([]PlanItem, 0, len(s.tasks))
 	for _, t := range s.tasks {
+		if err := ctx.Err(); err != nil {
+			return nil, err // a plan of many nodes stops at once on Ctrl-C
+		}
 		it := PlanItem{Node: t.n.ID, Stage: t.stage}
 		digests, _, blocker, err := s.inputs(t, up)
 		switch {
@@ -543,7 +547,7 @@ func Run(ctx context.Context, g *Graph, opts Options) (*Result, error) {
 	if err := os.RemoveAll(tmp); err != nil {
 		return nil, fmt.Errorf("clear %s: %w", tmp, err)
 	}
-	if err := os.MkdirAll(tmp, 0o755); err != nil {
+	if err := os.MkdirAll(tmp, 0o777); err != nil {
 		return nil, err
 	}
 	if s.dig, err = loadDigester(filepath.Join(s.work, "state", "digests.json")); err != nil {
@@ -789,7 +793,7 @@ func (s *session) execute(ctx context.Context, t *task) (o outcome) {
 	o.t = t
 	start := time.Now()
 	defer func() { o.elapsed = time.Since(start) }()
-	tmp, err := os.MkdirTemp(filepath.Join(s.work, "tmp"), sanitizeID(t.n.ID)+"-*")
+	tmp, err := atomicfile.MkdirTemp(filepath.Join(s.work, "tmp"), sanitizeID(t.n.ID)+"-*")
 	if err != nil {
 		o.err = err
 		return o

@@ -4,8 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -17,6 +19,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"goldstone/internal/atomicfile"
+	"goldstone/internal/fault"
 )
 
 // Export file names (ExportParquet).
@@ -79,38 +82,54 @@ func writeGeneric[T any](path string, rows []T) error {
 	})
 }
 
+// exportNames are the files of an export, in the order they are written.
+var exportNames = []string{ExportTrials, ExportParams, ExportSummaries, ExportSeries, ExportOutputs}
+
 // ExportParquet writes a run's trials (one wide row per trial, typed
 // parameter columns and summary metrics, like the trials view), its
 // parameters and summaries in long form, its step-wise series and its
 // recorded output files as ZSTD Parquet files in dir, and returns their
 // paths. Times are TIMESTAMP (UTC, microseconds); NaN and infinities are
-// kept as such in DOUBLE columns. Each file is written to a temporary file
-// and renamed, so a failed export leaves no half-written file.
+// kept as such in DOUBLE columns.
+//
+// An export is complete or absent: the files are written into a hidden
+// temporary directory beside dir, which then takes dir's place in two
+// renames (atomicfile.ReplaceDir). dir must therefore be new or hold an
+// earlier export only (nothing else of the user's is replaced); what an
+// export killed midway left behind is removed by the next one.
 func (s *Store) ExportParquet(ctx context.Context, runID int64, dir string) ([]string, error) {
 	fail := func(err error) ([]string, error) {
 		return nil, fmt.Errorf("export run %d: %w", runID, err)
 	}
-	if _, err := s.Run(ctx, runID); err != nil {
+	ri, err := s.Run(ctx, runID)
+	if err != nil {
 		return fail(err)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := exportDirFree(dir); err != nil {
+		return fail(err)
+	}
+	parent := filepath.Dir(filepath.Clean(dir))
+	if err := os.MkdirAll(parent, 0o777); err != nil {
+		return fail(err)
+	}
+	if _, err := atomicfile.RemoveStale(parent); err != nil {
 		return fail(err)
 	}
 	trials, err := s.TrialTable(ctx, runID)
 	if err != nil {
 		return fail(err)
 	}
-	ri, err := s.Run(ctx, runID)
+	tmp, err := atomicfile.MkdirTemp(parent, "."+filepath.Base(filepath.Clean(dir))+".tmp-*")
 	if err != nil {
 		return fail(err)
 	}
-	var paths []string
+	defer os.RemoveAll(tmp) // nothing left once renamed
 	add := func(name string, write func(path string) error) error {
-		p := filepath.Join(dir, name)
+		p := filepath.Join(tmp, name)
 		if err := write(p); err != nil {
-			return fmt.Errorf("%s: %w", p, err)
+			return fmt.Errorf("%s: %w", filepath.Join(dir, name), err)
 		}
-		paths = append(paths, p)
+		fault.Point("export:file")
 		return nil
 	}
 
@@ -158,7 +177,32 @@ func (s *Store) ExportParquet(ctx context.Context, runID int64, dir string) ([]s
 	if err := add(ExportOutputs, func(p string) error { return writeGeneric(p, orows) }); err != nil {
 		return fail(err)
 	}
+	if err := atomicfile.ReplaceDir(tmp, dir); err != nil {
+		return fail(err)
+	}
+	paths := make([]string, len(exportNames))
+	for i, n := range exportNames {
+		paths[i] = filepath.Join(dir, n)
+	}
 	return paths, nil
+}
+
+// exportDirFree checks that dir may be replaced by an export: it does not
+// exist, or it is a directory that holds nothing but export files.
+func exportDirFree(dir string) error {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if !slices.Contains(exportNames, e.Name()) {
+			return fmt.Errorf("%s holds %s, which is not an export file: export into a new directory (an export replaces its directory whole)", dir, e.Name())
+		}
+	}
+	return nil
 }
 
 // writeSeries streams a run's metric series, trials in enumeration order,

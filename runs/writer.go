@@ -80,6 +80,9 @@ func (s *Store) enqueue(o op) {
 
 // send hands o to the writer. It never blocks past ctx or the writer's exit.
 func (s *Store) send(ctx context.Context, o op) error {
+	if s.readOnly {
+		return ErrReadOnly
+	}
 	s.sendMu.RLock()
 	defer s.sendMu.RUnlock()
 	if s.closed {
@@ -177,10 +180,24 @@ func (s *Store) loop() {
 	}
 }
 
+// runSync runs o.fn in a transaction; a transaction that fails for a
+// reason of the machine (IsInfrastructure: the database locked by another
+// process, a full disk) is rolled back and run again, for up to s.wait.
 func (s *Store) runSync(o op) error {
 	if err := o.ctx.Err(); err != nil {
 		return err
 	}
+	return retry(o.ctx, s.waitFor, func() error {
+		saved := s.view
+		err := s.syncOnce(o)
+		if err != nil {
+			s.view = saved // the view refresh, if any, was rolled back
+		}
+		return err
+	})
+}
+
+func (s *Store) syncOnce(o op) error {
 	tx, err := s.w.BeginTx(o.ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
@@ -216,18 +233,48 @@ func metricInsert(n int) string {
 
 // writeBatch writes rows in one transaction. A row that fails (e.g. an
 // unknown run id) is dropped and recorded; the others are still committed.
-// Metric rows keep their relative order, so the last of several rows with
-// the same key wins; the tables are independent, so they are written one
-// after the other.
+// A batch that fails for a reason of the machine (IsInfrastructure: the
+// database locked by another process, a full disk) is rolled back and
+// written again, for up to s.wait; only then are its rows lost. Metric rows
+// keep their relative order, so the last of several rows with the same key
+// wins; the tables are independent, so they are written one after the
+// other.
 func (s *Store) writeBatch(batch []op) {
+	var rowErrs []error
+	err := retry(context.Background(), s.waitFor, func() error {
+		saved := s.view
+		var err error
+		s.viewErr = nil
+		rowErrs, err = s.batchOnce(batch)
+		if err != nil {
+			s.view = saved
+		}
+		return err
+	})
+	if err != nil {
+		s.fail(len(batch), err)
+		return
+	}
+	for _, e := range rowErrs {
+		s.fail(1, e)
+	}
+	if s.viewErr != nil {
+		s.fail(0, s.viewErr)
+	}
+}
+
+// batchOnce tries to write batch in one transaction. It returns the
+// errors of the rows it dropped, and an error when the transaction failed
+// (nothing of it is committed then): its begin or commit, a row failing
+// for a reason of the machine, or the trials view.
+func (s *Store) batchOnce(batch []op) (rowErrs []error, err error) {
 	ctx := context.Background()
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
-		s.fail(len(batch), fmt.Errorf("begin batch of %d rows: %w", len(batch), err))
-		return
+		return nil, fmt.Errorf("begin batch of %d rows: %w", len(batch), err)
 	}
 	defer tx.Rollback()
-	failed := 0
+	var infra error // a row's error that aborts the transaction
 	stmts := map[*sql.Stmt]*sql.Stmt{}
 	stmt := func(st *sql.Stmt) *sql.Stmt {
 		if t, ok := stmts[st]; ok {
@@ -239,6 +286,9 @@ func (s *Store) writeBatch(batch []op) {
 	}
 	// one writes a single row; it reports whether the row was written.
 	one := func(o *op) bool {
+		if infra != nil {
+			return false
+		}
 		var err error
 		switch o.kind {
 		case opMetric:
@@ -256,12 +306,15 @@ func (s *Store) writeBatch(batch []op) {
 				err = fmt.Errorf("artifact run %d trial %q path %q: %w", o.run, o.trial, o.name, err)
 			}
 		}
-		if err != nil {
-			s.fail(1, err)
-			failed++
-			return false
+		switch {
+		case err == nil:
+			return true
+		case IsInfrastructure(err):
+			infra = err
+		default:
+			rowErrs = append(rowErrs, err)
 		}
-		return true
+		return false
 	}
 
 	// Metrics: full chunks through the multi-row statement. A chunk that
@@ -273,7 +326,7 @@ func (s *Store) writeBatch(batch []op) {
 			for _, o := range chunk {
 				one(o)
 			}
-		} else {
+		} else if infra == nil {
 			args := s.args[:0]
 			for _, o := range chunk {
 				v, k := encodeValue(o.value)
@@ -282,7 +335,9 @@ func (s *Store) writeBatch(batch []op) {
 			_, err := stmt(s.stmtMetrics).ExecContext(ctx, args...)
 			clear(args)
 			s.args = args[:0]
-			if err != nil {
+			if IsInfrastructure(err) {
+				infra = err
+			} else if err != nil {
 				for _, o := range chunk {
 					one(o)
 				}
@@ -306,13 +361,19 @@ func (s *Store) writeBatch(batch []op) {
 			}
 		}
 	}
+	if infra != nil {
+		return nil, fmt.Errorf("batch of %d rows: %w", len(batch), infra)
+	}
 	if newMetric {
-		if err := refreshTrialsView(ctx, tx, &s.view); err != nil {
-			s.fail(0, err)
+		if err := refreshTrialsView(ctx, tx, &s.view); IsInfrastructure(err) {
+			return nil, err
+		} else if err != nil {
+			s.viewErr = err // the rows are committed; the view lags
 		}
 	}
 	fault.Point("runs:batch")
 	if err := tx.Commit(); err != nil {
-		s.fail(len(batch)-failed, fmt.Errorf("commit batch of %d rows: %w", len(batch), err))
+		return nil, fmt.Errorf("commit batch of %d rows: %w", len(batch), err)
 	}
+	return rowErrs, nil
 }

@@ -322,4 +322,4 @@ func writeFile(path string, data []byte) error {
 
 // mkParent creates the directory of path: the files of a stage's output
 // directory are written before anything else creates it.
-func mkParent(path string) error { return os.MkdirAll(filepath.Dir(path), 0o755) }
+func mkParent(path string) error { return os.MkdirAll(filepath.Dir(path), 0o777) }

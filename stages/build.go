@@ -153,8 +153,8 @@ func (s *ReportStage) Name() string { return s.Stage }
 // Version is the report scaffolding's version and the pipeline's (its Draw
 // is the pipeline's code). Scaffolding version 2: the report runs when some
 // trials failed, over the others, and lists the failed ones with their
-// errors.
-func (s *ReportStage) Version() string { return "2." + s.Pipeline }
+// errors; 3: names and errors in the Markdown are HTML-escaped.
+func (s *ReportStage) Version() string { return "3." + s.Pipeline }
 func (s *ReportStage) Params() any {
 	return map[string]any{"experiment": s.Experiment, "trials": trialNames(s.Trials)}
 }
@@ -177,7 +177,7 @@ func (s *ReportStage) Run(ctx context.Context, io *pipeline.IO) error {
 		if err := s.Draw(ctx, s.Experiment, ok, io, dir); err != nil {
 			return err
 		}
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+	} else if err := os.MkdirAll(dir, 0o777); err != nil {
 		return err
 	}
 	if len(failed) == 0 {
@@ -202,17 +202,15 @@ func appendFailures(dir, experiment string, failed [][2]string) error {
 	var b strings.Builder
 	b.Write(old)
 	if len(old) == 0 {
-		fmt.Fprintf(&b, "# %s\n\nNo trial finished.\n", experiment)
+		fmt.Fprintf(&b, "# %s\n\nNo trial finished.\n", MarkdownText(experiment))
 	}
 	fmt.Fprintf(&b, "\n## Failed trials (%d)\n\n| trial | error |\n|---|---|\n", len(failed))
 	for _, f := range failed {
 		msg := strings.Join(strings.Fields(f[1]), " ")
-		fmt.Fprintf(&b, "| %s | %s |\n", mdCell(f[0]), mdCell(msg))
+		fmt.Fprintf(&b, "| %s | %s |\n", MarkdownText(f[0]), MarkdownText(msg))
 	}
 	return atomicfile.WriteFile(path, []byte(b.String()))
 }
-
-func mdCell(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
 
 // AddReport adds the report node, which reads every trial's result (in, by
 // trial id). It is Tolerant: it runs when some trials failed, over the

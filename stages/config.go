@@ -2,13 +2,16 @@ package stages
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -169,6 +172,9 @@ func (c *Config) line(key string) int {
 
 func (c *Config) build(name string, r rawExp) (*Experiment, error) {
 	p := "experiments." + name
+	if err := CheckName(name); err != nil {
+		return nil, &ConfigError{File: c.Path, Line: c.line(p), Key: "experiments", Err: err}
+	}
 	e := &Experiment{Name: name, Description: r.Description, Pipeline: r.Pipeline, Tolerances: map[string]float64{}}
 	if r.Pipeline == "" {
 		return nil, c.errorf(p+".pipeline", "missing; want one of %s", strings.Join(PipelineNames(), ", "))
@@ -248,6 +254,62 @@ func (c *Config) build(name string, r rawExp) (*Experiment, error) {
 		e.Variants = []Variant{{Name: "", Settings: map[string]any{}}}
 	}
 	return e, nil
+}
+
+// maxNameLen bounds an experiment name (it is a directory name).
+const maxNameLen = 100
+
+// CheckName checks an experiment name: 1 to 100 ASCII letters, digits,
+// '.', '_' and '-', starting with a letter or digit. The name is a
+// directory of the reports, logs and batch folders, so it can hold no path
+// separator, no leading dot ("..", hidden files) and nothing a shell or a
+// terminal would read differently.
+func CheckName(name string) error {
+	bad := func(why string) error {
+		return fmt.Errorf("invalid experiment name %q: %s (use letters, digits, '.', '_' and '-', starting with a letter or digit)", name, why)
+	}
+	switch {
+	case name == "":
+		return bad("empty")
+	case len(name) > maxNameLen:
+		return bad(fmt.Sprintf("longer than %d characters", maxNameLen))
+	case !isAlnum(name[0]):
+		return bad("it must start with a letter or digit")
+	}
+	for i := 0; i < len(name); i++ {
+		if b := name[i]; !isAlnum(b) && b != '.' && b != '_' && b != '-' {
+			return bad(fmt.Sprintf("character %q", rune(b)))
+		}
+	}
+	return nil
+}
+
+func isAlnum(b byte) bool {
+	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
+}
+
+// RunDir is root/<experiment>/run-<run>, the directory of a run's report,
+// logs or export under root. An experiment name that CheckName rejects (a
+// run recorded by an older version, a hand-edited database) is an error,
+// and so is a result outside root: no path built from a name leaves its
+// root.
+func RunDir(root, experiment string, run int64) (string, error) {
+	if err := CheckName(experiment); err != nil {
+		return "", err
+	}
+	return Within(root, experiment, fmt.Sprintf("run-%d", run))
+}
+
+// Within joins elems onto root and checks that the result is root or
+// below it, lexically (after filepath.Clean): "..", an absolute element or
+// a separator in a name cannot lead outside.
+func Within(root string, elems ...string) (string, error) {
+	p := filepath.Join(append([]string{root}, elems...)...)
+	rel, err := filepath.Rel(filepath.Clean(root), p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", fmt.Errorf("path %s leaves its root %s", p, root)
+	}
+	return p, nil
 }
 
 // setting checks one value of a setting key in the context of a pipeline.
@@ -397,16 +459,63 @@ func (e *Experiment) dropKey(k string) {
 	}
 }
 
+// Size is the number of points of the sweep: variants times the product
+// of the grid's sizes (saturating at math.MaxInt), counted without
+// enumerating them. Trials may list fewer: points equal in their
+// effective settings are one trial.
+func (e *Experiment) Size() int {
+	n := max(1, len(e.Variants))
+	for _, ax := range e.Grid {
+		k := len(ax.Values)
+		if k > 0 && n > math.MaxInt/k {
+			return math.MaxInt
+		}
+		n *= k
+	}
+	return n
+}
+
+// SizeText spells Size out: "3 variants × lr 10 × seed 5" ("lr 10 × seed
+// 5" for an experiment without named variants).
+func (e *Experiment) SizeText() string {
+	var parts []string
+	switch {
+	case len(e.Variants) > 1:
+		parts = append(parts, fmt.Sprintf("%d variants", len(e.Variants)))
+	case len(e.Variants) == 1 && e.Variants[0].Name != "":
+		parts = append(parts, "1 variant")
+	}
+	for _, ax := range e.Grid {
+		parts = append(parts, fmt.Sprintf("%s %d", ax.Key, len(ax.Values)))
+	}
+	if len(parts) == 0 {
+		return "no grid"
+	}
+	return strings.Join(parts, " × ")
+}
+
 // Trials enumerates the sweep deterministically: variants in file order, then
 // the grid's cartesian product with keys in sorted order (the last key
 // varying fastest). A point equal to an earlier one in its effective settings
 // is the same trial and is listed once.
 func (e *Experiment) Trials() []Trial {
+	out, _ := e.TrialsContext(context.Background())
+	return out
+}
+
+// TrialsContext is Trials that stops, with ctx's error, within a few
+// hundred points of ctx being done: a large sweep is enumerated in seconds,
+// and Ctrl-C must not wait for it.
+func (e *Experiment) TrialsContext(ctx context.Context) ([]Trial, error) {
 	var out []Trial
 	seen := map[string]bool{}
+	n := 0
 	for _, v := range e.Variants {
 		idx := make([]int, len(e.Grid))
 		for {
+			if n++; n%256 == 0 && ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
 			s := e.Settings.Clone()
 			for k, val := range v.Settings {
 				s[k] = val
@@ -436,7 +545,7 @@ func (e *Experiment) Trials() []Trial {
 			}
 		}
 	}
-	return out
+	return out, nil
 }
 
 // TrialID is the stable id of a trial: a hash of its pipeline and its
@@ -565,6 +674,9 @@ func ExperimentFromResolved(js string) (*Experiment, error) {
 	dec := json.NewDecoder(strings.NewReader(js))
 	dec.UseNumber()
 	if err := dec.Decode(&raw); err != nil {
+		return nil, err
+	}
+	if err := CheckName(raw.Name); err != nil {
 		return nil, err
 	}
 	if _, ok := LookupPipeline(raw.Pipeline); !ok {

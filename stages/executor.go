@@ -2,6 +2,7 @@ package stages
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 
@@ -27,7 +28,7 @@ func RecordReport(ctx context.Context, st *runs.Store, run int64, experiment, re
 	}
 	r := &recorder{reportDir: reportDir, experiment: experiment, ctx: ctx, st: st, run: run, log: log, out: &Outcome{}}
 	r.recordArtifacts(ctx, outputs)
-	return r.out.ReportPath, st.Err()
+	return r.out.ReportPath, errors.Join(r.out.ReportErr, st.Err())
 }
 
 // OutputsObserver records what Execute's recorder records of every node

@@ -1,11 +1,11 @@
 package stages
 
-// RunObserver is told the run's id and how to find a node's trial once
-// Execute knows them, before any stage runs; a RunOptions.Observer may
-// implement it (the progress display and the JSON log use it to put the run
-// id and the trial on every line).
+// RunObserver is told the run's id, its number of trials and how to find a
+// node's trial once Execute knows them, before any stage runs; a
+// RunOptions.Observer may implement it (the progress display and the JSON
+// log use it to put the run id and the trial on every line).
 type RunObserver interface {
-	RunStarted(runID int64, trialOf func(node string) (id, name string, ok bool))
+	RunStarted(runID int64, trials int, trialOf func(node string) (id, name string, ok bool))
 }
 
 // trialOfFunc returns the node -> trial lookup of b for RunObserver.

@@ -79,9 +79,9 @@ func MarkdownTable(title string, results []TrialResult) string {
 	slices.Sort(ks)
 	ks = slices.Compact(ks)
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n| trial | name | %s |\n|---|---|%s\n", title, strings.Join(ks, " | "), strings.Repeat("---|", len(ks)))
+	fmt.Fprintf(&b, "# %s\n\n| trial | name | %s |\n|---|---|%s\n", MarkdownText(title), strings.Join(ks, " | "), strings.Repeat("---|", len(ks)))
 	for _, r := range results {
-		fmt.Fprintf(&b, "| %s | %s |", r.Trial.ID, r.Trial.Name)
+		fmt.Fprintf(&b, "| %s | %s |", r.Trial.ID, MarkdownText(r.Trial.Name))
 		for _, k := range ks {
 			v, ok := r.Summary[k]
 			switch {
@@ -96,4 +96,57 @@ func MarkdownTable(title string, results []TrialResult) string {
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// MarkdownText escapes text for a Markdown line or table cell: HTML's
+// special characters become entities (a name, note or error cannot inject
+// <script> or <img onerror> into a rendered report), '|' is escaped so a
+// cell stays one cell, and line breaks and other control characters become
+// spaces, so the text stays on its line.
+func MarkdownText(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '&':
+			b.WriteString("&amp;")
+		case r == '<':
+			b.WriteString("&lt;")
+		case r == '>':
+			b.WriteString("&gt;")
+		case r == '|':
+			b.WriteString(`\|`)
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			b.WriteByte(' ')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// MarkdownCode renders s as a Markdown code span: shown literally (no HTML
+// or Markdown inside is interpreted), delimited by more backticks than the
+// longest run of backticks in s, so that s cannot close it; line breaks and
+// control characters become spaces.
+func MarkdownCode(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return ' '
+		}
+		return r
+	}, s)
+	longest, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") || (s != "" && strings.Trim(s, " ") == "") {
+		s = " " + s + " "
+	}
+	return fence + s + fence
 }

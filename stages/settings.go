@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -32,6 +33,9 @@ type Spec struct {
 	Doc     string
 	Check   func(v any) error
 	Values  []string // the allowed strings of a oneof or choice setting, for docs
+	// IntText: a string setting that also takes an integer, as its decimal
+	// text (a column given by name or by 1-based position). Tag `ints:"text"`.
+	IntText bool
 }
 
 // Positive checks that a number is > 0 (and finite).
@@ -135,7 +139,19 @@ func (s *Spec) normalize(v any) (any, error) {
 	case String:
 		x, ok := v.(string)
 		if !ok {
-			return bad()
+			var n int64
+			switch i := v.(type) {
+			case int64:
+				n = i
+			case int:
+				n = int64(i)
+			default:
+				return bad()
+			}
+			if !s.IntText {
+				return bad()
+			}
+			x = strconv.FormatInt(n, 10)
 		}
 		out = x
 	case Bool:

@@ -39,6 +39,7 @@ type RunOptions struct {
 	Tags        map[string]string // tags added to the run
 	Env         map[string]string // environment recorded with the run beyond runs.Environment (see runs.BuildEnv)
 	LogDir      string            // per-trial log files go to LogDir/<experiment>/run-<id>/ ("" writes none)
+	Lock        *pipeline.Lock    // the caller's lock on WorkDir (nil: Execute takes it)
 }
 
 // Outcome is what a run did.
@@ -52,9 +53,22 @@ type Outcome struct {
 	Interrupted int
 	Ran, Cached int   // stage counts
 	DataErr     error // a non-trial stage (ingest, binning...) failed
-	Failures    map[string]string
-	Status      string // the run's status: runs.StatusFinished, StatusFailed or StatusInterrupted
-	ReportPath  string // where the report's files were copied
+	// InfraErr is the first error of the machine (runs.IsInfrastructure:
+	// the results database locked past its wait, a full disk) that ended a
+	// trial or a stage: the trials it hit are interrupted, not failed, and
+	// the same command resumes them.
+	InfraErr error
+	// ReportErr is why the run's report was not written (its stage
+	// failed, copying it failed); the run's report state is then
+	// "failed" and 'runner report' rebuilds it.
+	ReportErr error
+	// ReportRebuilt says why the report of an up-to-date run was written
+	// again ("" when it was not): it had failed, was cut short, or files
+	// of it are missing.
+	ReportRebuilt string
+	Failures      map[string]string
+	Status        string // the run's status: runs.StatusFinished, StatusFailed or StatusInterrupted
+	ReportPath    string // where the report's files were copied
 }
 
 // workersPerTrial splits the machine's cores over the trials that run at
@@ -91,7 +105,13 @@ func Execute(ctx context.Context, st *runs.Store, e *Experiment, opts RunOptions
 	if opts.Kind == "" {
 		opts.Kind = runs.KindRun
 	}
-	trials := e.Trials()
+	if err := CheckName(e.Name); err != nil {
+		return nil, &ConfigError{File: "experiment", Key: e.Name, Err: err}
+	}
+	trials, err := e.TrialsContext(ctx)
+	if err != nil {
+		return nil, err
+	}
 	cfgJSON, cfgHash := e.Resolved()
 	out := &Outcome{Trials: len(trials), Failures: map[string]string{}}
 
@@ -105,11 +125,13 @@ func Execute(ctx context.Context, st *runs.Store, e *Experiment, opts RunOptions
 	if err != nil {
 		return nil, err
 	}
-	lock, err := pipeline.LockWorkDir(opts.WorkDir)
-	if err != nil {
-		return nil, err
+	lock := opts.Lock
+	if lock == nil {
+		if lock, err = pipeline.LockWorkDir(opts.WorkDir); err != nil {
+			return nil, err
+		}
+		defer lock.Unlock()
 	}
-	defer lock.Unlock()
 	var runID int64
 	var keep map[string]string // trials of a resumed run that keep their outcome
 	if opts.Kind == runs.KindRun {
@@ -147,6 +169,26 @@ func Execute(ctx context.Context, st *runs.Store, e *Experiment, opts RunOptions
 				if err := countStatuses(ctx, st, out); err != nil {
 					return nil, err
 				}
+				// Up to date includes the report: one that failed, was
+				// cut short or lost files is written again, from the
+				// results the run recorded.
+				if ok, why, err := ReportCurrent(ctx, st, last, opts.ReportDir); err != nil {
+					return nil, err
+				} else if !ok {
+					log.Info("up to date, but the report is not: rebuilding it", "experiment", e.Name, "run", last.ID, "why", why)
+					out.ReportRebuilt = why
+					ro, err := RebuildReport(ctx, st, last, built, opts, lock)
+					if ro != nil {
+						out.ReportPath, out.Ran, out.Cached = ro.ReportPath, ro.Ran, ro.Cached
+					}
+					if err != nil {
+						if ctx.Err() != nil {
+							return out, ctx.Err()
+						}
+						out.ReportErr = err
+					}
+					return out, nil
+				}
 				log.Info("up to date: nothing to run", "experiment", e.Name, "run", last.ID, "trials", out.Trials, "failed", out.Failed)
 				return out, nil
 			case exe == runs.ExecutorSlurm:
@@ -175,10 +217,22 @@ func Execute(ctx context.Context, st *runs.Store, e *Experiment, opts RunOptions
 	}
 	out.RunID = runID
 	if ro, ok := opts.Observer.(RunObserver); ok {
-		ro.RunStarted(runID, built.trialOfFunc())
+		ro.RunStarted(runID, len(trials), built.trialOfFunc())
+	}
+	// Stopped (Ctrl-C) before a stage ran: the run is interrupted, not
+	// left "running".
+	abort := func(err error) (*Outcome, error) {
+		if ctx.Err() == nil {
+			return nil, err
+		}
+		if ferr := st.FinishRun(context.WithoutCancel(ctx), runID, runs.StatusInterrupted, ""); ferr != nil {
+			log.Error("mark interrupted", "err", ferr)
+		}
+		out.Status = runs.StatusInterrupted
+		return out, ctx.Err()
 	}
 	if err := recordRunInfo(ctx, st, runID, opts); err != nil {
-		return nil, err
+		return abort(err)
 	}
 
 	done := map[string]bool{}
@@ -186,15 +240,16 @@ func Execute(ctx context.Context, st *runs.Store, e *Experiment, opts RunOptions
 		done[id] = true
 	}
 	if err := keepFailures(built, ctx, st, runID, keep); err != nil {
-		return nil, err
+		return abort(err)
 	}
+	pending := make([]runs.Trial, 0, len(trials))
 	for _, tr := range trials {
-		if done[tr.ID] {
-			continue
+		if !done[tr.ID] {
+			pending = append(pending, runs.Trial{RunID: runID, ID: tr.ID, Params: trialParams(tr), Seed: int64(tr.Settings.Int("seed")), Status: runs.StatusPending})
 		}
-		if err := st.UpsertTrial(ctx, runs.Trial{RunID: runID, ID: tr.ID, Params: trialParams(tr), Seed: int64(tr.Settings.Int("seed")), Status: runs.StatusPending}); err != nil {
-			return nil, err
-		}
+	}
+	if err := st.UpsertTrials(ctx, pending); err != nil {
+		return abort(err)
 	}
 
 	// Trials already done in this run are not recorded again (their nodes
@@ -203,7 +258,9 @@ func Execute(ctx context.Context, st *runs.Store, e *Experiment, opts RunOptions
 	rec := &recorder{reportDir: opts.ReportDir, experiment: e.Name, ctx: ctx, st: st, run: runID, built: built, log: log, out: out, skip: done, started: map[string]time.Time{}, finished: map[string]bool{}, extra: opts.Observer,
 		logs: &trialLogs{files: map[string]*os.File{}}}
 	if opts.LogDir != "" {
-		rec.logs.dir = filepath.Join(opts.LogDir, e.Name, fmt.Sprintf("run-%d", runID))
+		if rec.logs.dir, err = RunDir(opts.LogDir, e.Name, runID); err != nil {
+			return nil, err
+		}
 	}
 	defer rec.logs.close()
 	// The trials' pools share the machine's cores (NewPool): when job slots
@@ -223,14 +280,17 @@ func Execute(ctx context.Context, st *runs.Store, e *Experiment, opts RunOptions
 		Idle: func(int) { go budget.Spread() },
 	})
 	if ferr := st.Flush(context.WithoutCancel(ctx)); ferr != nil {
-		return nil, ferr
+		if !runs.IsInfrastructure(ferr) {
+			return nil, ferr
+		}
+		rec.infra(ferr) // it names the database
 	}
 	var status string
 	switch {
-	case ctx.Err() != nil:
+	case ctx.Err() != nil || out.InfraErr != nil:
 		status = runs.StatusInterrupted
 		ictx := context.WithoutCancel(ctx)
-		if err := st.MarkStale(ictx, runID); err != nil {
+		if err := st.MarkUnended(ictx, runID); err != nil {
 			log.Error("mark interrupted", "err", err)
 		}
 	case out.DataErr != nil:
@@ -246,11 +306,19 @@ func Execute(ctx context.Context, st *runs.Store, e *Experiment, opts RunOptions
 	}
 	note := fmt.Sprintf("%d trials: %d done, %d failed, %d interrupted", out.Trials, out.Done, out.Failed, out.Interrupted)
 	log.Info("run ended", "run", runID, "status", status, "trials", note)
-	if err := st.FinishRun(context.WithoutCancel(ctx), runID, status, ""); err != nil {
+	if err := st.FinishRun(context.WithoutCancel(ctx), runID, status, ""); runs.IsInfrastructure(err) {
+		// The run stays "running" with this process gone: the next run
+		// resumes it.
+		rec.infra(fmt.Errorf("results %s: %w", st.Path(), err))
+		out.Status = runs.StatusInterrupted
+	} else if err != nil {
 		return nil, err
 	}
 	if ctx.Err() != nil {
 		return out, ctx.Err()
+	}
+	if out.InfraErr != nil {
+		return out, fmt.Errorf("%w (the run is interrupted: run the same command again to resume it; trials that trained are recorded from the cache)", out.InfraErr)
 	}
 	if runErr != nil && out.DataErr == nil && out.Failed == 0 {
 		return out, runErr
@@ -259,7 +327,7 @@ func Execute(ctx context.Context, st *runs.Store, e *Experiment, opts RunOptions
 }
 
 func countStatuses(ctx context.Context, st *runs.Store, out *Outcome) error {
-	ts, err := st.Trials(ctx, out.RunID)
+	ts, err := st.TrialStatuses(ctx, out.RunID)
 	if err != nil {
 		return err
 	}
@@ -334,6 +402,7 @@ type recorder struct {
 	extra      pipeline.Observer
 	logs       *trialLogs
 	nodes      map[string]*pipeline.Node
+	infraNodes map[string]bool // shared stages stopped by a machine error
 }
 
 func (r *recorder) Event(ev pipeline.Event) {
@@ -371,7 +440,13 @@ func (r *recorder) Event(ev pipeline.Event) {
 		r.recordOutputs(ctx, ev)
 		if ti >= 0 && r.built.Trials[ti].Result == ev.Node {
 			tn := r.built.Trials[ti]
-			if err := r.recordTrial(ctx, tn, ev.Outputs["result"]); err != nil {
+			if err := r.recordTrial(ctx, tn, ev.Outputs["result"]); runs.IsInfrastructure(err) {
+				// The trial trained and its result is in the cache: it is
+				// interrupted, and the next run records it from there.
+				r.infra(fmt.Errorf("results %s: %w", r.st.Path(), err))
+				r.log.Error("record trial: the results database is unavailable; the trial is interrupted and recorded from the cache by the next run", "trial", tn.Trial.ID, "err", err)
+				r.upsert(ctx, tn.Trial, runs.StatusInterrupted, "interrupted: record results: "+err.Error(), 0)
+			} else if err != nil {
 				r.log.Error("record trial", "trial", tn.Trial.ID, "err", err)
 				r.upsert(ctx, tn.Trial, runs.StatusFailed, "record results: "+err.Error(), 0)
 			}
@@ -387,14 +462,37 @@ func (r *recorder) Event(ev pipeline.Event) {
 			msg = ev.Reason
 		}
 		if errors.Is(ev.Err, context.Canceled) {
+			// A trial that had started is interrupted now; one that never
+			// started is marked with the others in one statement when
+			// the run ends (runs.MarkUnended): a cancelled sweep of 10,000
+			// trials must not take 10,000 transactions to stop.
+			if tr := r.built.Trials; ti >= 0 && !r.started[tr[ti].Trial.ID].IsZero() {
+				r.upsert(ctx, tr[ti].Trial, runs.StatusInterrupted, "interrupted", 0)
+			}
+			return
+		}
+		if runs.IsInfrastructure(ev.Err) {
+			// The machine failed (a full disk), not the stage: what it
+			// hit is interrupted and runs again on the next run.
+			r.infra(fmt.Errorf("stage %s: %w", ev.Node, ev.Err))
+			r.log.Error("stage stopped by the machine; it runs again on the next run", "node", ev.Node, "err", msg)
 			if ti >= 0 {
-				r.upsert(ctx, r.built.Trials[ti].Trial, runs.StatusInterrupted, "interrupted", 0)
+				r.upsert(ctx, r.built.Trials[ti].Trial, runs.StatusInterrupted, "interrupted: "+ev.Node+": "+msg, 0)
+			} else {
+				if r.infraNodes == nil {
+					r.infraNodes = map[string]bool{}
+				}
+				r.infraNodes[ev.Node] = true
 			}
 			return
 		}
 		if ti >= 0 {
 			tn := r.built.Trials[ti]
-			if c := skipCause(ev); ev.Kind == pipeline.Skipped && c != "" && r.built.TrialOf(c) < 0 {
+			if c := skipCause(ev); ev.Kind == pipeline.Skipped && c != "" && r.built.TrialOf(c) < 0 && r.infraNodes[c] {
+				// Not run because a shared stage hit a machine error.
+				r.upsert(ctx, tn.Trial, runs.StatusPending, "not run: stage "+c+" was interrupted", 0)
+				return
+			} else if ev.Kind == pipeline.Skipped && c != "" && r.built.TrialOf(c) < 0 {
 				// Not run because a data stage failed: not a failure of
 				// the trial, which stays pending and runs on the next run.
 				r.upsert(ctx, tn.Trial, runs.StatusPending, "not run: stage "+c+" failed", 0)
@@ -409,7 +507,15 @@ func (r *recorder) Event(ev pipeline.Event) {
 			r.log.Info("stage failed", "node", ev.Node, "err", msg)
 		} else if ev.Kind == pipeline.Failed {
 			r.log.Error("report failed", "err", msg)
+			r.reportFailed(fmt.Errorf("stage %s: %s", ev.Node, msg))
 		}
+	}
+}
+
+// infra records the first machine error of the run.
+func (r *recorder) infra(err error) {
+	if r.out.InfraErr == nil {
+		r.out.InfraErr = err
 	}
 }
 
@@ -421,23 +527,40 @@ func (r *recorder) upsert(ctx context.Context, tr Trial, status, errText string,
 	if terminal {
 		r.finished[tr.ID] = true
 	}
-	t := runs.Trial{RunID: r.run, ID: tr.ID, Params: trialParams(tr), Seed: int64(tr.Settings.Int("seed")), Status: status, Error: errText, WallSeconds: wall}
-	if s, ok := r.started[tr.ID]; ok {
-		t.Started = s
-	}
-	if status != runs.StatusRunning {
-		t.Ended = time.Now()
-		if to, ok := r.extra.(TrialObserver); ok && status != runs.StatusPending {
-			to.TrialFinished(tr.ID, status)
-		}
+	t := r.row(tr, status, errText, wall)
+	if status != runs.StatusRunning && status != runs.StatusPending {
+		r.trialFinished(tr.ID, status)
 	}
 	if err := r.st.UpsertTrial(ctx, t); err != nil {
 		r.log.Error("record trial status", "trial", tr.ID, "err", err)
 	}
 }
 
-// recordTrial writes a finished trial's series and summary into the store.
+// row is the results row of a trial with the given status.
+func (r *recorder) row(tr Trial, status, errText string, wall float64) runs.Trial {
+	t := runs.Trial{RunID: r.run, ID: tr.ID, Params: trialParams(tr), Seed: int64(tr.Settings.Int("seed")), Status: status, Error: errText, WallSeconds: wall}
+	if s, ok := r.started[tr.ID]; ok {
+		t.Started = s
+	}
+	if status != runs.StatusRunning {
+		t.Ended = time.Now()
+	}
+	return t
+}
+
+func (r *recorder) trialFinished(id, status string) {
+	if to, ok := r.extra.(TrialObserver); ok {
+		to.TrialFinished(id, status)
+	}
+}
+
+// recordTrial writes a finished trial's series, summary and "done" status
+// into the store in one transaction (runs.Store.RecordTrial): recorded
+// whole, or not at all.
 func (r *recorder) recordTrial(ctx context.Context, tn TrialNodes, dir string) error {
+	if r.finished[tn.Trial.ID] {
+		return nil
+	}
 	sum, err := ReadSummary(filepath.Join(dir, "summary.json"))
 	if err != nil {
 		return err
@@ -446,27 +569,43 @@ func (r *recorder) recordTrial(ctx context.Context, tn TrialNodes, dir string) e
 	if err != nil {
 		return err
 	}
-	id := tn.Trial.ID
+	points := make([]runs.MetricPoint, len(ser.Step))
 	for i := range ser.Step {
-		r.st.Metric(r.run, id, ser.Metric[i], int(ser.Step[i]), ser.Value[i])
+		points[i] = runs.MetricPoint{Name: ser.Metric[i], Step: int(ser.Step[i]), Value: ser.Value[i]}
 	}
-	for _, k := range sum.Keys() {
-		r.st.Summary(r.run, id, k, sum[k])
-	}
-	if err := r.st.Flush(ctx); err != nil {
+	if err := r.st.RecordTrial(ctx, r.row(tn.Trial, runs.StatusDone, "", sum["wall_seconds"]), points, sum); err != nil {
 		return err
 	}
-	r.upsert(ctx, tn.Trial, runs.StatusDone, "", sum["wall_seconds"])
+	r.finished[tn.Trial.ID] = true
+	r.trialFinished(tn.Trial.ID, runs.StatusDone)
 	return nil
 }
 
+// reportFailed records the first error of the run's report.
+func (r *recorder) reportFailed(err error) {
+	if r.out.ReportErr == nil {
+		r.out.ReportErr = err
+	}
+}
+
+// recordArtifacts records the report node's output files as the run's
+// artifacts and copies them to its report directory. The run's report
+// state is "writing" from here until the caller ends it (runs.SetReport);
+// an error of the copy is the report's error (Outcome.ReportErr).
 func (r *recorder) recordArtifacts(ctx context.Context, outputs map[string]string) {
 	dst := ""
 	if r.reportDir != "" {
-		dst = filepath.Join(r.reportDir, r.experiment, fmt.Sprintf("run-%d", r.run))
-		if err := os.MkdirAll(dst, 0o755); err != nil {
+		if err := r.st.SetReport(ctx, r.run, runs.ReportWriting, ""); err != nil {
+			r.log.Error("report state", "err", err)
+		}
+		var err error
+		if dst, err = RunDir(r.reportDir, r.experiment, r.run); err == nil {
+			err = os.MkdirAll(dst, 0o777)
+		}
+		if err != nil {
 			r.log.Error("report directory", "err", err)
-			dst = ""
+			r.reportFailed(fmt.Errorf("report directory: %w", err))
+			return
 		}
 	}
 	for _, dir := range outputs {
@@ -495,6 +634,7 @@ func (r *recorder) recordArtifacts(ctx context.Context, outputs map[string]strin
 		})
 		if err != nil {
 			r.log.Error("record artifacts", "err", err)
+			r.reportFailed(fmt.Errorf("copy the report: %w", err))
 		}
 	}
 	if dst != "" {
@@ -502,6 +642,7 @@ func (r *recorder) recordArtifacts(ctx context.Context, outputs map[string]strin
 	}
 	if err := r.st.Flush(ctx); err != nil {
 		r.log.Error("record artifacts", "err", err)
+		r.reportFailed(fmt.Errorf("record the report's files: %w", err))
 	}
 }
 
@@ -516,6 +657,43 @@ func fileSHA256(path string) (string, error) {
 		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// MarkStaleRuns marks interrupted the runs left "running" by a runner that
+// is gone: killed (SIGKILL, a crash, a power cut) before it could say so.
+// A run counts as stale when it was started on this host by a process that
+// no longer exists; runs of other hosts and runs executed on a Slurm
+// cluster (whose trials run without their submitter) are left alone. It
+// returns the runs it marked. The run command resumes such a run anyway;
+// this is for the others: a killed repro, which no command resumes, and
+// gc, which never deletes a running run.
+func MarkStaleRuns(ctx context.Context, st *runs.Store) ([]runs.RunInfo, error) {
+	all, err := st.Runs(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	host, _ := os.Hostname()
+	var marked []runs.RunInfo
+	for _, ri := range all {
+		if ri.Status != runs.StatusRunning || ri.Host != host || processAlive(&ri) {
+			continue
+		}
+		exe, err := st.Executor(ctx, ri.ID)
+		if err != nil {
+			return marked, err
+		}
+		if exe == runs.ExecutorSlurm {
+			continue
+		}
+		ok, err := st.MarkRunInterrupted(ctx, ri.ID, fmt.Sprintf("interrupted: its runner (pid %d on %s) is gone", ri.PID, ri.Host))
+		if err != nil {
+			return marked, err
+		}
+		if ok {
+			marked = append(marked, ri)
+		}
+	}
+	return marked, nil
 }
 
 // processAlive reports whether the run's process is still alive on this host.

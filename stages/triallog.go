@@ -49,6 +49,12 @@ func (r *recorder) logTrial(ctx context.Context, ev pipeline.Event) {
 		}
 		line = fmt.Sprintf("FAILED %s: %s", ev.Node, msg)
 	case pipeline.Skipped:
+		// Only into a log the trial already has: a trial that never
+		// started gets no file (its status says why), so that a
+		// cancelled sweep of many trials does not create one each.
+		if r.logs.files[tr.ID] == nil {
+			return
+		}
 		line = fmt.Sprintf("skipped %s: %s", ev.Node, ev.Reason)
 	case pipeline.Corrupt:
 		line = fmt.Sprintf("corrupt cache entry of %s evicted: %s", ev.Node, ev.Reason)
@@ -57,14 +63,14 @@ func (r *recorder) logTrial(ctx context.Context, ev pipeline.Event) {
 	}
 	f := r.logs.files[tr.ID]
 	if f == nil {
-		if err := os.MkdirAll(r.logs.dir, 0o755); err != nil {
+		if err := os.MkdirAll(r.logs.dir, 0o777); err != nil {
 			r.log.Error("trial log", "run", r.run, "trial", tr.ID, "err", err)
 			r.logs.dir = ""
 			return
 		}
 		path := filepath.Join(r.logs.dir, unsafeName.ReplaceAllString(tr.ID, "_")+".log")
 		var err error
-		if f, err = os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
+		if f, err = os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o666); err != nil {
 			r.log.Error("trial log", "run", r.run, "trial", tr.ID, "err", err)
 			return
 		}

@@ -210,6 +210,16 @@ func fieldSpec(f reflect.StructField, key string, defaults reflect.Value) (*Spec
 		return nil, fmt.Errorf("unsupported type %v", f.Type)
 	}
 	sp := &Spec{Key: key, Kind: kind, Doc: f.Tag.Get("doc")}
+	switch tag := f.Tag.Get("ints"); tag {
+	case "":
+	case "text":
+		if kind != String {
+			return nil, fmt.Errorf(`ints:"text" on a %v setting`, kind)
+		}
+		sp.IntText = true
+	default:
+		return nil, fmt.Errorf("unknown ints tag %q", tag)
+	}
 	var err error
 	if sp.Check, err = checkOf(f.Tag.Get("check")); err != nil {
 		return nil, err

@@ -9,8 +9,12 @@ import (
 	"path/filepath"
 	"strings"
 
+	"goldstone/internal/atomicfile"
 	"goldstone/internal/batch"
+	"goldstone/internal/fault"
 	"goldstone/pipeline"
+	"goldstone/runs"
+	"goldstone/stages"
 	"goldstone/stages/htmlreport"
 )
 
@@ -31,15 +35,26 @@ func init() {
 	})
 }
 
+// runGC deletes old runs in an order a kill cannot spoil: it plans what
+// the runs own (runs.Store.DeleteRuns, dry run), removes the files (each
+// cache entry renamed out of the cache in one step, then deleted), and
+// deletes the rows last, in one transaction. A gc killed before the rows
+// are gone leaves the runs recorded and the next gc plans and finishes the
+// same deletion; files already removed are skipped. Recorded paths of a
+// workdir or reports directory that has moved since are found under the
+// current ones.
 func runGC(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) error {
 	if gcFlags.keepLast < 0 {
 		return usageErr("gc: say how many runs of each experiment to keep: --keep-last N")
 	}
-	st, err := openResults(ctx, g)
+	st, err := openResultsRW(ctx, g)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
+	if !gcFlags.dryRun {
+		recoverStale(ctx, g, st)
+	}
 	old, err := st.OldRuns(ctx, g.experiment, gcFlags.keepLast)
 	if err != nil {
 		return err
@@ -59,47 +74,58 @@ func runGC(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) e
 	for i, r := range old {
 		ids[i] = r.ID
 	}
-	res, err := st.DeleteRuns(ctx, ids, gcFlags.dryRun)
+	plan, err := st.DeleteRuns(ctx, ids, true)
 	if err != nil {
 		return err
 	}
-	cacheRoot, err := filepath.Abs(filepath.Join(g.workdir, "cache"))
+	work, err := filepath.Abs(g.workdir)
 	if err != nil {
 		return err
 	}
-	var roots []string
-	for _, d := range []string{g.reports, g.workdir} {
-		if a, err := filepath.Abs(d); err == nil {
-			roots = append(roots, a)
+	reports, err := filepath.Abs(g.reports)
+	if err != nil {
+		return err
+	}
+	cacheRoot := filepath.Join(work, "cache")
+	trash := filepath.Join(work, "tmp")
+	if !gcFlags.dryRun && len(old) > 0 {
+		// What a gc killed while deleting an entry left aside.
+		leftovers, _ := filepath.Glob(filepath.Join(trash, "gc-*"))
+		for _, d := range leftovers {
+			os.RemoveAll(d)
 		}
 	}
 	var freed int64
 	entries, files, batchDirs := 0, 0, 0
-	for _, d := range res.CacheDirs {
-		if !within(cacheRoot, d) {
-			fmt.Fprintf(g.stderr, "gc: keeping %s: not in the cache %s\n", d, cacheRoot)
+	for _, recorded := range plan.CacheDirs {
+		d, ok := rebase(recorded, cacheRoot, "cache", 2)
+		if !ok {
+			if _, err := os.Stat(recorded); err == nil {
+				fmt.Fprintf(g.stderr, "gc: keeping %s: not in the cache %s\n", recorded, cacheRoot)
+			}
 			continue
 		}
 		n, err := treeSize(d)
 		if err != nil {
 			if os.IsNotExist(err) {
-				continue
+				continue // removed by a gc that was killed, or never there
 			}
 			return err
 		}
 		if !gcFlags.dryRun {
-			if err := os.RemoveAll(d); err != nil {
+			if err := removeEntry(d, trash); err != nil {
 				return fmt.Errorf("gc: %w", err)
 			}
+			fault.Point("gc:files")
 		}
 		freed += n
 		entries++
 	}
 	dirs := map[string]bool{}
-	for _, f := range res.Files {
-		ok := false
-		for _, r := range roots {
-			ok = ok || within(r, f)
+	for _, recorded := range plan.Files {
+		f, ok := rebase(recorded, filepath.Join(work, "logs"), "logs", 3)
+		if !ok {
+			f, ok = rebaseReport(recorded, reports, old)
 		}
 		if !ok {
 			continue
@@ -113,6 +139,7 @@ func runGC(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) e
 				return fmt.Errorf("gc: %w", err)
 			}
 			dirs[filepath.Dir(f)] = true
+			fault.Point("gc:files")
 		}
 		freed += fi.Size()
 		files++
@@ -120,6 +147,9 @@ func runGC(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) e
 	// A Slurm run's batch directory (manifest, frozen config, task results
 	// and logs; README "Running on a Slurm cluster") goes with its run.
 	for _, r := range old {
+		if stages.CheckName(r.Experiment) != nil {
+			continue // a name that would lead outside the workdir
+		}
 		d := string(batch.RunDir(g.workdir, r.Experiment, r.ID))
 		n, err := treeSize(d)
 		if err != nil {
@@ -137,13 +167,20 @@ func runGC(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) e
 		batchDirs++
 	}
 	for d := range dirs { // run-<id> directories left empty
-		for _, r := range roots {
+		for _, r := range []string{reports, work} {
 			removeEmptyUpTo(d, r)
+		}
+	}
+	if !gcFlags.dryRun && len(ids) > 0 {
+		// Last: the rows that let a killed gc find all this again.
+		fault.Point("gc:rows")
+		if _, err := st.DeleteRuns(ctx, ids, false); err != nil {
+			return err
 		}
 	}
 	var idText []string
 	for _, r := range old {
-		idText = append(idText, fmt.Sprintf("%d (%s)", r.ID, r.Experiment))
+		idText = append(idText, fmt.Sprintf("%d (%s)", r.ID, termText(r.Experiment)))
 	}
 	if len(old) == 0 {
 		fmt.Fprintf(g.stdout, "nothing to delete: no experiment has more than %d runs\n", gcFlags.keepLast)
@@ -163,6 +200,65 @@ func runGC(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) e
 		}
 	}
 	return nil
+}
+
+// removeEntry removes a cache entry: renamed into trash (the workdir's tmp,
+// which every run clears) in one step, so that the cache never holds half
+// an entry, then deleted.
+func removeEntry(dir, trash string) error {
+	if err := os.MkdirAll(trash, 0o777); err != nil {
+		return err
+	}
+	aside, err := atomicfile.MkdirTemp(trash, "gc-*")
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(dir, filepath.Join(aside, "entry")); err != nil {
+		os.RemoveAll(aside)
+		return err
+	}
+	return os.RemoveAll(aside)
+}
+
+// rebase maps a recorded path to the current root: as it is when it is
+// inside root, else (the directory moved since it was recorded) its last
+// depth elements after the last element named mark ("cache" for
+// <workdir>/cache/<stage>/<key>, "logs" for
+// <workdir>/logs/<experiment>/run-<id>/<file>) joined onto root. ok is
+// false when neither gives a path inside root.
+func rebase(path, root, mark string, depth int) (string, bool) {
+	if within(root, path) && path != root {
+		return path, true
+	}
+	parts := strings.Split(filepath.ToSlash(path), "/")
+	for i := len(parts) - 1 - depth; i >= 0; i-- {
+		if parts[i] == mark {
+			if len(parts)-1-i != depth {
+				return "", false
+			}
+			p, err := stages.Within(root, parts[i+1:]...)
+			return p, err == nil && p != root
+		}
+	}
+	return "", false
+}
+
+// rebaseReport maps a recorded report file to the current reports
+// directory: as it is when it is inside it, else the part from
+// <experiment>/run-<id>/ of one of the deleted runs on.
+func rebaseReport(path, reports string, old []runs.RunInfo) (string, bool) {
+	if within(reports, path) && path != reports {
+		return path, true
+	}
+	slash := filepath.ToSlash(path)
+	for _, r := range old {
+		mark := "/" + r.Experiment + "/" + fmt.Sprintf("run-%d", r.ID) + "/"
+		if i := strings.LastIndex(slash, mark); i >= 0 && stages.CheckName(r.Experiment) == nil {
+			p, err := stages.Within(reports, strings.Split(slash[i+1:], "/")...)
+			return p, err == nil
+		}
+	}
+	return "", false
 }
 
 // within reports whether path is root or below it.

@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"goldstone/internal/atomicfile"
+	"goldstone/internal/fault"
+	"goldstone/pipeline"
 	"goldstone/runs"
 	"goldstone/stages"
 )
@@ -28,11 +31,12 @@ func init() {
 }
 
 func runRepro(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) error {
-	st, err := runs.OpenExisting(ctx, g.db)
+	st, err := g.openDB(ctx, true)
 	if err != nil {
 		return &exitError{exitUsage, fmt.Errorf("open results database: %w", err)}
 	}
 	defer st.Close()
+	recoverStale(ctx, g, st)
 	ri, err := chosenRun(ctx, st, g, reproFlags.run)
 	if err != nil {
 		return err
@@ -49,20 +53,28 @@ func runRepro(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(g.workdir, 0o755); err != nil {
+	if err := os.MkdirAll(g.workdir, 0o777); err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp(g.workdir, "repro-")
+	// The scratch workdir is locked at once: the next command removes
+	// the scratch of a repro that was killed (recoverStale), and only it.
+	tmp, err := atomicfile.MkdirTemp(g.workdir, "repro-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	prog := newProgress(g, len(e.Trials()))
+	lock, err := pipeline.LockWorkDir(filepath.Join(tmp, "work"))
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	prog := newProgress(g, e.Size()) // the exact count comes with RunStarted
 	out, err := stages.Execute(ctx, st, e, stages.RunOptions{
 		WorkDir: filepath.Join(tmp, "work"), DataDir: g.dataDir, Jobs: g.jobs, Force: true,
-		Kind: runs.KindRepro, Log: g.log, Observer: prog,
+		Kind: runs.KindRepro, Log: g.log, Observer: prog, Lock: lock,
 	})
 	prog.Close()
+	fault.Point("repro:ran")
 	if err != nil {
 		return &exitError{exitUsage, err}
 	}

@@ -136,7 +136,7 @@ func printFinished(g *globalOptions, f *slurmexec.Finished) {
 // htmlPage writes a Slurm run's HTML page, as a local run does.
 func htmlPage(g *globalOptions) func(ctx context.Context, st *runs.Store, e *stages.Experiment, runID int64, reportPath string) (string, error) {
 	return func(ctx context.Context, st *runs.Store, e *stages.Experiment, runID int64, reportPath string) (string, error) {
-		return writeHTMLReport(ctx, g, st, e, &stages.Outcome{RunID: runID, ReportPath: reportPath})
+		return finishReport(ctx, g, st, e, &stages.Outcome{RunID: runID, ReportPath: reportPath})
 	}
 }
 

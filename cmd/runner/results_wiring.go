@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"goldstone/internal/atomicfile"
+	"goldstone/internal/fault"
 	"goldstone/pipeline"
 	"goldstone/runs"
 	"goldstone/stages"
@@ -44,6 +45,32 @@ func withResultOptions(g *globalOptions, opts stages.RunOptions) (stages.RunOpti
 	opts.Note, opts.Tags = resultFlags.note, tags
 	opts.LogDir = filepath.Join(g.workdir, "logs")
 	return opts, nil
+}
+
+// finishReport writes the HTML page of the report Execute (or
+// RebuildReport) copied, and ends the run's report state: done, or failed
+// with the report's first error (its stage, its copy, its page), which it
+// returns. A run without a report to write (interrupted, up to date,
+// --reports "") is left as it is.
+func finishReport(ctx context.Context, g *globalOptions, st *runs.Store, e *stages.Experiment, out *stages.Outcome) (page string, err error) {
+	if out == nil {
+		return "", nil
+	}
+	err = out.ReportErr
+	if err == nil && out.ReportPath != "" {
+		page, err = writeHTMLReport(ctx, g, st, e, out)
+	}
+	var serr error
+	switch {
+	case err != nil:
+		serr = st.SetReport(ctx, out.RunID, runs.ReportFailed, oneLine(err.Error()))
+	case out.ReportPath != "":
+		serr = st.SetReport(ctx, out.RunID, runs.ReportDone, "")
+	}
+	if serr != nil {
+		g.log.Error("report state", "run", out.RunID, "err", serr)
+	}
+	return page, err
 }
 
 // writeHTMLReport writes the run's HTML page into its report directory and
@@ -98,6 +125,7 @@ func writeHTMLReport(ctx context.Context, g *globalOptions, st *runs.Store, e *s
 			return "", err
 		}
 	}
+	fault.Point("report:page")
 	page, err := htmlreport.Write(out.ReportPath, p)
 	if err != nil {
 		return "", err
@@ -265,14 +293,16 @@ func annotateSummary(dir string, p *htmlreport.Page) (string, error) {
 	} else if p.Run.GitDirty {
 		commit += " (dirty)"
 	}
+	// Everything recorded by a person (note, tags, setting values) is
+	// escaped: the file is rendered as HTML by Markdown viewers.
 	fmt.Fprintf(&b, "# %s, run %d\n\n- status: %s, %s\n- started %s\n- commit: %s\n- config hash: %s\n",
-		p.Run.Experiment, p.Run.ID, p.Run.Status, countText(p.Run.Trials, p.Run.Counts),
-		p.Run.Started.UTC().Format("2006-01-02 15:04:05Z"), commit, p.Run.ConfigHash)
+		stages.MarkdownText(p.Run.Experiment), p.Run.ID, p.Run.Status, countText(p.Run.Trials, p.Run.Counts),
+		p.Run.Started.UTC().Format("2006-01-02 15:04:05Z"), stages.MarkdownText(commit), p.Run.ConfigHash)
 	if p.Run.Note != "" {
-		fmt.Fprintf(&b, "- note: %s\n", p.Run.Note)
+		fmt.Fprintf(&b, "- note: %s\n", stages.MarkdownText(p.Run.Note))
 	}
 	if len(p.Run.Tags) > 0 {
-		fmt.Fprintf(&b, "- tags: %s\n", tagText(p.Run.Tags))
+		fmt.Fprintf(&b, "- tags: %s\n", stages.MarkdownText(tagText(p.Run.Tags)))
 	}
 	b.WriteString("- HTML report: [index.html](index.html)\n\nSettings that differ from the defaults:\n\n")
 	if len(p.Diff) == 0 {
@@ -281,9 +311,9 @@ func annotateSummary(dir string, p *htmlreport.Page) (string, error) {
 	for _, s := range p.Diff {
 		def := "no default"
 		if s.HasDefault {
-			def = "default `" + s.Default + "`"
+			def = "default " + stages.MarkdownCode(s.Default)
 		}
-		fmt.Fprintf(&b, "- `%s` = `%s` (%s)\n", s.Key, s.Value, def)
+		fmt.Fprintf(&b, "- %s = %s (%s)\n", stages.MarkdownCode(s.Key), stages.MarkdownCode(s.Value), def)
 	}
 	b.WriteString("\nFigures:\n\n")
 	for _, f := range p.Figures {

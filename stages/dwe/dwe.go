@@ -37,8 +37,11 @@ func init() { stages.Register(Pipeline{}) }
 //
 // 2: the aging table counts the query word as a candidate (one word aging,
 // models/dwe.WordAging). 5: the step file records each bin's first and last
-// year with data; the aging table names a step by those years.
-const Version = "13"
+// year with data; the aging table names a step by those years. 12: same bits
+// on every build (issue 17). 13: JSON Lines corpora, csv and jsonl times may be
+// dates (the year is kept), zstd inputs. 14: gauge round records and
+// gauge_accepted_share (issue 23).
+const Version = "14"
 
 // Pipeline is the dwe pipeline.
 type Pipeline struct{}
@@ -70,7 +73,42 @@ type DataSettings struct {
 
 // IngestSettings are the ingest stage's settings.
 type IngestSettings struct {
-	Format string `set:"corpus_format" default:"text" oneof:"text csv ngram-v2 ngram-v3" doc:"text (dated files), csv, ngram-v2 or ngram-v3"`
+	Format    string `set:"corpus_format" default:"text" oneof:"text csv jsonl ngram-v2 ngram-v3" doc:"text (a folder of files whose names start with a year), csv (a header with a time and a text column), jsonl (one JSON object per line with a time and a text field), ngram-v2 or ngram-v3 (Google Books n-grams); csv, jsonl and n-gram files may be gzip or zstd"`
+	TimeField string `set:"time_field" default:"time" doc:"csv and jsonl corpora: the column or field of a document's date (a year, or an ISO date or date-time of which the year is kept)"`
+	TextField string `set:"text_field" default:"text" doc:"csv and jsonl corpora: the column or field of a document's text"`
+}
+
+// PruneKeys leaves the field names out of the keys of formats that have no fields.
+func (s IngestSettings) PruneKeys(m map[string]any) {
+	if s.Format != "csv" && s.Format != "jsonl" {
+		delete(m, "time_field")
+		delete(m, "text_field")
+	}
+}
+
+// Fields are the csv and jsonl field names.
+func (s IngestSettings) Fields() corpus.DocFields {
+	return corpus.DocFields{Time: s.TimeField, Text: s.TextField}
+}
+
+// Check reads the start of the corpus at path as Ingest would (a wrong header or field
+// stops before anything runs).
+func (s IngestSettings) Check(ctx context.Context, path string) error {
+	switch s.Format {
+	case "text":
+		return corpus.CheckDir(path)
+	case "csv":
+		return corpus.CheckCSV(ctx, path, s.Fields())
+	case "jsonl":
+		return corpus.CheckJSONL(ctx, path, s.Fields())
+	case "ngram-v2", "ngram-v3":
+		files, err := ngramFiles(path)
+		if err != nil {
+			return err
+		}
+		return corpus.CheckNgrams(ctx, files, ngramOptions(s.Format))
+	}
+	return fmt.Errorf("unknown corpus format %q", s.Format)
 }
 
 // BinSettings are the bin stage's settings: time bins and held-out steps.
@@ -112,7 +150,7 @@ type EvalSettings struct {
 }
 
 // Build implements stages.Pipeline.
-func (Pipeline) Build(_ context.Context, b *stages.Built, e *stages.Experiment, trials []stages.Trial, env stages.Env) error {
+func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment, trials []stages.Trial, env stages.Env) error {
 	data, err := stages.Shared[DataSettings](e, trials)
 	if err != nil {
 		return err
@@ -125,6 +163,10 @@ func (Pipeline) Build(_ context.Context, b *stages.Built, e *stages.Experiment, 
 	}
 	if _, err := os.Stat(src); err != nil {
 		return fmt.Errorf("corpus %s: not found (looked at %s; set --data-dir or GOLDSTONE_DATA, or corpus = a path)", data.Corpus, src)
+	}
+	// The header and the first documents, before anything runs (plan too).
+	if err := data.Ingest.Check(ctx, src); err != nil {
+		return fmt.Errorf("corpus %s (corpus_format %s): %w", data.Corpus, data.Ingest.Format, err)
 	}
 	b.Add(&pipeline.Node{ID: "ingest", Stage: &IngestStage{Settings: data.Ingest},
 		Inputs: map[string]pipeline.Ref{"corpus": pipeline.File(src)}, Outputs: []string{"segments.parquet"}})
@@ -163,7 +205,7 @@ func (*IngestStage) Name() string    { return "ingest-corpus" }
 func (*IngestStage) Version() string { return Version }
 func (s *IngestStage) Params() any   { return stages.Keys(s.Settings) }
 func (s *IngestStage) Run(ctx context.Context, io *pipeline.IO) error {
-	st, err := Ingest(ctx, s.Settings.Format, io.Input("corpus"), io.Output("segments.parquet"))
+	st, err := Ingest(ctx, s.Settings, io.Input("corpus"), io.Output("segments.parquet"))
 	if err == nil {
 		io.Logf("ingested %d segments, %d tokens", st.Segments, st.Tokens)
 	}
@@ -171,28 +213,36 @@ func (s *IngestStage) Run(ctx context.Context, io *pipeline.IO) error {
 }
 
 // Ingest parses a corpus of the given format (text: a folder of dated files;
-// csv; ngram-v2 or ngram-v3: a file or a folder of Google Books n-gram
-// files) into a segments table at out.
-func Ingest(ctx context.Context, format, in, out string) (corpus.IngestStats, error) {
-	switch format {
+// csv or jsonl: a file of dated documents; ngram-v2 or ngram-v3: a file or a
+// folder of Google Books n-gram files) into a segments table at out.
+func Ingest(ctx context.Context, s IngestSettings, in, out string) (corpus.IngestStats, error) {
+	switch s.Format {
 	case "text":
 		return corpus.IngestDir(ctx, in, out, corpus.Tokenizer{})
 	case "csv":
-		return corpus.IngestCSV(ctx, in, out, corpus.Tokenizer{})
+		return corpus.IngestCSVFields(ctx, in, out, s.Fields(), corpus.Tokenizer{})
+	case "jsonl":
+		return corpus.IngestJSONL(ctx, in, out, s.Fields(), corpus.Tokenizer{})
 	case "ngram-v2", "ngram-v3":
 		files, err := ngramFiles(in)
 		if err != nil {
 			return corpus.IngestStats{}, err
 		}
-		opt := corpus.CountingNgramOptions
-		opt.Format = corpus.FormatV2
-		if format == "ngram-v3" {
-			opt.Format = corpus.FormatV3
-		}
-		opt.Lower = true
-		return corpus.IngestNgrams(ctx, files, out, opt)
+		return corpus.IngestNgrams(ctx, files, out, ngramOptions(s.Format))
 	}
-	return corpus.IngestStats{}, fmt.Errorf("unknown corpus format %q", format)
+	return corpus.IngestStats{}, fmt.Errorf("unknown corpus format %q", s.Format)
+}
+
+// ngramOptions are the n-gram parser's options for counting, in format
+// ngram-v2 or ngram-v3.
+func ngramOptions(format string) corpus.NgramOptions {
+	opt := corpus.CountingNgramOptions
+	opt.Format = corpus.FormatV2
+	if format == "ngram-v3" {
+		opt.Format = corpus.FormatV3
+	}
+	opt.Lower = true
+	return opt
 }
 
 // BinStage bins the corpus's years into time steps and chooses the

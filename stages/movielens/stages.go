@@ -24,7 +24,15 @@ func init() { stages.Register(Pipeline{}) }
 // settings and inputs (code here or below: models, optim, stages); the
 // golden test (stages/pipelines, testdata/golden.json here) fails until
 // then.
-const Version = "23"
+//
+// 19: same bits on every build (issue 17). 20: the ingest stage reads any table
+// layout (TableSettings), keeps the last of duplicate (user, item, time) rows and
+// writes ratings.ids.parquet and ingest.json beside ratings.parquet (a MovieLens
+// release ingests to the same ratings.parquet); export_embeddings. 24 (issue
+// 23; 21-23 on its branch): gauge round records and gauge_accepted_share,
+// user biases in the bias option, the static references (ref_*), the psi
+// convergence table in the report.
+const Version = "24"
 
 // Pipeline is the movielens pipeline (the paper's Section 5.2): ingest,
 // binarize, bin and split a ratings file (a MovieLens release or the
@@ -43,14 +51,16 @@ func (Pipeline) Settings() any { return &Settings{} }
 
 // Settings are every setting the movielens pipeline reads.
 type Settings struct {
-	Data  DataSettings
-	Train TrainSettings
+	Data   DataSettings
+	Train  TrainSettings
+	Export ExportSettings
 }
 
 // DataSettings are the settings of the data stages, shared by every trial.
 type DataSettings struct {
-	Dataset string `set:"dataset" default:"ml-latest-small" doc:"MovieLens release name under the data directory, \"planted\", or a path to a ratings file"`
+	Dataset string `set:"dataset" default:"ml-latest-small" doc:"MovieLens release name under the data directory, \"planted\", or a path to a ratings table (text, gzip, zstd or Parquet; relative: to the working directory, else the data directory)"`
 	Fetch   bool   `set:"fetch" default:"false" doc:"download the release from GroupLens when it is missing"`
+	Table   TableSettings
 	Bin     BinSettings
 	Split   SplitSettings
 	Planted PlantedSettings
@@ -124,9 +134,16 @@ func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment
 	var ratingsRef pipeline.Ref
 	switch {
 	case planted:
+		if data.Table.Custom() || data.Table.Layout != DefaultTableSettings.Layout {
+			return errors.New("dataset = \"planted\" generates a ratings.csv: leave layout, user_column, item_column, rating_column, time_column, delimiter, header and time_format at their defaults")
+		}
 		b.Add(&pipeline.Node{ID: "generate", Stage: &GenerateStage{Settings: data.Planted}, Outputs: []string{"ratings.csv", "vectors.npy"}})
 		ratingsRef = pipeline.Out("generate", "ratings.csv")
 	default:
+		layout, err := data.Table.Resolve()
+		if err != nil {
+			return fmt.Errorf("dataset %s: %w", dataset, err)
+		}
 		path, err := Locate(env.DataDir, dataset)
 		if err != nil {
 			if !data.Fetch || !env.Fetch || !errors.Is(err, ErrNotFound) {
@@ -143,10 +160,14 @@ func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment
 				return fmt.Errorf("dataset %s: fetch: %w", dataset, err)
 			}
 		}
+		// The header and the first rows, before anything runs (plan too).
+		if err := CheckTable(ctx, path, layout); err != nil {
+			return fmt.Errorf("dataset %s: %w", dataset, err)
+		}
 		ratingsRef = pipeline.File(path)
 	}
-	b.Add(&pipeline.Node{ID: "ingest", Stage: &IngestStage{},
-		Inputs: map[string]pipeline.Ref{"ratings": ratingsRef}, Outputs: []string{"ratings.parquet"}})
+	b.Add(&pipeline.Node{ID: "ingest", Stage: &IngestStage{Settings: data.Table},
+		Inputs: map[string]pipeline.Ref{"ratings": ratingsRef}, Outputs: []string{"ratings.parquet", "ratings.ids.parquet", "ingest.json"}})
 	reportIn := map[string]pipeline.Ref{}
 	if planted { // the generated activity next to the reference release's
 		cal := &Calibration{Planted: data.Planted, Lambda: math.NaN(), Gamma: math.NaN()}
@@ -191,7 +212,16 @@ func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment
 			ev.Planted = &data.Planted
 		}
 		b.Add(&pipeline.Node{ID: eid, Stage: ev, Inputs: in, Outputs: []string{"result"}})
-		b.AddTrial(tr, eid, tid, eid)
+		nodes := []string{tid, eid}
+		if stages.MustDecode[ExportSettings](tr.Settings).Embeddings {
+			xid := "embeddings/" + tr.Slug()
+			b.Add(&pipeline.Node{ID: xid, Stage: &EmbeddingsStage{},
+				Inputs: map[string]pipeline.Ref{"model": pipeline.Out(tid, "model"), "binned": pipeline.Out("bin", "binned"),
+					"ids": pipeline.Out("ingest", "ratings.ids.parquet")},
+				Outputs: []string{EmbeddingsFile}})
+			nodes = append(nodes, xid)
+		}
+		b.AddTrial(tr, eid, nodes...)
 		reportIn[tr.ID] = pipeline.Out(eid, "result")
 	}
 	b.AddReport(e, trials, "report-movielens", reportIn, Report)
@@ -215,18 +245,48 @@ func (s *GenerateStage) Run(ctx context.Context, io *pipeline.IO) error {
 	return err
 }
 
-// IngestStage parses a ratings file into ratings.parquet.
-type IngestStage struct{}
+// IngestStage parses a ratings table into ratings.parquet, its id dictionary
+// ratings.ids.parquet (IDNamesPath) and ingest.json (Stats).
+type IngestStage struct{ Settings TableSettings }
 
 func (*IngestStage) Name() string    { return "ingest-movielens" }
 func (*IngestStage) Version() string { return Version }
-func (*IngestStage) Params() any     { return map[string]any{} }
-func (*IngestStage) Run(ctx context.Context, io *pipeline.IO) error {
-	st, err := Ingest(ctx, io.Input("ratings"), io.Output("ratings.parquet"), IngestOptions{Workers: io.Workers()})
-	if err == nil {
-		io.Logf("ingested %d ratings (%d users, %d items, %.1f MB)", st.Ratings, st.Users, st.Items, float64(st.Bytes)/1e6)
+func (s *IngestStage) Params() any   { return stages.Keys(s.Settings) }
+func (s *IngestStage) Run(ctx context.Context, io *pipeline.IO) error {
+	layout, err := s.Settings.Resolve()
+	if err != nil {
+		return err
 	}
-	return err
+	dst := io.Output("ratings.parquet")
+	if IDNamesPath(dst) != io.Output("ratings.ids.parquet") {
+		return fmt.Errorf("ingest: outputs %s and %s are not side by side", dst, io.Output("ratings.ids.parquet"))
+	}
+	st, err := Ingest(ctx, io.Input("ratings"), dst, IngestOptions{Workers: io.Workers(), Layout: layout})
+	if err != nil {
+		return err
+	}
+	first, last := st.FirstLast()
+	io.Logf("ingested %d ratings (%s layout; %d users, %d items; %s to %s; %.1f MB)", st.Ratings, st.Layout, st.Users, st.Items, first, last, float64(st.Bytes)/1e6)
+	if st.TextUsers+st.TextItems > 0 {
+		io.Logf("text ids: %d users, %d items (dictionary in ratings.ids.parquet)", st.TextUsers, st.TextItems)
+	}
+	if st.Duplicates > 0 {
+		io.Logf("dropped %d duplicate rows (same user, item and time as a later row; the last is kept)", st.Duplicates)
+	}
+	if st.Before1970+st.After2100 > 0 {
+		io.Logf("odd times: %d before 1970, %d after 2100 (check time_format: milliseconds read as seconds? missing values written as 0?)", st.Before1970, st.After2100)
+	}
+	return stages.WriteJSON(io.Output("ingest.json"), ingestSummary(st))
+}
+
+// ingestSummary is ingest.json: Stats with the time span also as RFC 3339 text.
+func ingestSummary(st Stats) any {
+	first, last := st.FirstLast()
+	return struct {
+		Stats
+		FirstTime string `json:"first_time"`
+		LastTime  string `json:"last_time"`
+	}{st, first, last}
 }
 
 // BinarizeStage keeps ratings above or below the median as 1 or 0.

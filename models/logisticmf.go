@@ -465,6 +465,28 @@ func (m *LogisticMF) keep(ucol, icol int32) bool {
 // them, so that the cache misses of their vectors overlap.
 const group = 8
 
+// startCols sets the gradients of a block's columns to Gamma z where the
+// block is the first of its user range (j = 0) or of its item range
+// (i = 0), and returns the sum of ||z||^2 over those columns.
+func (m *LogisticMF) startCols(blk *lmfBlock) float64 {
+	d, t := m.D, int(blk.t)
+	x, grad := m.cx, m.cg
+	var reg float64
+	if blk.j == 0 {
+		c0 := t * m.n
+		for col := c0 + int(blk.ulo); col < c0+int(blk.uhi); col++ {
+			reg += scaleNorm(grad[col*d:col*d+d:col*d+d], m.Gamma, x[col*d:col*d+d:col*d+d])
+		}
+	}
+	if blk.i == 0 {
+		c0 := t*m.n + m.Users
+		for col := c0 + int(blk.ilo); col < c0+int(blk.ihi); col++ {
+			reg += scaleNorm(grad[col*d:col*d+d:col*d+d], m.Gamma, x[col*d:col*d+d:col*d+d])
+		}
+	}
+	return reg
+}
+
 // blockChunk handles block m.cur[c]: for every rating it adds dl/ds times
 // the item vector to the user's gradient and dl/ds times the user vector to
 // the item's gradient (and dl/ds to biasSum), and it stores the block's
@@ -479,18 +501,7 @@ func (m *LogisticMF) blockChunk(c, _, _ int) {
 	gamma, sample, scale := m.Gamma, m.sample, m.scale
 	var reg, lik float64
 	if !m.sparse {
-		if blk.j == 0 {
-			c0 := t * m.n
-			for col := c0 + int(blk.ulo); col < c0+int(blk.uhi); col++ {
-				reg += scaleNorm(grad[col*d:col*d+d:col*d+d], gamma, x[col*d:col*d+d:col*d+d])
-			}
-		}
-		if blk.i == 0 {
-			c0 := t*m.n + m.Users
-			for col := c0 + int(blk.ilo); col < c0+int(blk.ihi); col++ {
-				reg += scaleNorm(grad[col*d:col*d+d:col*d+d], gamma, x[col*d:col*d+d:col*d+d])
-			}
-		}
+		reg = m.startCols(blk)
 	}
 	var itemBias, bsum []float64 // with Bias: the item biases, biasSum of the bin's items
 	var userBias, usum []float64 // with Bias: the user biases, userSum of the bin's users

@@ -152,21 +152,7 @@ func SVD(ut, s, vt, a []float64, m, n int) bool {
 		}
 		s[j] = math.Sqrt(ss)
 	}
-	// Sort descending (selection sort: stable for ties by taking the first
-	// maximum), swapping the rows of ut and vt with the values.
-	for j := 0; j < n; j++ {
-		b := j
-		for k := j + 1; k < n; k++ {
-			if s[k] > s[b] {
-				b = k
-			}
-		}
-		if b != j {
-			s[j], s[b] = s[b], s[j]
-			swapRows(ut[j*m:(j+1)*m], ut[b*m:(b+1)*m])
-			swapRows(vt[j*n:(j+1)*n], vt[b*n:(b+1)*n])
-		}
-	}
+	sortSingular(ut, s, vt, m, n)
 	zero := 0.0
 	if n > 0 {
 		zero = float64(m) * eps * s[0]
@@ -184,6 +170,25 @@ func SVD(ut, s, vt, a []float64, m, n int) bool {
 		completeBasis(ut, j, m)
 	}
 	return true
+}
+
+// sortSingular sorts the singular values s descending (selection sort:
+// stable for ties by taking the first maximum), swapping the rows of ut
+// (n x m) and vt (n x n) with the values.
+func sortSingular(ut, s, vt []float64, m, n int) {
+	for j := 0; j < n; j++ {
+		b := j
+		for k := j + 1; k < n; k++ {
+			if s[k] > s[b] {
+				b = k
+			}
+		}
+		if b != j {
+			s[j], s[b] = s[b], s[j]
+			swapRows(ut[j*m:(j+1)*m], ut[b*m:(b+1)*m])
+			swapRows(vt[j*n:(j+1)*n], vt[b*n:(b+1)*n])
+		}
+	}
 }
 
 // rotPair sets (x, y) <- (c x - s y, s x + c y), entry by entry.

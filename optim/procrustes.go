@@ -208,10 +208,13 @@ func (p *Procrustes) svdChunk(k, _, _ int) {
 	vt := p.svdVT[k*dd : (k+1)*dd]
 	q := p.q[k*dd : (k+1)*dd]
 	if !SVD(ut, s, vt, a, d, d) {
-		// A NaN or infinite overlap: the iterate has diverged (the driver
-		// stops at its next loss). The edge keeps its relative map and its
-		// gap is unknown, so Gap and the round's prediction are NaN.
-		setIdentity(q, d)
+		// The overlap is not finite, or its squares overflow: the iterate
+		// has diverged. The map and the gap are NaN, so a round makes x
+		// NaN and the driver stops with its "diverged" error, as for any
+		// diverged step (a panic would hide that error).
+		for i := range q {
+			q[i] = math.NaN()
+		}
 		p.edgeGap[k] = math.NaN()
 		return
 	}

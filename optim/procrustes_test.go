@@ -174,23 +174,28 @@ func TestProcrustesNotTree(t *testing.T) {
 	}
 }
 
-// TestProcrustesDivergedIterate: on an iterate whose overlaps overflow (a
-// diverged run) the gap is NaN and a round changes nothing it cannot solve,
-// without panicking; the driver reports the divergence at its next loss.
+// TestProcrustesDivergedIterate: an iterate whose overlaps' squares
+// overflow (a diverged training step) gives a NaN gap and a NaN round, for
+// the driver to report as divergence, not a panic.
 func TestProcrustesDivergedIterate(t *testing.T) {
-	b := Blocks{T: 4, N: 5, D: 3}
-	rng := rand.New(rand.NewPCG(31, 1))
-	x := randVec(rng, b.Len(), 1e160) // squares overflow
-	gr := Chain(b.T, 1)
-	var p Procrustes
-	if err := p.Init(b, gr); err != nil {
+	rng := rand.New(rand.NewPCG(16, 1))
+	b := Blocks{T: 4, N: 8, D: 3}
+	g := Chain(b.T, 1)
+	x := twisted(rng, b, 0.3, 0)
+	for i := range x {
+		x[i] *= 1e120 // overlaps near 1e241: their squares are +Inf
+	}
+	p := &Procrustes{}
+	if err := p.Init(b, g); err != nil {
 		t.Fatal(err)
 	}
-	if g := p.Gap(x); !math.IsNaN(g) {
-		t.Errorf("gap of an overflowing iterate %v, want NaN", g)
+	if gap := p.Gap(x); !math.IsNaN(gap) {
+		t.Errorf("gap of a diverged iterate %v, want NaN", gap)
 	}
-	st := p.Round(x)
-	if !math.IsNaN(st.Predicted) {
-		t.Errorf("round on an overflowing iterate: %+v, want no prediction", st)
+	if st := p.Round(x); !math.IsNaN(st.Predicted) {
+		t.Errorf("round of a diverged iterate: %+v, want no prediction", st)
+	}
+	if z := b.Block(x, b.T-1); !math.IsNaN(z[0]) { // the root's block keeps the identity
+		t.Errorf("a round of a diverged iterate left the last block at %v, want NaN", z[0])
 	}
 }

@@ -304,23 +304,51 @@ func unify(a, b paramKind) paramKind {
 // columns named as in the trials view. The schema is built at run time as
 // a Go struct type, so the columns keep their order.
 func writeWideTrials(path, experiment string, trials []TrialRow) error {
-	kinds := map[string]paramKind{}
+	l, err := newWideLayout(trials)
+	if err != nil {
+		return err
+	}
+	schema := parquet.SchemaOf(reflect.New(l.rowType).Interface())
+	return atomicfile.Write(path, func(f io.Writer) error {
+		w := parquet.NewWriter(f, append(writerOptions(), schema)...)
+		for _, t := range trials {
+			if err := w.Write(l.row(experiment, t).Addr().Interface()); err != nil {
+				return err
+			}
+		}
+		return w.Close()
+	})
+}
+
+// wideLayout is the row type of the wide trials file: the fixed columns,
+// then one per parameter (typed by what every trial's value fits) and one
+// per summary metric.
+type wideLayout struct {
+	kinds   map[string]paramKind
+	pkeys   []string // parameter columns, sorted
+	mnames  []string // metric columns, sorted
+	nFixed  int
+	rowType reflect.Type
+}
+
+func newWideLayout(trials []TrialRow) (*wideLayout, error) {
+	l := &wideLayout{kinds: map[string]paramKind{}}
 	metrics := map[string]bool{}
 	for _, t := range trials {
 		for k, text := range t.Params {
 			v, err := decodeJSON(text)
 			if err != nil {
-				return fmt.Errorf("trial %q param %q: %w", t.ID, k, err)
+				return nil, fmt.Errorf("trial %q param %q: %w", t.ID, k, err)
 			}
-			kinds[k] = unify(kinds[k], kindOfJSON(v))
+			l.kinds[k] = unify(l.kinds[k], kindOfJSON(v))
 		}
 		for m := range t.Summary {
 			metrics[m] = true
 		}
 	}
-	pkeys := slices.Sorted(maps.Keys(kinds))
-	mnames := slices.Sorted(maps.Keys(metrics))
-	paramCol, metricCol := trialsViewColumns(pkeys, mnames)
+	l.pkeys = slices.Sorted(maps.Keys(l.kinds))
+	l.mnames = slices.Sorted(maps.Keys(metrics))
+	paramCol, metricCol := trialsViewColumns(l.pkeys, l.mnames)
 
 	type col struct {
 		name string
@@ -342,10 +370,10 @@ func writeWideTrials(path, experiment string, trials []TrialRow) error {
 		{"wall_seconds", reflect.TypeFor[float64](), ""},
 		{"log_path", reflect.TypeFor[string](), ""},
 	}
-	nFixed := len(cols)
-	for _, k := range pkeys {
+	l.nFixed = len(cols)
+	for _, k := range l.pkeys {
 		var t reflect.Type
-		switch kinds[k] {
+		switch l.kinds[k] {
 		case pkInt:
 			t = reflect.TypeFor[*int64]()
 		case pkFloat:
@@ -357,7 +385,7 @@ func writeWideTrials(path, experiment string, trials []TrialRow) error {
 		}
 		cols = append(cols, col{paramCol[k], t, "optional"})
 	}
-	for _, m := range mnames {
+	for _, m := range l.mnames {
 		cols = append(cols, col{metricCol[m], reflect.TypeFor[*float64](), "optional"})
 	}
 	fields := make([]reflect.StructField, len(cols))
@@ -369,55 +397,50 @@ func writeWideTrials(path, experiment string, trials []TrialRow) error {
 		}
 		fields[i] = reflect.StructField{Name: fmt.Sprintf("F%d", i), Type: c.typ, Tag: reflect.StructTag(`parquet:"` + strings.ReplaceAll(tag, `"`, `_`) + `"`)}
 	}
-	rowType := reflect.StructOf(fields)
-	schema := parquet.SchemaOf(reflect.New(rowType).Interface())
+	l.rowType = reflect.StructOf(fields)
+	return l, nil
+}
 
-	return atomicfile.Write(path, func(f io.Writer) error {
-		w := parquet.NewWriter(f, append(writerOptions(), schema)...)
-		for _, t := range trials {
-			row := reflect.New(rowType).Elem()
-			pj, _ := json.Marshal(rawParams(t.Params))
-			fixed := []any{experiment, t.RunID, t.ID, t.Seq, t.Status, t.Error, t.Seed, string(pj),
-				timePtr(t.Started), timePtr(t.Ended), t.WallSeconds, t.LogPath}
-			for i, v := range fixed {
-				row.Field(i).Set(reflect.ValueOf(v))
-			}
-			for j, k := range pkeys {
-				text, ok := t.Params[k]
-				if !ok {
-					continue
-				}
-				fv := row.Field(nFixed + j)
-				v, _ := decodeJSON(text)
-				switch kinds[k] {
-				case pkInt:
-					n, _ := v.(json.Number).Int64()
-					fv.Set(reflect.ValueOf(&n))
-				case pkFloat:
-					x, _ := v.(json.Number).Float64()
-					fv.Set(reflect.ValueOf(&x))
-				case pkBool:
-					b := v.(bool)
-					fv.Set(reflect.ValueOf(&b))
-				case pkString:
-					s := v.(string)
-					fv.Set(reflect.ValueOf(&s))
-				default:
-					s := text
-					fv.Set(reflect.ValueOf(&s))
-				}
-			}
-			for j, m := range mnames {
-				if x, ok := t.Summary[m]; ok {
-					row.Field(nFixed + len(pkeys) + j).Set(reflect.ValueOf(&x))
-				}
-			}
-			if err := w.Write(row.Addr().Interface()); err != nil {
-				return err
-			}
+// row is trial t's row.
+func (l *wideLayout) row(experiment string, t TrialRow) reflect.Value {
+	row := reflect.New(l.rowType).Elem()
+	pj, _ := json.Marshal(rawParams(t.Params))
+	fixed := []any{experiment, t.RunID, t.ID, t.Seq, t.Status, t.Error, t.Seed, string(pj),
+		timePtr(t.Started), timePtr(t.Ended), t.WallSeconds, t.LogPath}
+	for i, v := range fixed {
+		row.Field(i).Set(reflect.ValueOf(v))
+	}
+	for j, k := range l.pkeys {
+		text, ok := t.Params[k]
+		if !ok {
+			continue
 		}
-		return w.Close()
-	})
+		fv := row.Field(l.nFixed + j)
+		v, _ := decodeJSON(text)
+		switch l.kinds[k] {
+		case pkInt:
+			n, _ := v.(json.Number).Int64()
+			fv.Set(reflect.ValueOf(&n))
+		case pkFloat:
+			x, _ := v.(json.Number).Float64()
+			fv.Set(reflect.ValueOf(&x))
+		case pkBool:
+			b := v.(bool)
+			fv.Set(reflect.ValueOf(&b))
+		case pkString:
+			s := v.(string)
+			fv.Set(reflect.ValueOf(&s))
+		default:
+			s := text
+			fv.Set(reflect.ValueOf(&s))
+		}
+	}
+	for j, m := range l.mnames {
+		if x, ok := t.Summary[m]; ok {
+			row.Field(l.nFixed + len(l.pkeys) + j).Set(reflect.ValueOf(&x))
+		}
+	}
+	return row
 }
 
 func rawParams(p map[string]string) map[string]json.RawMessage {

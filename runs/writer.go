@@ -38,8 +38,7 @@ type op struct {
 	sha   string
 	akind string
 
-	ctx   context.Context
-	fn    func(ctx context.Context, tx *sql.Tx) error
+	sync  func() error // opSync: runs the caller's transaction (see do)
 	reply chan error
 }
 
@@ -121,7 +120,10 @@ func (s *Store) do(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx)
 		return err
 	}
 	reply := make(chan error, 1)
-	if err := s.send(ctx, op{kind: opSync, ctx: ctx, fn: fn, reply: reply}); err != nil {
+	// The writer goroutine runs the closure: ctx stays with the call that
+	// owns it instead of travelling in the op.
+	sync := func() error { return s.runSync(ctx, fn) }
+	if err := s.send(ctx, op{kind: opSync, sync: sync, reply: reply}); err != nil {
 		return err
 	}
 	return s.wait(ctx, reply)
@@ -167,7 +169,7 @@ func (s *Store) loop() {
 				o.reply <- s.Err()
 			case opSync:
 				commit()
-				o.reply <- s.runSync(o)
+				o.reply <- o.sync()
 			case opClose:
 				commit()
 				o.reply <- nil
@@ -180,16 +182,17 @@ func (s *Store) loop() {
 	}
 }
 
-// runSync runs o.fn in a transaction; a transaction that fails for a
-// reason of the machine (IsInfrastructure: the database locked by another
-// process, a full disk) is rolled back and run again, for up to s.wait.
-func (s *Store) runSync(o op) error {
-	if err := o.ctx.Err(); err != nil {
+// runSync runs fn in a transaction on the writer goroutine; a transaction
+// that fails for a reason of the machine (IsInfrastructure: the database
+// locked by another process, a full disk) is rolled back and run again, for
+// up to s.wait.
+func (s *Store) runSync(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return retry(o.ctx, s.waitFor, func() error {
+	return retry(ctx, s.waitFor, func() error {
 		saved := s.view
-		err := s.syncOnce(o)
+		err := s.syncOnce(ctx, fn)
 		if err != nil {
 			s.view = saved // the view refresh, if any, was rolled back
 		}
@@ -197,13 +200,13 @@ func (s *Store) runSync(o op) error {
 	})
 }
 
-func (s *Store) syncOnce(o op) error {
-	tx, err := s.w.BeginTx(o.ctx, nil)
+func (s *Store) syncOnce(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
 	defer tx.Rollback()
-	if err := o.fn(o.ctx, tx); err != nil {
+	if err := fn(ctx, tx); err != nil {
 		return err
 	}
 	fault.Point("runs:sync")
@@ -274,95 +277,18 @@ func (s *Store) batchOnce(batch []op) (rowErrs []error, err error) {
 		return nil, fmt.Errorf("begin batch of %d rows: %w", len(batch), err)
 	}
 	defer tx.Rollback()
-	var infra error // a row's error that aborts the transaction
-	stmts := map[*sql.Stmt]*sql.Stmt{}
-	stmt := func(st *sql.Stmt) *sql.Stmt {
-		if t, ok := stmts[st]; ok {
-			return t
-		}
-		t := tx.StmtContext(ctx, st)
-		stmts[st] = t
-		return t
-	}
-	// one writes a single row; it reports whether the row was written.
-	one := func(o *op) bool {
-		if infra != nil {
-			return false
-		}
-		var err error
-		switch o.kind {
-		case opMetric:
-			v, k := encodeValue(o.value)
-			if _, err = stmt(s.stmtMetric).ExecContext(ctx, o.run, o.trial, o.name, o.step, v, k); err != nil {
-				err = fmt.Errorf("metric run %d trial %q name %q step %d: %w", o.run, o.trial, o.name, o.step, err)
-			}
-		case opSummary:
-			v, k := encodeValue(o.value)
-			if _, err = stmt(s.stmtSummary).ExecContext(ctx, o.run, o.trial, o.name, v, k); err != nil {
-				err = fmt.Errorf("summary run %d trial %q name %q: %w", o.run, o.trial, o.name, err)
-			}
-		case opArtifact:
-			if _, err = stmt(s.stmtArtifact).ExecContext(ctx, o.run, o.trial, o.name, o.sha, o.akind); err != nil {
-				err = fmt.Errorf("artifact run %d trial %q path %q: %w", o.run, o.trial, o.name, err)
-			}
-		}
-		switch {
-		case err == nil:
-			return true
-		case IsInfrastructure(err):
-			infra = err
-		default:
-			rowErrs = append(rowErrs, err)
-		}
-		return false
-	}
-
-	// Metrics: full chunks through the multi-row statement. A chunk that
-	// fails is rolled back by SQLite as one statement and retried row by
-	// row, so only the bad rows are lost.
-	chunk := make([]*op, 0, metricChunk)
-	flushChunk := func() {
-		if len(chunk) < metricChunk {
-			for _, o := range chunk {
-				one(o)
-			}
-		} else if infra == nil {
-			args := s.args[:0]
-			for _, o := range chunk {
-				v, k := encodeValue(o.value)
-				args = append(args, o.run, o.trial, o.name, o.step, v, k)
-			}
-			_, err := stmt(s.stmtMetrics).ExecContext(ctx, args...)
-			clear(args)
-			s.args = args[:0]
-			if IsInfrastructure(err) {
-				infra = err
-			} else if err != nil {
-				for _, o := range chunk {
-					one(o)
-				}
-			}
-		}
-		chunk = chunk[:0]
-	}
-	for i := range batch {
-		if batch[i].kind == opMetric {
-			if chunk = append(chunk, &batch[i]); len(chunk) == metricChunk {
-				flushChunk()
-			}
-		}
-	}
-	flushChunk()
+	b := &batchTx{s: s, tx: tx, stmts: map[*sql.Stmt]*sql.Stmt{}}
+	b.metrics(ctx, batch)
 	newMetric := false
 	for i := range batch {
 		if batch[i].kind != opMetric {
-			if one(&batch[i]) && batch[i].kind == opSummary && !s.view.metrics[batch[i].name] {
+			if b.one(ctx, &batch[i]) && batch[i].kind == opSummary && !s.view.metrics[batch[i].name] {
 				newMetric = true
 			}
 		}
 	}
-	if infra != nil {
-		return nil, fmt.Errorf("batch of %d rows: %w", len(batch), infra)
+	if b.infra != nil {
+		return nil, fmt.Errorf("batch of %d rows: %w", len(batch), b.infra)
 	}
 	if newMetric {
 		if err := refreshTrialsView(ctx, tx, &s.view); IsInfrastructure(err) {
@@ -375,5 +301,100 @@ func (s *Store) batchOnce(batch []op) (rowErrs []error, err error) {
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("commit batch of %d rows: %w", len(batch), err)
 	}
-	return rowErrs, nil
+	return b.rowErrs, nil
+}
+
+// batchTx is one attempt at writing a batch: its transaction, its prepared
+// statements, the rows it dropped and the error of the machine that
+// aborts it.
+type batchTx struct {
+	s       *Store
+	tx      *sql.Tx
+	stmts   map[*sql.Stmt]*sql.Stmt
+	infra   error // a row's error that aborts the transaction
+	rowErrs []error
+}
+
+// stmt returns st in the transaction.
+func (b *batchTx) stmt(ctx context.Context, st *sql.Stmt) *sql.Stmt {
+	if t, ok := b.stmts[st]; ok {
+		return t
+	}
+	t := b.tx.StmtContext(ctx, st)
+	b.stmts[st] = t
+	return t
+}
+
+// one writes a single row; it reports whether the row was written.
+func (b *batchTx) one(ctx context.Context, o *op) bool {
+	if b.infra != nil {
+		return false
+	}
+	s := b.s
+	var err error
+	switch o.kind {
+	case opMetric:
+		v, k := encodeValue(o.value)
+		if _, err = b.stmt(ctx, s.stmtMetric).ExecContext(ctx, o.run, o.trial, o.name, o.step, v, k); err != nil {
+			err = fmt.Errorf("metric run %d trial %q name %q step %d: %w", o.run, o.trial, o.name, o.step, err)
+		}
+	case opSummary:
+		v, k := encodeValue(o.value)
+		if _, err = b.stmt(ctx, s.stmtSummary).ExecContext(ctx, o.run, o.trial, o.name, v, k); err != nil {
+			err = fmt.Errorf("summary run %d trial %q name %q: %w", o.run, o.trial, o.name, err)
+		}
+	case opArtifact:
+		if _, err = b.stmt(ctx, s.stmtArtifact).ExecContext(ctx, o.run, o.trial, o.name, o.sha, o.akind); err != nil {
+			err = fmt.Errorf("artifact run %d trial %q path %q: %w", o.run, o.trial, o.name, err)
+		}
+	}
+	switch {
+	case err == nil:
+		return true
+	case IsInfrastructure(err):
+		b.infra = err
+	default:
+		b.rowErrs = append(b.rowErrs, err)
+	}
+	return false
+}
+
+// metrics writes the metric rows of batch: full chunks through the
+// multi-row statement. A chunk that fails is rolled back by SQLite as one
+// statement and retried row by row, so only the bad rows are lost.
+func (b *batchTx) metrics(ctx context.Context, batch []op) {
+	s := b.s
+	chunk := make([]*op, 0, metricChunk)
+	flush := func() {
+		if len(chunk) < metricChunk {
+			for _, o := range chunk {
+				b.one(ctx, o)
+			}
+		} else if b.infra == nil {
+			args := s.args[:0]
+			for _, o := range chunk {
+				v, k := encodeValue(o.value)
+				args = append(args, o.run, o.trial, o.name, o.step, v, k)
+			}
+			_, err := b.stmt(ctx, s.stmtMetrics).ExecContext(ctx, args...)
+			clear(args)
+			s.args = args[:0]
+			if IsInfrastructure(err) {
+				b.infra = err
+			} else if err != nil {
+				for _, o := range chunk {
+					b.one(ctx, o)
+				}
+			}
+		}
+		chunk = chunk[:0]
+	}
+	for i := range batch {
+		if batch[i].kind == opMetric {
+			if chunk = append(chunk, &batch[i]); len(chunk) == metricChunk {
+				flush()
+			}
+		}
+	}
+	flush()
 }

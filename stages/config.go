@@ -16,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 
+	"goldstone/stages/settings"
+
 	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
 )
@@ -33,7 +35,7 @@ type Experiment struct {
 	Name        string
 	Description string
 	Pipeline    string
-	Settings    Settings           // defaults of the pipeline, then the file's settings, then --set
+	Settings    settings.Values    // defaults of the pipeline, then the file's settings, then --set
 	Variants    []Variant          // at least one (an unnamed one when the file lists none)
 	Grid        []Axis             // sorted by key
 	Tolerances  map[string]float64 // absolute tolerance per summary metric for repro; default 0
@@ -54,10 +56,11 @@ type Axis struct {
 
 // Trial is one point of an experiment's sweep.
 type Trial struct {
-	ID       string   // stable: hash of the resolved settings
-	Name     string   // variant and grid values, for people
-	Variant  string   // variant name
-	Settings Settings // fully resolved
+	ID       string          // stable: hash of the resolved settings
+	Name     string          // variant and grid values, for people
+	Variant  string          // variant name
+	Seed     int             // its seed (settings.Seeded, which every pipeline declares)
+	Settings settings.Values // fully resolved; read through a settings struct (settings.Decode)
 }
 
 type rawFile struct {
@@ -219,7 +222,7 @@ func (c *Config) build(name string, r rawExp) (*Experiment, error) {
 		gp := p + ".grid." + k
 		vals, ok := r.Grid[k].([]any)
 		if !ok {
-			return nil, c.errorf(gp, "a grid entry must be an array of values, got %s", describe(r.Grid[k]))
+			return nil, c.errorf(gp, "a grid entry must be an array of values, got %s", settings.Describe(r.Grid[k]))
 		}
 		if len(vals) == 0 {
 			return nil, c.errorf(gp, "empty grid")
@@ -231,8 +234,8 @@ func (c *Config) build(name string, r rawExp) (*Experiment, error) {
 				return nil, err
 			}
 			for _, o := range ax.Values {
-				if FormatValue(o) == FormatValue(v) {
-					return nil, c.errorf(gp, "value %s listed twice", FormatValue(v))
+				if settings.FormatValue(o) == settings.FormatValue(v) {
+					return nil, c.errorf(gp, "value %s listed twice", settings.FormatValue(v))
 				}
 			}
 			ax.Values = append(ax.Values, v)
@@ -318,7 +321,7 @@ func (c *Config) setting(pipeline, path, key string, raw any) (any, error) {
 	if err != nil {
 		return nil, c.errorf(path, "%v", err)
 	}
-	v, err := s.normalize(raw)
+	v, err := s.Normalize(raw)
 	if err != nil {
 		return nil, c.errorf(path, "%v", err)
 	}
@@ -328,7 +331,7 @@ func (c *Config) setting(pipeline, path, key string, raw any) (any, error) {
 // lookupSetting returns the spec of a setting key in a pipeline, or an
 // error that says whether the key is unknown (with a suggestion) or belongs
 // to other pipelines.
-func lookupSetting(pipeline, key string) (*Spec, error) {
+func lookupSetting(pipeline, key string) (*settings.Spec, error) {
 	if s, ok := specOf(pipeline, key); ok {
 		return s, nil
 	}
@@ -372,8 +375,8 @@ func editDistance(a, b string) int {
 }
 
 // Defaults returns the default value of every setting a pipeline accepts.
-func Defaults(pipeline string) Settings {
-	s := Settings{}
+func Defaults(pipeline string) settings.Values {
+	s := settings.Values{}
 	for _, sp := range PipelineSpecs(pipeline) {
 		s[sp.Key] = sp.Default
 	}
@@ -419,13 +422,13 @@ func (e *Experiment) Override(sets []string) error {
 		if err != nil {
 			return &ConfigError{File: "--set", Key: k, Err: err}
 		}
-		if arr, isArr := v.([]any); isArr && s.Kind != FloatList && s.Kind != StringList {
+		if arr, isArr := v.([]any); isArr && s.Kind != settings.FloatList && s.Kind != settings.StringList {
 			if len(arr) == 0 {
 				return &ConfigError{File: "--set", Key: k, Err: errors.New("empty grid")}
 			}
 			ax := Axis{Key: k}
 			for _, r := range arr {
-				nv, err := s.normalize(r)
+				nv, err := s.Normalize(r)
 				if err != nil {
 					return &ConfigError{File: "--set", Key: k, Err: err}
 				}
@@ -436,7 +439,7 @@ func (e *Experiment) Override(sets []string) error {
 			slices.SortFunc(e.Grid, func(a, b Axis) int { return strings.Compare(a.Key, b.Key) })
 			continue
 		}
-		nv, err := s.normalize(v)
+		nv, err := s.Normalize(v)
 		if err != nil {
 			return &ConfigError{File: "--set", Key: k, Err: err}
 		}
@@ -526,11 +529,12 @@ func (e *Experiment) TrialsContext(ctx context.Context) ([]Trial, error) {
 			}
 			for a, ax := range e.Grid {
 				s[ax.Key] = ax.Values[idx[a]]
-				parts = append(parts, ax.Key+"="+FormatValue(ax.Values[idx[a]]))
+				parts = append(parts, ax.Key+"="+settings.FormatValue(ax.Values[idx[a]]))
 			}
 			if id := TrialID(e.Pipeline, s); !seen[id] {
 				seen[id] = true
-				out = append(out, Trial{ID: id, Name: strings.Join(parts, " "), Variant: v.Name, Settings: s})
+				seed := settings.MustDecode[settings.Seeded](s).Seed
+				out = append(out, Trial{ID: id, Name: strings.Join(parts, " "), Variant: v.Name, Seed: seed, Settings: s})
 			}
 			a := len(idx) - 1
 			for ; a >= 0; a-- {
@@ -551,7 +555,7 @@ func (e *Experiment) TrialsContext(ctx context.Context) ([]Trial, error) {
 // TrialID is the stable id of a trial: a hash of its pipeline and its
 // effective settings (see EffectiveSettings), so two grid points that differ
 // only in a setting the trial does not use are one trial.
-func TrialID(pipeline string, s Settings) string {
+func TrialID(pipeline string, s settings.Values) string {
 	eff, err := EffectiveSettings(pipeline, s)
 	if err != nil {
 		panic(err) // settings were checked by the decoder
@@ -559,7 +563,7 @@ func TrialID(pipeline string, s Settings) string {
 	h := sha256.New()
 	h.Write([]byte(pipeline))
 	h.Write([]byte{0})
-	h.Write(CanonicalJSON(eff))
+	h.Write(settings.Encode(eff))
 	return hex.EncodeToString(h.Sum(nil))[:12]
 }
 
@@ -583,7 +587,7 @@ func (e *Experiment) Resolved() (string, string) {
 		gs = append(gs, map[string]any{"key": ax.Key, "values": ax.Values})
 	}
 	m["grid"] = gs
-	b := CanonicalJSON(m)
+	b := settings.Encode(m)
 	sum := sha256.Sum256(b)
 	return string(b), hex.EncodeToString(sum[:])[:16]
 }
@@ -691,7 +695,7 @@ func ExperimentFromResolved(js string) (*Experiment, error) {
 		if err != nil {
 			return nil, fmt.Errorf("setting %s: %w", key, err)
 		}
-		return s.normalize(v)
+		return s.Normalize(v)
 	}
 	// Settings added since the run was recorded take their defaults.
 	e := &Experiment{Name: raw.Name, Pipeline: raw.Pipeline, Settings: Defaults(raw.Pipeline), Tolerances: raw.Tolerances}
@@ -730,21 +734,21 @@ func ExperimentFromResolved(js string) (*Experiment, error) {
 	return e, nil
 }
 
-func fromJSON(k Kind, v any) (any, error) {
+func fromJSON(k settings.Kind, v any) (any, error) {
 	num := func(x any) (any, error) {
 		n, ok := x.(json.Number)
 		if !ok {
 			return x, nil
 		}
-		if k == Int {
+		if k == settings.Int {
 			return n.Int64()
 		}
 		return n.Float64()
 	}
 	switch k {
-	case Int, Float:
+	case settings.Int, settings.Float:
 		return num(v)
-	case FloatList:
+	case settings.FloatList:
 		xs, ok := v.([]any)
 		if !ok {
 			return v, nil

@@ -10,6 +10,9 @@ import (
 	"goldstone/stages"
 	"goldstone/stages/artificial"
 	_ "goldstone/stages/pipelines"
+	"goldstone/stages/report"
+	"goldstone/stages/settings"
+	"goldstone/stages/train"
 )
 
 const goodConfig = `
@@ -45,7 +48,7 @@ func TestParseConfigGood(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := c.Experiments["small"]
-	if e.Settings.Int("steps") != 200 || e.Settings.Float("lr") != 0.5 || e.Settings.String("optimizer") != "gd" {
+	if l := settings.MustDecode[train.LoopSettings](e.Settings); l.Steps != 200 || l.Optim.LR != 0.5 || settings.ChoiceName(l.Optim.Method) != "gd" {
 		t.Fatalf("settings not resolved: %v", e.Settings)
 	}
 	trials := e.Trials()
@@ -59,7 +62,7 @@ func TestParseConfigGood(t *testing.T) {
 		}
 		ids[tr.ID] = true
 	}
-	if trials[0].Name != "gd lambda=1 seed=1" || trials[1].Name != "gd lambda=1 seed=2" || trials[4].Settings.Int("k1") != 10 {
+	if trials[0].Name != "gd lambda=1 seed=1" || trials[1].Name != "gd lambda=1 seed=2" || settings.MustDecode[train.LoopSettings](trials[4].Settings).Optim.Gauge.Every() != 10 {
 		t.Fatalf("unexpected order: %q %q", trials[0].Name, trials[1].Name)
 	}
 	// Stable ids: parsing again gives the same ids in the same order.
@@ -131,7 +134,7 @@ func TestOverride(t *testing.T) {
 		t.Fatalf("got %d trials, want 6", len(trials))
 	}
 	for _, tr := range trials {
-		if tr.Settings.Int("seed") != 7 || tr.Settings.Int("steps") != 10 || tr.Settings.String("optimizer") != "adam" {
+		if l := settings.MustDecode[train.LoopSettings](tr.Settings); tr.Seed != 7 || l.Seed != 7 || l.Steps != 10 || settings.ChoiceName(l.Optim.Method) != "adam" {
 			t.Fatalf("override not applied: %v", tr.Settings)
 		}
 	}
@@ -162,8 +165,8 @@ func TestEffectiveSettingsDedupeTrials(t *testing.T) {
 			t.Errorf("trial %q: id %s -> %s after changing k2", tr.Name, before[tr.Name], tr.ID)
 		}
 	}
-	s := stages.MustDecode[artificial.TrainSettings](e.Trials()[0].Settings)
-	keys := stages.Keys(s)
+	s := settings.MustDecode[artificial.TrainSettings](e.Trials()[0].Settings)
+	keys := settings.Keys(s)
 	if _, ok := keys["k2"]; ok {
 		t.Errorf("k2 is a cache parameter of a trial without a gauge step")
 	}
@@ -222,7 +225,7 @@ func TestMarkdownEscapes(t *testing.T) {
 		"a|b & c\nd":                     `a\|b &amp; c d`,
 		"esc \x1b[31mred":                "esc  [31mred",
 	} {
-		if got := stages.MarkdownText(in); got != want {
+		if got := report.MarkdownText(in); got != want {
 			t.Errorf("MarkdownText(%q) = %q, want %q", in, got, want)
 		}
 	}
@@ -234,7 +237,7 @@ func TestMarkdownEscapes(t *testing.T) {
 		"a\nb":     "`a b`",
 		"x``y":     "```x``y```",
 	} {
-		if got := stages.MarkdownCode(in); got != want {
+		if got := report.MarkdownCode(in); got != want {
 			t.Errorf("MarkdownCode(%q) = %q, want %q", in, got, want)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"goldstone/stages"
+	"goldstone/stages/movielens"
+	"goldstone/stages/settings"
 )
 
 // A string setting tagged ints:"text" (a column by name or 1-based position) takes an
@@ -19,9 +21,9 @@ func TestIntTextSetting(t *testing.T) {
 	if err := e.Override([]string{"time_column=4"}); err != nil {
 		t.Fatal(err)
 	}
-	s := e.Trials()[0].Settings
-	if s.String("user_column") != "2" || s.String("item_column") != "item" || s.String("time_column") != "4" {
-		t.Errorf("user_column %q, item_column %q, time_column %q", s.String("user_column"), s.String("item_column"), s.String("time_column"))
+	s := settings.MustDecode[movielens.TableSettings](e.Trials()[0].Settings)
+	if s.User != "2" || s.Item != "item" || s.Time != "4" {
+		t.Errorf("user_column %q, item_column %q, time_column %q", s.User, s.Item, s.Time)
 	}
 	_, err = stages.ParseConfig("t.toml", []byte("[experiments.a]\npipeline = \"movielens\"\n[experiments.a.settings]\ndataset = 2\n"))
 	if err == nil || !strings.Contains(err.Error(), "dataset") || !strings.Contains(err.Error(), "want string, got integer 2") {

@@ -5,8 +5,8 @@ import (
 	"math"
 	"strings"
 
-	"goldstone/stages"
 	"goldstone/stages/figures"
+	"goldstone/stages/report"
 )
 
 // The MovieLens rows of the claims table (paper Fig. 3, Sec. 5.2) and the
@@ -92,11 +92,11 @@ type fig3Variant struct {
 func fig3Variants(r *claimRun) ([]*fig3Variant, error) {
 	var settings []map[string]any
 	var names []string
-	var trials []stages.PsiTrial
+	var trials []report.PsiTrial
 	for _, t := range r.trials {
 		settings = append(settings, t.params)
 		names = append(names, t.variant)
-		var pt stages.PsiTrial
+		var pt report.PsiTrial
 		if r.store == nil { // a run built by hand (tests): no series
 			trials = append(trials, pt)
 			continue
@@ -111,11 +111,11 @@ func fig3Variants(r *claimRun) ([]*fig3Variant, error) {
 		}
 		trials = append(trials, pt)
 	}
-	groups := stages.PsiGroups(settings, names)
+	groups := report.PsiGroups(settings, names)
 	for i := range trials {
 		trials[i].Group = groups[i]
 	}
-	pc := stages.ComputePsiConvergence(trials, stages.PsiTolerances)
+	pc := report.ComputePsiConvergence(trials, report.PsiTolerances)
 	var out []*fig3Variant
 	get := func(name string, p map[string]any) *fig3Variant {
 		for _, v := range out {

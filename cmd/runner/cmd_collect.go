@@ -5,8 +5,8 @@ import (
 	"flag"
 	"fmt"
 
-	"goldstone/internal/slurmexec"
 	"goldstone/runs"
+	"goldstone/sweep/slurmexec"
 )
 
 var collectFlags struct {

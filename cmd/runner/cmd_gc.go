@@ -4,18 +4,19 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"goldstone/internal/atomicfile"
-	"goldstone/internal/batch"
 	"goldstone/internal/fault"
 	"goldstone/pipeline"
 	"goldstone/runs"
 	"goldstone/stages"
 	"goldstone/stages/htmlreport"
+	"goldstone/sweep/slurmexec/batch"
 )
 
 var gcFlags struct {
@@ -95,78 +96,17 @@ func runGC(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) e
 			os.RemoveAll(d)
 		}
 	}
-	var freed int64
-	entries, files, batchDirs := 0, 0, 0
-	for _, recorded := range plan.CacheDirs {
-		d, ok := rebase(recorded, cacheRoot, "cache", 2)
-		if !ok {
-			if _, err := os.Stat(recorded); err == nil {
-				fmt.Fprintf(g.stderr, "gc: keeping %s: not in the cache %s\n", recorded, cacheRoot)
-			}
-			continue
-		}
-		n, err := treeSize(d)
-		if err != nil {
-			if os.IsNotExist(err) {
-				continue // removed by a gc that was killed, or never there
-			}
-			return err
-		}
-		if !gcFlags.dryRun {
-			if err := removeEntry(d, trash); err != nil {
-				return fmt.Errorf("gc: %w", err)
-			}
-			fault.Point("gc:files")
-		}
-		freed += n
-		entries++
+	c := &gcFiles{dryRun: gcFlags.dryRun, stderr: g.stderr, dirs: map[string]bool{}}
+	if err := c.cacheEntries(plan.CacheDirs, cacheRoot, trash); err != nil {
+		return err
 	}
-	dirs := map[string]bool{}
-	for _, recorded := range plan.Files {
-		f, ok := rebase(recorded, filepath.Join(work, "logs"), "logs", 3)
-		if !ok {
-			f, ok = rebaseReport(recorded, reports, old)
-		}
-		if !ok {
-			continue
-		}
-		fi, err := os.Stat(f)
-		if err != nil {
-			continue
-		}
-		if !gcFlags.dryRun {
-			if err := os.Remove(f); err != nil {
-				return fmt.Errorf("gc: %w", err)
-			}
-			dirs[filepath.Dir(f)] = true
-			fault.Point("gc:files")
-		}
-		freed += fi.Size()
-		files++
+	if err := c.runFiles(plan.Files, work, reports, old); err != nil {
+		return err
 	}
-	// A Slurm run's batch directory (manifest, frozen config, task results
-	// and logs; README "Running on a Slurm cluster") goes with its run.
-	for _, r := range old {
-		if stages.CheckName(r.Experiment) != nil {
-			continue // a name that would lead outside the workdir
-		}
-		d := string(batch.RunDir(g.workdir, r.Experiment, r.ID))
-		n, err := treeSize(d)
-		if err != nil {
-			if os.IsNotExist(err) {
-				continue
-			}
-			return err
-		}
-		if !gcFlags.dryRun {
-			if err := os.RemoveAll(d); err != nil {
-				return fmt.Errorf("gc: %w", err)
-			}
-		}
-		freed += n
-		batchDirs++
+	if err := c.batchDirs(old, g.workdir); err != nil {
+		return err
 	}
-	for d := range dirs { // run-<id> directories left empty
+	for d := range c.dirs { // run-<id> directories left empty
 		for _, r := range []string{reports, work} {
 			removeEmptyUpTo(d, r)
 		}
@@ -188,16 +128,111 @@ func runGC(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) e
 	}
 	fmt.Fprintf(g.stdout, "%s %d runs: %s\n", verb, len(old), strings.Join(idText, ", "))
 	batchText := ""
-	if batchDirs > 0 {
-		batchText = fmt.Sprintf(", %d Slurm batch directories", batchDirs)
+	if c.batches > 0 {
+		batchText = fmt.Sprintf(", %d Slurm batch directories", c.batches)
 	}
-	fmt.Fprintf(g.stdout, "%s %d cache entries%s and %d report and log files no remaining run uses: %s freed\n", verb, entries, batchText, files, byteText(freed))
+	fmt.Fprintf(g.stdout, "%s %d cache entries%s and %d report and log files no remaining run uses: %s freed\n", verb, c.entries, batchText, c.files, byteText(c.freed))
 	if !gcFlags.dryRun {
 		if fi, err := os.Stat(g.reports); err == nil && fi.IsDir() {
 			if _, err := htmlreport.WriteIndex(ctx, st, g.reports); err != nil {
 				return err
 			}
 		}
+	}
+	return nil
+}
+
+// gcFiles removes (or, on a dry run, counts) the files of the runs gc
+// deletes, and counts what it freed.
+type gcFiles struct {
+	dryRun                  bool
+	stderr                  io.Writer
+	freed                   int64
+	entries, files, batches int
+	dirs                    map[string]bool // directories files were removed from
+}
+
+// cacheEntries removes the recorded cache entries found under cacheRoot
+// (one moved into trash first, in one step).
+func (c *gcFiles) cacheEntries(recordedDirs []string, cacheRoot, trash string) error {
+	for _, recorded := range recordedDirs {
+		d, ok := rebase(recorded, cacheRoot, "cache", 2)
+		if !ok {
+			if _, err := os.Stat(recorded); err == nil {
+				fmt.Fprintf(c.stderr, "gc: keeping %s: not in the cache %s\n", recorded, cacheRoot)
+			}
+			continue
+		}
+		n, err := treeSize(d)
+		if err != nil {
+			if os.IsNotExist(err) {
+				continue // removed by a gc that was killed, or never there
+			}
+			return err
+		}
+		if !c.dryRun {
+			if err := removeEntry(d, trash); err != nil {
+				return fmt.Errorf("gc: %w", err)
+			}
+			fault.Point("gc:files")
+		}
+		c.freed += n
+		c.entries++
+	}
+	return nil
+}
+
+// runFiles removes the runs' recorded logs and report files found under
+// the workdir's logs or the reports directory.
+func (c *gcFiles) runFiles(recordedFiles []string, work, reports string, old []runs.RunInfo) error {
+	for _, recorded := range recordedFiles {
+		f, ok := rebase(recorded, filepath.Join(work, "logs"), "logs", 3)
+		if !ok {
+			f, ok = rebaseReport(recorded, reports, old)
+		}
+		if !ok {
+			continue
+		}
+		fi, err := os.Stat(f)
+		if err != nil {
+			continue
+		}
+		if !c.dryRun {
+			if err := os.Remove(f); err != nil {
+				return fmt.Errorf("gc: %w", err)
+			}
+			c.dirs[filepath.Dir(f)] = true
+			fault.Point("gc:files")
+		}
+		c.freed += fi.Size()
+		c.files++
+	}
+	return nil
+}
+
+// batchDirs removes a Slurm run's batch directory (manifest, frozen config,
+// task results and logs; README "Running on a Slurm cluster"): it goes with
+// its run.
+func (c *gcFiles) batchDirs(old []runs.RunInfo, workdir string) error {
+	for _, r := range old {
+		if stages.CheckName(r.Experiment) != nil {
+			continue // a name that would lead outside the workdir
+		}
+		d := string(batch.RunDir(workdir, r.Experiment, r.ID))
+		n, err := treeSize(d)
+		if err != nil {
+			if os.IsNotExist(err) {
+				continue
+			}
+			return err
+		}
+		if !c.dryRun {
+			if err := os.RemoveAll(d); err != nil {
+				return fmt.Errorf("gc: %w", err)
+			}
+		}
+		c.freed += n
+		c.batches++
 	}
 	return nil
 }

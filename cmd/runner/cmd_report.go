@@ -4,11 +4,11 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"runtime"
 
 	"goldstone/pipeline"
 	"goldstone/runs"
 	"goldstone/stages"
+	"goldstone/sweep"
 )
 
 var reportFlags struct {
@@ -26,7 +26,7 @@ func init() {
 	})
 }
 
-// runReport rebuilds the report of an ended run (stages.RebuildReport):
+// runReport rebuilds the report of an ended run (sweep.RebuildReport):
 // after its report failed or was cut short, its files were removed, or an
 // upgrade changed the report's code. Nothing is trained: the report reads
 // the trial results the run recorded.
@@ -54,7 +54,7 @@ func runReport(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []strin
 	if err != nil {
 		return &exitError{exitUsage, fmt.Errorf("run %d: recorded configuration: %w", ri.ID, err)}
 	}
-	built, err := stages.Build(ctx, e, e.Trials(), stages.Env{DataDir: g.dataDir, Workers: max(1, runtime.NumCPU()/g.jobs)})
+	built, err := stages.Build(ctx, e, e.Trials(), stages.Env{DataDir: g.dataDir})
 	if err != nil {
 		return &exitError{exitUsage, fmt.Errorf("run %d: %w", ri.ID, err)}
 	}
@@ -63,9 +63,9 @@ func runReport(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []strin
 		return &exitError{exitUsage, err}
 	}
 	defer lock.Unlock()
-	out, err := stages.RebuildReport(ctx, st, ri, built, stages.RunOptions{WorkDir: g.workdir, Jobs: g.jobs, ReportDir: g.reports, Log: g.log}, lock)
+	out, err := sweep.RebuildReport(ctx, st, ri, built, sweep.RunOptions{WorkDir: g.workdir, Jobs: g.jobs, ReportDir: g.reports, Log: g.log}, lock)
 	if out == nil {
-		out = &stages.Outcome{RunID: ri.ID}
+		out = &sweep.Outcome{RunID: ri.ID}
 	}
 	if err != nil {
 		out.ReportErr = err

@@ -13,6 +13,8 @@ import (
 	"goldstone/pipeline"
 	"goldstone/runs"
 	"goldstone/stages"
+	"goldstone/stages/trialio"
+	"goldstone/sweep"
 )
 
 var reproFlags struct {
@@ -69,7 +71,7 @@ func runRepro(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string
 	}
 	defer lock.Unlock()
 	prog := newProgress(g, e.Size()) // the exact count comes with RunStarted
-	out, err := stages.Execute(ctx, st, e, stages.RunOptions{
+	out, err := sweep.Execute(ctx, st, e, sweep.Local{}, sweep.RunOptions{
 		WorkDir: filepath.Join(tmp, "work"), DataDir: g.dataDir, Jobs: g.jobs, Force: true,
 		Kind: runs.KindRepro, Log: g.log, Observer: prog, Lock: lock,
 	})
@@ -91,16 +93,16 @@ func runRepro(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string
 	if err != nil {
 		return err
 	}
-	recorded, now = stages.MatchByName(e, recorded, now, recParams)
+	recorded, now = sweep.MatchByName(e, recorded, now, recParams)
 	names := map[string]string{}
 	for n := range recorded {
 		names[n] = n
 	}
-	drifts := stages.Compare(recorded, now, names, e.Tolerances)
+	drifts := sweep.Compare(recorded, now, names, e.Tolerances)
 	compared := 0
 	for _, m := range recorded {
 		for k := range m {
-			if !stages.IsTiming(k) {
+			if !trialio.IsTiming(k) {
 				compared++
 			}
 		}

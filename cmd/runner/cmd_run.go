@@ -9,7 +9,7 @@ import (
 	"maps"
 	"slices"
 
-	"goldstone/stages"
+	"goldstone/sweep"
 )
 
 var runFlags struct {
@@ -47,7 +47,7 @@ func runRun(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) 
 	}
 	prog := newProgress(g, e.Size()) // the exact count comes with RunStarted
 	defer prog.Close()
-	opts, err := withResultOptions(g, stages.RunOptions{
+	opts, err := withResultOptions(g, sweep.RunOptions{
 		WorkDir:     g.workdir,
 		DataDir:     g.dataDir,
 		Jobs:        g.jobs,
@@ -60,7 +60,7 @@ func runRun(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) 
 	if err != nil {
 		return err
 	}
-	out, err := stages.Execute(ctx, st, e, opts)
+	out, err := sweep.Execute(ctx, st, e, sweep.Local{}, opts)
 	prog.Close()
 	page, rerr := finishReport(context.WithoutCancel(ctx), g, st, e, out) // said below
 	logOutcome(g, e, out, page, err)

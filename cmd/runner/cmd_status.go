@@ -8,10 +8,10 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"goldstone/internal/batch"
 	"goldstone/internal/slurm"
-	"goldstone/internal/slurmexec"
 	"goldstone/runs"
+	"goldstone/sweep/slurmexec"
+	"goldstone/sweep/slurmexec/batch"
 )
 
 var statusFlags struct {

@@ -21,6 +21,8 @@ import (
 	"goldstone/stages"
 	"goldstone/stages/figures"
 	"goldstone/stages/htmlreport"
+	"goldstone/stages/report"
+	"goldstone/sweep"
 )
 
 // resultFlags are the run flags that describe a run for later: its note and
@@ -37,7 +39,7 @@ func registerResultFlags(fs *flag.FlagSet) {
 
 // withResultOptions fills the run options of note, tags and per-trial log
 // files (<workdir>/logs/<experiment>/run-<id>/<trial>.log).
-func withResultOptions(g *globalOptions, opts stages.RunOptions) (stages.RunOptions, error) {
+func withResultOptions(g *globalOptions, opts sweep.RunOptions) (sweep.RunOptions, error) {
 	tags, err := parseTags("tag", resultFlags.tags)
 	if err != nil {
 		return opts, err
@@ -52,7 +54,7 @@ func withResultOptions(g *globalOptions, opts stages.RunOptions) (stages.RunOpti
 // with the report's first error (its stage, its copy, its page), which it
 // returns. A run without a report to write (interrupted, up to date,
 // --reports "") is left as it is.
-func finishReport(ctx context.Context, g *globalOptions, st *runs.Store, e *stages.Experiment, out *stages.Outcome) (page string, err error) {
+func finishReport(ctx context.Context, g *globalOptions, st *runs.Store, e *stages.Experiment, out *sweep.Outcome) (page string, err error) {
 	if out == nil {
 		return "", nil
 	}
@@ -75,7 +77,7 @@ func finishReport(ctx context.Context, g *globalOptions, st *runs.Store, e *stag
 
 // writeHTMLReport writes the run's HTML page into its report directory and
 // refreshes <reports>/index.html; it returns the page's path.
-func writeHTMLReport(ctx context.Context, g *globalOptions, st *runs.Store, e *stages.Experiment, out *stages.Outcome) (string, error) {
+func writeHTMLReport(ctx context.Context, g *globalOptions, st *runs.Store, e *stages.Experiment, out *sweep.Outcome) (string, error) {
 	if out == nil || out.ReportPath == "" {
 		return "", nil
 	}
@@ -173,7 +175,7 @@ func sortedKeysOf(m map[string]string) []string { return slices.Sorted(maps.Keys
 
 // logOutcome logs how a run ended as one event (with --log-format json, a
 // JSON object a script can read instead of the text summary on stdout).
-func logOutcome(g *globalOptions, e *stages.Experiment, out *stages.Outcome, page string, err error) {
+func logOutcome(g *globalOptions, e *stages.Experiment, out *sweep.Outcome, page string, err error) {
 	if out == nil {
 		return
 	}
@@ -194,7 +196,7 @@ func logOutcome(g *globalOptions, e *stages.Experiment, out *stages.Outcome, pag
 // each swept setting, faceted by variant, seed mean ± sd
 // (figures.Sweep), into the run's report directory, and returns their
 // paths.
-func sweepPlots(ctx context.Context, st *runs.Store, e *stages.Experiment, out *stages.Outcome) ([]string, error) {
+func sweepPlots(ctx context.Context, st *runs.Store, e *stages.Experiment, out *sweep.Outcome) ([]string, error) {
 	var swept []string
 	for _, ax := range e.Grid {
 		if ax.Key != "seed" && len(ax.Values) > 1 {
@@ -296,13 +298,13 @@ func annotateSummary(dir string, p *htmlreport.Page) (string, error) {
 	// Everything recorded by a person (note, tags, setting values) is
 	// escaped: the file is rendered as HTML by Markdown viewers.
 	fmt.Fprintf(&b, "# %s, run %d\n\n- status: %s, %s\n- started %s\n- commit: %s\n- config hash: %s\n",
-		stages.MarkdownText(p.Run.Experiment), p.Run.ID, p.Run.Status, countText(p.Run.Trials, p.Run.Counts),
-		p.Run.Started.UTC().Format("2006-01-02 15:04:05Z"), stages.MarkdownText(commit), p.Run.ConfigHash)
+		report.MarkdownText(p.Run.Experiment), p.Run.ID, p.Run.Status, countText(p.Run.Trials, p.Run.Counts),
+		p.Run.Started.UTC().Format("2006-01-02 15:04:05Z"), report.MarkdownText(commit), p.Run.ConfigHash)
 	if p.Run.Note != "" {
-		fmt.Fprintf(&b, "- note: %s\n", stages.MarkdownText(p.Run.Note))
+		fmt.Fprintf(&b, "- note: %s\n", report.MarkdownText(p.Run.Note))
 	}
 	if len(p.Run.Tags) > 0 {
-		fmt.Fprintf(&b, "- tags: %s\n", stages.MarkdownText(tagText(p.Run.Tags)))
+		fmt.Fprintf(&b, "- tags: %s\n", report.MarkdownText(tagText(p.Run.Tags)))
 	}
 	b.WriteString("- HTML report: [index.html](index.html)\n\nSettings that differ from the defaults:\n\n")
 	if len(p.Diff) == 0 {
@@ -311,9 +313,9 @@ func annotateSummary(dir string, p *htmlreport.Page) (string, error) {
 	for _, s := range p.Diff {
 		def := "no default"
 		if s.HasDefault {
-			def = "default " + stages.MarkdownCode(s.Default)
+			def = "default " + report.MarkdownCode(s.Default)
 		}
-		fmt.Fprintf(&b, "- %s = %s (%s)\n", stages.MarkdownCode(s.Key), stages.MarkdownCode(s.Value), def)
+		fmt.Fprintf(&b, "- %s = %s (%s)\n", report.MarkdownCode(s.Key), report.MarkdownCode(s.Value), def)
 	}
 	b.WriteString("\nFigures:\n\n")
 	for _, f := range p.Figures {

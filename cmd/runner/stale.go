@@ -10,7 +10,7 @@ import (
 	"goldstone/internal/atomicfile"
 	"goldstone/pipeline"
 	"goldstone/runs"
-	"goldstone/stages"
+	"goldstone/sweep"
 )
 
 // scratchGrace is how old a repro scratch directory without a lock file
@@ -20,14 +20,14 @@ const scratchGrace = time.Minute
 
 // recoverStale clears what runners killed earlier left behind, before a
 // command that writes (run, repro, report, gc): runs left "running" by a
-// process that is gone are marked interrupted (stages.MarkStaleRuns),
+// process that is gone are marked interrupted (sweep.MarkStaleRuns),
 // temporary files of writes a kill cut short (their names carry their
 // writer's pid: atomicfile.RemoveStale) are removed from the reports
 // directory and the workdir's state, and so are the scratch directories of
 // killed repros (<workdir>/repro-*) whose lock no process holds. It logs what it did; its errors are
 // logged, not returned: they must not stop the command.
 func recoverStale(ctx context.Context, g *globalOptions, st *runs.Store) {
-	marked, err := stages.MarkStaleRuns(ctx, st)
+	marked, err := sweep.MarkStaleRuns(ctx, st)
 	for _, ri := range marked {
 		g.log.Warn("a run was left running by a runner that is gone; marked interrupted", "run", ri.ID, "kind", ri.Kind, "experiment", ri.Experiment, "pid", ri.PID)
 	}

@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"goldstone/pipeline"
-	"goldstone/stages"
+	"goldstone/stages/trialio"
 )
 
 // ExportSettings choose what a trial writes beyond its metrics.
@@ -40,7 +40,7 @@ type Embedding struct {
 type EmbeddingsStage struct{}
 
 func (*EmbeddingsStage) Name() string    { return "export-embeddings" }
-func (*EmbeddingsStage) Version() string { return Version }
+func (*EmbeddingsStage) Version() string { return EmbeddingsVersion }
 func (*EmbeddingsStage) Params() any     { return map[string]any{} }
 func (*EmbeddingsStage) Run(ctx context.Context, io *pipeline.IO) error {
 	n, err := WriteEmbeddings(ctx, io.Input("model"), io.Input("binned"), io.Input("ids"), io.Output(EmbeddingsFile))
@@ -91,7 +91,7 @@ func WriteEmbeddings(ctx context.Context, modelDir, binnedDir, names, dst string
 		T, Users, Items, D int
 		Bias               bool
 	}
-	if err := stages.ReadJSON(filepath.Join(modelDir, "model.json"), &meta); err != nil {
+	if err := trialio.ReadJSON(filepath.Join(modelDir, "model.json"), &meta); err != nil {
 		return 0, err
 	}
 	x, err := readParams(modelDir, meta.T, meta.Users, meta.Items, meta.D, meta.Bias)

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"goldstone/stages"
+	"goldstone/stages/trialio"
 )
 
 // The exported vectors carry the ids of the source table: text ids through the
@@ -46,7 +46,7 @@ func TestWriteEmbeddingsOriginalIDs(t *testing.T) {
 	if err := writeParams(model, x, T, U, I, d, false); err != nil {
 		t.Fatal(err)
 	}
-	if err := stages.WriteJSON(filepath.Join(model, "model.json"), map[string]any{"t": T, "users": U, "items": I, "d": d, "bias": false}); err != nil {
+	if err := trialio.WriteJSON(filepath.Join(model, "model.json"), map[string]any{"t": T, "users": U, "items": I, "d": d, "bias": false}); err != nil {
 		t.Fatal(err)
 	}
 	dst := filepath.Join(dir, EmbeddingsFile)

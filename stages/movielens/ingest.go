@@ -285,65 +285,7 @@ func ingestText(ctx context.Context, name string, text io.Reader, layout *Layout
 	// Reader: cut the text into blocks of whole lines, in order.
 	tableKnown := make(chan *textTable, 1)
 	g.Go(func() error {
-		defer close(work)
-		defer close(order)
-		var carry []byte
-		line := int64(1)
-		var table *textTable
-		eof := false
-		for !eof {
-			var b *block
-			select {
-			case b = <-free:
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-			buf := append(b.data[:0], carry...)
-			for len(buf) < blockBytes && !eof {
-				n, err := text.Read(buf[len(buf):cap(buf)])
-				buf = buf[:len(buf)+n]
-				if errors.Is(err, io.EOF) {
-					eof = true
-				} else if err != nil {
-					return fmt.Errorf("ingest %s: read: %w", name, err)
-				}
-			}
-			cut := len(buf)
-			if !eof {
-				i := bytes.LastIndexByte(buf, '\n')
-				if i < 0 {
-					return fmt.Errorf("ingest %s:%d: line longer than %d bytes", name, line, blockBytes)
-				}
-				cut = i + 1
-			}
-			carry = append(carry[:0], buf[cut:]...)
-			b.data, b.line, b.rows, b.texts, b.arena, b.err = buf[:cut], line, b.rows[:0], b.texts[:0], b.arena[:0], nil
-			c.st.Bytes += int64(len(b.data))
-			if table == nil {
-				var err error
-				if table, err = resolveText(layout, b.data); err != nil {
-					return fmt.Errorf("ingest %s:%w", name, lineSep(err))
-				}
-				c.st.Format, c.st.Layout = FormatUnknown, table.layout.Name
-				if f, ok := presetFormat(table.layout.Name); ok {
-					c.st.Format = f
-				}
-				tableKnown <- table
-			}
-			line += int64(bytes.Count(b.data, []byte{'\n'}))
-			b.done = make(chan struct{})
-			select {
-			case order <- b:
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-			select {
-			case work <- b:
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		}
-		return nil
+		return readBlocks(ctx, name, text, layout, c, blockBytes, free, work, order, tableKnown)
 	})
 
 	// Parsers.
@@ -383,6 +325,73 @@ func ingestText(ctx context.Context, name string, text io.Reader, layout *Layout
 		return nil
 	})
 	return g.Wait()
+}
+
+// readBlocks is ingestText's reader: it cuts the text into blocks of whole
+// lines, in order, sends each to order (the writer's queue) and work (the
+// parsers'), and the table's layout, once the first block resolved it, to
+// tableKnown.
+func readBlocks(ctx context.Context, name string, text io.Reader, layout *Layout, c *collector, blockBytes int,
+	free <-chan *block, work, order chan<- *block, tableKnown chan<- *textTable) error {
+	defer close(work)
+	defer close(order)
+	var carry []byte
+	line := int64(1)
+	var table *textTable
+	eof := false
+	for !eof {
+		var b *block
+		select {
+		case b = <-free:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		buf := append(b.data[:0], carry...)
+		for len(buf) < blockBytes && !eof {
+			n, err := text.Read(buf[len(buf):cap(buf)])
+			buf = buf[:len(buf)+n]
+			if errors.Is(err, io.EOF) {
+				eof = true
+			} else if err != nil {
+				return fmt.Errorf("ingest %s: read: %w", name, err)
+			}
+		}
+		cut := len(buf)
+		if !eof {
+			i := bytes.LastIndexByte(buf, '\n')
+			if i < 0 {
+				return fmt.Errorf("ingest %s:%d: line longer than %d bytes", name, line, blockBytes)
+			}
+			cut = i + 1
+		}
+		carry = append(carry[:0], buf[cut:]...)
+		b.data, b.line, b.rows, b.texts, b.arena, b.err = buf[:cut], line, b.rows[:0], b.texts[:0], b.arena[:0], nil
+		c.st.Bytes += int64(len(b.data))
+		if table == nil {
+			var err error
+			if table, err = resolveText(layout, b.data); err != nil {
+				return fmt.Errorf("ingest %s:%w", name, lineSep(err))
+			}
+			c.st.Format, c.st.Layout = FormatUnknown, table.layout.Name
+			if f, ok := presetFormat(table.layout.Name); ok {
+				c.st.Format = f
+			}
+			tableKnown <- table
+		}
+		line += int64(bytes.Count(b.data, []byte{'\n'}))
+		b.done = make(chan struct{})
+		select {
+		case order <- b:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		select {
+		case work <- b:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
 }
 
 // lineSep formats an error of resolveText after "file:": a line number follows directly,

@@ -13,7 +13,10 @@ import (
 	"goldstone/models"
 	"goldstone/optim"
 	"goldstone/pipeline"
-	"goldstone/stages"
+	"goldstone/stages/report"
+	"goldstone/stages/settings"
+	"goldstone/stages/train"
+	"goldstone/stages/trialio"
 )
 
 // The static references of a MovieLens run (issue 23: how good is the
@@ -38,14 +41,14 @@ import (
 // ReferenceSettings are what the static references of a trial depend on.
 // Trials that differ only in the coupling or the symmetry step share them.
 type ReferenceSettings struct {
-	Optim     stages.OptimSettings // the base optimizer; Gauge is nil
-	Dim       int                  `set:"dim"`
-	Seed      int                  `set:"seed"`
-	Steps     int                  `set:"steps"`
-	InitScale float64              `set:"init_scale"`
-	Minibatch int                  `set:"minibatch"`
-	Gamma     float64              `set:"gamma"`
-	Bias      bool                 `set:"bias"`
+	Optim     train.OptimSettings // the base optimizer; Gauge is nil
+	Dim       int                 `set:"dim"`
+	Seed      int                 `set:"seed"`
+	Steps     int                 `set:"steps"`
+	InitScale float64             `set:"init_scale"`
+	Minibatch int                 `set:"minibatch"`
+	Gamma     float64             `set:"gamma"`
+	Bias      bool                `set:"bias"`
 }
 
 // referenceSettings picks a trial's reference settings.
@@ -58,7 +61,7 @@ func referenceSettings(t TrainSettings) ReferenceSettings {
 
 // key names the reference settings (the node id of their stage).
 func (s ReferenceSettings) key() string {
-	b, err := json.Marshal(stages.Keys(s))
+	b, err := json.Marshal(settings.Keys(s))
 	if err != nil {
 		panic(err)
 	}
@@ -71,13 +74,16 @@ func (s ReferenceSettings) key() string {
 const ReferencesFile = "references.json"
 
 // ReferenceStage computes the static references (output references.json).
-type ReferenceStage struct{ Settings ReferenceSettings }
+type ReferenceStage struct {
+	Settings ReferenceSettings
+	Budget   *optim.Budget
+}
 
 func (*ReferenceStage) Name() string    { return "references-movielens" }
-func (*ReferenceStage) Version() string { return Version }
-func (s *ReferenceStage) Params() any   { return stages.Keys(s.Settings) }
+func (*ReferenceStage) Version() string { return ReferenceVersion }
+func (s *ReferenceStage) Params() any   { return settings.Keys(s.Settings) }
 func (s *ReferenceStage) Run(ctx context.Context, io *pipeline.IO) error {
-	pool := stages.NewPool(ctx, io.Workers())
+	pool := train.NewPool(s.Budget, io.Workers())
 	defer pool.Close()
 	refs, err := References(ctx, s.Settings, io.Input("binned"), io.Input("split"), pool)
 	if err != nil {
@@ -85,16 +91,16 @@ func (s *ReferenceStage) Run(ctx context.Context, io *pipeline.IO) error {
 	}
 	io.Logf("references: base rate %.4f, item %.4f, user+item %.4f, static MF %.4f", refs["baseline_test_ll"],
 		refs["ref_item_test_ll"], refs["ref_user_item_test_ll"], refs["ref_static_mf_test_ll"])
-	return stages.WriteSummary(io.Output(ReferencesFile), refs)
+	return trialio.WriteSummary(io.Output(ReferencesFile), refs)
 }
 
 // References computes the static references of s on the split in splitDir
 // (binned data: binnedDir) as summary metrics: baseline_test_ll,
 // ref_item_test_ll, ref_user_item_test_ll, ref_static_mf_test_ll and
 // ref_static_mf_valid_ll.
-func References(ctx context.Context, s ReferenceSettings, binnedDir, splitDir string, pool *optim.Pool) (stages.Summary, error) {
+func References(ctx context.Context, s ReferenceSettings, binnedDir, splitDir string, pool *optim.Pool) (trialio.Summary, error) {
 	var info binInfo
-	if err := stages.ReadJSON(filepath.Join(binnedDir, "info.json"), &info); err != nil {
+	if err := trialio.ReadJSON(filepath.Join(binnedDir, "info.json"), &info); err != nil {
 		return nil, err
 	}
 	parts := map[string]*models.Ratings{}
@@ -105,14 +111,14 @@ func References(ctx context.Context, s ReferenceSettings, binnedDir, splitDir st
 		}
 		parts[p] = r
 	}
-	train, test := parts["train"], parts["test"]
-	sum := stages.Summary{"baseline_test_ll": models.BaseRate(train, test).LogLik}
-	item, err := models.FitBiases(train, 0, info.Items, s.Gamma)
+	trainR, test := parts["train"], parts["test"]
+	sum := trialio.Summary{"baseline_test_ll": models.BaseRate(trainR, test).LogLik}
+	item, err := models.FitBiases(trainR, 0, info.Items, s.Gamma)
 	if err != nil {
 		return nil, err
 	}
 	sum["ref_item_test_ll"] = item.Evaluate(test).LogLik
-	ui, err := models.FitBiases(train, info.Users, info.Items, s.Gamma)
+	ui, err := models.FitBiases(trainR, info.Users, info.Items, s.Gamma)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +131,7 @@ func References(ctx context.Context, s ReferenceSettings, binnedDir, splitDir st
 		return &models.Ratings{T: make([]int32, r.Len()), User: r.User, Item: r.Item, X: r.X}
 	}
 	m := &models.LogisticMF{
-		Train: flat(train), Users: info.Users, Items: info.Items, D: s.Dim, T: 1,
+		Train: flat(trainR), Users: info.Users, Items: info.Items, D: s.Dim, T: 1,
 		Gamma: s.Gamma, InitStd: s.InitScale, MinibatchSize: s.Minibatch, Seed: uint64(s.Seed),
 		Pool: pool, Bias: s.Bias,
 	}
@@ -160,7 +166,7 @@ func References(ctx context.Context, s ReferenceSettings, binnedDir, splitDir st
 // ReferencesTable renders, per trial, the dynamic model's held-out
 // log-likelihood next to the static references on the same split, and the
 // dynamic model's gain over the best of them (Markdown).
-func ReferencesTable(all []stages.TrialResult) string {
+func ReferencesTable(all []report.TrialResult) string {
 	cols := []struct{ key, label string }{
 		{"test_ll", "dynamic model"},
 		{"baseline_test_ll", "base rate"},

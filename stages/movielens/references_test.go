@@ -10,6 +10,9 @@ import (
 
 	"goldstone/internal/testdata"
 	"goldstone/stages"
+	"goldstone/stages/report"
+	"goldstone/stages/train"
+	"goldstone/stages/trialio"
 )
 
 // TestReferencesSmall computes the static references on ml-latest-small
@@ -42,14 +45,14 @@ func TestReferencesSmall(t *testing.T) {
 		t.Fatal(err)
 	}
 	info := binInfo{T: res.T, Users: len(res.Users), Items: len(res.Items), Ratings: res.Ratings}
-	if err := stages.WriteJSON(filepath.Join(binned, "info.json"), info); err != nil {
+	if err := trialio.WriteJSON(filepath.Join(binned, "info.json"), info); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Split(ctx, filepath.Join(binned, "binned.parquet"), filepath.Join(split, "train.parquet"),
 		filepath.Join(split, "valid.parquet"), filepath.Join(split, "test.parquet"), [3]float64{0.5, 0.2, 0.3}, 1); err != nil {
 		t.Fatal(err)
 	}
-	rs := ReferenceSettings{Optim: stages.OptimSettings{Method: stages.AdaGradSettings{}.Defaults(), LR: 1},
+	rs := ReferenceSettings{Optim: train.OptimSettings{Method: train.AdaGradSettings{}.Defaults().(train.AdaGradSettings), LR: 1},
 		Dim: 10, Seed: 1, Steps: 300, InitScale: 0.1, Gamma: 1, Bias: true}
 	refs, err := References(ctx, rs, binned, split, nil)
 	if err != nil {
@@ -69,7 +72,7 @@ func TestReferencesSmall(t *testing.T) {
 			t.Errorf("%s: %v, then %v", k, v, again[k])
 		}
 	}
-	table := ReferencesTable([]stages.TrialResult{{Trial: stages.Trial{Name: "x"}, Summary: stages.Summary{"test_ll": max(ui, mf) + 0.01, "baseline_test_ll": base, "ref_item_test_ll": item, "ref_user_item_test_ll": ui, "ref_static_mf_test_ll": mf}}})
+	table := ReferencesTable([]report.TrialResult{{Trial: stages.Trial{Name: "x"}, Summary: trialio.Summary{"test_ll": max(ui, mf) + 0.01, "baseline_test_ll": base, "ref_item_test_ll": item, "ref_user_item_test_ll": ui, "ref_static_mf_test_ll": mf}}})
 	if !strings.Contains(table, "| +0.0100 |") {
 		t.Errorf("references table does not show the gain over the best static reference:\n%s", table)
 	}

@@ -8,10 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"goldstone/internal/atomicfile"
 	"goldstone/pipeline"
-	"goldstone/stages"
 	"goldstone/stages/figures"
+	"goldstone/stages/report"
 )
 
 // PaperFigures says which report file is the counterpart of which figure
@@ -36,20 +35,14 @@ const PaperFigures = `
 `
 
 // Report draws the paper's Figure 3 (figure3.png: training curves of the
-// loss L and of psi, log axes, against the step, linear axis, for every variant:
-// AdaGrad, Goldstone-GD and Procrustes on the same AdaGrad), the same on
-// log axes with the gauge gap and the validation log-likelihood
-// (curves.png), and writes summary.md: every trial's summary metrics, which
-// file answers which paper figure, and the data set's activity statistics
-// (input "activity", with a real reference release for planted data).
-func Report(ctx context.Context, experiment string, trials []stages.Trial, io *pipeline.IO, dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	all, err := stages.LoadResults(trials, io)
-	if err != nil {
-		return err
-	}
+// loss L and of psi, log axes, against the step, linear axis, for every
+// variant: AdaGrad, Goldstone-GD and Procrustes on the same AdaGrad), the
+// same on log axes with the gauge gap and the validation log-likelihood
+// (curves.png), and returns the Markdown of summary.md after the summary
+// table: which file answers which paper figure, and the data set's activity
+// statistics (input "activity", with a real reference release for planted
+// data).
+func Report(ctx context.Context, experiment string, all []report.TrialResult, io *pipeline.IO, dir string) (string, error) {
 	var loss, psi, lossLog, psiLog, gap, vll []figures.Series
 	for _, r := range all {
 		loss = append(loss, r.Curve("loss", false))
@@ -59,7 +52,7 @@ func Report(ctx context.Context, experiment string, trials []stages.Trial, io *p
 		gap = append(gap, r.Curve("gauge_gap", true))
 		vll = append(vll, r.Curve("valid_ll", false))
 	}
-	err = figures.Curves(filepath.Join(dir, "figure3.png"), figures.CurveSpec{
+	err := figures.Curves(filepath.Join(dir, "figure3.png"), figures.CurveSpec{
 		Title: experiment + ": paper Fig. 3 counterpart, training curves (colour = variant)",
 		Panels: []figures.Panel{
 			{Title: "loss L", XLabel: "training step", YLabel: "L", LogY: true, Series: loss},
@@ -67,7 +60,7 @@ func Report(ctx context.Context, experiment string, trials []stages.Trial, io *p
 		},
 	})
 	if err != nil {
-		return err
+		return "", err
 	}
 	err = figures.Curves(filepath.Join(dir, "curves.png"), figures.CurveSpec{
 		Title: experiment + ": training curves, log axes (colour = variant)",
@@ -79,21 +72,20 @@ func Report(ctx context.Context, experiment string, trials []stages.Trial, io *p
 		},
 	})
 	if err != nil {
-		return err
+		return "", err
 	}
 	var md strings.Builder
-	md.WriteString(stages.MarkdownTable(experiment, all))
 	md.WriteString(PsiConvergenceTable(all))
 	md.WriteString(ReferencesTable(all))
 	md.WriteString(PaperFigures)
 	if io.HasInput("activity") {
 		act, err := os.ReadFile(io.Input("activity"))
 		if err != nil {
-			return err
+			return "", err
 		}
 		md.Write(act)
 	}
-	return atomicfile.WriteFile(filepath.Join(dir, "summary.md"), []byte(md.String()))
+	return md.String(), nil
 }
 
 // PsiConvergenceTable renders the paper's Fig. 3 quantity for a run: per
@@ -101,8 +93,8 @@ func Report(ctx context.Context, experiment string, trials []stages.Trial, io *p
 // lowest final psi over the trials that differ only in variant and seed),
 // and per variant the median over its trials, a trial that never gets there
 // counted as infinitely slow (Markdown).
-func PsiConvergenceTable(all []stages.TrialResult) string {
-	pc := stages.PsiConvergenceOf(all, stages.PsiTolerances)
+func PsiConvergenceTable(all []report.TrialResult) string {
+	pc := report.PsiConvergenceOf(all, report.PsiTolerances)
 	steps := func(v float64) string {
 		if math.IsNaN(v) || math.IsInf(v, 1) {
 			return "never"

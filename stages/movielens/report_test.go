@@ -5,24 +5,27 @@ import (
 	"testing"
 
 	"goldstone/stages"
+	"goldstone/stages/report"
+	"goldstone/stages/settings"
+	"goldstone/stages/trialio"
 )
 
 // TestPsiConvergenceTable: the reference is the lowest final psi of the
 // trials that share everything but variant and seed; a trial that never
 // enters the band counts as infinitely slow in its variant's median.
 func TestPsiConvergenceTable(t *testing.T) {
-	trial := func(variant string, seed int, lambda float64, psi ...float64) stages.TrialResult {
-		s := &stages.Series{}
+	trial := func(variant string, seed int, lambda float64, psi ...float64) report.TrialResult {
+		s := &trialio.Series{}
 		for k, v := range psi {
 			s.Add("psi", 10*k, v)
 		}
-		return stages.TrialResult{
-			Trial:   stages.Trial{Name: variant, Variant: variant, Settings: stages.Settings{"seed": seed, "lambda": lambda}},
+		return report.TrialResult{
+			Trial:   stages.Trial{Name: variant, Variant: variant, Settings: settings.Values{"seed": seed, "lambda": lambda}},
 			Series:  s,
-			Summary: stages.Summary{"final_psi": psi[len(psi)-1]},
+			Summary: trialio.Summary{"final_psi": psi[len(psi)-1]},
 		}
 	}
-	all := []stages.TrialResult{
+	all := []report.TrialResult{
 		trial("adagrad", 1, 10, 500, 300, 120, 108, 104),
 		trial("adagrad", 2, 10, 500, 300, 200, 150, 130),
 		trial("goldstone", 1, 10, 500, 101, 100.5, 100, 100),

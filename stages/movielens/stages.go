@@ -15,24 +15,13 @@ import (
 	"goldstone/optim"
 	"goldstone/pipeline"
 	"goldstone/stages"
+	"goldstone/stages/report"
+	"goldstone/stages/settings"
+	"goldstone/stages/train"
+	"goldstone/stages/trialio"
 )
 
 func init() { stages.Register(Pipeline{}) }
-
-// Version is the cache version of every stage of this pipeline. Bump it in
-// the commit that changes what any of its stages writes for the same
-// settings and inputs (code here or below: models, optim, stages); the
-// golden test (stages/pipelines, testdata/golden.json here) fails until
-// then.
-//
-// 19: same bits on every build (issue 17). 20: the ingest stage reads any table
-// layout (TableSettings), keeps the last of duplicate (user, item, time) rows and
-// writes ratings.ids.parquet and ingest.json beside ratings.parquet (a MovieLens
-// release ingests to the same ratings.parquet); export_embeddings. 24 (issue
-// 23; 21-23 on its branch): gauge round records and gauge_accepted_share,
-// user biases in the bias option, the static references (ref_*), the psi
-// convergence table in the report.
-const Version = "24"
 
 // Pipeline is the movielens pipeline (the paper's Section 5.2): ingest,
 // binarize, bin and split a ratings file (a MovieLens release or the
@@ -42,9 +31,6 @@ type Pipeline struct{}
 
 // Name implements stages.Pipeline.
 func (Pipeline) Name() string { return "movielens" }
-
-// Version implements stages.Pipeline.
-func (Pipeline) Version() string { return Version }
 
 // Settings implements stages.Pipeline.
 func (Pipeline) Settings() any { return &Settings{} }
@@ -103,8 +89,8 @@ func (s PlantedSettings) Config() PlantedConfig {
 
 // TrainSettings are the train stage's settings.
 type TrainSettings struct {
-	Loop       stages.LoopSettings
-	Prior      stages.MFPrior
+	Loop       train.LoopSettings
+	Prior      train.MFPrior
 	Minibatch  int  `set:"minibatch" default:"0" check:">=0" doc:"ratings per minibatch; 0 uses full batches"`
 	ValidEvery int  `set:"valid_every" default:"50" check:">0" doc:"record the validation log-likelihood every this many steps"`
 	Bias       bool `set:"bias" default:"false" doc:"add a bias per user, a bias per item and a global bias per time bin to the score (beyond the paper; outside the rotated blocks, so gauge steps do not touch them)"`
@@ -137,7 +123,7 @@ func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment
 		if data.Table.Custom() || data.Table.Layout != DefaultTableSettings.Layout {
 			return errors.New("dataset = \"planted\" generates a ratings.csv: leave layout, user_column, item_column, rating_column, time_column, delimiter, header and time_format at their defaults")
 		}
-		b.Add(&pipeline.Node{ID: "generate", Stage: &GenerateStage{Settings: data.Planted}, Outputs: []string{"ratings.csv", "vectors.npy"}})
+		b.Add(&pipeline.Node{ID: "generate", Stage: &GenerateStage{Settings: data.Planted, Budget: env.Budget}, Outputs: []string{"ratings.csv", "vectors.npy"}})
 		ratingsRef = pipeline.Out("generate", "ratings.csv")
 	default:
 		layout, err := data.Table.Resolve()
@@ -171,7 +157,7 @@ func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment
 	reportIn := map[string]pipeline.Ref{}
 	if planted { // the generated activity next to the reference release's
 		cal := &Calibration{Planted: data.Planted, Lambda: math.NaN(), Gamma: math.NaN()}
-		if prior, err := stages.Shared[stages.MFPrior](e, trials); err == nil {
+		if prior, err := stages.Shared[train.MFPrior](e, trials); err == nil {
 			cal.Lambda, cal.Gamma = prior.Lambda, prior.Gamma
 		}
 		act := &ActivityStage{Bins: data.Bin.Bins, Reference: ReferenceRelease, Calibration: cal}
@@ -192,18 +178,11 @@ func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment
 	refs := map[string]bool{} // the reference nodes added, by key
 	for _, tr := range trials {
 		tid, eid := "train/"+tr.Slug(), "evaluate/"+tr.Slug()
-		ts := stages.MustDecode[TrainSettings](tr.Settings)
-		b.Add(&pipeline.Node{ID: tid, Stage: &TrainStage{Settings: ts},
+		ts := settings.MustDecode[TrainSettings](tr.Settings)
+		b.Add(&pipeline.Node{ID: tid, Stage: &TrainStage{Settings: ts, Budget: env.Budget},
 			Inputs:  map[string]pipeline.Ref{"binned": pipeline.Out("bin", "binned"), "split": pipeline.Out("split", "split")},
 			Outputs: []string{"model"}})
-		rs := referenceSettings(ts)
-		rid := "references/" + rs.key()
-		if !refs[rid] {
-			refs[rid] = true
-			b.Add(&pipeline.Node{ID: rid, Stage: &ReferenceStage{Settings: rs},
-				Inputs:  map[string]pipeline.Ref{"binned": pipeline.Out("bin", "binned"), "split": pipeline.Out("split", "split")},
-				Outputs: []string{ReferencesFile}})
-		}
+		rid := addReferences(b, refs, ts, env.Budget)
 		in := map[string]pipeline.Ref{"model": pipeline.Out(tid, "model"), "split": pipeline.Out("split", "split"), "binned": pipeline.Out("bin", "binned"),
 			"references": pipeline.Out(rid, ReferencesFile)}
 		ev := &EvaluateStage{}
@@ -213,7 +192,7 @@ func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment
 		}
 		b.Add(&pipeline.Node{ID: eid, Stage: ev, Inputs: in, Outputs: []string{"result"}})
 		nodes := []string{tid, eid}
-		if stages.MustDecode[ExportSettings](tr.Settings).Embeddings {
+		if settings.MustDecode[ExportSettings](tr.Settings).Embeddings {
 			xid := "embeddings/" + tr.Slug()
 			b.Add(&pipeline.Node{ID: xid, Stage: &EmbeddingsStage{},
 				Inputs: map[string]pipeline.Ref{"model": pipeline.Out(tid, "model"), "binned": pipeline.Out("bin", "binned"),
@@ -224,20 +203,39 @@ func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment
 		b.AddTrial(tr, eid, nodes...)
 		reportIn[tr.ID] = pipeline.Out(eid, "result")
 	}
-	b.AddReport(e, trials, "report-movielens", reportIn, Report)
+	report.Add(b, e, trials, reportIn, report.Def{Stage: "report-movielens", Version: ReportVersion, Draw: Report})
 	return nil
 }
 
+// addReferences adds the references node of a trial's settings unless refs
+// (the nodes added, by id) has it, and returns its id.
+func addReferences(b *stages.Built, refs map[string]bool, ts TrainSettings, budget *optim.Budget) string {
+	rs := referenceSettings(ts)
+	rid := "references/" + rs.key()
+	if !refs[rid] {
+		refs[rid] = true
+		b.Add(&pipeline.Node{ID: rid, Stage: &ReferenceStage{Settings: rs, Budget: budget},
+			Inputs:  map[string]pipeline.Ref{"binned": pipeline.Out("bin", "binned"), "split": pipeline.Out("split", "split")},
+			Outputs: []string{ReferencesFile}})
+	}
+	return rid
+}
+
 // GenerateStage writes the planted data set (ratings.csv) and its planted
-// vectors (vectors.npy, shape (bins, users+items, d); see GenerateFile).
-type GenerateStage struct{ Settings PlantedSettings }
+// vectors (vectors.npy, shape (bins, users+items, d); see GenerateFile), on
+// a pool of the sweep's core budget (nil outside a sweep).
+type GenerateStage struct {
+	Settings PlantedSettings
+	Budget   *optim.Budget
+}
 
 func (*GenerateStage) Name() string    { return "generate-planted" }
-func (*GenerateStage) Version() string { return Version }
-func (s *GenerateStage) Params() any   { return stages.Keys(s.Settings) }
+func (*GenerateStage) Version() string { return GenerateVersion }
+func (s *GenerateStage) Params() any   { return settings.Keys(s.Settings) }
 func (s *GenerateStage) Run(ctx context.Context, io *pipeline.IO) error {
 	cfg := s.Settings.Config()
-	cfg.Workers = io.Workers()
+	cfg.Pool = train.NewPool(s.Budget, io.Workers())
+	defer cfg.Pool.Close()
 	st, err := GenerateFile(ctx, io.Output("ratings.csv"), io.Output("vectors.npy"), cfg)
 	if err == nil {
 		io.Logf("generated %d ratings (%d at the median)", st.Ratings, st.Mid)
@@ -250,8 +248,8 @@ func (s *GenerateStage) Run(ctx context.Context, io *pipeline.IO) error {
 type IngestStage struct{ Settings TableSettings }
 
 func (*IngestStage) Name() string    { return "ingest-movielens" }
-func (*IngestStage) Version() string { return Version }
-func (s *IngestStage) Params() any   { return stages.Keys(s.Settings) }
+func (*IngestStage) Version() string { return IngestVersion }
+func (s *IngestStage) Params() any   { return settings.Keys(s.Settings) }
 func (s *IngestStage) Run(ctx context.Context, io *pipeline.IO) error {
 	layout, err := s.Settings.Resolve()
 	if err != nil {
@@ -276,7 +274,7 @@ func (s *IngestStage) Run(ctx context.Context, io *pipeline.IO) error {
 	if st.Before1970+st.After2100 > 0 {
 		io.Logf("odd times: %d before 1970, %d after 2100 (check time_format: milliseconds read as seconds? missing values written as 0?)", st.Before1970, st.After2100)
 	}
-	return stages.WriteJSON(io.Output("ingest.json"), ingestSummary(st))
+	return trialio.WriteJSON(io.Output("ingest.json"), ingestSummary(st))
 }
 
 // ingestSummary is ingest.json: Stats with the time span also as RFC 3339 text.
@@ -293,7 +291,7 @@ func ingestSummary(st Stats) any {
 type BinarizeStage struct{}
 
 func (*BinarizeStage) Name() string    { return "binarize" }
-func (*BinarizeStage) Version() string { return Version }
+func (*BinarizeStage) Version() string { return BinarizeVersion }
 func (*BinarizeStage) Params() any     { return map[string]any{} }
 func (*BinarizeStage) Run(ctx context.Context, io *pipeline.IO) error {
 	st, err := Binarize(ctx, io.Input("ratings"), io.Output("binary.parquet"))
@@ -301,15 +299,15 @@ func (*BinarizeStage) Run(ctx context.Context, io *pipeline.IO) error {
 		return err
 	}
 	io.Logf("median %.1f: kept %d positive, %d negative, dropped %d", st.Median, st.Positive, st.Negative, st.Dropped)
-	return stages.WriteJSON(io.Output("binarize.json"), st)
+	return trialio.WriteJSON(io.Output("binarize.json"), st)
 }
 
 // BinStage bins the ratings' times into T bins and renumbers users and items.
 type BinStage struct{ Settings BinSettings }
 
 func (*BinStage) Name() string    { return "bin" }
-func (*BinStage) Version() string { return Version }
-func (s *BinStage) Params() any   { return stages.Keys(s.Settings) }
+func (*BinStage) Version() string { return BinVersion }
+func (s *BinStage) Params() any   { return settings.Keys(s.Settings) }
 func (s *BinStage) Run(ctx context.Context, io *pipeline.IO) error {
 	dir := io.Output("binned")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -321,15 +319,15 @@ func (s *BinStage) Run(ctx context.Context, io *pipeline.IO) error {
 	}
 	info := binInfo{T: res.T, Users: len(res.Users), Items: len(res.Items), Ratings: res.Ratings, MinTime: res.MinTime, MaxTime: res.MaxTime}
 	io.Logf("%d bins of %.1f days: %d users, %d items", res.T, float64(res.MaxTime-res.MinTime)/86400/float64(res.T), info.Users, info.Items)
-	return stages.WriteJSON(filepath.Join(dir, "info.json"), info)
+	return trialio.WriteJSON(filepath.Join(dir, "info.json"), info)
 }
 
 // SplitStage splits the binned ratings into train, validation and test.
 type SplitStage struct{ Settings SplitSettings }
 
 func (*SplitStage) Name() string    { return "split" }
-func (*SplitStage) Version() string { return Version }
-func (s *SplitStage) Params() any   { return stages.Keys(s.Settings) }
+func (*SplitStage) Version() string { return SplitVersion }
+func (s *SplitStage) Params() any   { return settings.Keys(s.Settings) }
 func (s *SplitStage) Run(ctx context.Context, io *pipeline.IO) error {
 	dir := io.Output("split")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -345,16 +343,20 @@ func (s *SplitStage) Run(ctx context.Context, io *pipeline.IO) error {
 	return err
 }
 
-// TrainStage trains one trial's model (output "model").
-type TrainStage struct{ Settings TrainSettings }
+// TrainStage trains one trial's model (output "model") on a pool of the
+// sweep's core budget (nil outside a sweep).
+type TrainStage struct {
+	Settings TrainSettings
+	Budget   *optim.Budget
+}
 
 func (*TrainStage) Name() string    { return "train-logistic-mf" }
-func (*TrainStage) Version() string { return Version }
-func (s *TrainStage) Params() any   { return stages.Keys(s.Settings) }
+func (*TrainStage) Version() string { return TrainVersion }
+func (s *TrainStage) Params() any   { return settings.Keys(s.Settings) }
 func (s *TrainStage) Run(ctx context.Context, io *pipeline.IO) error {
-	pool := stages.NewPool(ctx, io.Workers())
+	pool := train.NewPool(s.Budget, io.Workers())
 	defer pool.Close()
-	return Train(ctx, s.Settings, io.Input("binned"), io.Input("split"), pool, io.Output("model"), stages.ProgressFunc(io))
+	return Train(ctx, s.Settings, io.Input("binned"), io.Input("split"), pool, io.Output("model"), train.ProgressFunc(io))
 }
 
 // EvaluateStage computes a trained model's held-out metrics (output
@@ -364,11 +366,11 @@ type EvaluateStage struct {
 }
 
 func (*EvaluateStage) Name() string    { return "evaluate-logistic-mf" }
-func (*EvaluateStage) Version() string { return Version }
+func (*EvaluateStage) Version() string { return EvaluateVersion }
 func (s *EvaluateStage) Params() any {
 	p := map[string]any{"planted": s.Planted != nil}
 	if s.Planted != nil {
-		maps.Copy(p, stages.Keys(s.Planted))
+		maps.Copy(p, settings.Keys(s.Planted))
 	}
 	return p
 }
@@ -396,7 +398,7 @@ func loadRatings(ctx context.Context, path string) (*models.Ratings, error) {
 // series.parquet and summary.json into dir.
 func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, pool *optim.Pool, dir string, progress func(step, total int, loss float64)) error {
 	var info binInfo
-	if err := stages.ReadJSON(filepath.Join(binnedDir, "info.json"), &info); err != nil {
+	if err := trialio.ReadJSON(filepath.Join(binnedDir, "info.json"), &info); err != nil {
 		return err
 	}
 	train, err := loadRatings(ctx, filepath.Join(splitDir, "train.parquet"))
@@ -417,8 +419,8 @@ func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, poo
 	}
 	x := make([]float64, m.NumParams())
 	m.Init(x, rand.New(rand.NewPCG(uint64(s.Loop.Seed), 0x696e6974)))
-	series := &stages.Series{}
-	sum := stages.Summary{}
+	series := &trialio.Series{}
+	sum := trialio.Summary{}
 	validEvery := s.ValidEvery
 	steps := s.Loop.Steps
 	loop := s.Loop.Loop(models.ProblemOf(m), pool)
@@ -449,13 +451,13 @@ func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, poo
 	if err := writeParams(dir, x, info.T, info.Users, info.Items, s.Loop.Dim, s.Bias); err != nil {
 		return err
 	}
-	if err := stages.WriteJSON(filepath.Join(dir, "model.json"), map[string]any{"t": info.T, "users": info.Users, "items": info.Items, "d": s.Loop.Dim, "bias": s.Bias}); err != nil {
+	if err := trialio.WriteJSON(filepath.Join(dir, "model.json"), map[string]any{"t": info.T, "users": info.Users, "items": info.Items, "d": s.Loop.Dim, "bias": s.Bias}); err != nil {
 		return err
 	}
-	if err := stages.WriteTrialSeries(dir, series); err != nil {
+	if err := trialio.WriteTrialSeries(dir, series); err != nil {
 		return err
 	}
-	return stages.WriteSummary(filepath.Join(dir, "summary.json"), sum)
+	return trialio.WriteSummary(filepath.Join(dir, "summary.json"), sum)
 }
 
 // Evaluate computes held-out metrics of a trained model: mean
@@ -470,7 +472,7 @@ func Evaluate(ctx context.Context, io *pipeline.IO, planted *PlantedConfig, dir 
 		T, Users, Items, D int
 		Bias               bool
 	}
-	if err := stages.ReadJSON(filepath.Join(mdir, "model.json"), &meta); err != nil {
+	if err := trialio.ReadJSON(filepath.Join(mdir, "model.json"), &meta); err != nil {
 		return err
 	}
 	b := optim.Blocks{T: meta.T, N: meta.Users + meta.Items, D: meta.D}
@@ -482,7 +484,7 @@ func Evaluate(ctx context.Context, io *pipeline.IO, planted *PlantedConfig, dir 
 	if err != nil {
 		return err
 	}
-	sum, err := stages.ReadSummary(filepath.Join(mdir, "summary.json"))
+	sum, err := trialio.ReadSummary(filepath.Join(mdir, "summary.json"))
 	if err != nil {
 		return err
 	}
@@ -536,7 +538,7 @@ func Evaluate(ctx context.Context, io *pipeline.IO, planted *PlantedConfig, dir 
 		}
 	}
 	if io.HasInput("references") {
-		refs, err := stages.ReadSummary(io.Input("references"))
+		refs, err := trialio.ReadSummary(io.Input("references"))
 		if err != nil {
 			return err
 		}
@@ -549,10 +551,10 @@ func Evaluate(ctx context.Context, io *pipeline.IO, planted *PlantedConfig, dir 
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if err := stages.CopyTrialSeries(mdir, dir); err != nil {
+	if err := trialio.CopyTrialSeries(mdir, dir); err != nil {
 		return err
 	}
-	return stages.WriteSummary(filepath.Join(dir, "summary.json"), sum)
+	return trialio.WriteSummary(filepath.Join(dir, "summary.json"), sum)
 }
 
 // PlantedMinRatings is the number of training ratings from which an

@@ -1,0 +1,136 @@
+package train
+
+import (
+	"math"
+	"time"
+
+	"goldstone/optim"
+	"goldstone/stages/trialio"
+)
+
+// GapTolerance is the relative gauge gap below which the Goldstone modes
+// count as relaxed: steps_to_gap_1pct is the first recorded iterate from
+// which gauge_gap < GapTolerance * psi holds to the end of the run.
+const GapTolerance = 0.01
+
+// gaugeCounts accumulates what the gauge rounds of one run did.
+type gaugeCounts struct {
+	rounds, rejected, flips, backtracks int
+}
+
+// add records one round. The sparse series gauge_rejected (value 1) and
+// gauge_flips (number of time steps reflected) get a point, labelled with
+// the iterate the round produced, only for rounds where that happened; the
+// round_* series get a point for every round (README, "Summary metrics"):
+// round_accepted (1, or 0 when the guard undid the step), round_psi_pred and
+// round_psi_real (predicted and realised change of psi by the continuous
+// step), round_psi_flips (change by the wall flips, rounds with flips only),
+// round_rate (the gauge learning rate rho', Goldstone only), round_scale
+// (the step's factor along the gauge direction) and round_backtracks.
+func (c *gaugeCounts) add(s *trialio.Series, iterate int, st *optim.RoundStats) {
+	c.rounds++
+	acc := 1.0
+	if st.Rejected {
+		c.rejected++
+		acc = 0
+		s.Add("gauge_rejected", iterate, 1)
+	}
+	if st.Flips > 0 {
+		c.flips += st.Flips
+		s.Add("gauge_flips", iterate, float64(st.Flips))
+		s.Add("round_psi_flips", iterate, st.PsiStep-st.PsiBefore)
+	}
+	c.backtracks += st.Backtracks
+	s.Add("round_accepted", iterate, acc)
+	s.Add("round_psi_pred", iterate, st.Predicted)
+	s.Add("round_psi_real", iterate, st.PsiAfter-st.PsiStep)
+	if !math.IsNaN(st.Rate) {
+		s.Add("round_rate", iterate, st.Rate)
+	}
+	s.Add("round_scale", iterate, st.Scale)
+	s.Add("round_backtracks", iterate, float64(st.Backtracks))
+}
+
+// summarize writes the totals and gauge_accepted_share, the share of rounds
+// whose step was applied (not rejected). (The gauge's share of the training
+// time is gauge_seconds / wall_seconds; it is not stored, as timings are not
+// results.)
+func (c *gaugeCounts) summarize(sum trialio.Summary) {
+	sum["gauge_rounds"] = float64(c.rounds)
+	sum["gauge_rejected"] = float64(c.rejected)
+	sum["gauge_flips"] = float64(c.flips)
+	sum["gauge_backtracks"] = float64(c.backtracks)
+	share := math.NaN()
+	if c.rounds > 0 {
+		share = float64(c.rounds-c.rejected) / float64(c.rounds)
+	}
+	sum["gauge_accepted_share"] = share
+}
+
+// lossRecorder wraps a gauge step: it evaluates the local loss (eval, which
+// must not change any state of the training) before and after every round
+// and records round_loss_pred (the change of the total loss the round
+// predicts: its change of psi, the local loss being invariant under the
+// maps) and round_loss_real (the realised change: local loss plus psi),
+// labelled with the iterate the round produced. The time spent in eval is
+// kept apart so that the gauge's time does not include it.
+type lossRecorder struct {
+	inner   optim.Gauge
+	eval    func(x []float64) float64
+	series  *trialio.Series
+	iterate int // label of the next round
+	seconds float64
+}
+
+func (r *lossRecorder) Init(b optim.Blocks, g *optim.Graph) error { return r.inner.Init(b, g) }
+
+func (r *lossRecorder) Round(x []float64) optim.RoundStats {
+	start := time.Now()
+	l0 := r.eval(x)
+	r.seconds += time.Since(start).Seconds()
+	st := r.inner.Round(x)
+	start = time.Now()
+	l1 := r.eval(x)
+	r.seconds += time.Since(start).Seconds()
+	pred := st.PsiStep - st.PsiBefore
+	if !st.Rejected {
+		pred += st.Predicted
+	}
+	r.series.Add("round_loss_pred", r.iterate, pred)
+	r.series.Add("round_loss_real", r.iterate, (l1-l0)+(st.PsiAfter-st.PsiBefore))
+	return st
+}
+
+// recordGap records, for the iterate x_k (k = iterate), the gauge gap
+// psi(Z) - min over rotations psi(R Z) as "gauge_gap" and the gap relative
+// to psi at the same iterate as "gauge_gap_rel" (0 when psi is 0).
+func (m *gapMeter) record(s *trialio.Series, iterate int, x []float64) {
+	gap := m.gap(x)
+	psi := optim.Psi(x, m.b, m.g)
+	rel := 0.0
+	if psi != 0 || gap != 0 {
+		rel = gap / psi
+	}
+	s.Add("gauge_gap", iterate, gap)
+	s.Add("gauge_gap_rel", iterate, rel)
+}
+
+// StepsToGapBelow returns the first recorded iterate from which the relative
+// gauge gap (series gauge_gap_rel) stays below tol up to the last recorded
+// one, or NaN when it is below tol only at the last record or not at all
+// (staying below needs two records: with exact gauge fixing the gap is
+// zero right after every round, so a last record that falls on a round
+// alone says nothing). It does not depend on what the final value is, only on the
+// relaxation of the Goldstone modes, so a longer run can only confirm it or,
+// when the gap rises again later, postpone it.
+func StepsToGapBelow(s *trialio.Series, tol float64) float64 {
+	steps, rel := s.Of("gauge_gap_rel")
+	k := len(rel)
+	for k > 0 && rel[k-1] < tol {
+		k--
+	}
+	if k >= len(rel)-1 {
+		return math.NaN()
+	}
+	return steps[k]
+}

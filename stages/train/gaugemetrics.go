@@ -67,28 +67,43 @@ func (c *gaugeCounts) summarize(sum trialio.Summary) {
 	sum["gauge_accepted_share"] = share
 }
 
-// lossRecorder wraps a gauge step: it evaluates the local loss (eval, which
-// must not change any state of the training) before and after every round
-// and records round_loss_pred (the change of the total loss the round
-// predicts: its change of psi, the local loss being invariant under the
-// maps) and round_loss_real (the realised change: local loss plus psi),
-// labelled with the iterate the round produced. The time spent in eval is
-// kept apart so that the gauge's time does not include it.
-type lossRecorder struct {
+// roundRecorder wraps a gauge step to record what only the round's start
+// point shows, labelled with the iterate the round produced. With eval (the
+// local loss, which must not change any state of the training) it
+// evaluates the loss before and after every round and records
+// round_loss_pred (the change of the total loss the round predicts: its
+// change of psi, the local loss being invariant under the maps) and
+// round_loss_real (the realised change: local loss plus psi). With gap (a
+// tree coupling and gauge_gap_around > 0) it records round_gap, the gauge
+// gap psi - min_R psi of the iterate the round starts from: the most any
+// rotation or reflection of the time steps could lower psi there, against
+// which round_psi_pred and round_psi_real are read. The time spent in eval
+// and gap is kept apart so that the gauge's time does not include it.
+type roundRecorder struct {
 	inner   optim.Gauge
-	eval    func(x []float64) float64
+	eval    func(x []float64) float64 // nil: no loss records
+	gap     *gapMeter                 // nil: no round_gap
 	series  *trialio.Series
 	iterate int // label of the next round
 	seconds float64
 }
 
-func (r *lossRecorder) Init(b optim.Blocks, g *optim.Graph) error { return r.inner.Init(b, g) }
+func (r *roundRecorder) Init(b optim.Blocks, g *optim.Graph) error { return r.inner.Init(b, g) }
 
-func (r *lossRecorder) Round(x []float64) optim.RoundStats {
+func (r *roundRecorder) Round(x []float64) optim.RoundStats {
 	start := time.Now()
-	l0 := r.eval(x)
+	var l0 float64
+	if r.eval != nil {
+		l0 = r.eval(x)
+	}
+	if r.gap != nil {
+		r.series.Add("round_gap", r.iterate, r.gap.gap(x))
+	}
 	r.seconds += time.Since(start).Seconds()
 	st := r.inner.Round(x)
+	if r.eval == nil {
+		return st
+	}
 	start = time.Now()
 	l1 := r.eval(x)
 	r.seconds += time.Since(start).Seconds()

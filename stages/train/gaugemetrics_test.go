@@ -149,8 +149,17 @@ func TestLoopRoundRecords(t *testing.T) {
 		if !slices.Equal(rs, []float64{10, 20, 30, 40}) || !slices.Equal(ls, rs) {
 			t.Fatalf("rotation %d: rounds recorded at %v (loss at %v), want 10, 20, 30, 40", rot, rs, ls)
 		}
+		gr, gap := s.Of("round_gap")
+		if !slices.Equal(gr, rs) {
+			t.Fatalf("rotation %d: round_gap at %v, want %v", rot, gr, rs)
+		}
 		linearMoved := false
 		for k := range rs {
+			// No rotation lowers psi by more than the gap of the round's
+			// start point (the linear update is no rotation).
+			if rot == optim.RotationExact && !(gap[k] >= 0 && real[k] >= -gap[k]*(1+1e-9)-1e-12) {
+				t.Errorf("exact round %v: psi changed by %v, the gap was %v", rs[k], real[k], gap[k])
+			}
 			if math.Abs(pred[k]-real[k]) > 1e-10 {
 				t.Errorf("rotation %d round %v: psi predicted %v, realised %v", rot, rs[k], pred[k], real[k])
 			}

@@ -61,11 +61,6 @@ func (s LoopSettings) Loop(p optim.Problem, pool *optim.Pool) *Loop {
 // Run trains x in place.
 func (l *Loop) Run(x []float64) error {
 	d := &optim.Driver{Method: l.Opt.Method, Gauge: l.Opt.Gauge, K1: l.Opt.K1, Pool: l.Opt.Pool}
-	var rec *lossRecorder
-	if l.Eval != nil && d.Gauge != nil && d.K1 > 0 {
-		rec = &lossRecorder{inner: d.Gauge, eval: l.Eval, series: l.Series}
-		d.Gauge = rec
-	}
 	tree := l.Problem.Graph != nil && l.Problem.Graph.IsTree()
 	gapEvery := l.GapEvery
 	if gapEvery <= 0 {
@@ -77,6 +72,14 @@ func (l *Loop) Run(x []float64) error {
 		if gm, err = newGapMeter(l.Problem.Blocks, l.Problem.Graph, l.Opt.Pool); err != nil {
 			return err
 		}
+	}
+	var rec *roundRecorder
+	if d.Gauge != nil && d.K1 > 0 && (l.Eval != nil || gm != nil && l.GapAround > 0) {
+		rec = &roundRecorder{inner: d.Gauge, eval: l.Eval, series: l.Series}
+		if l.GapAround > 0 {
+			rec.gap = gm
+		}
+		d.Gauge = rec
 	}
 	start := time.Now()
 	var gaugeSeconds, lastLoss, lastPsi float64

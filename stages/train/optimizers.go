@@ -168,7 +168,7 @@ type LoopSettings struct {
 	Steps     int     `set:"steps" default:"1000" check:">0" doc:"number of optimisation steps"`
 	LogEvery  int     `set:"log_every" default:"1" check:">0" doc:"record step-wise metrics every this many steps"`
 	GapEvery  int     `set:"gauge_gap_every" default:"0" check:">=0" doc:"record the gauge gap every this many steps (0: with every logged step)"`
-	GapAround int     `set:"gauge_gap_around" default:"0" check:">=0" doc:"also record the gauge gap at every iterate within this many steps of a gauge round (before and after it)"`
+	GapAround int     `set:"gauge_gap_around" default:"0" check:">=0" doc:"also record the gauge gap at every iterate within this many steps of a gauge round (before and after it), and at the start of every round (round_gap)"`
 	InitScale float64 `set:"init_scale" check:">0" doc:"standard deviation of the random initial embeddings (independent per time step)"`
 	Dim       int     `set:"dim" default:"3" check:">0" doc:"embedding dimension d"`
 	Optim     OptimSettings

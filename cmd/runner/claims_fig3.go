@@ -314,12 +314,130 @@ func plantedFig3Claim(base string, methods ...string) func(r *claimRun) (string,
 	}
 }
 
+// roundSeries are one trial's round records by name, aligned by the
+// iterate each round produced (NaN where a round lacks a record).
+type roundSeries struct {
+	steps []int
+	v     map[string][]float64
+}
+
+// readRounds reads a trial's round_* series (round_accepted gives the rounds).
+func readRounds(r *claimRun, trial string) (*roundSeries, error) {
+	acc, err := r.store.Series(r.ctx, r.info.ID, trial, "round_accepted")
+	if err != nil {
+		return nil, err
+	}
+	rs := &roundSeries{v: map[string][]float64{}}
+	at := map[int]int{}
+	for k, p := range acc {
+		rs.steps = append(rs.steps, p.Step)
+		at[p.Step] = k
+	}
+	for _, name := range []string{"round_accepted", "round_psi_pred", "round_psi_real", "round_gap", "round_loss_real", "round_psi_flips"} {
+		col := make([]float64, len(acc))
+		for k := range col {
+			col[k] = math.NaN()
+		}
+		pts, err := r.store.Series(r.ctx, r.info.ID, trial, name)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range pts {
+			if k, ok := at[p.Step]; ok {
+				col[k] = p.Value
+			}
+		}
+		rs.v[name] = col
+	}
+	return rs, nil
+}
+
+// roundFacts are what one variant's gauge rounds did, over its done trials.
+type roundFacts struct {
+	rounds, applied int
+	psiReal         float64   // summed realised change of psi by the continuous steps, per trial
+	lossReal        float64   // summed realised change of the loss (NaN: not recorded), per trial
+	rejectedPred    []float64 // predicted change of psi of the rejected rounds (finite)
+	noPrediction    int       // rejected rounds with no prediction
+	gaps            []float64 // the gauge gap each round started from
+	overshoot       []float64 // rejected rounds: predicted rise / gap
+	share           []float64 // applied rounds: realised fall of psi / gap
+}
+
+func (f *roundFacts) add(rs *roundSeries, trials int) {
+	v := rs.v
+	lossSeen := false
+	for k := range rs.steps {
+		f.rounds++
+		gap := v["round_gap"][k]
+		if !math.IsNaN(gap) {
+			f.gaps = append(f.gaps, gap)
+		}
+		if r := v["round_psi_real"][k]; !math.IsNaN(r) {
+			f.psiReal += r / float64(trials)
+		}
+		if l := v["round_loss_real"][k]; !math.IsNaN(l) {
+			f.lossReal += l / float64(trials)
+			lossSeen = true
+		}
+		pred := v["round_psi_pred"][k]
+		if v["round_accepted"][k] == 1 {
+			f.applied++
+			if gap > 0 && !math.IsNaN(v["round_psi_real"][k]) {
+				f.share = append(f.share, -v["round_psi_real"][k]/gap)
+			}
+			continue
+		}
+		if math.IsNaN(pred) || math.IsInf(pred, 0) {
+			f.noPrediction++
+			continue
+		}
+		f.rejectedPred = append(f.rejectedPred, pred)
+		if gap > 0 {
+			f.overshoot = append(f.overshoot, pred/gap)
+		}
+	}
+	if !lossSeen {
+		f.lossReal = math.NaN()
+	}
+}
+
+// text describes the facts in a row.
+func (f *roundFacts) text(v *fig3Variant) string {
+	n := float64(len(v.done))
+	b := fmt.Sprintf(" %d of %d rounds applied (%.0f per trial), changing psi by %+.4g in all (per trial)", f.applied, f.rounds, float64(f.rounds)/n, f.psiReal)
+	if !math.IsNaN(f.lossReal) {
+		b += fmt.Sprintf(" and the loss by %+.4g", f.lossReal)
+	}
+	if len(f.gaps) > 0 {
+		b += fmt.Sprintf("; the rounds start from a gauge gap psi - min_R psi of %.3g (round_gap, median; %.2g of final psi): the most any rotation could lower psi", figures.Median(f.gaps), figures.Median(f.gaps)/v.median("final_psi"))
+	}
+	if len(f.share) > 0 {
+		b += fmt.Sprintf("; applied rounds took %.0f%% of it (median)", 100*figures.Median(f.share))
+	}
+	if len(f.rejectedPred) > 0 {
+		b += fmt.Sprintf("; the rejected ones predicted a rise of psi by %.3g (median)", figures.Median(f.rejectedPred))
+		if len(f.overshoot) > 0 {
+			b += fmt.Sprintf(", %.3g times the gap", figures.Median(f.overshoot))
+		}
+	}
+	if f.noPrediction > 0 {
+		b += fmt.Sprintf("; %d rejected with no prediction (exp(G - G^T) not orthogonal to 1e-9: a huge step)", f.noPrediction)
+	}
+	if bt := v.median("gauge_backtracks"); bt > 0 {
+		b += fmt.Sprintf("; %.0f halvings by the line search", bt)
+	}
+	return b + fmt.Sprintf("; final psi %.6g, test_ll %.4f", v.median("final_psi"), v.median("test_ll"))
+}
+
 // roundsClaim is the row of movielens-rounds (beyond the paper): per
-// Goldstone variant, the gauge rounds applied, the change of psi they made
-// (realised), the median predicted rise of psi of the rejected ones, and
-// the line search's halvings; the verdict names the variants whose rounds
-// were mostly rejected, those that diverged and those that applied every
-// round.
+// Goldstone variant, the gauge rounds applied, the change of psi (and of
+// the loss) they made, the gauge gap the rounds started from (the most any
+// rotation could lower psi), the share of it the applied rounds took, the
+// predicted rise of psi of the rejected ones against that gap, and the line
+// search's halvings; the verdict names the variants whose rounds were
+// mostly rejected (and by how much their steps overshot), those that
+// diverged and those that applied every round.
 func roundsClaim(r *claimRun) (string, string) {
 	vs, err := fig3Variants(r)
 	if err != nil {
@@ -327,59 +445,30 @@ func roundsClaim(r *claimRun) (string, string) {
 	}
 	var parts, all, most, failed []string
 	for _, v := range vs {
-		var real float64
-		var rejectedPred []float64
+		var f roundFacts
 		for _, t := range v.done {
 			if r.store == nil {
 				break
 			}
-			acc, err := r.store.Series(r.ctx, r.info.ID, t.id, "round_accepted")
+			rs, err := readRounds(r, t.id)
 			if err != nil {
 				return "cannot read the round series: " + err.Error(), notMeasured
 			}
-			pred, err := r.store.Series(r.ctx, r.info.ID, t.id, "round_psi_pred")
-			if err != nil {
-				return "cannot read the round series: " + err.Error(), notMeasured
-			}
-			rl, err := r.store.Series(r.ctx, r.info.ID, t.id, "round_psi_real")
-			if err != nil {
-				return "cannot read the round series: " + err.Error(), notMeasured
-			}
-			for k := range acc {
-				if k < len(rl) {
-					real += rl[k].Value
-				}
-				if acc[k].Value == 0 && k < len(pred) {
-					rejectedPred = append(rejectedPred, pred[k].Value)
-				}
-			}
+			f.add(rs, len(v.done))
 		}
 		text := fmt.Sprintf("%s [%s]:", v.name, algorithmLabel(v.params))
-		if len(v.done) > 0 {
-			share := figures.Median(v.accepted)
-			rounds := v.median("gauge_rounds")
-			text += fmt.Sprintf(" %.0f of %.0f rounds applied, changing psi by %+.4g in all", share*rounds, rounds, real/float64(len(v.done)))
-			var finite []float64
-			for _, p := range rejectedPred {
-				if !math.IsNaN(p) && !math.IsInf(p, 0) {
-					finite = append(finite, p)
-				}
-			}
-			if len(finite) > 0 {
-				text += fmt.Sprintf("; the rejected ones predicted a rise of psi by %.3g (median)", figures.Median(finite))
-			}
-			if n := len(rejectedPred) - len(finite); n > 0 {
-				text += fmt.Sprintf("; %d rejected with no prediction (exp(G - G^T) not orthogonal to 1e-9: a huge step)", n)
-			}
-			if bt := v.median("gauge_backtracks"); bt > 0 {
-				text += fmt.Sprintf("; %.0f halvings by the line search", bt)
-			}
-			text += fmt.Sprintf("; final psi %.6g, test_ll %.4f", v.median("final_psi"), v.median("test_ll"))
+		if len(v.done) > 0 && f.rounds > 0 {
+			text += f.text(v)
+			share := float64(f.applied) / float64(f.rounds)
 			switch {
 			case share == 1:
 				all = append(all, v.name)
 			case share < 0.5:
-				most = append(most, fmt.Sprintf("%s (%.0f%% applied)", v.name, 100*share))
+				m := fmt.Sprintf("%s (%.0f%% applied", v.name, 100*share)
+				if len(f.overshoot) > 0 {
+					m += fmt.Sprintf("; the step at the gauge rate predicted a rise of psi %.3g times the most a rotation could gain", figures.Median(f.overshoot))
+				}
+				most = append(most, m+")")
 			}
 		}
 		if len(v.failed) > 0 {

@@ -97,6 +97,8 @@ lr = 0.5
 gamma = 1.0
 bias = true
 gauge = "goldstone"
+gauge_gap_around = 1
+round_loss = true
 [[experiments.movielens-rounds.variants]]
 name = "goldstone"
 [[experiments.movielens-rounds.variants]]
@@ -153,6 +155,8 @@ func TestFig3ClaimsEndToEnd(t *testing.T) {
 	for _, want := range []string{
 		"goldstone-big-rate [AdaGrad + Goldstone-GD, ours (beyond the paper): exp(G - G^T) Z + guard + rho' = 1000]: 0 of 6 rounds applied",
 		"rejected with no prediction (exp(G - G^T) not orthogonal to 1e-9: a huge step)",
+		"the rounds start from a gauge gap psi - min_R psi of ",
+		"and the loss by ",
 		"goldstone-search-rate [AdaGrad + Goldstone-GD, ours (beyond the paper): exp(G - G^T) Z + guard + line search on rho' + rho' = 1000]: 6 of 6 rounds applied",
 		"halvings by the line search",
 		"most rounds rejected: goldstone-big-rate (0% applied)",

@@ -42,21 +42,27 @@ import (
 // Trials that differ only in the coupling or the symmetry step share them.
 type ReferenceSettings struct {
 	Optim     train.OptimSettings // the base optimizer; Gauge is nil
+	Model     ModelSettings       // the trial's likelihood and its options (bias)
 	Dim       int                 `set:"dim"`
 	Seed      int                 `set:"seed"`
 	Steps     int                 `set:"steps"`
 	InitScale float64             `set:"init_scale"`
 	Minibatch int                 `set:"minibatch"`
 	Gamma     float64             `set:"gamma"`
-	Bias      bool                `set:"bias"`
 }
 
-// referenceSettings picks a trial's reference settings.
-func referenceSettings(t TrainSettings) ReferenceSettings {
+// referenceSettings picks a trial's reference settings; false for a model
+// of explicit ratings (the references are logistic models of the binarized
+// ratings; the Gaussian likelihood reports its own bias-only reference,
+// ref_bias_test_*).
+func referenceSettings(t TrainSettings) (ReferenceSettings, bool) {
+	if t.Model.Labels() != models.Binary {
+		return ReferenceSettings{}, false
+	}
 	o := t.Loop.Optim
 	o.Gauge = nil
-	return ReferenceSettings{Optim: o, Dim: t.Loop.Dim, Seed: t.Loop.Seed, Steps: t.Loop.Steps,
-		InitScale: t.Loop.InitScale, Minibatch: t.Minibatch, Gamma: t.Prior.Gamma, Bias: t.Bias}
+	return ReferenceSettings{Optim: o, Model: t.Model, Dim: t.Loop.Dim, Seed: t.Loop.Seed, Steps: t.Loop.Steps,
+		InitScale: t.Loop.InitScale, Minibatch: t.Minibatch, Gamma: t.Prior.Gamma}, true
 }
 
 // key names the reference settings (the node id of their stage).
@@ -105,7 +111,7 @@ func References(ctx context.Context, s ReferenceSettings, binnedDir, splitDir st
 	}
 	parts := map[string]*models.Ratings{}
 	for _, p := range []string{"train", "valid", "test"} {
-		r, err := loadRatings(ctx, filepath.Join(splitDir, p+".parquet"))
+		r, err := loadRatings(ctx, filepath.Join(splitDir, p+".parquet"), models.Binary)
 		if err != nil {
 			return nil, err
 		}
@@ -130,18 +136,18 @@ func References(ctx context.Context, s ReferenceSettings, binnedDir, splitDir st
 	flat := func(r *models.Ratings) *models.Ratings {
 		return &models.Ratings{T: make([]int32, r.Len()), User: r.User, Item: r.Item, X: r.X}
 	}
-	m := &models.LogisticMF{
+	m := s.Model.Likelihood.New(models.RatingsSpec{
 		Train: flat(trainR), Users: info.Users, Items: info.Items, D: s.Dim, T: 1,
 		Gamma: s.Gamma, InitStd: s.InitScale, MinibatchSize: s.Minibatch, Seed: uint64(s.Seed),
-		Pool: pool, Bias: s.Bias,
-	}
+		Pool: pool,
+	})
 	if err := m.Validate(); err != nil {
 		return nil, fmt.Errorf("static MF: %w", err)
 	}
 	x := make([]float64, m.NumParams())
 	m.Init(x, rand.New(rand.NewPCG(uint64(s.Seed), 0x696e6974)))
 	d := &optim.Driver{Method: s.Optim.Method.Method(s.Optim.Schedule()), Pool: pool}
-	err = d.Run(models.ProblemOf(m), x, s.Steps, func(it *optim.Iter) error {
+	err = d.Run(m.Problem(), x, s.Steps, func(it *optim.Iter) error {
 		if it.Step%100 == 0 {
 			return ctx.Err()
 		}
@@ -154,11 +160,11 @@ func References(ctx context.Context, s ReferenceSettings, binnedDir, splitDir st
 		if parts[p].Len() == 0 {
 			continue
 		}
-		met, err := m.Evaluate(x, flat(parts[p]))
+		met, err := m.HeldOut(x, flat(parts[p]), false)
 		if err != nil {
 			return nil, err
 		}
-		sum["ref_static_mf_"+p+"_ll"] = met.LogLik
+		sum["ref_static_mf_"+p+"_ll"] = met[0].Value // "ll"
 	}
 	return sum, nil
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"goldstone/internal/testdata"
+	"goldstone/models"
 	"goldstone/stages"
 	"goldstone/stages/report"
 	"goldstone/stages/train"
@@ -53,7 +54,7 @@ func TestReferencesSmall(t *testing.T) {
 		t.Fatal(err)
 	}
 	rs := ReferenceSettings{Optim: train.OptimSettings{Method: train.AdaGradSettings{}.Defaults().(train.AdaGradSettings), LR: 1},
-		Dim: 10, Seed: 1, Steps: 300, InitScale: 0.1, Gamma: 1, Bias: true}
+		Model: ModelSettings{Likelihood: models.LogisticSettings{Bias: true}}, Dim: 10, Seed: 1, Steps: 300, InitScale: 0.1, Gamma: 1}
 	refs, err := References(ctx, rs, binned, split, nil)
 	if err != nil {
 		t.Fatal(err)

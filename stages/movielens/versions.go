@@ -13,20 +13,28 @@ package movielens
 // writes ratings.ids.parquet and ingest.json beside ratings.parquet (a MovieLens
 // release ingests to the same ratings.parquet); export_embeddings.
 //
-// 21 (issue 23): gauge round records (round_*) and gauge_accepted_share,
-// user biases in the bias option (train); the static references on the
-// same split (references-movielens, merged into each trial's summary by
-// evaluate); the psi convergence and references tables (report).
+// 21 (issue 20, the model seam): binarize and bin keep the rating beside x
+// (bin also reads explicit ratings, x = 0), split copies it; train (renamed
+// train-movielens) builds the likelihood's model and lists its parameter
+// arrays in model.json; evaluate (renamed evaluate-movielens) reports the
+// model's own metrics (gaussian: RMSE, MAE, the global mean's and the
+// bias-only predictor's); the report draws the validation RMSE.
+//
+// 22 (issue 23): gauge round records (round_*, round_gap) and
+// gauge_accepted_share, user biases in the logistic bias option (train); the
+// static references on the same split (references-movielens, merged into
+// each logistic trial's summary by evaluate); the psi convergence and
+// references tables (report).
 const (
 	GenerateVersion   = "20" // generate-planted
 	IngestVersion     = "20" // ingest-movielens
-	BinarizeVersion   = "20" // binarize
-	BinVersion        = "20" // bin
-	SplitVersion      = "20" // split
+	BinarizeVersion   = "21" // binarize
+	BinVersion        = "21" // bin (and bin-explicit)
+	SplitVersion      = "21" // split (and split-explicit)
 	ActivityVersion   = "20" // activity
-	TrainVersion      = "21" // train-logistic-mf
-	EvaluateVersion   = "21" // evaluate-logistic-mf
+	TrainVersion      = "22" // train-movielens
+	EvaluateVersion   = "22" // evaluate-movielens
 	EmbeddingsVersion = "20" // export-embeddings
-	ReportVersion     = "21" // report-movielens (its Draw)
-	ReferenceVersion  = "21" // references-movielens
+	ReportVersion     = "22" // report-movielens (its Draw)
+	ReferenceVersion  = "22" // references-movielens
 )

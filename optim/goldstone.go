@@ -83,11 +83,11 @@ const DefaultMaxBacktracks = 20
 // Gamma_t)), SearchRate takes the K2 natural-gradient steps again at half
 // the gauge rate; both halve until the predicted change of psi is not
 // positive. Measured on ml-latest-small (d = 30, lambda = 10, bias terms,
-// AdaGrad lr 1): the paper's rate overshoots by about 2x, the K2 steps
-// diverge along stiff gauge modes, and the guard rejected 14 of 15 rounds;
-// at half the rate every round lowers psi, while the shortened direction
-// of the diverged steps lowers it by little or not at all (README, "Gauge
-// rounds on MovieLens").
+// AdaGrad lr 1, movielens-rounds): at the paper's rate the K2 steps predict
+// a rise of psi (up to 21 times the gauge gap the round starts from) and
+// the guard rejected 5 of 6 rounds; at half the rate every round lowers
+// psi, while the shortened direction needs 5-20 halvings and lowers it by
+// 3e-4 at most (README, "Gauge rounds on MovieLens").
 //
 // Domain walls (unless NoFlip; tree couplings only): the local loss is
 // invariant under O(d), but exp(Gamma) only reaches rotations, SO(d). When

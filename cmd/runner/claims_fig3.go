@@ -437,13 +437,15 @@ func (f *roundFacts) text(v *fig3Variant) string {
 // predicted rise of psi of the rejected ones against that gap, and the line
 // search's halvings; the verdict names the variants whose rounds were
 // mostly rejected (and by how much their steps overshot), those that
-// diverged and those that applied every round.
+// diverged, those whose applied rounds raised psi in all (unguarded ones
+// can: the driver stops only at a NaN or infinite loss) and those that
+// applied every round.
 func roundsClaim(r *claimRun) (string, string) {
 	vs, err := fig3Variants(r)
 	if err != nil {
 		return "cannot read the psi series: " + err.Error(), notMeasured
 	}
-	var parts, all, most, failed []string
+	var parts, all, most, failed, raised []string
 	for _, v := range vs {
 		var f roundFacts
 		for _, t := range v.done {
@@ -460,6 +462,9 @@ func roundsClaim(r *claimRun) (string, string) {
 		if len(v.done) > 0 && f.rounds > 0 {
 			text += f.text(v)
 			share := float64(f.applied) / float64(f.rounds)
+			if f.psiReal > 0 {
+				raised = append(raised, fmt.Sprintf("%s (%+.3g)", v.name, f.psiReal))
+			}
 			switch {
 			case share == 1:
 				all = append(all, v.name)
@@ -486,6 +491,9 @@ func roundsClaim(r *claimRun) (string, string) {
 	}
 	if len(failed) > 0 {
 		verdict = append(verdict, "diverged: "+strings.Join(failed, ", "))
+	}
+	if len(raised) > 0 {
+		verdict = append(verdict, "the applied rounds raised psi in all: "+strings.Join(raised, ", "))
 	}
 	if len(all) > 0 {
 		verdict = append(verdict, "every round applied: "+strings.Join(all, ", "))

@@ -7,10 +7,12 @@ package artificial
 // whose outputs changed while its version did not. A stage downstream of
 // a changed one needs no bump: its inputs changed, and so does its key.
 //
-// Until issue 18 one Version ("11") covered every stage.
-//
-// 12 (issue 23): gauge round records (round_*) and gauge_accepted_share (train).
+// Until issue 18 one Version ("11") covered every stage. Train 12: a
+// threshold never reached (steps_to_*) is runs.Never (+Inf), not NaN.
+// Report 12: captions (figures.CaptionsFile) for every figure. Report 13:
+// a figure is at least as wide as its title (figures.Curves). Train 13
+// (issue 23): gauge round records (round_*) and gauge_accepted_share.
 const (
-	TrainVersion  = "12" // train-artificial
-	ReportVersion = "11" // report-artificial (its Draw)
+	TrainVersion  = "13" // train-artificial
+	ReportVersion = "13" // report-artificial (its Draw)
 )

@@ -20,11 +20,16 @@ package movielens
 // model's own metrics (gaussian: RMSE, MAE, the global mean's and the
 // bias-only predictor's); the report draws the validation RMSE.
 //
-// 22 (issue 23): gauge round records (round_*, round_gap) and
-// gauge_accepted_share, user biases in the logistic bias option (train); the
-// static references on the same split (references-movielens, merged into
-// each logistic trial's summary by evaluate); the psi convergence and
-// references tables (report).
+// Issue 21 (researcher, made beside the seam's 21): a threshold never
+// reached (steps_to_gap_1pct) is runs.Never (+Inf), not NaN (train; 22
+// with the seam's); captions (figures.CaptionsFile) for every figure, and a
+// figure at least as wide as its title (report; 23 with the seam's).
+//
+// Issue 23: gauge round records (round_*, round_gap) and
+// gauge_accepted_share, user biases in the logistic bias option (train 23);
+// the static references on the same split (references-movielens, merged
+// into each logistic trial's summary by evaluate 22); the psi convergence
+// and references tables (report 24).
 const (
 	GenerateVersion   = "20" // generate-planted
 	IngestVersion     = "20" // ingest-movielens
@@ -32,9 +37,9 @@ const (
 	BinVersion        = "21" // bin (and bin-explicit)
 	SplitVersion      = "21" // split (and split-explicit)
 	ActivityVersion   = "20" // activity
-	TrainVersion      = "22" // train-movielens
+	TrainVersion      = "23" // train-movielens
 	EvaluateVersion   = "22" // evaluate-movielens
 	EmbeddingsVersion = "20" // export-embeddings
-	ReportVersion     = "22" // report-movielens (its Draw)
+	ReportVersion     = "24" // report-movielens (its Draw)
 	ReferenceVersion  = "22" // references-movielens
 )

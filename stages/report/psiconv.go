@@ -5,6 +5,8 @@ import (
 	"maps"
 	"math"
 	"slices"
+
+	"goldstone/runs"
 )
 
 // PsiTolerances are the bands of the psi-convergence metric (paper Fig. 3:
@@ -27,9 +29,10 @@ func PsiMetricName(tol float64) string {
 }
 
 // StepsToPsiWithin returns the first recorded step from which psi stays
-// within tol of ref, |psi - ref| <= tol |ref|, up to the last record, or NaN
-// when it is within only at the last record or not at all (staying needs
-// two records). steps and psi are one trial's psi series in step order.
+// within tol of ref, |psi - ref| <= tol |ref|, up to the last record, or
+// runs.Never (+Inf) when it is within only at the last record or not at all
+// (staying needs two records). steps and psi are one trial's psi series in
+// step order.
 func StepsToPsiWithin(steps, psi []float64, ref, tol float64) float64 {
 	band := tol * math.Abs(ref)
 	k := len(psi)
@@ -37,7 +40,7 @@ func StepsToPsiWithin(steps, psi []float64, ref, tol float64) float64 {
 		k--
 	}
 	if k >= len(psi)-1 {
-		return math.NaN()
+		return runs.Never
 	}
 	return steps[k]
 }
@@ -54,8 +57,9 @@ type PsiTrial struct {
 // and the seed, the reference is the lowest final psi over the group, and
 // each trial's steps_to_psi_* is the first step from which its psi stays
 // within the band around it (StepsToPsiWithin). Ref[i] is trial i's
-// reference and Steps[tol][i] its steps (NaN: never). A trial without psi
-// records has NaN steps and does not set its group's reference.
+// reference and Steps[tol][i] its steps (runs.Never: never). A trial
+// without psi records has NaN steps (not measured) and does not set its
+// group's reference.
 type PsiConvergence struct {
 	Ref   []float64
 	Steps map[float64][]float64

@@ -11,8 +11,12 @@ package artificial
 // threshold never reached (steps_to_*) is runs.Never (+Inf), not NaN.
 // Report 12: captions (figures.CaptionsFile) for every figure. Report 13:
 // a figure is at least as wide as its title (figures.Curves). Train 13
-// (issue 23): gauge round records (round_*) and gauge_accepted_share.
+// (issue 17): optim.SVD tracks the squared column norms through a sweep's
+// rotations (other bits at d > 2: the artificial L*, Procrustes, the wall
+// flips, the gauge gap).
+// Train 14 (issue 23): gauge round records (round_*) and
+// gauge_accepted_share.
 const (
-	TrainVersion  = "13" // train-artificial
+	TrainVersion  = "14" // train-artificial
 	ReportVersion = "13" // report-artificial (its Draw)
 )

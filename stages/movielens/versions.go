@@ -25,11 +25,17 @@ package movielens
 // with the seam's); captions (figures.CaptionsFile) for every figure, and a
 // figure at least as wide as its title (report; 23 with the seam's).
 //
+// Train and evaluate 24 (issue 17): optim.SVD tracks the squared column
+// norms through a sweep's rotations (other bits at d > 2: Procrustes, the
+// wall flips, the gauge gap, the planted distance); 23 is skipped, the
+// seam branch's pipeline-wide version of train-movielens before issue 18.
+//
 // Issue 23: gauge round records (round_*, round_gap) and
-// gauge_accepted_share, user biases in the logistic bias option (train 23);
-// the static references on the same split (references-movielens, merged
-// into each logistic trial's summary by evaluate 22); the psi convergence
-// and references tables (report 24).
+// gauge_accepted_share, user biases in the logistic bias option (train 23,
+// 25 with issue 17's 24); the static references on the same split
+// (references-movielens, merged into each logistic trial's summary by
+// evaluate 22, 25 with issue 17's 24); the psi convergence and references
+// tables (report 24).
 const (
 	GenerateVersion   = "20" // generate-planted
 	IngestVersion     = "20" // ingest-movielens
@@ -37,8 +43,8 @@ const (
 	BinVersion        = "21" // bin (and bin-explicit)
 	SplitVersion      = "21" // split (and split-explicit)
 	ActivityVersion   = "20" // activity
-	TrainVersion      = "23" // train-movielens
-	EvaluateVersion   = "22" // evaluate-movielens
+	TrainVersion      = "25" // train-movielens
+	EvaluateVersion   = "25" // evaluate-movielens
 	EmbeddingsVersion = "20" // export-embeddings
 	ReportVersion     = "24" // report-movielens (its Draw)
 	ReferenceVersion  = "22" // references-movielens

@@ -168,6 +168,15 @@ func fig3Steps(xs []float64) string {
 	return fmt.Sprintf("%.0f steps (%d/%d trials)", m, n, len(xs))
 }
 
+// fmtLL formats a held-out log-likelihood per rating: four decimals, or
+// four significant digits for a diverged model's (|v| >= 1e4).
+func fmtLL(v float64) string {
+	if math.Abs(v) >= 1e4 {
+		return fmt.Sprintf("%.4g", v)
+	}
+	return fmt.Sprintf("%.4f", v)
+}
+
 // fig3Median is the median of a summary metric over a variant's done trials.
 func (v *fig3Variant) median(metric string) float64 {
 	var xs []float64
@@ -191,7 +200,7 @@ func (v *fig3Variant) text() string {
 		fmt.Fprintf(&b, ", gauge time %.1f%% of training", 100*g/w)
 	}
 	if ll := v.median("test_ll"); !math.IsNaN(ll) {
-		fmt.Fprintf(&b, "; test_ll %.4f", ll)
+		fmt.Fprintf(&b, "; test_ll %s", fmtLL(ll))
 	}
 	if len(v.failed) > 0 {
 		fmt.Fprintf(&b, "; failed on %d/%d trials (%s)", len(v.failed), len(v.failed)+len(v.done), strings.Join(v.firstFailures, "; "))
@@ -413,7 +422,11 @@ func (f *roundFacts) text(v *fig3Variant) string {
 		b += fmt.Sprintf("; the rounds start from a gauge gap psi - min_R psi of %.3g (round_gap, median; %.2g of final psi): the most any rotation could lower psi", figures.Median(f.gaps), figures.Median(f.gaps)/v.median("final_psi"))
 	}
 	if len(f.share) > 0 {
-		b += fmt.Sprintf("; applied rounds took %.0f%% of it (median)", 100*figures.Median(f.share))
+		if m := figures.Median(f.share); m >= 0 {
+			b += fmt.Sprintf("; applied rounds took %.0f%% of it (median)", 100*m)
+		} else {
+			b += fmt.Sprintf("; applied rounds raised psi instead, by %.3g times the gap (median)", -m)
+		}
 	}
 	if len(f.rejectedPred) > 0 {
 		b += fmt.Sprintf("; the rejected ones predicted a rise of psi by %.3g (median)", figures.Median(f.rejectedPred))
@@ -427,7 +440,7 @@ func (f *roundFacts) text(v *fig3Variant) string {
 	if bt := v.median("gauge_backtracks"); bt > 0 {
 		b += fmt.Sprintf("; %.0f halvings by the line search", bt)
 	}
-	return b + fmt.Sprintf("; final psi %.6g, test_ll %.4f", v.median("final_psi"), v.median("test_ll"))
+	return b + fmt.Sprintf("; final psi %.6g, test_ll %s", v.median("final_psi"), fmtLL(v.median("test_ll")))
 }
 
 // roundsClaim is the row of movielens-rounds (beyond the paper): per

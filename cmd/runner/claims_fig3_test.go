@@ -36,6 +36,9 @@ func TestAlgorithmLabel(t *testing.T) {
 			t.Errorf("%v:\n got %q\nwant %q", c.p, got, c.want)
 		}
 	}
+	if fmtLL(-0.52401) != "-0.5240" || fmtLL(-4.408e236) != "-4.408e+236" {
+		t.Errorf("fmtLL: %s, %s", fmtLL(-0.52401), fmtLL(-4.408e236))
+	}
 	if modelLabel(map[string]any{"bias": false}) != "the paper's logistic MF (no biases)" || !strings.Contains(modelLabel(map[string]any{"bias": true}), "beyond the paper") {
 		t.Error("model labels")
 	}

@@ -84,13 +84,14 @@ func (Local) Run(ctx context.Context, job *Job) error {
 	defer rec.logs.close()
 	opts := job.Options
 	_, job.runErr = pipeline.Run(ctx, job.Built.Graph, pipeline.Options{
-		Lock:     job.Lock,
-		WorkDir:  opts.WorkDir,
-		Jobs:     opts.Jobs,
-		Force:    opts.Force,
-		FailFast: opts.FailFast,
-		Workers:  workersPerTrial(opts.Jobs, opts.Cores),
-		Observer: rec.observer(ctx),
+		Lock:       job.Lock,
+		WorkDir:    opts.WorkDir,
+		Jobs:       opts.Jobs,
+		Force:      opts.Force,
+		FailFast:   opts.FailFast,
+		Checkpoint: opts.Checkpoint,
+		Workers:    workersPerTrial(opts.Jobs, opts.Cores),
+		Observer:   rec.observer(ctx),
 		// Spread waits for loops running on the pools it grows: not on
 		// the scheduler's goroutine.
 		Idle: func(int) { go job.Budget.Spread() },

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 
+	"goldstone/internal/checkpoint"
 	"goldstone/optim"
 	"goldstone/pipeline"
 	"goldstone/runs"
@@ -34,6 +35,9 @@ type RunOptions struct {
 	Env         map[string]string // environment recorded with the run beyond runs.Environment (see runs.BuildEnv)
 	LogDir      string            // per-trial log files go to LogDir/<experiment>/run-<id>/ ("" writes none)
 	Lock        *pipeline.Lock    // the caller's lock on WorkDir (nil: Execute takes it)
+	// Checkpoint is when trials save their state part-way (the zero
+	// value: every checkpoint.DefaultInterval); see pipeline.Options.
+	Checkpoint checkpoint.Policy
 }
 
 // Outcome is what a run did.

@@ -31,13 +31,22 @@ func TestSlurmOptionsFlagsOverrideTheExperiment(t *testing.T) {
 		t.Fatal(err)
 	}
 	if o.Partition != "gpu" || o.Account != "lab" || o.Time != "2-00:00:00" || o.MaxParallel != 0 || !o.RetryFailed ||
-		!reflect.DeepEqual(o.Extra, []string{"--requeue", "--comment=a b"}) {
+		!reflect.DeepEqual(o.Extra, []string{"--qos=long", "--requeue", "--comment=a b"}) {
 		t.Errorf("flags over the experiment: %+v", o)
 	}
 	slurmFlags.extra = "'open"
 	if _, err := slurmOptions(g, e, false); err == nil || !strings.Contains(err.Error(), "--slurm-extra") {
 		t.Errorf("bad --slurm-extra: %v", err)
 	}
+	slurmFlags.extra, slurmFlags.cpus, slurmFlags.mem = "", 4, "8G"
+	if o, err = slurmOptions(g, e, false); err != nil || o.CPUs != 4 || o.MemMB != 8192 {
+		t.Errorf("--slurm-cpus 4 --slurm-mem 8G: %+v, %v", o, err)
+	}
+	slurmFlags.mem = "lots"
+	if _, err := slurmOptions(g, e, false); err == nil || !strings.Contains(err.Error(), "--slurm-mem") {
+		t.Errorf("bad --slurm-mem: %v", err)
+	}
+	slurmFlags.cpus, slurmFlags.mem = 0, ""
 	slurmFlags.extra, slurmFlags.time = "", "2h"
 	if _, err := slurmOptions(g, e, false); err == nil || !strings.Contains(err.Error(), "--slurm-time") {
 		t.Errorf("bad --slurm-time: %v", err)

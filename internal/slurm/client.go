@@ -17,6 +17,7 @@ type Client struct {
 	Sbatch  string // command or path; default "sbatch"
 	Squeue  string // default "squeue"
 	Scancel string // default "scancel"
+	Sacct   string // default "sacct"
 	// Retries is how many times a transiently failing command is run
 	// again; 0 means 4, negative means never.
 	Retries int

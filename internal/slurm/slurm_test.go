@@ -360,7 +360,8 @@ func TestCancelFake(t *testing.T) {
 
 func TestTaskActive(t *testing.T) {
 	for state, want := range map[string]bool{"PENDING": true, "RUNNING": true, "SUSPENDED": true, "CONFIGURING": true,
-		"COMPLETING": false, "COMPLETED": false, "CANCELLED": false, "TIMEOUT": false} {
+		"COMPLETING": true, "REQUEUED": true, "REQUEUE_HOLD": true, "RESIZING": true,
+		"COMPLETED": false, "CANCELLED": false, "TIMEOUT": false} {
 		if got := (Task{State: state}).Active(); got != want {
 			t.Errorf("%s: Active = %v, want %v", state, got, want)
 		}

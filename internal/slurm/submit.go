@@ -18,6 +18,7 @@ type Job struct {
 	CPUsPerTask int    // --cpus-per-task
 	MemMB       int    // --mem, in MiB
 	Output      string // --output path (%A job id, %a array index, %j job id)
+	OpenMode    string // --open-mode: "append" keeps a requeued task's earlier output
 	Dependency  string // --dependency, e.g. "afterany:1234"
 	Signal      string // --signal, e.g. "B:TERM@120"
 	Chdir       string // --chdir
@@ -50,10 +51,28 @@ func (j *Job) Args() []string {
 		add("--mem", strconv.Itoa(j.MemMB)+"M")
 	}
 	add("--output", j.Output)
+	add("--open-mode", j.OpenMode)
 	add("--dependency", j.Dependency)
 	add("--signal", j.Signal)
 	add("--chdir", j.Chdir)
 	return append(args, j.Extra...)
+}
+
+// ScriptText is the batch script with j's sbatch arguments as #SBATCH
+// lines after its first line: a copy that 'sbatch FILE' would submit the
+// same way.
+func (j *Job) ScriptText() string {
+	first, rest, _ := strings.Cut(j.Script, "\n")
+	var b strings.Builder
+	b.WriteString(first + "\n")
+	for _, a := range j.Args() {
+		if a == "--parsable" {
+			continue
+		}
+		b.WriteString("#SBATCH " + a + "\n")
+	}
+	b.WriteString(rest)
+	return b.String()
 }
 
 // Submit submits j and returns its job id. With --parsable sbatch prints

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -138,7 +139,7 @@ func runVariants(t *testing.T, p optim.Problem, x0 []float64, steps int) []Trial
 		}
 		l := &train.Loop{Problem: p, Opt: &train.Optimizer{Method: &optim.GD{Rate: optim.Constant(0.002)}, Gauge: v.g, K1: k1},
 			Steps: steps, LogEvery: 1, GapEvery: 50, Series: &trialio.Series{}, Summary: trialio.Summary{}}
-		if err := l.Run(append([]float64(nil), x0...)); err != nil {
+		if err := l.Run(context.Background(), append([]float64(nil), x0...)); err != nil {
 			t.Fatal(err)
 		}
 		res = append(res, TrialResult{Trial: stages.Trial{Variant: v.name, Settings: settings.Values{"seed": 1, "variant": v.name}}, Series: l.Series, Summary: l.Summary})

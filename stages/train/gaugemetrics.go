@@ -91,6 +91,10 @@ type roundRecorder struct {
 
 func (r *roundRecorder) Init(b optim.Blocks, g *optim.Graph) error { return r.inner.Init(b, g) }
 
+// State forwards the wrapped gauge's state (optim.Stateful) to the loop's
+// checkpoints.
+func (r *roundRecorder) State() [][]float64 { return optim.StateOf(r.inner) }
+
 func (r *roundRecorder) Round(x []float64) optim.RoundStats {
 	start := time.Now()
 	var l0 float64

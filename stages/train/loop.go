@@ -1,9 +1,11 @@
 package train
 
 import (
+	"context"
 	"math"
 	"time"
 
+	"goldstone/internal/fault"
 	"goldstone/optim"
 	"goldstone/pipeline"
 	"goldstone/runs"
@@ -25,7 +27,10 @@ func (s OptimSettings) Build(pool *optim.Pool) *Optimizer {
 
 // Loop is the shared training loop of the MF pipelines: it runs the driver,
 // records loss, local loss, psi and the gauge gap as step-wise metrics, and
-// wall and gauge time as summary metrics.
+// wall and gauge time as summary metrics. With a Checkpoint it saves its
+// state as the policy says and when ctx is cancelled, and a Loop that finds
+// a checkpoint continues from it: the series, summary and parameters are
+// then those of an uninterrupted run, bit for bit (see checkpoint.go).
 type Loop struct {
 	Problem  optim.Problem
 	Opt      *Optimizer
@@ -33,7 +38,8 @@ type Loop struct {
 	LogEvery int
 	GapEvery int // 0: with every logged step
 	// GapAround also records the gauge gap at the iterates within this many
-	// steps of every gauge round (before and after it), logged or not.
+	// steps of every gauge round (before and after it), logged or not, and
+	// at the start of every round (round_gap).
 	GapAround int
 	// Eval, when set, evaluates the local loss at x without changing any
 	// training state (for example the minibatch sequence); the loop then
@@ -46,11 +52,22 @@ type Loop struct {
 	// Extra is called at every logged step, after the standard metrics, to
 	// record model-specific ones; it may return an error to stop.
 	Extra func(it *optim.Iter, x []float64) error
-	// AtStep is called before step s is taken (for snapshots); optional.
+	// AtStep is called before step s is taken (for snapshots, and to draw
+	// the step's minibatch); optional. A resumed loop calls it first with
+	// the step it resumes at.
 	AtStep func(step int, x []float64)
 	// Progress reports the current step, the loss at the last one and the
 	// series so far (for progress displays); optional.
 	Progress Progress
+
+	// Checkpoint is where and when the loop saves its state
+	// (pipeline.IO.Checkpoint); an empty directory saves none.
+	Checkpoint pipeline.Checkpoint
+	// State saves and restores what the stage keeps beyond x (a random
+	// source, a minibatch counter, snapshots) with each checkpoint.
+	State StateHooks
+	// Logf reports what the checkpoints did (pipeline.IO.Logf); optional.
+	Logf func(format string, args ...any)
 }
 
 // Loop returns the training loop of these settings for a problem, with the
@@ -59,8 +76,9 @@ func (s LoopSettings) Loop(p optim.Problem, pool *optim.Pool) *Loop {
 	return &Loop{Problem: p, Opt: s.Optim.Build(pool), Steps: s.Steps, LogEvery: s.LogEvery, GapEvery: s.GapEvery, GapAround: s.GapAround}
 }
 
-// Run trains x in place.
-func (l *Loop) Run(x []float64) error {
+// Run trains x in place. It stops with ctx's error, after saving a
+// checkpoint, when ctx is cancelled.
+func (l *Loop) Run(ctx context.Context, x []float64) error {
 	d := &optim.Driver{Method: l.Opt.Method, Gauge: l.Opt.Gauge, K1: l.Opt.K1, Pool: l.Opt.Pool}
 	tree := l.Problem.Graph != nil && l.Problem.Graph.IsTree()
 	gapEvery := l.GapEvery
@@ -74,47 +92,45 @@ func (l *Loop) Run(x []float64) error {
 			return err
 		}
 	}
-	var rec *roundRecorder
-	if d.Gauge != nil && d.K1 > 0 && (l.Eval != nil || gm != nil && l.GapAround > 0) {
-		rec = &roundRecorder{inner: d.Gauge, eval: l.Eval, series: l.Series}
-		if l.GapAround > 0 {
-			rec.gap = gm
-		}
-		d.Gauge = rec
-	}
-	start := time.Now()
-	var gaugeSeconds, lastLoss, lastPsi float64
-	var counts gaugeCounts
-	if tree {
-		gm.record(l.Series, 0, x) // x_0: series are labelled by iterate index
-	}
-	if l.AtStep != nil {
-		l.AtStep(0, x)
+	rec := l.roundRecorder(d, gm) // before the checkpointer: it forwards the gauge's state
+	ls := &loopState{}
+	ck := l.checkpointer(d, x, ls)
+	resumed, err := ck.resume(d)
+	if err != nil {
+		return err
 	}
 	if rec != nil {
-		rec.iterate = 1
+		rec.iterate = d.Start + 1 // the round after the first step
 	}
-	err := d.Run(l.Problem, x, l.Steps, func(it *optim.Iter) error {
-		gaugeSeconds = it.GaugeSeconds
+	if !resumed {
+		if tree {
+			gm.record(l.Series, 0, x) // x_0: series are labelled by iterate index
+		}
+		if l.AtStep != nil {
+			l.AtStep(0, x)
+		}
+	}
+	start := time.Now()
+	err = d.Run(l.Problem, x, l.Steps, func(it *optim.Iter) error {
+		ls.gaugeSeconds = ls.gaugeBase + it.GaugeSeconds
 		if rec != nil {
-			gaugeSeconds -= rec.seconds
+			ls.gaugeSeconds -= rec.seconds
 			rec.iterate = it.Step + 2 // the round after the next step
 		}
-		lastLoss, lastPsi = it.Loss, it.Psi
+		ls.lastLoss, ls.lastPsi = it.Loss, it.Psi
 		if it.Gauge != nil {
-			counts.add(l.Series, it.Step+1, it.Gauge)
+			ls.counts.add(l.Series, it.Step+1, it.Gauge)
 		}
 		logged := it.Step%l.LogEvery == 0 || it.Step == l.Steps-1
 		// loss and psi are those of x_{it.Step}; x has moved on to
 		// x_{it.Step+1} (after any gauge round), whose gap is labelled
 		// with its own index.
-		gap := tree && (logged && (it.Step%gapEvery == 0 || it.Step == l.Steps-1) || l.nearRound(it.Step+1))
 		if logged {
 			l.Series.Add("loss", it.Step, it.Loss)
 			l.Series.Add("local_loss", it.Step, it.Local)
 			l.Series.Add("psi", it.Step, it.Psi)
 		}
-		if gap {
+		if tree && (logged && (it.Step%gapEvery == 0 || it.Step == l.Steps-1) || l.nearRound(it.Step+1)) {
 			gm.record(l.Series, it.Step+1, x)
 		}
 		if logged {
@@ -124,26 +140,52 @@ func (l *Loop) Run(x []float64) error {
 				}
 			}
 		}
+		// Step it.Step is recorded whole: a checkpoint now holds the
+		// state before step it.Step+1 (and before AtStep draws for it).
+		if err := ck.after(ctx, it.Step+1, ls.elapsed+time.Since(start).Seconds()); err != nil {
+			return err
+		}
 		if l.AtStep != nil {
 			l.AtStep(it.Step+1, x)
 		}
 		if l.Progress != nil {
 			l.Progress(it.Step+1, l.Steps, it.Loss, l.Series)
 		}
+		fault.Point("train:step")
 		return nil
 	})
+	if err == nil {
+		// Cancelled after the last step's checkpoint decision: its
+		// outputs will not be kept, so keep the steps.
+		err = ck.after(ctx, l.Steps, ls.elapsed+time.Since(start).Seconds())
+	}
 	if gm != nil && err == nil {
 		l.Summary["final_gauge_gap"] = gm.gap(x)
 		l.Summary["steps_to_gap_1pct"] = StepsToGapBelow(l.Series, GapTolerance)
 	}
 	if l.Opt.Gauge != nil && l.Opt.K1 > 0 {
-		counts.summarize(l.Summary)
+		ls.counts.summarize(l.Summary)
 	}
-	l.Summary["wall_seconds"] = time.Since(start).Seconds()
-	l.Summary["gauge_seconds"] = gaugeSeconds
-	l.Summary["final_loss"] = lastLoss
-	l.Summary["final_psi"] = lastPsi
+	l.Summary["wall_seconds"] = ls.elapsed + time.Since(start).Seconds()
+	l.Summary["gauge_seconds"] = ls.gaugeSeconds
+	l.Summary["final_loss"] = ls.lastLoss
+	l.Summary["final_psi"] = ls.lastPsi
 	return err
+}
+
+// roundRecorder wraps d's gauge in a roundRecorder when the loop records
+// the loss around the rounds (Eval) or the gap they start from (GapAround
+// on a tree, gm), and returns it (nil: not wrapped).
+func (l *Loop) roundRecorder(d *optim.Driver, gm *gapMeter) *roundRecorder {
+	if d.Gauge == nil || d.K1 <= 0 || l.Eval == nil && (gm == nil || l.GapAround <= 0) {
+		return nil
+	}
+	rec := &roundRecorder{inner: d.Gauge, eval: l.Eval, series: l.Series}
+	if l.GapAround > 0 {
+		rec.gap = gm
+	}
+	d.Gauge = rec
+	return rec
 }
 
 // nearRound reports whether iterate k lies within GapAround steps of an
@@ -236,4 +278,24 @@ func ProgressFunc(io *pipeline.IO) Progress {
 			io.ProgressValues(int64(step), int64(total), vals)
 		}
 	}
+}
+
+// StageIO is what a training loop takes from its stage's pipeline.IO: where
+// and when to save checkpoints, where its log lines go, and step progress.
+// The zero value does none of them.
+type StageIO struct {
+	Checkpoint pipeline.Checkpoint
+	Logf       func(format string, args ...any)
+	Progress   Progress
+}
+
+// FromIO is the StageIO of a running stage.
+func FromIO(io *pipeline.IO) StageIO {
+	return StageIO{Checkpoint: io.Checkpoint(), Logf: io.Logf, Progress: ProgressFunc(io)}
+}
+
+// Attach makes the loop save checkpoints, log and report progress through
+// sio.
+func (l *Loop) Attach(sio StageIO) {
+	l.Checkpoint, l.Logf, l.Progress = sio.Checkpoint, sio.Logf, sio.Progress
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"path/filepath"
 	"regexp"
 
@@ -35,7 +36,15 @@ type Options struct {
 	// on the submit host instead (needed when the database is not on the
 	// shared filesystem).
 	NoCollectJob bool
-	RetryFailed  bool // resubmit failed trials too
+	// CheckpointArgs are the runner flags that give the tasks their
+	// checkpoint policy (--checkpoint-every N --checkpoint-minutes M).
+	CheckpointArgs []string
+	RetryFailed    bool // resubmit failed trials too
+	// MemRetryScale, when > 1, multiplies the memory of a resubmission
+	// whose trials' tasks were killed for memory (sacct OUT_OF_MEMORY) in
+	// the previous submission by it (Snakemake's and Nextflow's retry
+	// with more resources); 0 or 1: the memory the options say.
+	MemRetryScale float64
 
 	// Note, Tags and Env are recorded with a new run, as the local executor
 	// records them (--note, --tag).
@@ -63,6 +72,8 @@ func (o *Options) Check() error {
 		return fmt.Errorf("--slurm-max-parallel %d: want >= 0", o.MaxParallel)
 	case o.CPUs < 0:
 		return fmt.Errorf("slurm cpus %d: want >= 0", o.CPUs)
+	case o.MemRetryScale < 0 || math.IsNaN(o.MemRetryScale) || math.IsInf(o.MemRetryScale, 0):
+		return fmt.Errorf("--slurm-mem-retry-scale %v: want >= 0", o.MemRetryScale)
 	case o.MemMB < 0:
 		return fmt.Errorf("slurm memory %d MiB: want >= 0", o.MemMB)
 	case o.WorkDir == "":

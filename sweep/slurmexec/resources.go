@@ -1,8 +1,12 @@
 package slurmexec
 
 import (
+	"fmt"
 	"io/fs"
+	"math"
 	"path/filepath"
+	"strconv"
+	"strings"
 )
 
 // Resources per task, derived from the bytes of a trial's inputs (the data
@@ -41,4 +45,63 @@ func sizeOf(path string) int64 {
 		return nil
 	})
 	return n
+}
+
+// ParseMem reads a memory size as sbatch's --mem takes it: a number of
+// MiB, or one with the suffix K, M, G or T (binary units); it returns MiB
+// (at least 1 for a positive size).
+func ParseMem(s string) (int, error) {
+	t := strings.TrimSpace(strings.ToUpper(s))
+	mult := 1.0
+	if t != "" {
+		switch t[len(t)-1] {
+		case 'K':
+			mult, t = 1.0/1024, t[:len(t)-1]
+		case 'M':
+			t = t[:len(t)-1]
+		case 'G':
+			mult, t = 1024, t[:len(t)-1]
+		case 'T':
+			mult, t = 1024*1024, t[:len(t)-1]
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || v < 0 || math.IsInf(v, 0) || v*mult > math.MaxInt32 {
+		return 0, fmt.Errorf("memory %q: want MiB, or a size with K, M, G or T (4096, 4G)", s)
+	}
+	mb := int(math.Ceil(v * mult))
+	return mb, nil
+}
+
+// extraResources returns the cpus per task and memory that the further
+// sbatch arguments set (they come last on sbatch's command line, so they
+// win): --cpus-per-task=N or -c N, --mem=SIZE. ok* say whether each is set.
+func extraResources(extra []string) (cpus int, okCPUs bool, memMB int, okMem bool) {
+	for i := 0; i < len(extra); i++ {
+		a, val, hasVal := extra[i], "", false
+		if k, v, found := strings.Cut(a, "="); found {
+			a, val, hasVal = k, v, true
+		}
+		next := func() string {
+			if hasVal {
+				return val
+			}
+			if i+1 < len(extra) {
+				i++
+				return extra[i]
+			}
+			return ""
+		}
+		switch a {
+		case "--cpus-per-task", "-c":
+			if n, err := strconv.Atoi(next()); err == nil && n > 0 {
+				cpus, okCPUs = n, true
+			}
+		case "--mem":
+			if n, err := ParseMem(next()); err == nil && n > 0 {
+				memMB, okMem = n, true
+			}
+		}
+	}
+	return cpus, okCPUs, memMB, okMem
 }

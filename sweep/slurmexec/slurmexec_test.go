@@ -3,6 +3,7 @@ package slurmexec
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -70,6 +71,10 @@ echo $n
 	write("squeue", `#!/bin/sh
 echo call >> '`+dir+`/squeue.calls'
 cat '`+dir+`/squeue.out' 2>/dev/null; true
+`)
+	write("sacct", `#!/bin/sh
+printf '%s\n' "$@" > '`+dir+`/sacct.args'
+if [ -f '`+dir+`/sacct.out' ]; then cat '`+dir+`/sacct.out'; else echo 'sacct: error: Slurm accounting storage is disabled' >&2; exit 1; fi
 `)
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	return dir
@@ -538,5 +543,166 @@ func TestSlurmSharedStagesMatchLocal(t *testing.T) {
 	sameBits(t, "movielens summaries", got, want)
 	if !reflect.DeepEqual(gotSeries, wantSeries) {
 		t.Errorf("movielens series differ from the local run")
+	}
+}
+
+// TestResourcesResolvedAtEachSubmission: a resubmission asks for the
+// resources of its own options (cpus, memory, further arguments added to
+// the experiment's), says so, and the collect job gets none of the
+// trials' further arguments. Before, cpus and memory were frozen at the
+// first submission, and the collect job got --slurm-extra too.
+func TestResourcesResolvedAtEachSubmission(t *testing.T) {
+	fake := fakeSlurm(t)
+	f := newFixture(t)
+	ctx := context.Background()
+	st := openStore(t, f.opts.DB)
+	f.opts.Extra = []string{"--qos=long"}
+	s, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := func(n int) string {
+		b, _ := os.ReadFile(filepath.Join(fake, fmt.Sprintf("sbatch.%d.args", n)))
+		return string(b)
+	}
+	if !strings.Contains(args(100), "--qos=long") || strings.Contains(args(101), "--qos=long") || !strings.Contains(args(101), "--mem=2048M") {
+		t.Errorf("first submission: trials\n%s\ncollect\n%s", args(100), args(101))
+	}
+	runTasks(t, s, 3) // task 3 was lost (out of memory, say)
+	if c, err := Collect(ctx, st, s.RunID, f.opts); err != nil || !c.MarkedInterrupted {
+		t.Fatalf("collect: %+v, %v", c, err)
+	}
+	o := f.opts
+	o.MemMB = 4096
+	o.Extra = []string{"--qos=long", "--constraint=avx2", "--cpus-per-task=3"}
+	s2, err := Submit(ctx, st, f.experiment(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s2.Array != "3" || s2.MemMB != 4096 || s2.CPUs != 3 {
+		t.Errorf("resubmission: %+v", s2)
+	}
+	a := args(102)
+	for _, want := range []string{"--mem=4096M", "--qos=long", "--constraint=avx2", "--cpus-per-task=3"} {
+		if !strings.Contains(a, want) {
+			t.Errorf("resubmitted trials lack %s:\n%s", want, a)
+		}
+	}
+	if c := args(103); strings.Contains(c, "avx2") || strings.Contains(c, "--cpus-per-task=3") {
+		t.Errorf("collect job got the trials' arguments:\n%s", c)
+	}
+}
+
+func TestParseMem(t *testing.T) {
+	for in, want := range map[string]int{"4096": 4096, "4G": 4096, "512M": 512, "1.5g": 1536, "2048K": 2, "1T": 1 << 20} {
+		if got, err := ParseMem(in); err != nil || got != want {
+			t.Errorf("ParseMem(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "lots", "-1", "4X"} {
+		if _, err := ParseMem(in); err == nil {
+			t.Errorf("ParseMem(%q): no error", in)
+		}
+	}
+}
+
+// TestFailedSbatchFailsTheRun: an sbatch that refuses the array leaves no
+// "running" run (before, the run stayed running with nothing queued); the
+// same command resubmits once sbatch works.
+func TestFailedSbatchFailsTheRun(t *testing.T) {
+	fake := fakeSlurm(t)
+	f := newFixture(t)
+	ctx := context.Background()
+	st := openStore(t, f.opts.DB)
+	sbatch := filepath.Join(fake, "bin", "sbatch")
+	good, _ := os.ReadFile(sbatch)
+	os.WriteFile(sbatch, []byte("#!/bin/sh\necho 'sbatch: error: Batch job submission failed: Invalid account or account/partition combination specified' >&2\nexit 1\n"), 0o755)
+	_, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err == nil || !strings.Contains(err.Error(), "Invalid account") || !strings.Contains(err.Error(), "marked failed") {
+		t.Fatalf("submission with a failing sbatch: %v", err)
+	}
+	runs1, _ := st.Runs(ctx, "")
+	if len(runs1) != 1 || runs1[0].Status != runs.StatusFailed {
+		t.Fatalf("runs after a failed sbatch: %+v", runs1)
+	}
+	os.WriteFile(sbatch, good, 0o755)
+	s, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err != nil || !s.Resumed || s.RunID != runs1[0].ID || len(s.Submitted) != 4 {
+		t.Fatalf("resubmission once sbatch works: %+v, %v", s, err)
+	}
+	if ri, _ := st.Run(ctx, s.RunID); ri.Status != runs.StatusRunning {
+		t.Errorf("run %s after the resubmission, want running", ri.Status)
+	}
+}
+
+// TestStatusSaysWhyATaskIsMissing: a task that left no result (killed for
+// memory, past its time limit, its node lost) is reported with the state
+// sacct gives it; without accounting, status says it cannot tell.
+func TestStatusSaysWhyATaskIsMissing(t *testing.T) {
+	fake := fakeSlurm(t)
+	f := newFixture(t)
+	ctx := context.Background()
+	st := openStore(t, f.opts.DB)
+	s, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runTasks(t, s, 1, 2, 3)
+	p := &slurm.Poller{Client: &slurm.Client{Retries: -1}}
+	rs, err := Status(ctx, st, s.RunID, f.opts.WorkDir, p)
+	if err != nil || rs.AcctErr == nil || rs.Trials[1].Ended != "" {
+		t.Fatalf("without accounting: %+v, %v", rs, err)
+	}
+	os.WriteFile(filepath.Join(fake, "sacct.out"), []byte("100_0|COMPLETED\n100_1|OUT_OF_MEMORY\n100_2|TIMEOUT\n100_3|NODE_FAIL\n101|PENDING\n"), 0o644)
+	rs, err = Status(ctx, st, s.RunID, f.opts.WorkDir, &slurm.Poller{Client: &slurm.Client{Retries: -1}})
+	if err != nil || rs.AcctErr != nil {
+		t.Fatal(err, rs.AcctErr)
+	}
+	var got []string
+	for _, tr := range rs.Trials {
+		got = append(got, tr.State+"/"+tr.Ended)
+	}
+	if want := []string{"done/", "missing/OUT_OF_MEMORY", "missing/TIMEOUT", "missing/NODE_FAIL"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("states %v, want %v", got, want)
+	}
+	if a, _ := os.ReadFile(filepath.Join(fake, "sacct.args")); !strings.Contains(string(a), "100") {
+		t.Errorf("sacct args: %s", a)
+	}
+}
+
+// TestMemoryScaledAfterOOM: with MemRetryScale, a resubmission of trials
+// whose tasks sacct says ran out of memory asks for the previous memory
+// times the scale; without it, or when the lost task ended otherwise, for
+// the memory the options say.
+func TestMemoryScaledAfterOOM(t *testing.T) {
+	fake := fakeSlurm(t)
+	f := newFixture(t)
+	ctx := context.Background()
+	st := openStore(t, f.opts.DB)
+	f.opts.MemMB, f.opts.MemRetryScale = 1000, 1.5
+	s, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err != nil || s.MemMB != 1000 {
+		t.Fatalf("first submission: %+v, %v", s, err)
+	}
+	runTasks(t, s, 2)
+	if c, err := Collect(ctx, st, s.RunID, f.opts); err != nil || !c.MarkedInterrupted {
+		t.Fatalf("collect: %+v, %v", c, err)
+	}
+	os.WriteFile(filepath.Join(fake, "sacct.out"), []byte("100_2|OUT_OF_MEMORY\n100_0|COMPLETED\n"), 0o644)
+	s2, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err != nil || s2.Array != "2" || s2.MemMB != 1500 {
+		t.Fatalf("resubmission after an OOM: %+v, %v", s2, err)
+	}
+	if a, _ := os.ReadFile(filepath.Join(fake, "sbatch.102.args")); !strings.Contains(string(a), "--mem=1500M") {
+		t.Errorf("resubmitted with:\n%s", a)
+	}
+	// The task is lost again, this time by a node failure: no more memory.
+	if c, err := Collect(ctx, st, s.RunID, f.opts); err != nil || !c.MarkedInterrupted {
+		t.Fatalf("collect: %+v, %v", c, err)
+	}
+	os.WriteFile(filepath.Join(fake, "sacct.out"), []byte("102_2|NODE_FAIL\n"), 0o644)
+	s3, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err != nil || s3.MemMB != 1000 {
+		t.Fatalf("resubmission after a node failure: %+v, %v", s3, err)
 	}
 }

@@ -2,14 +2,20 @@ package slurmexec
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
 
+	"goldstone/internal/atomicfile"
+	"goldstone/internal/fault"
 	"goldstone/internal/slurm"
 	"goldstone/pipeline"
 	"goldstone/runs"
@@ -137,7 +143,18 @@ func (x *Executor) Run(ctx context.Context, job *sweep.Job) error {
 	for _, j := range jobs {
 		out.Attempt = max(out.Attempt, j.Attempt+1)
 	}
-	return submitTasks(ctx, st, d, m, todo, out, o)
+	err = submitTasks(ctx, st, d, m, todo, out, o)
+	if err != nil && out.ArrayJob == "" {
+		// Nothing was queued: the run must not stay "running". It ends
+		// failed, saying why; its trials stay pending, so the same
+		// command (once sbatch works) resumes it.
+		if ferr := st.FinishRun(context.WithoutCancel(ctx), job.RunID, runs.StatusFailed, ""); ferr != nil {
+			return errors.Join(err, ferr)
+		}
+		job.Outcome.Status = runs.StatusFailed
+		return fmt.Errorf("%w; run %d is marked failed, its trials pending: the same command resubmits them", err, job.RunID)
+	}
+	return err
 }
 
 // resume reads a resumed run's manifest, refuses a run whose tasks are
@@ -150,6 +167,9 @@ func (x *Executor) resume(ctx context.Context, st *runs.Store, d batch.Dir, job 
 	}
 	if m.ConfigHash != job.ConfigHash {
 		return nil, nil, fmt.Errorf("%s: config hash %s, run %d has %s", d.Manifest(), m.ConfigHash, job.RunID, job.ConfigHash)
+	}
+	if _, err := adopt(ctx, st, d, m, x.o); err != nil {
+		return nil, nil, err
 	}
 	if err := refuseQueued(ctx, st, job.RunID, x.o); err != nil {
 		return nil, nil, err
@@ -232,9 +252,13 @@ func freeze(d batch.Dir, job *sweep.Job, inBytes []int64, o Options) (*batch.Man
 	if err := batch.Freeze(o.ConfigPath, d.Config(), 0o644); err != nil {
 		return nil, err
 	}
+	token := make([]byte, 4)
+	if _, err := rand.Read(token); err != nil {
+		return nil, err
+	}
 	m := &batch.Manifest{Format: batch.ManifestFormat, RunID: job.RunID, Experiment: job.Experiment.Name, ConfigHash: job.ConfigHash,
 		Sets: slices.Clone(o.Sets), DB: o.DB, WorkDir: o.WorkDir, DataDir: o.DataDir, Reports: o.Reports,
-		Created: time.Now().UTC()}
+		Created: time.Now().UTC(), Token: hex.EncodeToString(token)}
 	for i, tr := range job.Trials {
 		cpus, mem := derive(inBytes[i])
 		if o.CPUs > 0 {
@@ -283,9 +307,28 @@ func quote(s string) string {
 // collect job, and records them.
 func submitTasks(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest, todo []int, out *Submission, o Options) error {
 	c := o.client()
+	// Resources are resolved at each submission: the options (flags over
+	// the experiment's table) over what the manifest derived, and the
+	// further sbatch arguments over both (they come last).
 	for _, i := range todo {
-		out.CPUs = max(out.CPUs, m.Trials[i].CPUs)
-		out.MemMB = max(out.MemMB, m.Trials[i].MemMB)
+		cpus, mem := m.Trials[i].CPUs, m.Trials[i].MemMB
+		if o.CPUs > 0 {
+			cpus = o.CPUs
+		}
+		if o.MemMB > 0 {
+			mem = o.MemMB
+		}
+		out.CPUs, out.MemMB = max(out.CPUs, cpus), max(out.MemMB, mem)
+	}
+	if cpus, ok, _, _ := extraResources(o.Extra); ok {
+		out.CPUs = cpus
+	}
+	if _, _, mem, ok := extraResources(o.Extra); ok {
+		out.MemMB = mem
+	}
+	if mem := scaledMem(ctx, st, d, m.RunID, todo, out.Attempt, o); mem > out.MemMB {
+		o.log().Warn("more memory: the previous submission's tasks ran out of it", "run", m.RunID, "mem_mb", mem, "was", out.MemMB)
+		out.MemMB = mem
 	}
 	if err := os.MkdirAll(d.Logs(), 0o755); err != nil {
 		return err
@@ -304,38 +347,174 @@ func submitTasks(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Mani
 	}
 	runner := quote(d.Runner(out.Attempt))
 	common := fmt.Sprintf("--workdir %s --experiment %s --run %d", quote(m.WorkDir), quote(m.Experiment), m.RunID)
-	name := fmt.Sprintf("gs-%s-%d", m.Experiment, m.RunID)
+	name := m.JobName()
 	limit := o.MaxParallel
 	if limit >= len(todo) {
 		limit = 0 // no limit to state
 	}
 	out.Array = slurm.ArraySpec(todo, limit)
 	// exec: the task's shell is the runner, so --signal=B:TERM reaches it.
-	script := fmt.Sprintf("#!/bin/sh\n# goldstone %s run %d, submission %d: one trial per array task\nexec %s worker %s --attempt %d --index \"$SLURM_ARRAY_TASK_ID\"\n",
-		m.Experiment, m.RunID, out.Attempt, runner, common, out.Attempt)
+	ck := ""
+	for _, a := range o.CheckpointArgs {
+		ck += " " + quote(a)
+	}
+	script := fmt.Sprintf("#!/bin/sh\n# goldstone %s run %d, submission %d: one trial per array task\nexec %s worker %s%s --attempt %d --index \"$SLURM_ARRAY_TASK_ID\"\n",
+		m.Experiment, m.RunID, out.Attempt, runner, common, ck, out.Attempt)
 	job := &slurm.Job{Name: name, Array: out.Array, Partition: o.Partition, Account: o.Account, Time: o.Time,
-		CPUsPerTask: out.CPUs, MemMB: out.MemMB, Output: filepath.Join(d.Logs(), "%A_%a.out"), Signal: "B:TERM@120",
+		CPUsPerTask: out.CPUs, MemMB: out.MemMB, Output: filepath.Join(d.Logs(), "%A_%a.out"), OpenMode: "append", Signal: "B:TERM@120",
 		Chdir: m.WorkDir, Extra: o.Extra, Script: script}
+	// The intent first: a runner killed between sbatch and recording the
+	// job leaves it, and the next submission adopts the job (adopt).
+	if err := batch.WriteIntent(d, &batch.Intent{Attempt: out.Attempt, Name: name, Array: out.Array, Created: time.Now().UTC()}); err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(d.Script(out.Attempt), []byte(job.ScriptText())); err != nil {
+		return err
+	}
 	id, err := c.Submit(ctx, job)
 	if err != nil {
+		batch.RemoveIntent(d)
 		return fmt.Errorf("submit the trials of run %d: %w", m.RunID, err)
 	}
+	fault.Point("slurm:submitted")
 	out.ArrayJob, out.Submitted = id, slices.Clone(todo)
 	if err := st.RecordSlurmJob(ctx, runs.SlurmJob{RunID: m.RunID, JobID: id, Role: runs.RoleTrials, Attempt: out.Attempt, Array: out.Array, Submitted: time.Now()}); err != nil {
 		return err
 	}
 	o.log().Info("submitted trials", "run", m.RunID, "job", id, "array", out.Array, "cpus", out.CPUs, "mem_mb", out.MemMB)
-	if o.NoCollectJob {
-		return nil
+	if !o.NoCollectJob {
+		if out.CollectJob, err = submitCollect(ctx, st, d, m, id, out.Attempt, o); err != nil {
+			return err
+		}
 	}
+	return batch.RemoveIntent(d)
+}
+
+// submitCollect submits the collect job of a submission's trials job id
+// and records it.
+func submitCollect(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest, id string, attempt int, o Options) (string, error) {
+	c := o.client()
+	runner := quote(d.Runner(attempt))
+	common := fmt.Sprintf("--workdir %s --experiment %s --run %d", quote(m.WorkDir), quote(m.Experiment), m.RunID)
+	name := m.JobName()
 	cscript := fmt.Sprintf("#!/bin/sh\n# goldstone %s run %d: collect the results of job %s\nexec %s collect %s --db %s --reports %s --data-dir %s\n",
 		m.Experiment, m.RunID, id, runner, common, quote(m.DB), quote(m.Reports), quote(m.DataDir))
+	// The collect job asks for its own small request: none of the
+	// trials' further arguments (--mem, --gres, --qos=long...).
 	cjob := &slurm.Job{Name: name + "-collect", Partition: o.Partition, Account: o.Account, Time: o.Time, CPUsPerTask: 1, MemMB: 2048,
-		Output: filepath.Join(d.Logs(), "collect-%j.out"), Dependency: "afterany:" + id, Chdir: m.WorkDir, Extra: o.Extra, Script: cscript}
+		Output: filepath.Join(d.Logs(), "collect-%j.out"), Dependency: "afterany:" + id, Chdir: m.WorkDir, Script: cscript}
 	cid, err := c.Submit(ctx, cjob)
 	if err != nil {
-		return fmt.Errorf("submit the collect job of run %d (the trials are submitted as job %s; run 'runner collect --run %d' when they end): %w", m.RunID, id, m.RunID, err)
+		return "", fmt.Errorf("submit the collect job of run %d (the trials are submitted as job %s; run 'runner collect --run %d' when they end): %w", m.RunID, id, m.RunID, err)
 	}
-	out.CollectJob = cid
-	return st.RecordSlurmJob(ctx, runs.SlurmJob{RunID: m.RunID, JobID: cid, Role: runs.RoleCollect, Attempt: out.Attempt, Submitted: time.Now()})
+	return cid, st.RecordSlurmJob(ctx, runs.SlurmJob{RunID: m.RunID, JobID: cid, Role: runs.RoleCollect, Attempt: attempt, Submitted: time.Now()})
+}
+
+// adopt finds the jobs of a submission that a killed runner made but did
+// not record (its intent is left in the run's directory): it asks the
+// queue for jobs of the intent's name, records those it finds as the
+// run's, submits the collect job the runner did not live to submit, and
+// removes the intent. A job not in the queue has ended: its tasks' result
+// files are collected as any others. It returns the job ids adopted.
+func adopt(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest, o Options) ([]string, error) {
+	in, err := batch.ReadIntent(d)
+	if err != nil || in == nil {
+		return nil, err
+	}
+	recorded, err := st.SlurmJobs(ctx, m.RunID)
+	if err != nil {
+		return nil, err
+	}
+	known := map[string]bool{}
+	collectOf := map[int]bool{} // attempts with a collect job
+	trialsOf := map[int]string{}
+	for _, j := range recorded {
+		known[j.JobID] = true
+		if j.Role == runs.RoleCollect {
+			collectOf[j.Attempt] = true
+		} else {
+			trialsOf[j.Attempt] = j.JobID
+		}
+	}
+	var adopted []string
+	for _, role := range []string{runs.RoleTrials, runs.RoleCollect} {
+		name := in.Name
+		if role == runs.RoleCollect {
+			name += "-collect"
+		}
+		tasks, err := o.client().QueueByName(ctx, name)
+		if err != nil {
+			return nil, fmt.Errorf("run %d: a submission was interrupted (%s); cannot tell whether its job is queued: %w", m.RunID, d.IntentPath(), err)
+		}
+		for _, t := range tasks {
+			if known[t.JobID] {
+				continue
+			}
+			known[t.JobID] = true
+			j := runs.SlurmJob{RunID: m.RunID, JobID: t.JobID, Role: role, Attempt: in.Attempt, Submitted: in.Created}
+			if role == runs.RoleTrials {
+				j.Array = in.Array
+				trialsOf[in.Attempt] = t.JobID
+			} else {
+				collectOf[in.Attempt] = true
+			}
+			if err := st.RecordSlurmJob(ctx, j); err != nil {
+				return nil, err
+			}
+			adopted = append(adopted, t.JobID)
+			o.log().Warn("adopted a job of an interrupted submission", "run", m.RunID, "job", t.JobID, "role", role, "name", name)
+		}
+	}
+	if id := trialsOf[in.Attempt]; id != "" && !collectOf[in.Attempt] && !o.NoCollectJob {
+		if _, err := submitCollect(ctx, st, d, m, id, in.Attempt, o); err != nil {
+			return nil, err
+		}
+	}
+	return adopted, batch.RemoveIntent(d)
+}
+
+// sbatchMem reads the memory a submission asked for from the copy of its
+// batch script (its #SBATCH --mem lines; the last wins, as in sbatch).
+var sbatchMem = regexp.MustCompile(`(?m)^#SBATCH --mem=(\S+)$`)
+
+// scaledMem is the memory of a resubmission when Options.MemRetryScale is
+// set and a trial to submit was killed for memory (sacct OUT_OF_MEMORY) in
+// the previous submission: that submission's memory times the scale; 0
+// otherwise (or when sacct or the script copy cannot tell).
+func scaledMem(ctx context.Context, st *runs.Store, d batch.Dir, runID int64, todo []int, attempt int, o Options) int {
+	if o.MemRetryScale <= 1 || attempt < 2 {
+		return 0
+	}
+	b, err := os.ReadFile(d.Script(attempt - 1))
+	if err != nil {
+		return 0
+	}
+	ms := sbatchMem.FindAllSubmatch(b, -1)
+	if len(ms) == 0 {
+		return 0
+	}
+	prev, err := ParseMem(string(ms[len(ms)-1][1]))
+	if err != nil {
+		return 0
+	}
+	jobs, err := st.SlurmJobs(ctx, runID)
+	if err != nil {
+		return 0
+	}
+	for _, j := range jobs {
+		if j.Role != runs.RoleTrials || j.Attempt != attempt-1 {
+			continue
+		}
+		states, err := o.client().Accounting(ctx, j.JobID)
+		if err != nil {
+			o.log().Info("cannot tell whether tasks ran out of memory", "job", j.JobID, "err", err)
+			return 0
+		}
+		for _, i := range todo {
+			if states[i] == "OUT_OF_MEMORY" {
+				return int(math.Ceil(float64(prev) * o.MemRetryScale))
+			}
+		}
+	}
+	return 0
 }

@@ -35,6 +35,24 @@ type Executor interface {
 	Run(ctx context.Context, job *Job) error
 }
 
+// Checker is an Executor that can tell, before a run is created or
+// resumed, that it would refuse it (a cluster that refuses the request:
+// a bad partition, account or time limit). Execute calls Check after the
+// graph is built and the run to resume (if any) is chosen, before it
+// records anything: an error ends Execute with no run created and none
+// marked running. Job.RunID is the run to resume, or 0 for a new one.
+type Checker interface {
+	Check(ctx context.Context, job *Job) error
+}
+
+// check runs x's Check when x is a Checker.
+func (job *Job) check(ctx context.Context, x Executor) error {
+	if c, ok := x.(Checker); ok {
+		return c.Check(ctx, job)
+	}
+	return nil
+}
+
 // Job is a run as Execute hands it to an executor.
 type Job struct {
 	Store      *runs.Store

@@ -153,6 +153,11 @@ func Execute(ctx context.Context, st *runs.Store, e *stages.Experiment, x Execut
 			return job.Outcome, err
 		}
 	}
+	if job.RunID == 0 {
+		if err := job.check(ctx, x); err != nil {
+			return nil, err
+		}
+	}
 	if err := job.open(ctx, x); err != nil {
 		return nil, err
 	}
@@ -228,6 +233,9 @@ func (job *Job) resumeOrSkip(ctx context.Context, x Executor) (done bool, err er
 			last.ID, e.Name, executorText(exe), last.ID, last.ID, exe)
 	}
 	job.RunID, out.Resumed = last.ID, true
+	if err := job.check(ctx, x); err != nil {
+		return false, err
+	}
 	if job.Keep, err = st.ResumeTrials(ctx, job.RunID, opts.RetryFailed); err != nil {
 		return false, err
 	}

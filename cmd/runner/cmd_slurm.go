@@ -32,6 +32,8 @@ var slurmFlags struct {
 	detach       bool
 	poll         time.Duration
 	memScale     float64
+	timeScale    float64
+	maxArraySize int
 }
 
 // registerSlurmFlags adds run's executor flags.
@@ -40,7 +42,7 @@ func registerSlurmFlags(fs *flag.FlagSet) {
 	fs.StringVar(&slurmFlags.partition, "slurm-partition", "", "Slurm partition (sbatch --partition)")
 	fs.StringVar(&slurmFlags.account, "slurm-account", "", "Slurm account (sbatch --account)")
 	fs.StringVar(&slurmFlags.time, "slurm-time", "", "time limit per trial, HH:MM:SS or D-HH:MM:SS (sbatch --time)")
-	fs.IntVar(&slurmFlags.maxParallel, "slurm-max-parallel", -1, "trials running at once on the cluster (--array=...%K); 0: no limit; -1: the experiment's slurm.max_parallel, else no limit")
+	fs.IntVar(&slurmFlags.maxParallel, "slurm-max-parallel", -1, fmt.Sprintf("trials running at once on the cluster (--array=...%%K); 0: no limit; -1: the experiment's slurm.max_parallel, else %d", slurmexec.DefaultMaxParallel))
 	fs.StringVar(&slurmFlags.extra, "slurm-extra", "", "further sbatch arguments, added after the experiment's slurm.extra, e.g. '--qos=long --constraint=avx2' (not given to the collect job)")
 	fs.IntVar(&slurmFlags.cpus, "slurm-cpus", 0, "cpus per trial (sbatch --cpus-per-task); 0: the experiment's slurm.cpus, else derived from the input size; resolved at each submission")
 	fs.StringVar(&slurmFlags.mem, "slurm-mem", "", "memory per trial, MiB or with K/M/G/T (sbatch --mem, e.g. 8G); default: the experiment's slurm.mem_mb, else derived from the input size; resolved at each submission")
@@ -48,6 +50,8 @@ func registerSlurmFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&slurmFlags.collectJob, "slurm-collect-job", false, "also submit a dependent job that runs 'runner collect' on a compute node when the trials end: only when the database is on the shared filesystem and no other host writes it then (SQLite's WAL works on one host)")
 	fs.BoolVar(&slurmFlags.detach, "detach", false, "submit and return at once (results then wait in the run's directory for 'runner collect', 'runner status --watch' or the collect job); by default the submit waits, shows progress and collects results here as they arrive")
 	fs.Float64Var(&slurmFlags.memScale, "slurm-mem-retry-scale", 0, "on a resubmission, multiply the memory by this when a trial's task was killed for memory in the previous one (sacct OUT_OF_MEMORY); 0: never")
+	fs.Float64Var(&slurmFlags.timeScale, "slurm-time-retry-scale", 0, "on a resubmission, multiply the time limit by this when a trial's task reached it in the previous one (sacct TIMEOUT); 0: never")
+	fs.IntVar(&slurmFlags.maxArraySize, "slurm-max-array-size", 0, "the cluster's MaxArraySize: a larger sweep goes as several arrays; 0: read it with 'scontrol show config', else 1001")
 	fs.DurationVar(&slurmFlags.poll, "slurm-poll", 10*time.Second, "how often a waiting submit collects results and asks squeue")
 }
 
@@ -56,9 +60,10 @@ func registerSlurmFlags(fs *flag.FlagSet) {
 func slurmOptions(g *globalOptions, e *stages.Experiment, retryFailed bool) (slurmexec.Options, error) {
 	sc := e.Slurm
 	o := slurmexec.Options{DB: g.db, WorkDir: g.workdir, DataDir: g.dataDir, Reports: g.reports, ConfigPath: g.config,
-		Sets: g.sets, Jobs: g.jobs, Partition: sc.Partition, Account: sc.Account, Time: sc.Time, MaxParallel: sc.MaxParallel,
+		Sets: g.sets, Jobs: g.jobs, Partition: sc.Partition, Account: sc.Account, Time: sc.Time, MaxParallel: slurmexec.DefaultMaxParallel,
 		CPUs: sc.CPUs, MemMB: sc.MemMB, NoCollectJob: !slurmFlags.collectJob || slurmFlags.noCollectJob, RetryFailed: retryFailed, Log: g.log,
-		CheckpointArgs: checkpointArgs(g.checkpointPolicy()), MemRetryScale: slurmFlags.memScale}
+		CheckpointArgs: checkpointArgs(g.checkpointPolicy()), MemRetryScale: slurmFlags.memScale,
+		TimeRetryScale: slurmFlags.timeScale, MaxArraySize: slurmFlags.maxArraySize}
 	extra, extraFrom := sc.Extra, fmt.Sprintf("%s: experiments.%s.slurm.extra", g.config, e.Name)
 	if slurmFlags.partition != "" {
 		o.Partition = slurmFlags.partition
@@ -68,6 +73,9 @@ func slurmOptions(g *globalOptions, e *stages.Experiment, retryFailed bool) (slu
 	}
 	if slurmFlags.time != "" {
 		o.Time = slurmFlags.time
+	}
+	if sc.MaxParallel != nil {
+		o.MaxParallel = *sc.MaxParallel
 	}
 	if slurmFlags.maxParallel >= 0 {
 		o.MaxParallel = slurmFlags.maxParallel
@@ -142,8 +150,17 @@ func runSlurm(ctx context.Context, g *globalOptions, e *stages.Experiment, st *r
 	if s.Resumed {
 		verb = fmt.Sprintf("resumed (%d done, %d failed, %d without a result)", s.Collected.Done, s.Collected.Failed, len(s.Collected.Pending))
 	}
-	fmt.Fprintf(w, "%s: run %d %s: %d of %d trials as Slurm job %s (array %s, %d cpu, %d MiB per task)\n",
-		e.Name, s.RunID, verb, len(s.Submitted), s.Trials, s.ArrayJob, s.Array, s.CPUs, s.MemMB)
+	jobs := fmt.Sprintf("job %s (array %s", s.ArrayJob, s.Array)
+	if len(s.ArrayJobs) > 1 {
+		// Split: larger than the cluster's MaxArraySize.
+		var parts []string
+		for i, id := range s.ArrayJobs {
+			parts = append(parts, id+" "+s.Arrays[i])
+		}
+		jobs = fmt.Sprintf("%d jobs (%s: trial = offset+array index", len(parts), strings.Join(parts, ", "))
+	}
+	fmt.Fprintf(w, "%s: run %d %s: %d of %d trials as Slurm %s, %d cpu, %d MiB per task)\n",
+		e.Name, s.RunID, verb, len(s.Submitted), s.Trials, jobs, s.CPUs, s.MemMB)
 	if !slurmFlags.detach {
 		fmt.Fprintf(w, "waiting for them (Ctrl-C stops waiting, not the trials); logs: %s\n", s.Dir.Logs())
 		return waitSlurm(ctx, g, st, s.RunID, o)
@@ -211,7 +228,7 @@ func progressLine(s *slurmexec.RunStatus) string {
 		var steps []string
 		for _, t := range s.Trials {
 			if t.State == batch.Running {
-				if st := slurmexec.TaskStep(s.Dir, s.QueueJob, t.Index); st != "" {
+				if st := slurmexec.TaskStep(s.Dir, s.Task(t.Index)); st != "" {
 					steps = append(steps, fmt.Sprintf("%d: %s", t.Index, st))
 				}
 			}

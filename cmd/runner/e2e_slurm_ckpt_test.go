@@ -171,3 +171,47 @@ func TestSlurmSubmitWaits(t *testing.T) {
 		t.Fatalf("Slurm and local results differ:\nslurm %s\nlocal %s", got, local)
 	}
 }
+
+// TestSlurmSplitSweepMatchesLocal: on the one-node cluster, a sweep larger
+// than the MaxArraySize it is told goes as two arrays (the second's task 0
+// runs trial 2) and is collected as one run, with the local run's values.
+func TestSlurmSplitSweepMatchesLocal(t *testing.T) {
+	needSlurm(t)
+	e := newEnv(t)
+	set := []string{"--experiment", "small", "--set", "steps=200", "--set", "seed=1"}
+	e.mustRun(0, append(set, "--db", "local.db", "--workdir", "localwork")...)
+	local := resultsOf(t, e, "local.db", "1")
+	out := e.mustRun(0, append(set, "--executor", "slurm", "--slurm-poll", "200ms", "--slurm-max-array-size", "2")...)
+	m := regexp.MustCompile(`run (\d+) submitted: 3 of 3 trials as Slurm 2 jobs \((\d+) 0-1, (\d+) 2\+0: trial = offset\+array index`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no split submission in the output:\n%s", out)
+	}
+	if !strings.Contains(out, "run "+m[1]+" finished") {
+		t.Errorf("waiting submit's output:\n%s", out)
+	}
+	if got := resultsOf(t, e, "results.db", m[1]); got != local {
+		t.Fatalf("Slurm and local results differ:\nslurm %s\nlocal %s", got, local)
+	}
+	var jobID string
+	e.db().QueryRow(`SELECT job_id FROM trial_attempts WHERE run_id = ? AND array_index = 2`, m[1]).Scan(&jobID)
+	if jobID != m[3]+"_0" {
+		t.Errorf("trial 2 ran as %q, want %s_0", jobID, m[3])
+	}
+}
+
+// TestSlurmRefusedRequestRecordsNoRun: on the one-node cluster, a request
+// sbatch --test-only refuses (a partition the cluster lacks) ends the
+// submit (exit 1) with sbatch's message, recording no run.
+func TestSlurmRefusedRequestRecordsNoRun(t *testing.T) {
+	needSlurm(t)
+	e := newEnv(t)
+	_, errs, code := e.run("--experiment", "small", "--set", "seed=1", "--executor", "slurm", "--slurm-partition", "no-such-partition")
+	if code != 1 || !strings.Contains(errs, "--test-only") || !strings.Contains(strings.ToLower(errs), "invalid partition") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var n int
+	e.db().QueryRow(`SELECT count(*) FROM runs`).Scan(&n)
+	if n != 0 {
+		t.Errorf("%d run(s) recorded after a refused request", n)
+	}
+}

@@ -39,6 +39,11 @@ func fakeSlurmBin(t *testing.T) string {
 	}
 	write("sbatch", `#!/bin/sh
 d='`+dir+`'
+if [ "$1" = --test-only ]; then
+  printf '%s\n' "$@" >> "$d/testonly.args"; cat > /dev/null
+  if [ -f "$d/refuse" ]; then cat "$d/refuse" >&2; exit 1; fi
+  echo "sbatch: Job 1 to start at 2026-01-01T00:00:00 using 1 processors on nodes n1 in partition debug" >&2; exit 0
+fi
 n=$(cat "$d/n" 2>/dev/null || echo 100); echo $((n+1)) > "$d/n"
 printf '%s\n' "$@" > "$d/sbatch.$n.args"; cat > "$d/sbatch.$n.script"
 echo $n
@@ -46,6 +51,10 @@ echo $n
 	write("squeue", `#!/bin/sh
 printf '%s\n' "$@" >> '`+dir+`/squeue.calls'
 cat '`+dir+`/squeue.out' 2>/dev/null; true
+`)
+	write("scontrol", `#!/bin/sh
+printf '%s\n' "$@" >> '`+dir+`/scontrol.calls'
+if [ -f '`+dir+`/scontrol.out' ]; then cat '`+dir+`/scontrol.out'; else echo 'MaxArraySize            = 1001'; fi
 `)
 	write("scancel", `#!/bin/sh
 printf '%s\n' "$@" >> '`+dir+`/scancel.calls'

@@ -178,3 +178,24 @@ func (p *Poller) Queue(ctx context.Context, jobID string) ([]Task, time.Time, er
 	st.wait, st.tasks, st.err, st.ok = base, tasks, nil, true
 	return tasks, st.at, nil
 }
+
+// MaxArraySize returns the cluster's MaxArraySize (scontrol show config):
+// an array's task indices must be below it.
+func (c *Client) MaxArraySize(ctx context.Context) (int, error) {
+	out, err := c.exec(ctx, or(c.Scontrol, "scontrol"), []string{"show", "config"}, "")
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(out, "\n") {
+		k, v, ok := strings.Cut(line, "=")
+		if !ok || strings.TrimSpace(k) != "MaxArraySize" {
+			continue
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 1 {
+			return 0, fmt.Errorf("scontrol show config: MaxArraySize %q: want a positive count", strings.TrimSpace(v))
+		}
+		return n, nil
+	}
+	return 0, fmt.Errorf("scontrol show config: no MaxArraySize line")
+}

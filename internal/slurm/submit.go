@@ -88,6 +88,19 @@ func (c *Client) Submit(ctx context.Context, j *Job) (string, error) {
 	return parseJobID(out)
 }
 
+// TestSubmit asks sbatch whether it would accept j, without submitting it
+// (sbatch --test-only): nil when it would, sbatch's refusal as the error
+// when not.
+func (c *Client) TestSubmit(ctx context.Context, j *Job) error {
+	if !strings.HasPrefix(j.Script, "#!") {
+		return fmt.Errorf("sbatch: the batch script must start with #! (got %.20q)", j.Script)
+	}
+	args := j.Args()
+	args[0] = "--test-only" // for --parsable
+	_, err := c.exec(ctx, or(c.Sbatch, "sbatch"), args, j.Script)
+	return err
+}
+
 func parseJobID(out string) (string, error) {
 	line := strings.TrimSpace(out)
 	if i := strings.LastIndexByte(line, '\n'); i >= 0 {

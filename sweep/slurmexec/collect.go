@@ -21,17 +21,17 @@ type Collection struct {
 	MarkedInterrupted bool      // trials lack a result and none is queued: the run was marked interrupted
 }
 
-// queued reports whether the run's latest trials job still has tasks in the
-// queue (true when squeue cannot tell).
+// queued reports whether the run's latest trials jobs (one per array of
+// its latest submission) still have tasks in the queue (true when squeue cannot tell).
 func queued(ctx context.Context, st *runs.Store, id int64, o Options) bool {
 	jobs, err := st.SlurmJobs(ctx, id)
 	if err != nil {
 		return true
 	}
-	for i := len(jobs) - 1; i >= 0; i-- {
-		if jobs[i].Role == runs.RoleTrials {
-			tasks, err := o.client().Queue(ctx, jobs[i].JobID)
-			return err != nil || slices.ContainsFunc(tasks, slurm.Task.Active)
+	for _, j := range latestTrialsJobs(jobs) {
+		tasks, err := o.client().Queue(ctx, j.JobID)
+		if err != nil || slices.ContainsFunc(tasks, slurm.Task.Active) {
+			return true
 		}
 	}
 	return false

@@ -105,3 +105,76 @@ func extraResources(extra []string) (cpus int, okCPUs bool, memMB int, okMem boo
 	}
 	return cpus, okCPUs, memMB, okMem
 }
+
+// ParseTime reads a time limit as sbatch's --time takes it (MM, MM:SS,
+// HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS) and returns it in seconds.
+func ParseTime(s string) (int64, error) {
+	bad := fmt.Errorf("time %q: want MM, HH:MM:SS or D-HH:MM:SS", s)
+	if !timeRE.MatchString(s) {
+		return 0, bad
+	}
+	var days int64
+	rest := s
+	if d, r, ok := strings.Cut(s, "-"); ok {
+		n, err := strconv.ParseInt(d, 10, 64)
+		if err != nil {
+			return 0, bad
+		}
+		days, rest = n, r
+	}
+	var f []int64
+	for _, p := range strings.Split(rest, ":") {
+		n, err := strconv.ParseInt(p, 10, 64)
+		if err != nil {
+			return 0, bad
+		}
+		f = append(f, n)
+	}
+	var h, m, sec int64
+	switch {
+	case strings.Contains(s, "-"): // D-HH[:MM[:SS]]
+		h = f[0]
+		if len(f) > 1 {
+			m = f[1]
+		}
+		if len(f) > 2 {
+			sec = f[2]
+		}
+	case len(f) == 1: // MM
+		m = f[0]
+	case len(f) == 2: // MM:SS
+		m, sec = f[0], f[1]
+	default: // HH:MM:SS
+		h, m, sec = f[0], f[1], f[2]
+	}
+	t := ((days*24+h)*60+m)*60 + sec
+	if t < 0 || t > math.MaxInt32 {
+		return 0, bad
+	}
+	return t, nil
+}
+
+// FormatTime writes seconds as sbatch's --time: HH:MM:SS, or D-HH:MM:SS
+// from a day on.
+func FormatTime(sec int64) string {
+	d, h, m, s := sec/86400, sec/3600%24, sec/60%60, sec%60
+	if d > 0 {
+		return fmt.Sprintf("%d-%02d:%02d:%02d", d, h, m, s)
+	}
+	return fmt.Sprintf("%02d:%02d:%02d", h, m, s)
+}
+
+// extraTime is the time limit the further sbatch arguments set (--time=T,
+// --time T or -t T; the last wins), else def.
+func extraTime(extra []string, def string) string {
+	for i := 0; i < len(extra); i++ {
+		a := extra[i]
+		if v, ok := strings.CutPrefix(a, "--time="); ok {
+			def = v
+		} else if (a == "--time" || a == "-t") && i+1 < len(extra) {
+			i++
+			def = extra[i]
+		}
+	}
+	return def
+}

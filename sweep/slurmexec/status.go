@@ -31,7 +31,15 @@ type RunStatus struct {
 	// on this cluster); nil when it did or was not asked.
 	AcctErr   error
 	Collected int // trials whose latest result is in the database
+	// tasks is the latest submission's task of each trial it submitted:
+	// "JOB_ARRAYINDEX", by trial index.
+	tasks map[int]string
 }
+
+// Task is the latest submission's Slurm task of trial index
+// ("JOB_ARRAYINDEX", the name of its output file), "" when it submitted
+// none.
+func (s *RunStatus) Task(index int) string { return s.tasks[index] }
 
 // Status reads a run's result files (the truth) and asks the queue, once,
 // about its latest array job (a hint). p rate-limits squeue calls: pass the
@@ -52,19 +60,28 @@ func Status(ctx context.Context, st *runs.Store, id int64, workdir string, p *sl
 	}
 	queue := map[int]string{}
 	attempt := 0
-	for i := len(out.Jobs) - 1; i >= 0; i-- {
-		if out.Jobs[i].Role != runs.RoleTrials {
-			continue
+	out.tasks = map[int]string{}
+	for k, j := range latestTrialsJobs(out.Jobs) {
+		attempt = j.Attempt
+		if k == 0 {
+			out.QueueJob = j.JobID
 		}
-		out.QueueJob, attempt = out.Jobs[i].JobID, out.Jobs[i].Attempt
-		var tasks []slurm.Task
-		tasks, out.QueueAt, out.QueueErr = queueOf(ctx, d, out.QueueJob, p)
+		tasks, at, err := queueOf(ctx, d, j.JobID, p)
+		if k == 0 || err != nil {
+			out.QueueAt, out.QueueErr = at, err
+		}
+		off := offsetOf(j)
 		for _, t := range tasks {
 			if t.Index >= 0 {
-				queue[t.Index] = t.State
+				queue[off+t.Index] = t.State
 			}
 		}
-		break
+		// Every trial of the array, queued or not: its output file.
+		if idx, _, err := slurm.ParseArraySpec(arraySpec(j)); err == nil {
+			for _, i := range idx {
+				out.tasks[off+i] = fmt.Sprintf("%s_%d", j.JobID, i)
+			}
+		}
 	}
 	if out.Trials, err = batch.Status(d, m, queue, attempt); err != nil {
 		return nil, err
@@ -119,10 +136,13 @@ func queueOf(ctx context.Context, d batch.Dir, job string, p *slurm.Poller) ([]s
 	return tasks, at, err
 }
 
-// TaskStep returns the last "step N of M" a task of job wrote to its
-// output file (logs/<job>_<index>.out), or "".
-func TaskStep(d batch.Dir, job string, index int) string {
-	f, err := os.Open(filepath.Join(d.Logs(), fmt.Sprintf("%s_%d.out", job, index)))
+// TaskStep returns the last "step N of M" a task ("JOB_ARRAYINDEX", see
+// RunStatus.Task) wrote to its output file (logs/<task>.out), or "".
+func TaskStep(d batch.Dir, task string) string {
+	if task == "" {
+		return ""
+	}
+	f, err := os.Open(filepath.Join(d.Logs(), task+".out"))
 	if err != nil {
 		return ""
 	}
@@ -167,8 +187,9 @@ func ended(ctx context.Context, s *RunStatus, c *slurm.Client) error {
 		if err != nil {
 			return err
 		}
+		off := offsetOf(j)
 		for i, st := range states {
-			byIndex[i] = st
+			byIndex[off+i] = st
 		}
 	}
 	for i := range s.Trials {

@@ -30,18 +30,25 @@ var ErrAlreadySubmitted = errors.New("already submitted")
 
 // Submission is what Submit did.
 type Submission struct {
-	RunID      int64
-	Dir        batch.Dir
-	Resumed    bool // an earlier submission of the same run was resumed
-	UpToDate   bool // the run had ended: nothing submitted
-	Trials     int
-	Attempt    int    // of this submission (0 when nothing was submitted)
-	Array      string // sbatch --array of the trials submitted
-	ArrayJob   string
+	RunID    int64
+	Dir      batch.Dir
+	Resumed  bool // an earlier submission of the same run was resumed
+	UpToDate bool // the run had ended: nothing submitted
+	Trials   int
+	Attempt  int    // of this submission (0 when nothing was submitted)
+	Array    string // sbatch --array of the trials submitted (of the first array; see Arrays)
+	ArrayJob string // the (first) array job
+	// ArrayJobs and Arrays are every array job of the submission and its
+	// recorded array_spec: more than one when the sweep is larger than
+	// the cluster's MaxArraySize ("OFFSET+SPEC": trial index = OFFSET +
+	// array index).
+	ArrayJobs  []string
+	Arrays     []string
 	CollectJob string // "" with NoCollectJob or when nothing was submitted
 	Submitted  []int  // task indices submitted
 	CPUs       int    // per task
 	MemMB      int    // per task
+	Time       string // time limit per task ("" leaves it to the partition)
 	Collected  *batch.Collected
 	Finished   *Finished // nothing was left to run: the run was ended
 }
@@ -298,18 +305,70 @@ func refuseQueued(ctx context.Context, st *runs.Store, runID int64, o Options) e
 	return nil
 }
 
+// trialsJob is the request of a submission's array job: the options'
+// partition, account and time, cpus and memory per task, the warning
+// signal before a time limit, and the further arguments extra (last: they
+// win).
+func trialsJob(o Options, name, array string, cpus, memMB int, extra []string, script string) *slurm.Job {
+	return &slurm.Job{Name: name, Array: array, Partition: o.Partition, Account: o.Account, Time: o.Time,
+		CPUsPerTask: cpus, MemMB: memMB, OpenMode: "append", Signal: "B:TERM@120", Extra: extra, Script: script}
+}
+
+// Check implements sweep.Checker: before the run is created or resumed,
+// sbatch --test-only is asked whether it would accept the trials' array
+// job (partition, account, time limit, QOS and the further arguments, the
+// array's size, cpus and memory: the options', or the manifest's of a
+// resumed run, or the smallest derived request for a new one, whose
+// derived resources are only known once the shared stages ran). A refusal
+// ends the submission with sbatch's message and no run recorded.
+func (x *Executor) Check(ctx context.Context, job *sweep.Job) error {
+	o := x.o
+	n := len(job.Trials)
+	if n == 0 {
+		return nil
+	}
+	cpus, mem := derive(0)
+	if job.RunID != 0 {
+		if m, err := batch.ReadManifest(batch.RunDir(o.WorkDir, job.Experiment.Name, job.RunID)); err == nil {
+			for _, tr := range m.Trials {
+				cpus, mem = max(cpus, tr.CPUs), max(mem, tr.MemMB)
+			}
+		}
+	}
+	if o.CPUs > 0 {
+		cpus = o.CPUs
+	}
+	if o.MemMB > 0 {
+		mem = o.MemMB
+	}
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	// The first array of the submission (the largest, when the sweep is
+	// split: see chunks).
+	first := chunks(idx, x.o.maxArraySize(ctx))[0]
+	j := trialsJob(o, "gs-"+job.Experiment.Name+"-check", first.spec(o.MaxParallel), cpus, mem, o.Extra, "#!/bin/sh\ntrue\n")
+	if err := o.client().TestSubmit(ctx, j); err != nil {
+		if job.RunID != 0 {
+			return fmt.Errorf("sbatch --test-only refuses the trials of run %d (nothing submitted; the run is left as it was): %w", job.RunID, err)
+		}
+		return fmt.Errorf("sbatch --test-only refuses the trials of %s (nothing submitted, no run recorded): %w", job.Experiment.Name, err)
+	}
+	return nil
+}
+
 // quote quotes s for a POSIX shell.
 func quote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// submitTasks submits the array job of the trials todo and the dependent
-// collect job, and records them.
-func submitTasks(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest, todo []int, out *Submission, o Options) error {
-	c := o.client()
-	// Resources are resolved at each submission: the options (flags over
-	// the experiment's table) over what the manifest derived, and the
-	// further sbatch arguments over both (they come last).
+// resolveRequest sets the cpus, memory and time limit per task of a
+// submission of the trials todo, and returns its further sbatch arguments.
+// Resources are resolved at each submission: the options (flags over the
+// experiment's table) over what the manifest derived, the further sbatch
+// arguments over both (they come last), and a retry scale over all.
+func resolveRequest(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest, todo []int, out *Submission, o Options) []string {
 	for _, i := range todo {
 		cpus, mem := m.Trials[i].CPUs, m.Trials[i].MemMB
 		if o.CPUs > 0 {
@@ -326,10 +385,31 @@ func submitTasks(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Mani
 	if _, _, mem, ok := extraResources(o.Extra); ok {
 		out.MemMB = mem
 	}
-	if mem := scaledMem(ctx, st, d, m.RunID, todo, out.Attempt, o); mem > out.MemMB {
-		o.log().Warn("more memory: the previous submission's tasks ran out of it", "run", m.RunID, "mem_mb", mem, "was", out.MemMB)
-		out.MemMB = mem
+	out.Time = extraTime(o.Extra, o.Time)
+	extra := slices.Clone(o.Extra)
+	if o.MemRetryScale > 1 || o.TimeRetryScale > 1 {
+		lost := lostAs(ctx, st, m.RunID, todo, out.Attempt, o)
+		// A scaled request goes last, after the further arguments: the
+		// last of two same flags wins in sbatch.
+		if mem := scaledMem(d, out.Attempt, lost, o); mem > out.MemMB {
+			o.log().Warn("more memory: the previous submission's tasks ran out of it", "run", m.RunID, "mem_mb", mem, "was", out.MemMB)
+			out.MemMB = mem
+			extra = append(extra, fmt.Sprintf("--mem=%dM", mem))
+		}
+		if t := scaledTime(d, out.Attempt, lost, o); t != "" {
+			o.log().Warn("more time: the previous submission's tasks reached their limit", "run", m.RunID, "time", t, "was", out.Time)
+			out.Time = t
+			extra = append(extra, "--time="+t)
+		}
 	}
+	return extra
+}
+
+// submitTasks submits the array job of the trials todo and the dependent
+// collect job, and records them.
+func submitTasks(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest, todo []int, out *Submission, o Options) error {
+	c := o.client()
+	extra := resolveRequest(ctx, st, d, m, todo, out, o)
 	if err := os.MkdirAll(d.Logs(), 0o755); err != nil {
 		return err
 	}
@@ -348,51 +428,74 @@ func submitTasks(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Mani
 	runner := quote(d.Runner(out.Attempt))
 	common := fmt.Sprintf("--workdir %s --experiment %s --run %d", quote(m.WorkDir), quote(m.Experiment), m.RunID)
 	name := m.JobName()
-	limit := o.MaxParallel
-	if limit >= len(todo) {
-		limit = 0 // no limit to state
-	}
-	out.Array = slurm.ArraySpec(todo, limit)
 	// exec: the task's shell is the runner, so --signal=B:TERM reaches it.
 	ck := ""
 	for _, a := range o.CheckpointArgs {
 		ck += " " + quote(a)
 	}
-	script := fmt.Sprintf("#!/bin/sh\n# goldstone %s run %d, submission %d: one trial per array task\nexec %s worker %s%s --attempt %d --index \"$SLURM_ARRAY_TASK_ID\"\n",
-		m.Experiment, m.RunID, out.Attempt, runner, common, ck, out.Attempt)
-	job := &slurm.Job{Name: name, Array: out.Array, Partition: o.Partition, Account: o.Account, Time: o.Time,
-		CPUsPerTask: out.CPUs, MemMB: out.MemMB, Output: filepath.Join(d.Logs(), "%A_%a.out"), OpenMode: "append", Signal: "B:TERM@120",
-		Chdir: m.WorkDir, Extra: o.Extra, Script: script}
-	// The intent first: a runner killed between sbatch and recording the
-	// job leaves it, and the next submission adopts the job (adopt).
-	if err := batch.WriteIntent(d, &batch.Intent{Attempt: out.Attempt, Name: name, Array: out.Array, Created: time.Now().UTC()}); err != nil {
-		return err
+	// A sweep larger than the cluster's MaxArraySize goes as several
+	// arrays (their task indices below it), collected as one run.
+	parts := chunks(todo, o.maxArraySize(ctx))
+	for k, part := range parts {
+		spec := part.spec(o.MaxParallel)
+		recorded := part.recorded(spec)
+		index, jobName, scriptPath := `"$SLURM_ARRAY_TASK_ID"`, name, d.Script(out.Attempt)
+		if part.Offset > 0 {
+			index = fmt.Sprintf(`"$((%d + SLURM_ARRAY_TASK_ID))"`, part.Offset)
+		}
+		if k > 0 {
+			jobName = fmt.Sprintf("%s-part%d", name, k)
+			scriptPath = strings.TrimSuffix(scriptPath, ".sh") + fmt.Sprintf(".part%d.sh", k)
+		}
+		script := fmt.Sprintf("#!/bin/sh\n# goldstone %s run %d, submission %d: one trial per array task\nexec %s worker %s%s --attempt %d --index %s\n",
+			m.Experiment, m.RunID, out.Attempt, runner, common, ck, out.Attempt, index)
+		job := trialsJob(o, jobName, spec, out.CPUs, out.MemMB, extra, script)
+		job.Output, job.Chdir = filepath.Join(d.Logs(), "%A_%a.out"), m.WorkDir
+		// The intent first: a runner killed between sbatch and recording
+		// the job leaves it, and the next submission adopts the job
+		// (adopt).
+		if err := batch.WriteIntent(d, &batch.Intent{Attempt: out.Attempt, Name: jobName, Array: recorded, Created: time.Now().UTC()}); err != nil {
+			return err
+		}
+		if err := atomicfile.WriteFile(scriptPath, []byte(job.ScriptText())); err != nil {
+			return err
+		}
+		id, err := c.Submit(ctx, job)
+		if err != nil {
+			batch.RemoveIntent(d)
+			if k > 0 {
+				return fmt.Errorf("submit the trials of run %d: array %d of %d (the trials of jobs %s are queued; the others stay pending and a later submission of the run submits them): %w",
+					m.RunID, k+1, len(parts), strings.Join(out.ArrayJobs, ", "), err)
+			}
+			return fmt.Errorf("submit the trials of run %d: %w", m.RunID, err)
+		}
+		fault.Point("slurm:submitted")
+		if k == 0 {
+			out.ArrayJob, out.Array = id, recorded
+		}
+		out.ArrayJobs, out.Arrays = append(out.ArrayJobs, id), append(out.Arrays, recorded)
+		out.Submitted = append(out.Submitted, part.Indices...)
+		if err := st.RecordSlurmJob(ctx, runs.SlurmJob{RunID: m.RunID, JobID: id, Role: runs.RoleTrials, Attempt: out.Attempt, Array: recorded, Submitted: time.Now()}); err != nil {
+			return err
+		}
+		if err := batch.RemoveIntent(d); err != nil {
+			return err
+		}
+		o.log().Info("submitted trials", "run", m.RunID, "job", id, "array", recorded, "cpus", out.CPUs, "mem_mb", out.MemMB)
 	}
-	if err := atomicfile.WriteFile(d.Script(out.Attempt), []byte(job.ScriptText())); err != nil {
-		return err
-	}
-	id, err := c.Submit(ctx, job)
-	if err != nil {
-		batch.RemoveIntent(d)
-		return fmt.Errorf("submit the trials of run %d: %w", m.RunID, err)
-	}
-	fault.Point("slurm:submitted")
-	out.ArrayJob, out.Submitted = id, slices.Clone(todo)
-	if err := st.RecordSlurmJob(ctx, runs.SlurmJob{RunID: m.RunID, JobID: id, Role: runs.RoleTrials, Attempt: out.Attempt, Array: out.Array, Submitted: time.Now()}); err != nil {
-		return err
-	}
-	o.log().Info("submitted trials", "run", m.RunID, "job", id, "array", out.Array, "cpus", out.CPUs, "mem_mb", out.MemMB)
 	if !o.NoCollectJob {
-		if out.CollectJob, err = submitCollect(ctx, st, d, m, id, out.Attempt, o); err != nil {
+		var err error
+		if out.CollectJob, err = submitCollect(ctx, st, d, m, out.ArrayJobs, out.Attempt, o); err != nil {
 			return err
 		}
 	}
-	return batch.RemoveIntent(d)
+	return nil
 }
 
-// submitCollect submits the collect job of a submission's trials job id
-// and records it.
-func submitCollect(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest, id string, attempt int, o Options) (string, error) {
+// submitCollect submits the collect job of a submission's trials jobs ids
+// (it runs once they all ended) and records it.
+func submitCollect(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest, ids []string, attempt int, o Options) (string, error) {
+	id := strings.Join(ids, ":")
 	c := o.client()
 	runner := quote(d.Runner(attempt))
 	common := fmt.Sprintf("--workdir %s --experiment %s --run %d", quote(m.WorkDir), quote(m.Experiment), m.RunID)
@@ -427,20 +530,20 @@ func adopt(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest, 
 	}
 	known := map[string]bool{}
 	collectOf := map[int]bool{} // attempts with a collect job
-	trialsOf := map[int]string{}
+	trialsOf := map[int][]string{}
 	for _, j := range recorded {
 		known[j.JobID] = true
 		if j.Role == runs.RoleCollect {
 			collectOf[j.Attempt] = true
 		} else {
-			trialsOf[j.Attempt] = j.JobID
+			trialsOf[j.Attempt] = append(trialsOf[j.Attempt], j.JobID)
 		}
 	}
 	var adopted []string
 	for _, role := range []string{runs.RoleTrials, runs.RoleCollect} {
 		name := in.Name
 		if role == runs.RoleCollect {
-			name += "-collect"
+			name = m.JobName() + "-collect"
 		}
 		tasks, err := o.client().QueueByName(ctx, name)
 		if err != nil {
@@ -454,7 +557,7 @@ func adopt(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest, 
 			j := runs.SlurmJob{RunID: m.RunID, JobID: t.JobID, Role: role, Attempt: in.Attempt, Submitted: in.Created}
 			if role == runs.RoleTrials {
 				j.Array = in.Array
-				trialsOf[in.Attempt] = t.JobID
+				trialsOf[in.Attempt] = append(trialsOf[in.Attempt], t.JobID)
 			} else {
 				collectOf[in.Attempt] = true
 			}
@@ -465,56 +568,96 @@ func adopt(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest, 
 			o.log().Warn("adopted a job of an interrupted submission", "run", m.RunID, "job", t.JobID, "role", role, "name", name)
 		}
 	}
-	if id := trialsOf[in.Attempt]; id != "" && !collectOf[in.Attempt] && !o.NoCollectJob {
-		if _, err := submitCollect(ctx, st, d, m, id, in.Attempt, o); err != nil {
+	if ids := trialsOf[in.Attempt]; len(ids) > 0 && !collectOf[in.Attempt] && !o.NoCollectJob {
+		if _, err := submitCollect(ctx, st, d, m, ids, in.Attempt, o); err != nil {
 			return nil, err
 		}
 	}
 	return adopted, batch.RemoveIntent(d)
 }
 
-// sbatchMem reads the memory a submission asked for from the copy of its
-// batch script (its #SBATCH --mem lines; the last wins, as in sbatch).
-var sbatchMem = regexp.MustCompile(`(?m)^#SBATCH --mem=(\S+)$`)
+// sbatchMem and sbatchTime read the memory and time limit a submission
+// asked for from the copy of its batch script (its #SBATCH lines; the last
+// wins, as in sbatch).
+var (
+	sbatchMem  = regexp.MustCompile(`(?m)^#SBATCH --mem=(\S+)$`)
+	sbatchTime = regexp.MustCompile(`(?m)^#SBATCH (?:--time=|-t=?)(\S+)$`)
+)
 
-// scaledMem is the memory of a resubmission when Options.MemRetryScale is
-// set and a trial to submit was killed for memory (sacct OUT_OF_MEMORY) in
-// the previous submission: that submission's memory times the scale; 0
-// otherwise (or when sacct or the script copy cannot tell).
-func scaledMem(ctx context.Context, st *runs.Store, d batch.Dir, runID int64, todo []int, attempt int, o Options) int {
-	if o.MemRetryScale <= 1 || attempt < 2 {
-		return 0
-	}
-	b, err := os.ReadFile(d.Script(attempt - 1))
-	if err != nil {
-		return 0
-	}
-	ms := sbatchMem.FindAllSubmatch(b, -1)
-	if len(ms) == 0 {
-		return 0
-	}
-	prev, err := ParseMem(string(ms[len(ms)-1][1]))
-	if err != nil {
-		return 0
+// lostAs returns the sacct states (OUT_OF_MEMORY, TIMEOUT, ...) in which
+// the tasks of the trials todo ended in the previous submission (attempt
+// - 1); nil when there is none or sacct cannot tell.
+func lostAs(ctx context.Context, st *runs.Store, runID int64, todo []int, attempt int, o Options) map[string]bool {
+	if attempt < 2 {
+		return nil
 	}
 	jobs, err := st.SlurmJobs(ctx, runID)
 	if err != nil {
-		return 0
+		return nil
 	}
+	why := map[string]bool{}
 	for _, j := range jobs {
 		if j.Role != runs.RoleTrials || j.Attempt != attempt-1 {
 			continue
 		}
 		states, err := o.client().Accounting(ctx, j.JobID)
 		if err != nil {
-			o.log().Info("cannot tell whether tasks ran out of memory", "job", j.JobID, "err", err)
-			return 0
+			o.log().Info("cannot tell how the previous submission's tasks ended", "job", j.JobID, "err", err)
+			return nil
 		}
+		off := offsetOf(j)
 		for _, i := range todo {
-			if states[i] == "OUT_OF_MEMORY" {
-				return int(math.Ceil(float64(prev) * o.MemRetryScale))
+			if s, ok := states[i-off]; ok && i >= off {
+				why[s] = true
 			}
 		}
 	}
-	return 0
+	return why
+}
+
+// lastSbatch is the last value re finds in the copy of a submission's
+// batch script; "" when there is none.
+func lastSbatch(d batch.Dir, attempt int, re *regexp.Regexp) string {
+	b, err := os.ReadFile(d.Script(attempt))
+	if err != nil {
+		return ""
+	}
+	ms := re.FindAllSubmatch(b, -1)
+	if len(ms) == 0 {
+		return ""
+	}
+	return string(ms[len(ms)-1][1])
+}
+
+// scaledMem is the memory of a resubmission when Options.MemRetryScale is
+// set and a trial to submit was killed for memory (sacct OUT_OF_MEMORY) in
+// the previous submission: that submission's memory times the scale; 0
+// otherwise (or when sacct or the script copy cannot tell).
+func scaledMem(d batch.Dir, attempt int, lost map[string]bool, o Options) int {
+	if o.MemRetryScale <= 1 || !lost["OUT_OF_MEMORY"] {
+		return 0
+	}
+	prev, err := ParseMem(lastSbatch(d, attempt-1, sbatchMem))
+	if err != nil || prev == 0 {
+		return 0
+	}
+	return int(math.Ceil(float64(prev) * o.MemRetryScale))
+}
+
+// scaledTime is the time limit of a resubmission when
+// Options.TimeRetryScale is set and a trial to submit reached its limit
+// (sacct TIMEOUT) in the previous submission: that submission's limit
+// times the scale, rounded up to a minute (Slurm's unit); "" otherwise (or
+// when sacct cannot tell, or that submission left the limit to the
+// partition's default).
+func scaledTime(d batch.Dir, attempt int, lost map[string]bool, o Options) string {
+	if o.TimeRetryScale <= 1 || !lost["TIMEOUT"] {
+		return ""
+	}
+	prev, err := ParseTime(lastSbatch(d, attempt-1, sbatchTime))
+	if err != nil || prev == 0 {
+		return ""
+	}
+	t := int64(math.Ceil(float64(prev)*o.TimeRetryScale/60)) * 60
+	return FormatTime(t)
 }

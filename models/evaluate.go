@@ -27,18 +27,19 @@ func EvaluateRatings(x []float64, b optim.Blocks, users int, test *Ratings) (Met
 }
 
 // EvaluateRatingsBias is EvaluateRatings for a model with biases
-// (LogisticMF.Bias): x holds, right after the blocks, the Items item biases
-// and then the T bin biases, and the score of (t, i, j) is
-// u_{t,i}.v_{t,j} + b_j + c_t.
+// (LogisticMF.Bias): x holds, right after the blocks, the Items item biases,
+// then the T bin biases, then the Users user biases, and the score of
+// (t, i, j) is u_{t,i}.v_{t,j} + b_j + c_t + a_i.
 func EvaluateRatingsBias(x []float64, b optim.Blocks, users int, test *Ratings) (Metrics, error) {
 	end := b.Offset + b.Len()
-	if n := (b.N - users) + b.T; len(x) != end+n {
+	if n := (b.N - users) + b.T + users; len(x) != end+n {
 		panic(fmt.Sprintf("models: EvaluateRatingsBias: len(x)=%d, want blocks %+v + %d biases", len(x), b, n))
 	}
 	return evaluateRatings(x, b, users, x[end:], test)
 }
 
-// evaluateRatings scores test; bias is nil or the item biases followed by the bin biases.
+// evaluateRatings scores test; bias is nil or the item biases followed by
+// the bin biases and the user biases.
 func evaluateRatings(x []float64, b optim.Blocks, users int, bias []float64, test *Ratings) (Metrics, error) {
 	if len(x) < b.Offset+b.Len() || users <= 0 || users >= b.N {
 		panic(fmt.Sprintf("models: EvaluateRatings: len(x)=%d blocks=%+v users=%d", len(x), b, users))
@@ -60,7 +61,7 @@ func evaluateRatings(x []float64, b optim.Blocks, users int, bias []float64, tes
 			s += float64(a * u[vo+j])
 		}
 		if bias != nil {
-			s += bias[test.Item[k]] + bias[items+int(test.T[k])]
+			s += bias[test.Item[k]] + bias[items+int(test.T[k])] + bias[items+b.T+int(test.User[k])]
 		}
 		scores[k] = s
 	}

@@ -50,11 +50,12 @@ type LogisticMF struct {
 
 	InitStd float64 // std of the N(0, InitStd^2) initial entries; 0 means DefaultInitStd
 
-	// Bias adds a bias per item, b_j, and a global bias per bin, c_t, to every
-	// score: s = u_{t,i}.v_{t,j} + b_j + c_t. They follow the blocks in x
-	// (Items item biases, then T bin biases; see BiasOffset), outside
-	// Blocks(), so a gauge step never touches them; they get the local L2
-	// prior Gamma/2 (sum b_j^2 + sum c_t^2) inside the local loss (the
+	// Bias adds a bias per item, b_j, a global bias per bin, c_t, and a bias
+	// per user, a_i, to every score: s = u_{t,i}.v_{t,j} + b_j + c_t + a_i.
+	// They follow the blocks in x (Items item biases, then T bin biases, then
+	// Users user biases; see BiasOffset), outside Blocks(), so a gauge step
+	// never touches them; they get the local L2 prior
+	// Gamma/2 (sum b_j^2 + sum c_t^2 + sum a_i^2) inside the local loss (the
 	// Driver's L2 covers the blocks only). They start at 0.
 	Bias bool
 
@@ -72,6 +73,7 @@ type LogisticMF struct {
 	phases     [][]int32  // phases[s]: the indices of the blocks with i+j = s
 	part       []float64  // loss of every block, summed in block order
 	biasSum    []float64  // with Bias: sum of dl/ds per key t*Items+item
+	userSum    []float64  // with Bias: sum of dl/ds per key t*Users+user
 	chunkCost  int        // minimum target cost per block (tests lower it)
 	cur        []int32    // blocks of the running phase
 
@@ -133,6 +135,7 @@ func (m *LogisticMF) prepare() {
 	m.part = make([]float64, len(m.blocks))
 	if m.Bias {
 		m.biasSum = make([]float64, m.T*m.Items)
+		m.userSum = make([]float64, m.T*m.Users)
 	}
 	m.blockFn = m.blockChunk
 	m.prepared = true
@@ -145,18 +148,19 @@ func (m *LogisticMF) grid() {
 	m.ucol, m.icol, m.blocks, m.phases = g.ucol, g.icol, g.blocks, g.phases
 }
 
-// NumParams returns T*(Users+Items)*D, plus Items+T with Bias.
+// NumParams returns T*(Users+Items)*D, plus Items+T+Users with Bias.
 func (m *LogisticMF) NumParams() int {
 	n := m.BiasOffset()
 	if m.Bias {
-		n += m.Items + m.T
+		n += m.Items + m.T + m.Users
 	}
 	return n
 }
 
 // BiasOffset is the index in x of the first item bias (with Bias): the
 // number of block entries, T*(Users+Items)*D. The bias of item j is
-// x[BiasOffset+j], that of bin t x[BiasOffset+Items+t].
+// x[BiasOffset+j], that of bin t x[BiasOffset+Items+t], that of user i
+// x[BiasOffset+Items+T+i].
 func (m *LogisticMF) BiasOffset() int { return m.T * (m.Users + m.Items) * m.D }
 
 // Blocks returns the layout: N = Users+Items columns of length D per bin.
@@ -216,11 +220,23 @@ func (m *LogisticMF) likelihood(grad, x []float64) float64 {
 // BatchLoss is LocalLoss on minibatch number batch; it does not advance the
 // batch sequence. With full batch, batch is ignored.
 func (m *LogisticMF) BatchLoss(grad, x []float64, batch uint64) float64 {
+	return m.batchLoss(grad, x, batch, false)
+}
+
+// FullLoss is LocalLoss on every training rating, whatever MinibatchSize:
+// the full-batch local loss and its gradient (overwriting grad). It does not
+// advance the batch sequence, so evaluating it between steps changes no
+// training state.
+func (m *LogisticMF) FullLoss(grad, x []float64) float64 {
+	return m.batchLoss(grad, x, 0, true)
+}
+
+func (m *LogisticMF) batchLoss(grad, x []float64, batch uint64, full bool) float64 {
 	m.prepare()
 	checkLen("x", x, m.NumParams())
 	checkLen("grad", grad, m.NumParams())
 	total := m.Train.Len()
-	m.sample = m.MinibatchSize > 0 && m.MinibatchSize < total
+	m.sample = !full && m.MinibatchSize > 0 && m.MinibatchSize < total
 	m.scale = 1
 	if m.sample {
 		p := float64(m.MinibatchSize) / float64(total)
@@ -246,21 +262,27 @@ func (m *LogisticMF) BatchLoss(grad, x []float64, batch uint64) float64 {
 }
 
 // biasPass overwrites the bias gradients: the L2 term Gamma b plus, for
-// every (t, item) key, the sum of its ratings' coefficients dl/ds (biasSum,
-// written by the blocks; ratings outside the minibatch add nothing); it
-// returns the biases' L2 loss. Serial: O(T*Items), deterministic.
+// every (t, item) and (t, user) key, the sum of its ratings' coefficients
+// dl/ds (biasSum, userSum, written by the blocks; ratings outside the
+// minibatch add nothing); it returns the biases' L2 loss. Serial:
+// O(T*(Items+Users)), deterministic.
 func (m *LogisticMF) biasPass() float64 {
-	bo, items := m.BiasOffset(), m.Items
-	x, g := m.cx[bo:], m.cg[bo:bo+items+m.T]
+	bo, items, users := m.BiasOffset(), m.Items, m.Users
+	n := items + m.T + users
+	x, g := m.cx[bo:bo+n], m.cg[bo:bo+n]
 	var reg float64
-	for k, b := range x[:items+m.T] {
+	for k, b := range x {
 		g[k] = m.Gamma * b
 		reg += float64(b * b)
 	}
+	ug := g[items+m.T:]
 	for t := range m.T {
 		for j, s := range m.biasSum[t*items : (t+1)*items] {
 			g[j] += s
 			g[items+t] += s
+		}
+		for i, s := range m.userSum[t*users : (t+1)*users] {
+			ug[i] += s
 		}
 	}
 	return 0.5 * m.Gamma * reg
@@ -274,6 +296,28 @@ func (m *LogisticMF) keep(ucol, icol int32) bool {
 // group is the number of ratings whose scores a block computes before using
 // them, so that the cache misses of their vectors overlap.
 const group = 8
+
+// startCols sets the gradients of a block's columns to Gamma z where the
+// block is the first of its user range (j = 0) or of its item range
+// (i = 0), and returns the sum of ||z||^2 over those columns.
+func (m *LogisticMF) startCols(blk *lmfBlock) float64 {
+	d, t := m.D, int(blk.t)
+	x, grad := m.cx, m.cg
+	var reg float64
+	if blk.j == 0 {
+		c0 := t * m.n
+		for col := c0 + int(blk.ulo); col < c0+int(blk.uhi); col++ {
+			reg += scaleNorm(grad[col*d:col*d+d:col*d+d], m.Gamma, x[col*d:col*d+d:col*d+d])
+		}
+	}
+	if blk.i == 0 {
+		c0 := t*m.n + m.Users
+		for col := c0 + int(blk.ilo); col < c0+int(blk.ihi); col++ {
+			reg += scaleNorm(grad[col*d:col*d+d:col*d+d], m.Gamma, x[col*d:col*d+d:col*d+d])
+		}
+	}
+	return reg
+}
 
 // blockChunk handles block m.cur[c]: for every rating it adds dl/ds times
 // the item vector to the user's gradient and dl/ds times the user vector to
@@ -289,29 +333,25 @@ func (m *LogisticMF) blockChunk(c, _, _ int) {
 	gamma, sample, scale := m.Gamma, m.sample, m.scale
 	var reg, lik float64
 	if !m.sparse {
-		if blk.j == 0 {
-			c0 := t * m.n
-			for col := c0 + int(blk.ulo); col < c0+int(blk.uhi); col++ {
-				reg += scaleNorm(grad[col*d:col*d+d:col*d+d], gamma, x[col*d:col*d+d:col*d+d])
-			}
-		}
-		if blk.i == 0 {
-			c0 := t*m.n + m.Users
-			for col := c0 + int(blk.ilo); col < c0+int(blk.ihi); col++ {
-				reg += scaleNorm(grad[col*d:col*d+d:col*d+d], gamma, x[col*d:col*d+d:col*d+d])
-			}
-		}
+		reg = m.startCols(blk)
 	}
 	var itemBias, bsum []float64 // with Bias: the item biases, biasSum of the bin's items
+	var userBias, usum []float64 // with Bias: the user biases, userSum of the bin's users
 	var binBias float64
-	itemCol0 := t*m.n + m.Users // column of item 0 in the bin
+	userCol0 := t * m.n            // column of user 0 in the bin
+	itemCol0 := userCol0 + m.Users // column of item 0 in the bin
 	if m.Bias {
 		bo := m.BiasOffset()
 		itemBias = x[bo : bo+m.Items]
 		binBias = x[bo+m.Items+t]
+		userBias = x[bo+m.Items+m.T : bo+m.Items+m.T+m.Users]
 		bsum = m.biasSum[t*m.Items : (t+1)*m.Items]
+		usum = m.userSum[t*m.Users : (t+1)*m.Users]
 		if blk.i == 0 {
 			clear(bsum[blk.ilo:blk.ihi])
+		}
+		if blk.j == 0 {
+			clear(usum[blk.ulo:blk.uhi])
 		}
 	}
 	ucol, icol := m.ucol[blk.lo:blk.hi], m.icol[blk.lo:blk.hi]
@@ -343,7 +383,7 @@ func (m *LogisticMF) blockChunk(c, _, _ int) {
 			// y = x s; loss = softplus(-y); dl/ds = -x sigmoid(-y).
 			y := sc[b]
 			if itemBias != nil {
-				y += itemBias[int(e^(e>>31))-itemCol0] + binBias
+				y += itemBias[int(e^(e>>31))-itemCol0] + binBias + userBias[int(us[b])-userCol0]
 			}
 			if e < 0 {
 				y = -y
@@ -373,6 +413,7 @@ func (m *LogisticMF) blockChunk(c, _, _ int) {
 		if bsum != nil {
 			for b, e := range is {
 				bsum[int(e^(e>>31))-itemCol0] += cf[b]
+				usum[int(us[b])-userCol0] += cf[b]
 			}
 		}
 		lik += optim.Log(prod)

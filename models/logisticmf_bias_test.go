@@ -8,22 +8,25 @@ import (
 	"goldstone/optim"
 )
 
-// TestLogisticMFBiasValue: one rating, D = 1: s = u v + b_item + c_bin.
+// TestLogisticMFBiasValue: one rating, D = 1: s = u v + b_item + c_bin + a_user.
 func TestLogisticMFBiasValue(t *testing.T) {
 	train := &Ratings{}
-	train.Append(1, 0, 1, 1) // bin 1, user 0, item 1, x = +1
-	m := &LogisticMF{Train: train, Users: 1, Items: 2, D: 1, T: 2, Gamma: 0, Bias: true}
-	// blocks: bin 0 (u, v0, v1), bin 1 (u, v0, v1); biases b0, b1, c0, c1.
-	x := []float64{0, 0, 0, 0.5, 0, 2, 0, 0.25, 0, -1}
+	train.Append(1, 1, 1, 1) // bin 1, user 1, item 1, x = +1
+	m := &LogisticMF{Train: train, Users: 2, Items: 2, D: 1, T: 2, Gamma: 0, Bias: true}
+	// blocks: bin 0 (u0, u1, v0, v1), bin 1 (u0, u1, v0, v1); biases b0, b1, c0, c1, a0, a1.
+	x := []float64{0, 0, 0, 0, 0, 0.5, 0, 2, 0, 0.25, 0, -1, 3, 0.5}
 	g := make([]float64, len(x))
-	s := 0.5*2 + 0.25 - 1 // 0.25
+	s := 0.5*2 + 0.25 - 1 + 0.5 // 0.75
 	want := math.Log1p(math.Exp(-s))
 	if got := m.LocalLoss(g, x); math.Abs(got-want) > 1e-15 {
 		t.Errorf("loss %v, want %v", got, want)
 	}
 	c := -1 / (1 + math.Exp(s)) // dl/ds
-	if math.Abs(g[7]-c) > 1e-15 || math.Abs(g[9]-c) > 1e-15 || g[6] != 0 || g[8] != 0 {
-		t.Errorf("bias gradient %v, want %v at item 1 and bin 1", g[6:], c)
+	for k, w := range []float64{0, c, 0, c, 0, c} {
+		if math.Abs(g[8+k]-w) > 1e-15 {
+			t.Errorf("bias gradient %v, want %v at item 1, bin 1 and user 1", g[8:], c)
+			break
+		}
 	}
 }
 

@@ -48,7 +48,7 @@ func TestLogisticMFGradient(t *testing.T) {
 					m.Bias = bias
 					m.Gamma, m.MinibatchSize, m.chunkCost = tc.gamma, tc.batch, tc.chunkCost
 					x := randVec(rand.New(rand.NewPCG(1, 1)), m.NumParams(), 0.7)
-					if want := 3 * (9 + 6) * d; bias && len(x) != want+6+3 || !bias && len(x) != want {
+					if want := 3 * (9 + 6) * d; bias && len(x) != want+6+3+9 || !bias && len(x) != want {
 						t.Fatalf("NumParams %d", len(x))
 					}
 					f := func(grad, x []float64) float64 { return m.BatchLoss(grad, x, 7) }
@@ -322,6 +322,28 @@ func TestLogisticMFProblem(t *testing.T) {
 				continue
 			}
 			sameBits(t, "x", y, x0)
+		}
+	}
+}
+
+// TestLogisticMFFullLoss: FullLoss is the full-batch loss and gradient
+// whatever the minibatch size, and it leaves the batch sequence alone.
+func TestLogisticMFFullLoss(t *testing.T) {
+	for _, bias := range []bool{false, true} {
+		m := newLogisticTest(23, 400, 12, 9, 3, 4)
+		full := newLogisticTest(23, 400, 12, 9, 3, 4)
+		m.Bias, full.Bias = bias, bias
+		m.MinibatchSize = 50
+		x := randVec(rand.New(rand.NewPCG(7, 7)), m.NumParams(), 0.8)
+		g, gf := make([]float64, len(x)), make([]float64, len(x))
+		m.LocalLoss(g, x)
+		lf := full.LocalLoss(gf, x)
+		if l := m.FullLoss(g, x); l != lf {
+			t.Errorf("bias %v: FullLoss %v, full-batch LocalLoss %v", bias, l, lf)
+		}
+		sameBits(t, "FullLoss gradient", g, gf)
+		if m.Batch() != 1 {
+			t.Errorf("bias %v: FullLoss moved the batch sequence to %d", bias, m.Batch())
 		}
 	}
 }

@@ -42,6 +42,10 @@ type RatingsModel interface {
 	Problem() optim.Problem
 	// Arrays names the parameters after the blocks, in order (nil: none).
 	Arrays() []Array
+	// FullLoss is LocalLoss on every training rating whatever the
+	// minibatch size, overwriting grad; it changes no training state (the
+	// batch sequence), so it may be evaluated between steps.
+	FullLoss(grad, x []float64) float64
 	// HeldOut returns the held-out metrics of the parameters x on r, in a
 	// fixed order. With all false only those cheap enough to record along
 	// training (one pass over r); the first is always "ll", the mean
@@ -77,7 +81,7 @@ func ArraysLen(arrays []Array) int {
 // LogisticSettings are the settings of the paper's binarized logistic
 // likelihood (LogisticMF), the choice likelihood = "logistic".
 type LogisticSettings struct {
-	Bias bool `set:"bias" default:"false" doc:"logistic: add a bias per item and a global bias per time bin to the score (beyond the paper; outside the rotated blocks, so gauge steps do not touch them)"`
+	Bias bool `set:"bias" default:"false" doc:"logistic: add a bias per user, a bias per item and a global bias per time bin to the score (beyond the paper; outside the rotated blocks, so gauge steps do not touch them)"`
 }
 
 // Labels implements the pipeline's likelihood choice: binarized ratings.
@@ -94,12 +98,12 @@ func (s LogisticSettings) New(spec RatingsSpec) RatingsModel {
 
 var _ RatingsModel = (*LogisticMF)(nil)
 
-// Arrays implements RatingsModel: with Bias, the item and bin biases.
+// Arrays implements RatingsModel: with Bias, the item, bin and user biases.
 func (m *LogisticMF) Arrays() []Array {
 	if !m.Bias {
 		return nil
 	}
-	return []Array{{"item_bias", m.Items}, {"bin_bias", m.T}}
+	return []Array{{"item_bias", m.Items}, {"bin_bias", m.T}, {"user_bias", m.Users}}
 }
 
 // HeldOut implements RatingsModel: ll (the mean log-likelihood per rating),

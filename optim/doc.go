@@ -11,7 +11,10 @@
 // added its gradient into a zeroed buffer, one fused parallel pass over the
 // parameters adds the L2 and psi gradients, applies the Method's elementwise
 // update (Method.Begin, then Method.Update on ranges) and zeroes the buffer.
-// GaugeGap measures the energy stored in Goldstone modes.
+// GaugeGap measures the energy stored in Goldstone modes. Every round
+// reports what it did (RoundStats): psi before and after, the predicted and
+// realised change of psi by its continuous step, the gauge rate, the step's
+// factor and the line search's halvings (Goldstone.Search).
 //
 // Invariants:
 //   - optim imports nothing of goldstone's own packages.

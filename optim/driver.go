@@ -24,6 +24,14 @@ type RoundStats struct {
 	PsiBefore, PsiAfter float64 // psi at x before and after the round
 	Rejected            bool    // the round was undone because it would have raised psi
 	Flips               int     // time steps reflected to remove domain walls (Goldstone on trees)
+
+	// The round's continuous step (the rotations after any wall flips).
+	// Its realised change of psi is PsiAfter - PsiStep.
+	PsiStep    float64 // psi after the wall flips, before the continuous step (PsiBefore without flips)
+	Predicted  float64 // predicted change of psi by the applied step (rejected: by the last step tried); NaN when not predicted
+	Rate       float64 // Goldstone: the gauge learning rate rho' of the natural-gradient steps; NaN for steps without one
+	Scale      float64 // factor of the applied step along the gauge direction: 1 the full step, 0 none (rejected, or nothing to do)
+	Backtracks int     // line search: times the step was halved
 }
 
 // Problem is a model loss split into its local part and the coupling psi.

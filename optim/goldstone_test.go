@@ -315,6 +315,9 @@ func TestGaugeNoAlloc(t *testing.T) {
 	}{
 		{"goldstone exact", &Goldstone{Pool: testPool(3)}},
 		{"goldstone linear", &Goldstone{Pool: testPool(3), Rotation: RotationLinear}},
+		{"goldstone linear noguard", &Goldstone{Pool: testPool(3), Rotation: RotationLinear, NoGuard: true}},
+		{"goldstone rate search", &Goldstone{Pool: testPool(3), Search: SearchRate, Rate: 1}},
+		{"goldstone direction search", &Goldstone{Pool: testPool(3), Search: SearchDirection, Rate: 1}},
 		{"procrustes", &Procrustes{Pool: testPool(3), SO: true}},
 	} {
 		if err := tc.g.Init(b, gr); err != nil {

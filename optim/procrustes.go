@@ -102,6 +102,12 @@ func (p *Procrustes) Round(x []float64) RoundStats {
 	if len(p.edges) == 0 {
 		return st
 	}
+	// The predicted change is minus the gauge gap (exact: no step size).
+	var gap float64
+	for _, v := range p.edgeGap {
+		gap += v
+	}
+	st.Predicted, st.Scale = -gap, 1
 	// Chain the relative maps from the root.
 	d, dd := p.d, p.dd
 	setIdentity(p.rot[p.order[0]*dd:(p.order[0]+1)*dd], d)
@@ -143,11 +149,11 @@ func (p *Procrustes) solve(x []float64) RoundStats {
 	p.x = x
 	E := len(p.edges)
 	p.Pool.Chunks(E, 1, p.ovFn)
-	var st RoundStats
+	st := RoundStats{Predicted: math.NaN(), Rate: math.NaN()}
 	for _, v := range p.edgePsi {
 		st.PsiBefore += v
 	}
-	st.PsiAfter = st.PsiBefore
+	st.PsiAfter, st.PsiStep = st.PsiBefore, st.PsiBefore
 	p.Pool.Chunks(E, 1, p.svdFn)
 	return st
 }

@@ -192,7 +192,9 @@ func TestProcrustesDivergedIterate(t *testing.T) {
 	if gap := p.Gap(x); !math.IsNaN(gap) {
 		t.Errorf("gap of a diverged iterate %v, want NaN", gap)
 	}
-	p.Round(x)
+	if st := p.Round(x); !math.IsNaN(st.Predicted) {
+		t.Errorf("round of a diverged iterate: %+v, want no prediction", st)
+	}
 	if z := b.Block(x, b.T-1); !math.IsNaN(z[0]) { // the root's block keeps the identity
 		t.Errorf("a round of a diverged iterate left the last block at %v, want NaN", z[0])
 	}

@@ -72,7 +72,7 @@ func TestClaimsEndToEnd(t *testing.T) {
 	if row := claimRowOf(t, table, "Fig. 2 mechanism (beyond the paper)"); !strings.Contains(row, "1 ended runs with other settings do not count") {
 		t.Errorf("an overridden run counted: %s", row)
 	}
-	if row := claimRowOf(t, table, "Fig. 3 (Sec. 5.2)"); !strings.Contains(row, "no experiment movielens-paper in the experiments file") {
+	if row := claimRowOf(t, table, "Fig. 3 (Sec. 5.2): the paper's model and algorithm"); !strings.Contains(row, "no experiment movielens-paper in the experiments file") {
 		t.Errorf("absent experiment: %s", row)
 	}
 
@@ -151,7 +151,7 @@ func TestPlantedClaim(t *testing.T) {
 		{-0.60, -0.69, 0.1, "recovery bar (cos >= 0.8, test_ll >= base + 0.05) not met"},
 		{-0.60, -0.62, 0.9, "recovery bar met by every variant"},
 	} {
-		ours, v := plantedClaim("adagrad")(run(c.oracle, c.ll, c.cos))
+		ours, v := plantedFig3Claim("adagrad", "goldstone")(run(c.oracle, c.ll, c.cos))
 		if !strings.Contains(v, c.want) {
 			t.Errorf("oracle %v, test_ll %v, cos %v: verdict %q, want %q", c.oracle, c.ll, c.cos, v, c.want)
 		}

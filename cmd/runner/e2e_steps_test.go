@@ -1,14 +1,18 @@
 package main
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // Rough edge: every series of a trial uses one step convention: step s is
 // the iterate after s updates, so every series starts at the initial
 // iterate (step 0) and none goes past the final one (step steps). The
 // loss-like series end at steps-1 (the driver evaluates them before each
-// update); the gauge gap is also measured at the final iterate. The event
-// series of gauge rounds (rejections, flips) are sparse: a point only at the
-// iterates where the event happened.
+// update); the gauge gap is also measured at the final iterate. The series
+// of gauge rounds have a point only at the iterates a round produced: for
+// every round (round_*) or only where the event happened (rejections,
+// flips).
 func TestOneStepConvention(t *testing.T) {
 	e := newEnv(t)
 	e.mustRun(0, "--experiment", "small", "--set", "seed=1", "--set", "steps=400", "--quiet")
@@ -24,7 +28,7 @@ func TestOneStepConvention(t *testing.T) {
 		var lo, hi int
 		rows.Scan(&m, &lo, &hi)
 		seen[m] = true
-		if sparse[m] {
+		if sparse[m] || strings.HasPrefix(m, "round_") {
 			// Event series: a point at the iterate a gauge round produced,
 			// only for rounds where the event happened.
 			if lo < 1 || hi > 400 {

@@ -14,7 +14,9 @@ package artificial
 // (issue 17): optim.SVD tracks the squared column norms through a sweep's
 // rotations (other bits at d > 2: the artificial L*, Procrustes, the wall
 // flips, the gauge gap).
+// Train 14 (issue 23): gauge round records (round_*) and
+// gauge_accepted_share.
 const (
-	TrainVersion  = "13" // train-artificial
+	TrainVersion  = "14" // train-artificial
 	ReportVersion = "13" // report-artificial (its Draw)
 )

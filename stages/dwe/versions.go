@@ -18,12 +18,14 @@ package dwe
 // is at least as wide as its title (figures.Curves). Train 15 (issue 17):
 // optim.SVD tracks the squared column norms through a sweep's rotations
 // (other bits at d > 2: Procrustes, the wall flips, the gauge gap).
+// Train 16 (issue 23): gauge round records (round_*) and
+// gauge_accepted_share.
 const (
 	IngestVersion   = "13" // ingest-corpus
 	BinVersion      = "13" // bin-corpus
 	VocabVersion    = "13" // vocab
 	CountVersion    = "13" // count
-	TrainVersion    = "15" // train-dwe
+	TrainVersion    = "16" // train-dwe
 	EvaluateVersion = "13" // evaluate-dwe
 	ReportVersion   = "15" // report-dwe (its Draw)
 )

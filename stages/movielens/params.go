@@ -18,7 +18,7 @@ import (
 //	               users.parquet and items.parquet)
 //	<array>.npy    shape (len,): one per parameter array of the model after
 //	               the blocks, named in model.json's arrays (logistic with
-//	               bias: item_bias.npy, bin_bias.npy; gaussian: item_bias.npy,
+//	               bias: item_bias.npy, bin_bias.npy, user_bias.npy; gaussian: item_bias.npy,
 //	               bin_bias.npy, user_bias.npy, mean.npy)
 const ParamsFile = "params.npy"
 

@@ -115,8 +115,9 @@ type TrainSettings struct {
 	Loop       train.LoopSettings
 	Prior      train.MFPrior
 	Model      ModelSettings
-	Minibatch  int `set:"minibatch" default:"0" check:">=0" doc:"ratings per minibatch; 0 uses full batches"`
-	ValidEvery int `set:"valid_every" default:"50" check:">0" doc:"record the validation metrics (log-likelihood; gaussian: also RMSE and MAE) every this many steps"`
+	Minibatch  int  `set:"minibatch" default:"0" check:">=0" doc:"ratings per minibatch; 0 uses full batches"`
+	ValidEvery int  `set:"valid_every" default:"50" check:">0" doc:"record the validation metrics (log-likelihood; gaussian: also RMSE and MAE) every this many steps"`
+	RoundLoss  bool `set:"round_loss" default:"false" doc:"record the full-batch local loss before and after every gauge round (round_loss_pred, round_loss_real; two loss evaluations and one more parameter-sized buffer per round)"`
 }
 
 // binInfo is what the bin stage tells later stages.
@@ -199,6 +200,7 @@ func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment
 		}
 		return d
 	}
+	refs := map[string]bool{} // the reference nodes added, by id
 	for _, tr := range trials {
 		tid, eid := "train/"+tr.Slug(), "evaluate/"+tr.Slug()
 		ts := settings.MustDecode[TrainSettings](tr.Settings)
@@ -208,26 +210,47 @@ func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment
 			Inputs:  map[string]pipeline.Ref{"binned": dn.binned, "split": dn.split},
 			Outputs: []string{"model"}})
 		in := map[string]pipeline.Ref{"model": pipeline.Out(tid, "model"), "split": dn.split, "binned": dn.binned}
+		if rs, ok := referenceSettings(ts); ok {
+			in["references"] = pipeline.Out(addReferences(b, refs, rs, dn, env.Budget), ReferencesFile)
+		}
 		ev := &EvaluateStage{Model: ts.Model, Prior: ts.Prior}
 		if planted {
 			in["vectors"] = pipeline.Out("generate", "vectors.npy")
 			ev.Planted = &data.Planted
 		}
 		b.Add(&pipeline.Node{ID: eid, Stage: ev, Inputs: in, Outputs: []string{"result"}})
-		nodes := []string{tid, eid}
-		if settings.MustDecode[ExportSettings](tr.Settings).Embeddings {
-			xid := "embeddings/" + tr.Slug()
-			b.Add(&pipeline.Node{ID: xid, Stage: &EmbeddingsStage{},
-				Inputs: map[string]pipeline.Ref{"model": pipeline.Out(tid, "model"), "binned": dn.binned,
-					"ids": pipeline.Out("ingest", "ratings.ids.parquet")},
-				Outputs: []string{EmbeddingsFile}})
-			nodes = append(nodes, xid)
-		}
-		b.AddTrial(tr, eid, nodes...)
+		b.AddTrial(tr, eid, append([]string{tid, eid}, addEmbeddings(b, tr, tid, dn)...)...)
 		reportIn[tr.ID] = pipeline.Out(eid, "result")
 	}
 	report.Add(b, e, trials, reportIn, report.Def{Stage: "report-movielens", Version: ReportVersion, Draw: Report})
 	return nil
+}
+
+// addReferences adds the node of the static references rs on the data dn
+// unless refs (the nodes added, by id) has it, and returns its id.
+func addReferences(b *stages.Built, refs map[string]bool, rs ReferenceSettings, dn labelledData, budget *optim.Budget) string {
+	rid := "references/" + rs.key()
+	if !refs[rid] {
+		refs[rid] = true
+		b.Add(&pipeline.Node{ID: rid, Stage: &ReferenceStage{Settings: rs, Budget: budget},
+			Inputs:  map[string]pipeline.Ref{"binned": dn.binned, "split": dn.split},
+			Outputs: []string{ReferencesFile}})
+	}
+	return rid
+}
+
+// addEmbeddings adds a trial's export-embeddings node when its settings ask
+// for one, and returns the ids of the nodes added.
+func addEmbeddings(b *stages.Built, tr stages.Trial, tid string, dn labelledData) []string {
+	if !settings.MustDecode[ExportSettings](tr.Settings).Embeddings {
+		return nil
+	}
+	xid := "embeddings/" + tr.Slug()
+	b.Add(&pipeline.Node{ID: xid, Stage: &EmbeddingsStage{},
+		Inputs: map[string]pipeline.Ref{"model": pipeline.Out(tid, "model"), "binned": dn.binned,
+			"ids": pipeline.Out("ingest", "ratings.ids.parquet")},
+		Outputs: []string{EmbeddingsFile}})
+	return []string{xid}
 }
 
 // labelledData are the binned and split outputs of one kind of labels.
@@ -472,6 +495,10 @@ func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, poo
 	loop := s.Loop.Loop(models.ProblemOf(m), pool)
 	loop.Series, loop.Summary = series, sum
 	loop.Attach(sio)
+	if s.RoundLoss {
+		scratch := make([]float64, len(x))
+		loop.Eval = func(x []float64) float64 { return m.FullLoss(scratch, x) }
+	}
 	loop.Extra = func(it *optim.Iter, x []float64) error {
 		if it.Step%validEvery == 0 || it.Step == steps-1 {
 			met, err := m.HeldOut(x, valid, false)
@@ -612,6 +639,17 @@ func Evaluate(ctx context.Context, io *pipeline.IO, ms ModelSettings, prior trai
 					return err
 				}
 				sum["planted_oracle_test_ll"] = oracle.LogLik
+			}
+		}
+	}
+	if io.HasInput("references") {
+		refs, err := trialio.ReadSummary(io.Input("references"))
+		if err != nil {
+			return err
+		}
+		for k, v := range refs {
+			if _, ok := sum[k]; !ok { // the trial's own baseline_test_ll is the same
+				sum[k] = v
 			}
 		}
 	}

@@ -29,6 +29,13 @@ package movielens
 // norms through a sweep's rotations (other bits at d > 2: Procrustes, the
 // wall flips, the gauge gap, the planted distance); 23 is skipped, the
 // seam branch's pipeline-wide version of train-movielens before issue 18.
+//
+// Issue 23: gauge round records (round_*, round_gap) and
+// gauge_accepted_share, user biases in the logistic bias option (train 23,
+// 25 with issue 17's 24); the static references on the same split
+// (references-movielens, merged into each logistic trial's summary by
+// evaluate 22, 25 with issue 17's 24); the psi convergence and references
+// tables (report 24).
 const (
 	GenerateVersion   = "20" // generate-planted
 	IngestVersion     = "20" // ingest-movielens
@@ -36,8 +43,9 @@ const (
 	BinVersion        = "21" // bin (and bin-explicit)
 	SplitVersion      = "21" // split (and split-explicit)
 	ActivityVersion   = "20" // activity
-	TrainVersion      = "24" // train-movielens
-	EvaluateVersion   = "24" // evaluate-movielens
+	TrainVersion      = "25" // train-movielens
+	EvaluateVersion   = "25" // evaluate-movielens
 	EmbeddingsVersion = "20" // export-embeddings
-	ReportVersion     = "23" // report-movielens (its Draw)
+	ReportVersion     = "24" // report-movielens (its Draw)
+	ReferenceVersion  = "22" // references-movielens
 )

@@ -18,7 +18,7 @@ import (
 //	method.<i>, gauge.<i> the optimizer's and the symmetry step's state (optim.Stateful)
 //	series.metric/step/value  every series point recorded so far
 //	loop.floats          gauge seconds, last loss, last psi, seconds trained
-//	loop.counts          gauge rounds, rejected rounds, flipped time steps
+//	loop.counts          gauge rounds, rejected rounds, flipped time steps, line-search halvings
 //	whatever StateHooks.Save adds (the stage's random source, snapshots)
 //
 // Its step is s. The one exception is a checkpoint of step Steps, written
@@ -155,11 +155,11 @@ func (c *checkpointer) restore(st *checkpoint.State) error {
 	}
 	ls.gaugeBase, ls.lastLoss, ls.lastPsi, ls.elapsed = f[0], f[1], f[2], f[3]
 	ls.gaugeSeconds = ls.gaugeBase
-	n, err := st.ReadInts("loop.counts", 3)
+	n, err := st.ReadInts("loop.counts", 4)
 	if err != nil {
 		return err
 	}
-	ls.counts = gaugeCounts{rounds: int(n[0]), rejected: int(n[1]), flips: int(n[2])}
+	ls.counts = gaugeCounts{rounds: int(n[0]), rejected: int(n[1]), flips: int(n[2]), backtracks: int(n[3])}
 	if l.State.Load != nil {
 		if err := l.State.Load(st); err != nil {
 			return err
@@ -202,7 +202,7 @@ func (c *checkpointer) save(step int, trained float64) error {
 	st.Ints("series.step", l.Series.Step...)
 	st.Floats("series.value", l.Series.Value)
 	st.Floats("loop.floats", []float64{ls.gaugeSeconds, ls.lastLoss, ls.lastPsi, trained})
-	st.Ints("loop.counts", int64(ls.counts.rounds), int64(ls.counts.rejected), int64(ls.counts.flips))
+	st.Ints("loop.counts", int64(ls.counts.rounds), int64(ls.counts.rejected), int64(ls.counts.flips), int64(ls.counts.backtracks))
 	if l.State.Save != nil {
 		l.State.Save(st)
 	}

@@ -22,8 +22,9 @@ type killed struct{ step int }
 
 // resumable is a trial of a loop on a small chain whose local loss depends
 // on a random weight drawn before every step (as DWE's minibatches are),
-// with Adam and Goldstone rounds every 3 steps, and snapshots taken by
-// AtStep: everything a resumed run must restore.
+// with Adam and Goldstone rounds every 3 steps (with the rate line search
+// and every round record), and snapshots taken by AtStep: everything a
+// resumed run must restore.
 type resumable struct {
 	ck      pipeline.Checkpoint
 	x       []float64
@@ -61,8 +62,11 @@ func (r *resumable) run(ctx context.Context, steps int, kill func(step int) bool
 	}
 	r.snaps, r.series, r.summary = nil, &trialio.Series{}, trialio.Summary{}
 	l := &Loop{Problem: optim.Problem{Local: local, Blocks: b, Graph: optim.Chain(T, 1)},
-		Opt:   &Optimizer{Method: &optim.Adam{Rate: optim.Constant(0.05)}, Gauge: &optim.Goldstone{K2: 3}, K1: 3},
+		Opt:   &Optimizer{Method: &optim.Adam{Rate: optim.Constant(0.05)}, Gauge: &optim.Goldstone{K2: 3, Rate: 20, Search: optim.SearchRate}, K1: 3},
 		Steps: steps, LogEvery: 2, Series: r.series, Summary: r.summary, Checkpoint: r.ck,
+		// The round records: the gap around and at every round, the loss
+		// before and after it, the line search's halvings.
+		GapAround: 1, Eval: func(x []float64) float64 { return local(make([]float64, len(x)), x) },
 		Logf: func(f string, a ...any) {
 			r.logs = append(r.logs, f)
 			if strings.HasPrefix(f, "resumed") {
@@ -185,6 +189,9 @@ func TestLoopResume(t *testing.T) {
 	ref := &resumable{}
 	if err := ref.run(context.Background(), steps, nil); err != nil {
 		t.Fatal(err)
+	}
+	if ref.summary["gauge_backtracks"] == 0 {
+		t.Fatal("the rate line search never halved: the test does not cover its count's checkpoint")
 	}
 	rng := rand.New(rand.NewPCG(22, 1))
 	for trial := range 12 {

@@ -1,6 +1,9 @@
 package train
 
 import (
+	"math"
+	"time"
+
 	"goldstone/optim"
 	"goldstone/runs"
 	"goldstone/stages/trialio"
@@ -13,31 +16,109 @@ const GapTolerance = 0.01
 
 // gaugeCounts accumulates what the gauge rounds of one run did.
 type gaugeCounts struct {
-	rounds, rejected, flips int
+	rounds, rejected, flips, backtracks int
 }
 
-// add records one round: the sparse series gauge_rejected (value 1) and
+// add records one round. The sparse series gauge_rejected (value 1) and
 // gauge_flips (number of time steps reflected) get a point, labelled with
-// the iterate the round produced, only for rounds where that happened.
+// the iterate the round produced, only for rounds where that happened; the
+// round_* series get a point for every round (README, "Summary metrics"):
+// round_accepted (1, or 0 when the guard undid the step), round_psi_pred and
+// round_psi_real (predicted and realised change of psi by the continuous
+// step), round_psi_flips (change by the wall flips, rounds with flips only),
+// round_rate (the gauge learning rate rho', Goldstone only), round_scale
+// (the step's factor along the gauge direction) and round_backtracks.
 func (c *gaugeCounts) add(s *trialio.Series, iterate int, st *optim.RoundStats) {
 	c.rounds++
+	acc := 1.0
 	if st.Rejected {
 		c.rejected++
+		acc = 0
 		s.Add("gauge_rejected", iterate, 1)
 	}
 	if st.Flips > 0 {
 		c.flips += st.Flips
 		s.Add("gauge_flips", iterate, float64(st.Flips))
+		s.Add("round_psi_flips", iterate, st.PsiStep-st.PsiBefore)
 	}
+	c.backtracks += st.Backtracks
+	s.Add("round_accepted", iterate, acc)
+	s.Add("round_psi_pred", iterate, st.Predicted)
+	s.Add("round_psi_real", iterate, st.PsiAfter-st.PsiStep)
+	if !math.IsNaN(st.Rate) {
+		s.Add("round_rate", iterate, st.Rate)
+	}
+	s.Add("round_scale", iterate, st.Scale)
+	s.Add("round_backtracks", iterate, float64(st.Backtracks))
 }
 
-// summarize writes the totals. (The gauge's share of the training time is
-// gauge_seconds / wall_seconds; it is not stored, as timings are not
+// summarize writes the totals and gauge_accepted_share, the share of rounds
+// whose step was applied (not rejected). (The gauge's share of the training
+// time is gauge_seconds / wall_seconds; it is not stored, as timings are not
 // results.)
 func (c *gaugeCounts) summarize(sum trialio.Summary) {
 	sum["gauge_rounds"] = float64(c.rounds)
 	sum["gauge_rejected"] = float64(c.rejected)
 	sum["gauge_flips"] = float64(c.flips)
+	sum["gauge_backtracks"] = float64(c.backtracks)
+	share := math.NaN()
+	if c.rounds > 0 {
+		share = float64(c.rounds-c.rejected) / float64(c.rounds)
+	}
+	sum["gauge_accepted_share"] = share
+}
+
+// roundRecorder wraps a gauge step to record what only the round's start
+// point shows, labelled with the iterate the round produced. With eval (the
+// local loss, which must not change any state of the training) it
+// evaluates the loss before and after every round and records
+// round_loss_pred (the change of the total loss the round predicts: its
+// change of psi, the local loss being invariant under the maps) and
+// round_loss_real (the realised change: local loss plus psi). With gap (a
+// tree coupling and gauge_gap_around > 0) it records round_gap, the gauge
+// gap psi - min_R psi of the iterate the round starts from: the most any
+// rotation or reflection of the time steps could lower psi there, against
+// which round_psi_pred and round_psi_real are read. The time spent in eval
+// and gap is kept apart so that the gauge's time does not include it.
+type roundRecorder struct {
+	inner   optim.Gauge
+	eval    func(x []float64) float64 // nil: no loss records
+	gap     *gapMeter                 // nil: no round_gap
+	series  *trialio.Series
+	iterate int // label of the next round
+	seconds float64
+}
+
+func (r *roundRecorder) Init(b optim.Blocks, g *optim.Graph) error { return r.inner.Init(b, g) }
+
+// State forwards the wrapped gauge's state (optim.Stateful) to the loop's
+// checkpoints.
+func (r *roundRecorder) State() [][]float64 { return optim.StateOf(r.inner) }
+
+func (r *roundRecorder) Round(x []float64) optim.RoundStats {
+	start := time.Now()
+	var l0 float64
+	if r.eval != nil {
+		l0 = r.eval(x)
+	}
+	if r.gap != nil {
+		r.series.Add("round_gap", r.iterate, r.gap.gap(x))
+	}
+	r.seconds += time.Since(start).Seconds()
+	st := r.inner.Round(x)
+	if r.eval == nil {
+		return st
+	}
+	start = time.Now()
+	l1 := r.eval(x)
+	r.seconds += time.Since(start).Seconds()
+	pred := st.PsiStep - st.PsiBefore
+	if !st.Rejected {
+		pred += st.Predicted
+	}
+	r.series.Add("round_loss_pred", r.iterate, pred)
+	r.series.Add("round_loss_real", r.iterate, (l1-l0)+(st.PsiAfter-st.PsiBefore))
+	return st
 }
 
 // recordGap records, for the iterate x_k (k = iterate), the gauge gap

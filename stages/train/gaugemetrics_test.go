@@ -3,6 +3,7 @@ package train
 import (
 	"context"
 	"math"
+	"slices"
 	"testing"
 
 	"goldstone/optim"
@@ -44,13 +45,13 @@ func TestStepsToGapBelow(t *testing.T) {
 func TestGaugeCounts(t *testing.T) {
 	s := &trialio.Series{}
 	var c gaugeCounts
-	c.add(s, 5, &optim.RoundStats{})
-	c.add(s, 10, &optim.RoundStats{Rejected: true})
-	c.add(s, 15, &optim.RoundStats{Flips: 3})
-	c.add(s, 20, &optim.RoundStats{Flips: 2, Rejected: true})
+	c.add(s, 5, &optim.RoundStats{PsiBefore: 9, PsiStep: 9, PsiAfter: 8, Predicted: -1, Rate: 0.5, Scale: 1})
+	c.add(s, 10, &optim.RoundStats{Rejected: true, PsiBefore: 8, PsiStep: 8, PsiAfter: 8, Predicted: 2, Rate: 0.5, Backtracks: 3})
+	c.add(s, 15, &optim.RoundStats{Flips: 3, PsiBefore: 8, PsiStep: 6, PsiAfter: 5.5, Predicted: -0.5, Rate: math.NaN(), Scale: 0.25, Backtracks: 2})
+	c.add(s, 20, &optim.RoundStats{Flips: 2, Rejected: true, PsiBefore: 5.5, PsiStep: 5, PsiAfter: 5, Predicted: math.NaN(), Rate: 0.25})
 	sum := trialio.Summary{}
 	c.summarize(sum)
-	want := trialio.Summary{"gauge_rounds": 4, "gauge_rejected": 2, "gauge_flips": 5}
+	want := trialio.Summary{"gauge_rounds": 4, "gauge_rejected": 2, "gauge_flips": 5, "gauge_backtracks": 5, "gauge_accepted_share": 0.5}
 	for k, v := range want {
 		if sum[k] != v {
 			t.Errorf("%s = %v, want %v", k, sum[k], v)
@@ -63,6 +64,125 @@ func TestGaugeCounts(t *testing.T) {
 	st, v = s.Of("gauge_flips")
 	if len(st) != 2 || st[0] != 15 || st[1] != 20 || v[0] != 3 || v[1] != 2 {
 		t.Errorf("gauge_flips series %v %v", st, v)
+	}
+	for _, c := range []struct {
+		metric string
+		steps  []float64
+		vals   []float64
+	}{
+		{"round_accepted", []float64{5, 10, 15, 20}, []float64{1, 0, 1, 0}},
+		{"round_psi_pred", []float64{5, 10, 15, 20}, []float64{-1, 2, -0.5, math.NaN()}},
+		{"round_psi_real", []float64{5, 10, 15, 20}, []float64{-1, 0, -0.5, 0}},
+		{"round_psi_flips", []float64{15, 20}, []float64{-2, -0.5}},
+		{"round_rate", []float64{5, 10, 20}, []float64{0.5, 0.5, 0.25}},
+		{"round_scale", []float64{5, 10, 15, 20}, []float64{1, 0, 0.25, 0}},
+		{"round_backtracks", []float64{5, 10, 15, 20}, []float64{0, 3, 2, 0}},
+	} {
+		st, v := s.Of(c.metric)
+		if !slices.Equal(st, c.steps) || !slices.EqualFunc(v, c.vals, func(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }) {
+			t.Errorf("%s: %v %v, want %v %v", c.metric, st, v, c.steps, c.vals)
+		}
+	}
+}
+
+// TestLoopRoundRecords trains a twisted chain with Goldstone-GD (exact
+// rotations) and with the paper's linear form, recording the loss around
+// every round: each round's predicted and realised change of psi agree to
+// rounding; with exact rotations so do the predicted and realised changes
+// of the loss (the local loss is invariant), while the linear form changes
+// the local loss and the records show it; and the gap is recorded at the
+// iterates GapAround steps either side of every round besides its own
+// period.
+func TestLoopRoundRecords(t *testing.T) {
+	const T, N, D = 8, 6, 3
+	b := optim.Blocks{T: T, N: N, D: D}
+	g := optim.Chain(T, 2)
+	target := make([]float64, b.Len())
+	for t := 0; t < T; t++ { // Y_t = the same vectors rotated by 0.2 t in the first plane
+		c, s := math.Cos(0.2*float64(t)), math.Sin(0.2*float64(t))
+		for i := 0; i < N; i++ {
+			u := []float64{math.Sin(float64(5*i + 1)), math.Cos(float64(3*i + 2)), math.Sin(float64(7*i + 3))}
+			o := (t*N + i) * D
+			target[o], target[o+1], target[o+2] = c*u[0]-s*u[1], s*u[0]+c*u[1], u[2]
+		}
+	}
+	// A rotation-invariant local loss, a Gram fit per step: the sum over
+	// pairs (i, j) of 1/2 (z_i.z_j - y_i.y_j)^2 / N.
+	local := func(grad, x []float64) float64 {
+		var l float64
+		for t := 0; t < T; t++ {
+			z, y, gz := b.Block(x, t), b.Block(target, t), b.Block(grad, t)
+			for i := 0; i < N; i++ {
+				for j := 0; j < N; j++ {
+					var zz, yy float64
+					for k := 0; k < D; k++ {
+						zz += z[i*D+k] * z[j*D+k]
+						yy += y[i*D+k] * y[j*D+k]
+					}
+					r := (zz - yy) / N
+					l += 0.5 * r * (zz - yy)
+					for k := 0; k < D; k++ {
+						gz[i*D+k] += r * z[j*D+k]
+						gz[j*D+k] += r * z[i*D+k]
+					}
+				}
+			}
+		}
+		return l
+	}
+	eval := func(x []float64) float64 { return local(make([]float64, len(x)), x) }
+	for _, rot := range []optim.Rotation{optim.RotationExact, optim.RotationLinear} {
+		x := append([]float64(nil), target...)
+		for i := range x {
+			x[i] += 0.05 * math.Sin(float64(11*i+5))
+		}
+		gauge := &optim.Goldstone{Rotation: rot, NoGuard: rot == optim.RotationLinear, NoFlip: true}
+		l := &Loop{Problem: optim.Problem{Local: local, Blocks: b, Graph: g},
+			Opt:   &Optimizer{Method: &optim.GD{Rate: optim.Constant(0.01)}, Gauge: gauge, K1: 10},
+			Steps: 40, LogEvery: 1, GapEvery: 7, GapAround: 2, Eval: eval, Series: &trialio.Series{}, Summary: trialio.Summary{}}
+		if err := l.Run(context.Background(), x); err != nil {
+			t.Fatal(err)
+		}
+		s := l.Series
+		rs, pred := s.Of("round_psi_pred")
+		_, real := s.Of("round_psi_real")
+		ls, lpred := s.Of("round_loss_pred")
+		_, lreal := s.Of("round_loss_real")
+		if !slices.Equal(rs, []float64{10, 20, 30, 40}) || !slices.Equal(ls, rs) {
+			t.Fatalf("rotation %d: rounds recorded at %v (loss at %v), want 10, 20, 30, 40", rot, rs, ls)
+		}
+		gr, gap := s.Of("round_gap")
+		if !slices.Equal(gr, rs) {
+			t.Fatalf("rotation %d: round_gap at %v, want %v", rot, gr, rs)
+		}
+		linearMoved := false
+		for k := range rs {
+			// No rotation lowers psi by more than the gap of the round's
+			// start point (the linear update is no rotation).
+			if rot == optim.RotationExact && !(gap[k] >= 0 && real[k] >= -gap[k]*(1+1e-9)-1e-12) {
+				t.Errorf("exact round %v: psi changed by %v, the gap was %v", rs[k], real[k], gap[k])
+			}
+			if math.Abs(pred[k]-real[k]) > 1e-10 {
+				t.Errorf("rotation %d round %v: psi predicted %v, realised %v", rot, rs[k], pred[k], real[k])
+			}
+			if rot == optim.RotationExact && math.Abs(lpred[k]-lreal[k]) > 1e-10 {
+				t.Errorf("exact round %v: loss predicted %v, realised %v", rs[k], lpred[k], lreal[k])
+			}
+			if rot == optim.RotationLinear && math.Abs(lpred[k]-lreal[k]) > 1e-8 {
+				linearMoved = true
+			}
+		}
+		if rot == optim.RotationLinear && !linearMoved {
+			t.Errorf("linear rounds: the realised loss change equals psi's in every round: %v vs %v", lreal, lpred)
+		}
+		if sum := l.Summary; sum["gauge_accepted_share"] != 1 || sum["gauge_rounds"] != 4 {
+			t.Errorf("rotation %d: summary %v", rot, sum)
+		}
+		gs, _ := s.Of("gauge_gap")
+		want := []float64{0, 1, 8, 9, 10, 11, 12, 15, 18, 19, 20, 21, 22, 28, 29, 30, 31, 32, 36, 38, 39, 40}
+		if !slices.Equal(gs, want) {
+			t.Errorf("rotation %d: gap recorded at %v, want %v", rot, gs, want)
+		}
 	}
 }
 

@@ -37,8 +37,18 @@ type Loop struct {
 	Steps    int
 	LogEvery int
 	GapEvery int // 0: with every logged step
-	Series   *trialio.Series
-	Summary  trialio.Summary
+	// GapAround also records the gauge gap at the iterates within this many
+	// steps of every gauge round (before and after it), logged or not, and
+	// at the start of every round (round_gap).
+	GapAround int
+	// Eval, when set, evaluates the local loss at x without changing any
+	// training state (for example the minibatch sequence); the loop then
+	// records the loss before and after every gauge round (round_loss_pred,
+	// round_loss_real; two evaluations per round, not counted as gauge
+	// time).
+	Eval    func(x []float64) float64
+	Series  *trialio.Series
+	Summary trialio.Summary
 	// Extra is called at every logged step, after the standard metrics, to
 	// record model-specific ones; it may return an error to stop.
 	Extra func(it *optim.Iter, x []float64) error
@@ -63,7 +73,7 @@ type Loop struct {
 // Loop returns the training loop of these settings for a problem, with the
 // optimizer built on the trial's pool.
 func (s LoopSettings) Loop(p optim.Problem, pool *optim.Pool) *Loop {
-	return &Loop{Problem: p, Opt: s.Optim.Build(pool), Steps: s.Steps, LogEvery: s.LogEvery, GapEvery: s.GapEvery}
+	return &Loop{Problem: p, Opt: s.Optim.Build(pool), Steps: s.Steps, LogEvery: s.LogEvery, GapEvery: s.GapEvery, GapAround: s.GapAround}
 }
 
 // Run trains x in place. It stops with ctx's error, after saving a
@@ -82,11 +92,15 @@ func (l *Loop) Run(ctx context.Context, x []float64) error {
 			return err
 		}
 	}
+	rec := l.roundRecorder(d, gm) // before the checkpointer: it forwards the gauge's state
 	ls := &loopState{}
 	ck := l.checkpointer(d, x, ls)
 	resumed, err := ck.resume(d)
 	if err != nil {
 		return err
+	}
+	if rec != nil {
+		rec.iterate = d.Start + 1 // the round after the first step
 	}
 	if !resumed {
 		if tree {
@@ -99,20 +113,27 @@ func (l *Loop) Run(ctx context.Context, x []float64) error {
 	start := time.Now()
 	err = d.Run(l.Problem, x, l.Steps, func(it *optim.Iter) error {
 		ls.gaugeSeconds = ls.gaugeBase + it.GaugeSeconds
+		if rec != nil {
+			ls.gaugeSeconds -= rec.seconds
+			rec.iterate = it.Step + 2 // the round after the next step
+		}
 		ls.lastLoss, ls.lastPsi = it.Loss, it.Psi
 		if it.Gauge != nil {
 			ls.counts.add(l.Series, it.Step+1, it.Gauge)
 		}
-		if it.Step%l.LogEvery == 0 || it.Step == l.Steps-1 {
+		logged := it.Step%l.LogEvery == 0 || it.Step == l.Steps-1
+		// loss and psi are those of x_{it.Step}; x has moved on to
+		// x_{it.Step+1} (after any gauge round), whose gap is labelled
+		// with its own index.
+		if logged {
 			l.Series.Add("loss", it.Step, it.Loss)
 			l.Series.Add("local_loss", it.Step, it.Local)
 			l.Series.Add("psi", it.Step, it.Psi)
-			if tree && (it.Step%gapEvery == 0 || it.Step == l.Steps-1) {
-				// loss and psi above are those of x_{it.Step}; x has moved
-				// on to x_{it.Step+1} (after any gauge round), whose gap
-				// is labelled with its own index.
-				gm.record(l.Series, it.Step+1, x)
-			}
+		}
+		if tree && (logged && (it.Step%gapEvery == 0 || it.Step == l.Steps-1) || l.nearRound(it.Step+1)) {
+			gm.record(l.Series, it.Step+1, x)
+		}
+		if logged {
 			if l.Extra != nil {
 				if err := l.Extra(it, x); err != nil {
 					return err
@@ -150,6 +171,47 @@ func (l *Loop) Run(ctx context.Context, x []float64) error {
 	l.Summary["final_loss"] = ls.lastLoss
 	l.Summary["final_psi"] = ls.lastPsi
 	return err
+}
+
+// roundRecorder wraps d's gauge in a roundRecorder when the loop records
+// the loss around the rounds (Eval) or the gap they start from (GapAround
+// on a tree, gm), and returns it (nil: not wrapped).
+func (l *Loop) roundRecorder(d *optim.Driver, gm *gapMeter) *roundRecorder {
+	if d.Gauge == nil || d.K1 <= 0 || l.Eval == nil && (gm == nil || l.GapAround <= 0) {
+		return nil
+	}
+	rec := &roundRecorder{inner: d.Gauge, eval: l.Eval, series: l.Series}
+	if l.GapAround > 0 {
+		rec.gap = gm
+	}
+	d.Gauge = rec
+	return rec
+}
+
+// nearRound reports whether iterate k lies within GapAround steps of an
+// iterate produced by a gauge round (the multiples of K1, up to Steps).
+func (l *Loop) nearRound(k int) bool {
+	if l.GapAround <= 0 || l.Opt.Gauge == nil || l.Opt.K1 <= 0 {
+		return false
+	}
+	k1 := l.Opt.K1
+	r := (k + k1/2) / k1 * k1 // the nearest round iterate
+	if r < k1 {
+		r = k1
+	}
+	for _, c := range []int{r - k1, r, r + k1} {
+		if c >= k1 && c <= l.Steps && abs(k-c) <= l.GapAround {
+			return true
+		}
+	}
+	return false
+}
+
+func abs(a int) int {
+	if a < 0 {
+		return -a
+	}
+	return a
 }
 
 // FirstBelow returns the first step at which metric falls below thr, or

@@ -99,6 +99,7 @@ type GoldstoneSettings struct {
 	KeepFields bool    `set:"keep_fields" default:"true" doc:"Goldstone-GD: keep the gauge fields between rounds (the paper) instead of resetting them"`
 	Guard      bool    `set:"guard" default:"true" doc:"Goldstone-GD: reject a round that raises psi and reset the fields"`
 	FlipWalls  bool    `set:"flip_walls" default:"true" doc:"Goldstone-GD on tree couplings: remove reflection domain walls (exp(Gamma) reaches only rotations) before the continuous steps"`
+	Search     string  `set:"gauge_search" default:"none" oneof:"none direction rate" doc:"Goldstone-GD: when a round's step would raise psi, none (the guard rejects it), direction (halve the step along the gauge direction) or rate (redo the round's steps at half the gauge rate) until psi falls"`
 }
 
 func (GoldstoneSettings) Defaults() any { return GoldstoneSettings{K2: optim.DefaultK2} }
@@ -107,6 +108,12 @@ func (s GoldstoneSettings) Gauge(pool *optim.Pool) optim.Gauge {
 	g := &optim.Goldstone{K2: s.K2, Rate: s.Rate, Reset: !s.KeepFields, NoGuard: !s.Guard, NoFlip: !s.FlipWalls, Pool: pool}
 	if s.Rotation == "linear" {
 		g.Rotation = optim.RotationLinear
+	}
+	switch s.Search {
+	case "direction":
+		g.Search = optim.SearchDirection
+	case "rate":
+		g.Search = optim.SearchRate
 	}
 	return g
 }
@@ -161,6 +168,7 @@ type LoopSettings struct {
 	Steps     int     `set:"steps" default:"1000" check:">0" doc:"number of optimisation steps"`
 	LogEvery  int     `set:"log_every" default:"1" check:">0" doc:"record step-wise metrics every this many steps"`
 	GapEvery  int     `set:"gauge_gap_every" default:"0" check:">=0" doc:"record the gauge gap every this many steps (0: with every logged step)"`
+	GapAround int     `set:"gauge_gap_around" default:"0" check:">=0" doc:"also record the gauge gap at every iterate within this many steps of a gauge round (before and after it), and at the start of every round (round_gap)"`
 	InitScale float64 `set:"init_scale" check:">0" doc:"standard deviation of the random initial embeddings (independent per time step)"`
 	Dim       int     `set:"dim" default:"3" check:">0" doc:"embedding dimension d"`
 	Optim     OptimSettings

@@ -38,7 +38,10 @@ func init() { stages.Register(Pipeline{}) }
 // 2: the aging table counts the query word as a candidate (one word aging,
 // models/dwe.WordAging). 5: the step file records each bin's first and last
 // year with data; the aging table names a step by those years.
-const Version = "11"
+//
+// 12: summary gap_seconds (the time spent measuring the gauge gap, for the
+// gauge overhead without the measurement).
+const Version = "12"
 
 // Pipeline is the dwe pipeline.
 type Pipeline struct{}

@@ -100,6 +100,45 @@ func (r *claimRun) failedOf(variant string, keep func(claimTrial) bool) int {
 	return n
 }
 
+// failures says which variants of the run failed on how many seeds, with
+// the first error of each ("goldstone-linear failed on 3 of 3 seeds
+// (train: step 60: local loss +Inf: optim: loss diverged)"), in variant
+// order; total counts each variant's trials.
+func (r *claimRun) failures() []string {
+	total, failed, first := map[string]int{}, map[string]int{}, map[string]string{}
+	for _, t := range r.trials {
+		total[t.variant]++
+	}
+	var vs []string
+	for _, t := range r.failed {
+		total[t.variant]++
+		if failed[t.variant] == 0 {
+			vs = append(vs, t.variant)
+			first[t.variant] = t.err
+		}
+		failed[t.variant]++
+	}
+	slices.Sort(vs)
+	var out []string
+	for _, v := range vs {
+		out = append(out, fmt.Sprintf("%s failed on %d of %d seeds (%s)", v, failed[v], total[v], first[v]))
+	}
+	return out
+}
+
+// failedAll is the verdict of a row whose method failed on every seed.
+func failedAll(r *claimRun, method string) (string, bool) {
+	if r.failedOf(method, nil) == 0 {
+		return "", false
+	}
+	for _, t := range r.trials {
+		if t.variant == method {
+			return "", false
+		}
+	}
+	return fmt.Sprintf("not reproducible as run: %s failed on every seed (%d)", method, r.failedOf(method, nil)), true
+}
+
 // speedup is the comparison of the steps two methods need to reach a
 // target, paired by seed: Ratio = CensoredRatio(base, method) with its
 // bootstrap interval [Lo, Hi].
@@ -493,8 +532,12 @@ func llIntervalClaim(method string) func(r *claimRun) (string, string) {
 	return func(r *claimRun) (string, string) {
 		m := r.bySeed("test_ll", nil, false)
 		base := dweBase(m)
+		fails := strings.Join(r.failures(), "; ")
+		if v, ok := failedAll(r, method); ok {
+			return fails, v
+		}
 		if base == "" || m[method] == nil {
-			return "", notMeasured + " (needs a baseline and " + method + ")"
+			return fails, notMeasured + " (needs a baseline and " + method + ")"
 		}
 		var parts []string
 		var verdict string
@@ -518,6 +561,9 @@ func llIntervalClaim(method string) func(r *claimRun) (string, string) {
 				verdict = fmt.Sprintf("inconclusive: %s nats, the interval is wider than ±%g and includes 0", p.Text(4), table2Bands.Band)
 			}
 		}
+		if fails != "" {
+			parts = append(parts, fails)
+		}
 		return fmt.Sprintf("test_ll (mean over %d seeds; difference to %s with its 95%% t interval) ", len(m[base]), base) + strings.Join(parts, "; "), verdict
 	}
 }
@@ -528,8 +574,12 @@ func alignIntervalClaim(method string) func(r *claimRun) (string, string) {
 	return func(r *claimRun) (string, string) {
 		m := r.bySeed("median_first_last_cos", nil, false)
 		base := dweBase(m)
+		fails := strings.Join(r.failures(), "; ")
+		if v, ok := failedAll(r, method); ok {
+			return fails, v
+		}
 		if base == "" || m[method] == nil {
-			return "", notMeasured + " (needs a baseline and " + method + ")"
+			return fails, notMeasured + " (needs a baseline and " + method + ")"
 		}
 		var parts []string
 		var verdict string
@@ -554,6 +604,9 @@ func alignIntervalClaim(method string) func(r *claimRun) (string, string) {
 			default:
 				verdict = fmt.Sprintf("inconclusive: %s, the interval is wider than ±%g and includes 0", p.Text(3), fig4Bands.Band)
 			}
+		}
+		if fails != "" {
+			parts = append(parts, fails)
 		}
 		return fmt.Sprintf("median cos(first, last) (mean over %d seeds; difference to %s with its 95%% t interval) ", len(m[base]), base) + strings.Join(parts, "; "), verdict
 	}

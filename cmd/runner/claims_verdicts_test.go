@@ -190,6 +190,20 @@ func TestLLIntervalClaim(t *testing.T) {
 	if _, v := llIntervalClaim("procrustes")(r); !strings.Contains(v, notMeasured) {
 		t.Errorf("missing method: %q", v)
 	}
+	// The paper's algorithm diverged on every seed: said so, not "not measured".
+	r = dweRun("test_ll", map[string][]float64{"adam": {-0.6381, -0.6385, -0.6379}, "goldstone-linear": {0, 0, 0}})
+	r.failed, r.trials = r.trials[3:], r.trials[:3]
+	if r.trials[0].variant != "adam" {
+		r.failed, r.trials = r.trials, r.failed
+	}
+	for i := range r.failed {
+		r.failed[i].err = "train: step 60: local loss +Inf: optim: loss diverged"
+	}
+	ours, v = llIntervalClaim("goldstone-linear")(r)
+	if v != "not reproducible as run: goldstone-linear failed on every seed (3)" ||
+		ours != "goldstone-linear failed on 3 of 3 seeds (train: step 60: local loss +Inf: optim: loss diverged)" {
+		t.Errorf("all failed: %q\n%q", ours, v)
+	}
 	r = dweRun("median_first_last_cos", map[string][]float64{"adam": {0.82}, "goldstone": {0.84}})
 	if _, v := alignIntervalClaim("goldstone")(r); !strings.HasPrefix(v, "not judged: +0.020 (no interval: 1 paired seeds) from one seed") {
 		t.Errorf("one seed: %q", v)

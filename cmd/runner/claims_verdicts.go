@@ -162,7 +162,7 @@ func newSpeedup(base, method []float64) speedup {
 	return s
 }
 
-// ratioText formats a ratio: "inf" for +Inf, three significant digits else.
+// ratioText formats a ratio: "9.74x", "inf" for +Inf, "undefined" for NaN.
 func ratioText(v float64) string {
 	switch {
 	case math.IsNaN(v):
@@ -172,12 +172,38 @@ func ratioText(v float64) string {
 	case math.IsInf(v, -1):
 		return "-inf"
 	}
-	return fmt.Sprintf("%.3g", v)
+	return fmt.Sprintf("%.3gx", v)
 }
 
-// Text is "ratio [lo, hi]", "undefined" when both medians are censored.
+// Text is "ratio [lo, hi]": "9.74x [6.1x, 12x]", "inf [6.36x, inf]".
 func (s speedup) Text() string {
-	return fmt.Sprintf("%sx [%s, %s]", ratioText(s.Ratio), ratioText(s.Lo), ratioText(s.Hi))
+	return fmt.Sprintf("%s [%s, %s]", ratioText(s.Ratio), ratioText(s.Lo), ratioText(s.Hi))
+}
+
+// BothText is the median over the seeds where both methods reach the
+// target of the per-seed ratio base/method, "" when there is none: how
+// much faster the method is where the baseline converges at all.
+func (s speedup) BothText() string {
+	var r []float64
+	for i := range s.Base {
+		if finite(s.Base[i]) && finite(s.Method[i]) && s.Method[i] > 0 {
+			r = append(r, s.Base[i]/s.Method[i])
+		}
+	}
+	if len(r) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("on the %d seeds both reach, median per-seed ratio %s", len(r), ratioText(figures.Median(r)))
+}
+
+// Verdict is the word of the interval with the numbers it rests on.
+func (s speedup) Verdict(b ratioBands, base, method string) string {
+	w := s.Word(b)
+	if w == "neither reaches" {
+		return fmt.Sprintf("not reproduced: neither reaches it on most seeds (%s %d/%d, %s %d/%d)",
+			base, figures.Reached(s.Base), len(s.Base), method, figures.Reached(s.Method), len(s.Method))
+	}
+	return fmt.Sprintf("%s (%s/%s %s)", w, base, method, s.Text())
 }
 
 // ratioBands are the bars a speed-up's interval is read against: the whole
@@ -257,8 +283,12 @@ func fig2Claim(method string) func(r *claimRun) (string, string) {
 			if i == 0 {
 				prefix = fmt.Sprintf("%d seeds; %s", len(gd), prefix)
 			}
-			ours = append(ours, fmt.Sprintf("%s: gd %s, %s %s, gd/%s %s", prefix, stepsShort(gd), method, stepsShort(me), method, s.Text()))
-			verdicts = append(verdicts, fmt.Sprintf("%s: %s (%s)", thresholdText(thr), s.Word(fig2Bands), s.Text()))
+			o := fmt.Sprintf("%s: gd %s, %s %s, gd/%s %s", prefix, stepsShort(gd), method, stepsShort(me), method, s.Text())
+			if both := s.BothText(); both != "" {
+				o += " (" + both + ")"
+			}
+			ours = append(ours, o)
+			verdicts = append(verdicts, fmt.Sprintf("%s: %s", thresholdText(thr), s.Verdict(fig2Bands, "gd", method)))
 		}
 		if n := r.failedOf(method, nil); n > 0 {
 			ours = append(ours, fmt.Sprintf("%s diverged on %d seeds (counted as never)", method, n))
@@ -415,7 +445,7 @@ func keepClaim(r *claimRun) (string, string) {
 			seeds = len(kept)
 			s := newSpeedup(reset, kept)
 			parts = append(parts, fmt.Sprintf("%s: kept %s, reset %s, reset/kept %s", thresholdText(thr), stepsShort(kept), stepsShort(reset), s.Text()))
-			vparts = append(vparts, fmt.Sprintf("%s %s", thresholdText(thr), s.Word(keepBands)))
+			vparts = append(vparts, fmt.Sprintf("%s %s", thresholdText(thr), s.Verdict(keepBands, "reset", "kept")))
 		}
 		if len(parts) == 0 {
 			continue
@@ -712,7 +742,7 @@ func dweKeepClaim(r *claimRun) (string, string) {
 		p := newPairedDiff(lr, lk)
 		ours = append(ours, fmt.Sprintf("%s: gap < 1%% psi from kept %s, reset %s, reset/kept %s; test_ll kept - reset %s",
 			v, stepsShort(kept), stepsShort(reset), s.Text(), p.Text(4)))
-		verdicts = append(verdicts, fmt.Sprintf("%s: %s (%s)", v, s.Word(keepBands), s.Text()))
+		verdicts = append(verdicts, fmt.Sprintf("%s: %s", v, s.Verdict(keepBands, "reset", "kept")))
 	}
 	if len(ours) == 0 {
 		return "", notMeasured + " (needs a variant and its -reset twin)"

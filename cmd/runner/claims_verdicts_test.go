@@ -77,14 +77,14 @@ func TestFig2ClaimCountsDivergedAsNever(t *testing.T) {
 	}
 	// 4 of 10 reach: the method's median is censored, gd's is not; a
 	// resample where both are censored has no ratio and widens the interval.
-	if !strings.Contains(ours, "goldstone-linear never (4/10 reach)") || !strings.HasPrefix(verdict, "L-L* < 1: inconclusive (0x [0, inf])") {
+	if !strings.Contains(ours, "goldstone-linear never (4/10 reach)") || !strings.HasPrefix(verdict, "L-L* < 1: inconclusive (gd/goldstone-linear 0x [0x, inf])") {
 		t.Errorf("ours = %q\nverdict = %q", ours, verdict)
 	}
 	// gd reaches on every seed, the method diverges on 9 of 10: reversed.
 	gdAll := steps(1000, 1100, 900, 1000, 1200, 950, 1000, 1000, 1000, 1000)
 	r = synthRun(map[string][]map[string]float64{"gd": gdAll, "goldstone-linear": lin},
 		map[string][]int{"goldstone-linear": {1, 2, 3, 4, 5, 6, 7, 8, 9}})
-	if _, verdict := fig2Claim("goldstone-linear")(r); !strings.HasPrefix(verdict, "L-L* < 1: reversed (0x [0, 0])") {
+	if _, verdict := fig2Claim("goldstone-linear")(r); !strings.HasPrefix(verdict, "L-L* < 1: reversed (gd/goldstone-linear 0x [0x, 0x])") {
 		t.Errorf("9 of 10 diverged: verdict = %q", verdict)
 	}
 
@@ -92,11 +92,19 @@ func TestFig2ClaimCountsDivergedAsNever(t *testing.T) {
 	// reaches and gd is censored on 4: the interval's lower end decides.
 	r = synthRun(map[string][]map[string]float64{"gd": gd, "goldstone-linear": lin}, nil)
 	_, verdict = fig2Claim("goldstone-linear")(r)
-	if !strings.HasPrefix(verdict, "L-L* < 1: reproduces (11.5x [10, inf])") {
+	if !strings.HasPrefix(verdict, "L-L* < 1: reproduces (gd/goldstone-linear 11.5x [10x, inf])") {
 		t.Errorf("verdict = %q", verdict)
+	}
+	if ours, _ := fig2Claim("goldstone-linear")(r); !strings.Contains(ours, "(on the 6 seeds both reach, median per-seed ratio 10x)") {
+		t.Errorf("ours = %q", ours)
 	}
 	if strings.Count(verdict, "reproduces") != 3 {
 		t.Errorf("one verdict per threshold: %q", verdict)
+	}
+	few := steps(100, nan, nan, nan)
+	r2 := synthRun(map[string][]map[string]float64{"gd": few, "goldstone-linear": few}, nil)
+	if _, v := fig2Claim("goldstone-linear")(r2); !strings.HasPrefix(v, "L-L* < 1: not reproduced: neither reaches it on most seeds (gd 1/4, goldstone-linear 1/4); ") {
+		t.Errorf("neither: %q", v)
 	}
 	if _, v := fig2Claim("procrustes")(r); !strings.Contains(v, "needs variants gd and procrustes") {
 		t.Errorf("missing method: %q", v)
@@ -128,7 +136,7 @@ func TestInitClaim(t *testing.T) {
 		t.Errorf("verdict = %q", verdict)
 	}
 	sec := initSection(r)
-	if strings.Count(sec, "\n| 1 | L-L* < ") != 3 || !strings.Contains(sec, "gd/goldstone 1.11x [1.11, 1.11]: no effect |") || !strings.Contains(sec, ": no effect |") {
+	if strings.Count(sec, "\n| 1 | L-L* < ") != 3 || !strings.Contains(sec, "gd/goldstone 1.11x [1.11x, 1.11x]: no effect |") || !strings.Contains(sec, ": no effect |") {
 		t.Errorf("section:\n%s", sec)
 	}
 }
@@ -227,7 +235,7 @@ func TestScheduleAndKeepAndOverheadClaims(t *testing.T) {
 		t.Errorf("schedule: %q\n%q", ours, v)
 	}
 	ours, v = dweKeepClaim(r)
-	if !strings.Contains(v, "goldstone: reproduces (3.97x [") || !strings.Contains(ours, "kept 101 (3/3 reach), reset 401 (3/3 reach)") {
+	if !strings.Contains(v, "goldstone: reproduces (reset/kept 3.97x [3.94x, 4x])") || !strings.Contains(ours, "kept 101 (3/3 reach), reset 401 (3/3 reach)") {
 		t.Errorf("keep: %q\n%q", ours, v)
 	}
 	ours, v = overheadClaim(0.08)(r)

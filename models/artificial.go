@@ -5,7 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"gonum.org/v1/gonum/mat"
+	"goldstone/optim"
 )
 
 // Artificial returns the paper's artificial data matrix, rows x cols
@@ -20,10 +20,10 @@ func Artificial(seed uint64, rows, cols, rank int, noiseVar float64) []float64 {
 	ubar := make([]float64, rank*rows) // column i: ubar[i*rank:(i+1)*rank]
 	vbar := make([]float64, rank*cols)
 	for i := range ubar {
-		ubar[i] = rng.NormFloat64()
+		ubar[i] = optim.NormFloat64(rng)
 	}
 	for i := range vbar {
-		vbar[i] = rng.NormFloat64()
+		vbar[i] = optim.NormFloat64(rng)
 	}
 	sd := math.Sqrt(noiseVar)
 	x := make([]float64, rows*cols)
@@ -31,9 +31,9 @@ func Artificial(seed uint64, rows, cols, rank int, noiseVar float64) []float64 {
 		for j := 0; j < cols; j++ {
 			var s float64
 			for k := 0; k < rank; k++ {
-				s += ubar[i*rank+k] * vbar[j*rank+k]
+				s += float64(ubar[i*rank+k] * vbar[j*rank+k])
 			}
-			x[i*cols+j] = s + sd*rng.NormFloat64()
+			x[i*cols+j] = s + float64(sd*optim.NormFloat64(rng))
 		}
 	}
 	return x
@@ -47,14 +47,24 @@ func OptimalLoss(x []float64, rows, cols, d, T int) float64 {
 	if len(x) != rows*cols || d < 0 || T < 0 {
 		panic(fmt.Sprintf("models: OptimalLoss: len(x)=%d rows=%d cols=%d d=%d T=%d", len(x), rows, cols, d, T))
 	}
-	var svd mat.SVD
-	if !svd.Factorize(mat.NewDense(rows, cols, append([]float64(nil), x...)), mat.SVDNone) {
-		panic("models: OptimalLoss: SVD failed")
+	// optim.SVD wants at least as many rows as columns: take X^T if needed.
+	m, n, a := rows, cols, x
+	if rows < cols {
+		m, n, a = cols, rows, make([]float64, rows*cols)
+		for i := 0; i < rows; i++ {
+			for j := 0; j < cols; j++ {
+				a[j*rows+i] = x[i*cols+j]
+			}
+		}
+	}
+	ut, s, vt := make([]float64, n*m), make([]float64, n), make([]float64, n*n)
+	if !optim.SVD(ut, s, vt, a, m, n) {
+		panic("models: OptimalLoss: SVD failed (NaN or infinite data)")
 	}
 	var tail float64
-	for k, s := range svd.Values(nil) {
+	for k, v := range s {
 		if k >= d {
-			tail += s * s
+			tail += float64(v * v)
 		}
 	}
 	return float64(T) * 0.5 * tail

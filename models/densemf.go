@@ -159,23 +159,23 @@ func (m *DenseMF) stepLoss(t int) float64 {
 			gvj := gv[j*d : (j+1)*d]
 			var s float64
 			for k, a := range ui {
-				s += a * vj[k]
+				s += float64(a * vj[k])
 			}
 			r := s - xij
-			loss += 0.5 * r * r
+			loss += float64(0.5 * r * r)
 			for k, a := range ui {
-				gui[k] += r * vj[k]
-				gvj[k] += r * a
+				gui[k] += float64(r * vj[k])
+				gvj[k] += float64(r * a)
 			}
 		}
 	}
 	if m.Gamma != 0 {
 		var sq float64
 		for k, a := range z {
-			sq += a * a
-			g[k] += m.Gamma * a
+			sq += float64(a * a)
+			g[k] += float64(m.Gamma * a)
 		}
-		loss += 0.5 * m.Gamma * sq
+		loss += float64(0.5 * m.Gamma * sq)
 	}
 	return loss
 }

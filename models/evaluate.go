@@ -54,7 +54,7 @@ func evaluateRatings(x []float64, b optim.Blocks, users int, bias []float64, tes
 		vo := (users + int(test.Item[k])) * b.D
 		var s float64
 		for j, a := range u[uo : uo+b.D] {
-			s += a * u[vo+j]
+			s += float64(a * u[vo+j])
 		}
 		if bias != nil {
 			s += bias[test.Item[k]] + bias[items+int(test.T[k])]
@@ -84,7 +84,7 @@ func BaseRate(train, test *Ratings) Metrics {
 		}
 	}
 	p := float64(pos) / float64(train.Len())
-	s := math.Log(p) - math.Log1p(-p) // logit(p): sigmoid(s) = p
+	s := optim.Log(p) - optim.Log1p(-p) // logit(p): sigmoid(s) = p
 	scores := make([]float64, test.Len())
 	for k := range scores {
 		scores[k] = s
@@ -124,9 +124,9 @@ func scoreMetrics(scores []float64, x []int8) Metrics {
 // softplus returns log(1 + e^y) without overflow.
 func softplus(y float64) float64 {
 	if y > 0 {
-		return y + math.Log1p(math.Exp(-y))
+		return y + optim.Log1p(optim.Exp(-y))
 	}
-	return math.Log1p(math.Exp(y))
+	return optim.Log1p(optim.Exp(y))
 }
 
 // AUC returns the exact area under the ROC curve of scores of positives pos

@@ -13,14 +13,14 @@ func scaleNorm(dst []float64, alpha float64, z []float64) float64 {
 	j := 0
 	for ; j+4 <= len(z); j += 4 {
 		a0, a1, a2, a3 := z[j], z[j+1], z[j+2], z[j+3]
-		s0 += a0 * a0
-		s1 += a1 * a1
-		s2 += a2 * a2
-		s3 += a3 * a3
+		s0 += float64(a0 * a0)
+		s1 += float64(a1 * a1)
+		s2 += float64(a2 * a2)
+		s3 += float64(a3 * a3)
 		dst[j], dst[j+1], dst[j+2], dst[j+3] = alpha*a0, alpha*a1, alpha*a2, alpha*a3
 	}
 	for ; j < len(z); j++ {
-		s0 += z[j] * z[j]
+		s0 += float64(z[j] * z[j])
 		dst[j] = alpha * z[j]
 	}
 	return (s0 + s1) + (s2 + s3)

@@ -1,3 +1,5 @@
+//go:build !purego
+
 package models
 
 import "golang.org/x/sys/cpu"

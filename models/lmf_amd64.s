@@ -1,3 +1,5 @@
+//go:build !purego
+
 #include "textflag.h"
 
 // Kernels of the logistic MF block pass (logisticmf.go) for n <= 8 ratings,

@@ -413,7 +413,7 @@ func (m *LogisticMF) biasPass() float64 {
 	var reg float64
 	for k, b := range x[:items+m.T] {
 		g[k] = m.Gamma * b
-		reg += b * b
+		reg += float64(b * b)
 	}
 	for t := range m.T {
 		for j, s := range m.biasSum[t*items : (t+1)*items] {
@@ -524,7 +524,7 @@ func (m *LogisticMF) blockChunk(c, _, _ int) {
 			if y < 0 {
 				a, neg = -y, -y
 			}
-			ex := math.Exp(-a)
+			ex := optim.Exp(-a)
 			if y >= 0 {
 				num = ex
 			}
@@ -543,7 +543,7 @@ func (m *LogisticMF) blockChunk(c, _, _ int) {
 				bsum[int(e^(e>>31))-itemCol0] += cf[b]
 			}
 		}
-		lik += math.Log(prod)
+		lik += optim.Log(prod)
 	}
-	m.part[bi] = 0.5*gamma*reg + scale*lik
+	m.part[bi] = float64(0.5*gamma*reg) + float64(scale*lik)
 }

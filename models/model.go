@@ -41,7 +41,7 @@ func initNormal(x []float64, rng *rand.Rand, std float64) {
 		std = DefaultInitStd
 	}
 	for i := range x {
-		x[i] = std * rng.NormFloat64()
+		x[i] = std * optim.NormFloat64(rng)
 	}
 }
 

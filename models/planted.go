@@ -4,16 +4,15 @@ import (
 	"fmt"
 	"math"
 
-	"gonum.org/v1/gonum/mat"
-
 	"goldstone/optim"
 )
 
 // Planted compares learned embeddings with planted (true) ones.
 type Planted struct {
-	// R is the d x d orthogonal map (reflections allowed) minimising
-	// ||R Z_learned - Z_true||_F over all time steps and columns at once.
-	R *mat.Dense
+	// R is the d x d orthogonal map (reflections allowed, row-major)
+	// minimising ||R Z_learned - Z_true||_F over all time steps and columns
+	// at once.
+	R []float64
 	// RelErr is ||R Z_learned - Z_true||_F / ||Z_true||_F.
 	RelErr float64
 	// MeanCos is the mean over vectors (t, i) of the cosine between R z_learned
@@ -44,8 +43,7 @@ func PlantedDistanceOf(learned, truth []float64, b optim.Blocks, keep []bool) Pl
 	d := b.D
 	zl := learned[b.Offset : b.Offset+b.Len()]
 	zt := truth[b.Offset : b.Offset+b.Len()]
-	m := mat.NewDense(d, d, nil) // sum over vectors of z_true z_learned^T
-	raw := m.RawMatrix()
+	m := make([]float64, d*d) // sum over vectors of z_true z_learned^T
 	pairs := 0
 	for c := 0; c < b.T*b.N; c++ {
 		if !kept(c) {
@@ -54,29 +52,33 @@ func PlantedDistanceOf(learned, truth []float64, b optim.Blocks, keep []bool) Pl
 		pairs++
 		a, t := zl[c*d:(c+1)*d], zt[c*d:(c+1)*d]
 		for i, ti := range t {
-			row := raw.Data[i*raw.Stride : i*raw.Stride+d]
+			row := m[i*d : (i+1)*d]
 			for j, aj := range a {
-				row[j] += ti * aj
+				row[j] += float64(ti * aj)
 			}
 		}
 	}
 	if pairs == 0 {
-		r := mat.NewDense(d, d, nil)
+		r := make([]float64, d*d)
 		for i := range d {
-			r.Set(i, i, 1)
+			r[i*d+i] = 1
 		}
 		return Planted{R: r, RelErr: math.NaN(), MeanCos: math.NaN()}
 	}
-	var svd mat.SVD
-	if !svd.Factorize(m, mat.SVDFull) {
-		panic("models: PlantedDistance: SVD failed")
+	ut, s, vt := make([]float64, d*d), make([]float64, d), make([]float64, d*d)
+	if !optim.SVD(ut, s, vt, m, d, d) {
+		panic("models: PlantedDistance: SVD failed (NaN or infinite embeddings)")
 	}
-	var u, v mat.Dense
-	svd.UTo(&u)
-	svd.VTo(&v)
-	r := mat.NewDense(d, d, nil)
-	r.Mul(&u, v.T())
-	rr := r.RawMatrix()
+	r := make([]float64, d*d) // U V^T = sum_k u_k v_k^T
+	for k := range d {
+		uk, vk := ut[k*d:(k+1)*d], vt[k*d:(k+1)*d]
+		for i, ui := range uk {
+			row := r[i*d : (i+1)*d]
+			for j, vj := range vk {
+				row[j] += float64(ui * vj)
+			}
+		}
+	}
 
 	ra := make([]float64, d)
 	var errSq, trueSq, cosSum float64
@@ -90,15 +92,15 @@ func PlantedDistanceOf(learned, truth []float64, b optim.Blocks, keep []bool) Pl
 		for i := range ra {
 			var s float64
 			for j, aj := range a {
-				s += rr.Data[i*rr.Stride+j] * aj
+				s += float64(r[i*d+j] * aj)
 			}
 			ra[i] = s
 			e := s - t[i]
-			errSq += e * e
-			trueSq += t[i] * t[i]
-			dot += s * t[i]
-			na += s * s
-			nt += t[i] * t[i]
+			errSq += float64(e * e)
+			trueSq += float64(t[i] * t[i])
+			dot += float64(s * t[i])
+			na += float64(s * s)
+			nt += float64(t[i] * t[i])
 		}
 		if na > 0 && nt > 0 {
 			cosSum += dot / math.Sqrt(na*nt)

@@ -40,8 +40,8 @@ func TestPlantedDistance(t *testing.T) {
 		}
 		for i := 0; i < b.D; i++ {
 			for j := 0; j < b.D; j++ {
-				if math.Abs(p.R.At(i, j)-q[i*b.D+j]) > 1e-12 {
-					t.Fatalf("reflect=%v: R[%d,%d] = %v, want %v", reflect, i, j, p.R.At(i, j), q[i*b.D+j])
+				if math.Abs(p.R[i*b.D+j]-q[i*b.D+j]) > 1e-12 {
+					t.Fatalf("reflect=%v: R[%d,%d] = %v, want %v", reflect, i, j, p.R[i*b.D+j], q[i*b.D+j])
 				}
 			}
 		}

@@ -48,7 +48,7 @@ func (m *AdaGrad) Update(x, g []float64, off int) {
 		x, g, h = x[n:], g[n:], h[n:]
 	}
 	for i, gi := range g {
-		hi := h[i] + gi*gi
+		hi := h[i] + float64(gi*gi)
 		h[i] = hi
 		x[i] -= rho * gi / (math.Sqrt(hi) + eps)
 	}

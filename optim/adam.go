@@ -42,8 +42,8 @@ func (a *Adam) Begin(step int) {
 	}
 	a.rho = a.Rate.rate(step, DefaultAdamRate)
 	t := float64(step + 1)
-	a.c1 = 1 / (1 - math.Pow(a.b1, t))
-	a.c2 = 1 / (1 - math.Pow(a.b2, t))
+	a.c1 = 1 / (1 - Pow(a.b1, t))
+	a.c2 = 1 / (1 - Pow(a.b2, t))
 }
 
 // Update implements Method.
@@ -61,8 +61,8 @@ func (a *Adam) Update(x, g []float64, off int) {
 		x, g, m, v = x[n:], g[n:], m[n:], v[n:]
 	}
 	for i, gi := range g {
-		mi := b1*m[i] + (1-b1)*gi
-		vi := b2*v[i] + (1-b2)*gi*gi
+		mi := float64(b1*m[i]) + float64((1-b1)*gi)
+		vi := float64(b2*v[i]) + float64((1-b2)*gi*gi)
 		m[i], v[i] = mi, vi
 		x[i] -= rho * (mi * c1) / (math.Sqrt(vi*c2) + eps)
 	}

@@ -84,10 +84,9 @@ func BenchmarkGaugeGap(b *testing.B) {
 }
 
 // BenchmarkKernels compares the gauge round's two O(N d^2) kernels (FMA
-// micro-kernels at these d) with the previous formulations: overlapPanels and
-// rotateDgemm (gonum's Dgemm on 64-column panels, still used for d <
-// kernelMinD), and overlapGemm (one Dgemm(Trans, NoTrans) with k = N plus
-// separate passes for 1/2||Z_s - Z_t||^2 and the two norms) and rotateGemm,
+// micro-kernels) with gonum formulations: overlapGemm (one Dgemm(Trans,
+// NoTrans) with k = N plus separate passes for 1/2||Z_s - Z_t||^2 and the
+// two norms) and rotateGemm,
 // on one block pair of paper size (N = 10,000) at d = 30
 // (MovieLens) and d = 100 (DWE). GFlop/s counts the 2 N d^2 of the product.
 func BenchmarkKernels(b *testing.B) {
@@ -103,10 +102,8 @@ func BenchmarkKernels(b *testing.B) {
 			fn   func()
 		}{
 			{"overlap", func() { overlap(m, zs, zt, n, d, buf) }},
-			{"overlapPanels", func() { overlapPanels(m, zs, zt, n, d, buf) }},
 			{"overlapGemm", func() { overlapGemm(m, zs, zt, n, d); benchSink = halfSqDist(zs, zt) + sumSq(zs) + sumSq(zt) }},
 			{"rotate", func() { rotate(zs, n, d, r, buf) }},
-			{"rotateDgemm", func() { rotateDgemm(zs, n, d, r, buf) }},
 			{"rotateGemm", func() { rotateGemm(zs, n, d, r, buf) }},
 		} {
 			b.Run(fmt.Sprintf("%s/d=%d", tc.name, d), func(b *testing.B) {

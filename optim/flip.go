@@ -1,9 +1,6 @@
 package optim
 
-import (
-	"gonum.org/v1/gonum/lapack"
-	"slices"
-)
+import "slices"
 
 // adjacency returns the incident half-edges of every node.
 func adjacency(T int, edges []Edge) [][]halfEdge {
@@ -45,10 +42,6 @@ func bfsTree(adj [][]halfEdge, order, parent, pedge []int) ([]int, []int, []int)
 func (g *Goldstone) initFlip(adj [][]halfEdge) {
 	T, d, dd := g.b.T, g.d, g.dd
 	g.order, g.parent, g.pedge = bfsTree(adj, g.order, g.parent, g.pedge)
-	q := []float64{0}
-	lapackImpl.Dgesvd(lapack.SVDAll, lapack.SVDAll, d, d, make([]float64, dd), d, make([]float64, d),
-		make([]float64, dd), d, make([]float64, dd), d, q, -1)
-	g.flwork = int(q[0])
 	g.flipRot = slices.Grow(g.flipRot[:0], T*dd)[:T*dd]
 	if cap(g.flipped) < T {
 		g.flipped = make([]bool, T)
@@ -58,7 +51,6 @@ func (g *Goldstone) initFlip(adj [][]halfEdge) {
 	g.fs = slices.Grow(g.fs[:0], d)[:d]
 	g.fu = slices.Grow(g.fu[:0], dd)[:dd]
 	g.fvt = slices.Grow(g.fvt[:0], dd)[:dd]
-	g.fwork = slices.Grow(g.fwork[:0], max(g.flwork, dd))[:max(g.flwork, dd)]
 	if g.flipFn == nil {
 		g.flipFn = g.flipChunk
 	}
@@ -101,14 +93,14 @@ func (g *Goldstone) flipWalls() int {
 					}
 				}
 			}
-			if !lapackImpl.Dgesvd(lapack.SVDAll, lapack.SVDAll, d, d, g.fa, d, g.fs, g.fu, d, g.fvt, d, g.fwork, g.flwork) {
+			if !SVD(g.fu, g.fs, g.fvt, g.fa, d, d) {
 				copy(rc, rp) // leave this wall alone
 				g.flipped[c] = g.flipped[p]
 				continue
 			}
-			// Q = U V^T; R_c = R_p Q.
-			gemm(false, false, d, d, d, 1, g.fu, d, g.fvt, d, 0, g.fa, d)
-			gemm(false, false, d, d, d, 1, rp, d, g.fa, d, 0, rc, d)
+			// Q = U V^T (fu holds U^T); R_c = R_p Q.
+			gemm(true, false, d, d, d, 1, g.fu, d, g.fvt, d, 0, g.fa, d, nil)
+			gemm(false, false, d, d, d, 1, rp, d, g.fa, d, 0, rc, d, nil)
 			g.flipped[c] = true
 		}
 		if g.flipped[c] {

@@ -184,7 +184,7 @@ func (f *fused) chainChunk(c int) {
 		}
 		acc[0], acc[1], acc[2], acc[3] = 0, 0, 0, 0
 		chainRow(gb, grad[o:o+L:o+L], z, p, prev, zn, f.l2, wl, wr, wr != 0, &acc)
-		psi += 0.5 * wr * ((acc[0] + acc[1]) + (acc[2] + acc[3]))
+		psi += float64(0.5 * wr * ((acc[0] + acc[1]) + (acc[2] + acc[3])))
 		f.method.Update(z, gb, o)
 	}
 	f.psiPart[c] = psi
@@ -216,12 +216,12 @@ func chainRow(gb, g, z, p, prev, zn []float64, l2, wl, wr float64, keep bool, ac
 	}
 	for ; i < n; i++ {
 		zi := z[i]
-		gi := g[i] + l2*zi
-		acc[4+i&3] += zi * zi
-		gi -= wl * (p[i] - zi)
+		gi := g[i] + float64(l2*zi)
+		acc[4+i&3] += float64(zi * zi)
+		gi -= float64(wl * (p[i] - zi))
 		d := zi - zn[i]
-		acc[i&3] += d * d
-		gb[i] = gi + wr*d
+		acc[i&3] += float64(d * d)
+		gb[i] = gi + float64(wr*d)
 		prev[i], g[i] = zi, 0
 	}
 }
@@ -231,8 +231,8 @@ func addScaledNorm(g []float64, alpha float64, z []float64) float64 {
 	g = g[:len(z)]
 	var s float64
 	for i, zi := range z {
-		s += zi * zi
-		g[i] += alpha * zi
+		s += float64(zi * zi)
+		g[i] += float64(alpha * zi)
 	}
 	return s
 }
@@ -262,11 +262,11 @@ func (f *fused) generalChunk(c int) {
 		var s float64
 		for i, v := range zs {
 			d := v - zt[i]
-			s += d * d
-			gs[i] += e.W * d
-			gt[i] -= e.W * d
+			s += float64(d * d)
+			gs[i] += float64(e.W * d)
+			gt[i] -= float64(e.W * d)
 		}
-		psi += 0.5 * e.W * s
+		psi += float64(0.5 * e.W * s)
 	}
 	for t := 0; t < b.T; t++ {
 		g := row(grad, t)

@@ -23,11 +23,11 @@ func (m *GD) Update(x, g []float64, _ int) {
 	rho := m.rho
 	if c := m.Clip; c > 0 {
 		for i, gi := range g {
-			x[i] -= rho * min(max(gi, -c), c)
+			x[i] -= float64(rho * min(max(gi, -c), c))
 		}
 		return
 	}
 	for i, gi := range g {
-		x[i] -= rho * gi
+		x[i] -= float64(rho * gi)
 	}
 }

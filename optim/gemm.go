@@ -54,7 +54,7 @@ func GemmNT(x, u, v []float64, m, n, d int) {
 func dotRange(a, b []float64, lo, hi int) float64 {
 	var l [4]float64
 	for k := lo; k < hi; k++ {
-		l[(k-lo)&3] += a[k] * b[k]
+		l[(k-lo)&3] += float64(a[k] * b[k])
 	}
 	return (l[0] + l[2]) + (l[1] + l[3])
 }
@@ -101,7 +101,7 @@ func axpyRow(out, a []float64, aRed int, b []float64, ldb, j0, j1, n int) {
 		ap := a[p*aRed]
 		bp := b[p*ldb:]
 		for j := j0; j < j1; j++ {
-			out[j] += ap * bp[j]
+			out[j] += float64(ap * bp[j])
 		}
 	}
 }

@@ -1,3 +1,5 @@
+//go:build !purego
+
 package optim
 
 const haveFMAKernels = true

@@ -1,3 +1,5 @@
+//go:build !purego
+
 #include "textflag.h"
 
 // AVX2/FMA micro-kernels of GemmNT and GemmAcc (see gemm.go).

@@ -79,6 +79,7 @@ type Goldstone struct {
 	edges []Edge
 	adj   [][]halfEdge // incident edges per node
 	pinv  []float64    // T x T
+	spinv []float64    // T x T: -rho' L^+ of the current round
 	ready bool         // Init succeeded
 
 	m       []float64 // E x dd: M_e = Z_S Z_T^T
@@ -89,7 +90,7 @@ type Goldstone struct {
 	h       []float64 // T x dd: H_s
 	grad    []float64 // T x dd: dL''/dG_s
 	rot     []float64 // T x dd: applied map R_t
-	work    []float64 // T x 2dd: expm scratch
+	work    []float64 // T x 3dd: expm and gemm scratch
 	rowBuf  []float64 // (T+E) x scratchLen(d): overlap/rotate scratch per chunk
 	sqEdge  []int     // T: edge whose overlap chunk computes ||Z_t||^2, or -1
 	edgePsi []float64 // E
@@ -101,22 +102,21 @@ type Goldstone struct {
 	rho float64   // rho' during a Round
 
 	// Domain-wall flips (tree couplings).
-	tree                   bool
-	order, parent, pedge   []int
-	flipRot                []float64 // T x dd: map applied to each node
-	flipped                []bool
-	fa, fs, fu, fvt, fwork []float64
-	flwork                 int
-	flipFn                 func(c, lo, hi int)
-	needC                  bool
-	ovFn                   func(c, lo, hi int)
-	hFn                    func(c, lo, hi int)
-	natFn                  func(c, lo, hi int)
-	rotFn                  func(c, lo, hi int)
-	delFn                  func(c, lo, hi int)
-	appFn                  func(c, lo, hi int)
-	psiFn                  func(c, lo, hi int)
-	skewFn                 func(c, lo, hi int)
+	tree                 bool
+	order, parent, pedge []int
+	flipRot              []float64 // T x dd: map applied to each node
+	flipped              []bool
+	fa, fs, fu, fvt      []float64
+	flipFn               func(c, lo, hi int)
+	needC                bool
+	ovFn                 func(c, lo, hi int)
+	hFn                  func(c, lo, hi int)
+	natFn                func(c, lo, hi int)
+	rotFn                func(c, lo, hi int)
+	delFn                func(c, lo, hi int)
+	appFn                func(c, lo, hi int)
+	psiFn                func(c, lo, hi int)
+	skewFn               func(c, lo, hi int)
 }
 
 var _ Gauge = (*Goldstone)(nil)
@@ -153,13 +153,8 @@ func (g *Goldstone) Init(b Blocks, gr *Graph) error {
 		g.adj[e.S] = append(g.adj[e.S], halfEdge{e: k, other: e.T, w: e.W, fwd: true})
 		g.adj[e.T] = append(g.adj[e.T], halfEdge{e: k, other: e.S, w: e.W, fwd: false})
 	}
-	g.pinv = slices.Grow(g.pinv[:0], T*T)[:T*T]
-	p := gr.LaplacianPinv()
-	for i := 0; i < T; i++ {
-		for j := 0; j < T; j++ {
-			g.pinv[i*T+j] = p.At(i, j)
-		}
-	}
+	g.pinv = append(g.pinv[:0], gr.LaplacianPinv()...)
+	g.spinv = slices.Grow(g.spinv[:0], T*T)[:T*T]
 	E, dd := len(g.edges), g.dd
 	g.needC = g.Rotation == RotationLinear && !g.NoGuard
 	g.m = slices.Grow(g.m[:0], E*dd)[:E*dd]
@@ -173,7 +168,7 @@ func (g *Goldstone) Init(b Blocks, gr *Graph) error {
 	g.h = slices.Grow(g.h[:0], T*dd)[:T*dd]
 	g.grad = slices.Grow(g.grad[:0], T*dd)[:T*dd]
 	g.rot = slices.Grow(g.rot[:0], T*dd)[:T*dd]
-	g.work = slices.Grow(g.work[:0], T*2*dd)[:T*2*dd]
+	g.work = slices.Grow(g.work[:0], T*3*dd)[:T*3*dd]
 	n := (T + E) * scratchLen(d)
 	g.rowBuf = slices.Grow(g.rowBuf[:0], n)[:n] // node t: [t], edge k: [T+k]
 	g.edgePsi = slices.Grow(g.edgePsi[:0], E)[:E]
@@ -250,10 +245,13 @@ func (g *Goldstone) Round(x []float64) RoundStats {
 	if k2 <= 0 {
 		k2 = DefaultK2
 	}
+	for i, v := range g.pinv {
+		g.spinv[i] = -g.rho * v
+	}
 	g.Pool.Chunks(T, 1, g.skewFn)
 	for k := 0; k < k2; k++ {
 		g.Pool.Chunks(T, 1, g.hFn)
-		g.Pool.Chunks(T, 1, g.natFn)
+		g.Pool.Chunks(NumChunks(T, natRows), 1, g.natFn)
 	}
 	g.Pool.Chunks(T, 1, g.rotFn)
 	if !g.NoGuard {
@@ -316,7 +314,7 @@ func (g *Goldstone) overlapChunk(c, _, _ int) {
 	} else if g.sqEdge[t] < 0 {
 		var s float64
 		for _, v := range z {
-			s += v * v
+			s += float64(v * v)
 		}
 		g.nodeSq[t] = s
 	}
@@ -332,13 +330,13 @@ func (g *Goldstone) buildF() {
 			m := g.m[he.e*dd : (he.e+1)*dd]
 			if he.fwd {
 				for i, v := range m {
-					f[i] += he.w * v
+					f[i] += float64(he.w * v)
 				}
 				continue
 			}
 			for i := 0; i < d; i++ {
 				for j := 0; j < d; j++ {
-					f[i*d+j] += he.w * m[j*d+i]
+					f[i*d+j] += float64(he.w * m[j*d+i])
 				}
 			}
 		}
@@ -371,29 +369,37 @@ func (g *Goldstone) hChunk(s, _, _ int) {
 	h := g.h[s*dd : (s+1)*dd]
 	f := g.f[s*dd : (s+1)*dd]
 	gs := g.gam[s*dd : (s+1)*dd]
+	w := g.work[s*3*dd : (s+1)*3*dd]
 	copy(h, f)
-	gemm(true, false, d, d, d, 0.5, f, d, gs, d, 1, h, d)
-	gemm(false, true, d, d, d, 0.5, gs, d, f, d, 1, h, d)
+	gemm(true, false, d, d, d, 0.5, f, d, gs, d, 1, h, d, w)
+	gemm(false, true, d, d, d, 0.5, gs, d, f, d, 1, h, d, w)
 	for _, he := range g.adj[s] {
 		m := g.m[he.e*dd : (he.e+1)*dd]
 		gt := g.gam[he.other*dd : (he.other+1)*dd]
 		// M_st = m (fwd) or m^T; M_ts = M_st^T.
-		gemm(!he.fwd, false, d, d, d, -0.5*he.w, m, d, gt, d, 1, h, d)
-		gemm(false, he.fwd, d, d, d, -0.5*he.w, gt, d, m, d, 1, h, d)
+		gemm(!he.fwd, false, d, d, d, -0.5*he.w, m, d, gt, d, 1, h, d, w)
+		gemm(false, he.fwd, d, d, d, -0.5*he.w, gt, d, m, d, 1, h, d, w)
 	}
 	skew(g.grad[s*dd:(s+1)*dd], h, d)
 }
 
-// natChunk takes the natural-gradient step for node t,
-// G_t -= rho' sum_t' (L^+)_tt' grad_t', and refreshes Gamma_t. It reads every
-// grad but writes only node t.
-func (g *Goldstone) natChunk(t, _, _ int) {
+// natRows is the number of nodes per natural-gradient chunk: a multiple of
+// GemmAcc's tile height, so the nodes of a full chunk run on its FMA tiles.
+const natRows = 4
+
+// natChunk takes the natural-gradient step for the nodes
+// t in [natRows c, natRows (c+1)) (fewer in the last chunk),
+// G_t -= rho' sum_t' (L^+)_tt' grad_t', and refreshes their Gamma_t. It reads
+// every grad but writes only its nodes. The rows (-rho' L^+)_t of the
+// product run on GemmAcc, so which nodes share a tile depends only on T.
+func (g *Goldstone) natChunk(c, _, _ int) {
 	T, d, dd := g.b.T, g.d, g.dd
-	gt := g.gf[t*dd : (t+1)*dd]
-	// gt += (-rho row_t(L^+)) grad: a 1 x T times T x dd product, the same
-	// per-entry axpys in the same order as a plain loop, on gonum's kernels.
-	gemm(false, false, 1, dd, T, -g.rho, g.pinv[t*T:(t+1)*T], T, g.grad[:T*dd], dd, 1, gt, dd)
-	skew(g.gam[t*dd:(t+1)*dd], gt, d)
+	lo := c * natRows
+	hi := min(lo+natRows, T)
+	GemmAcc(g.gf[lo*dd:], dd, g.spinv[lo*T:], T, 1, g.grad[:T*dd], dd, hi-lo, dd, T)
+	for t := lo; t < hi; t++ {
+		skew(g.gam[t*dd:(t+1)*dd], g.gf[t*dd:(t+1)*dd], d)
+	}
 }
 
 // rotChunk builds the applied map R_t and, when needed, q_t.
@@ -402,7 +408,7 @@ func (g *Goldstone) rotChunk(t, _, _ int) {
 	r := g.rot[t*dd : (t+1)*dd]
 	gam := g.gam[t*dd : (t+1)*dd]
 	if g.Rotation == RotationExact {
-		w := g.work[t*2*dd : (t+1)*2*dd]
+		w := g.work[t*3*dd : (t+1)*3*dd]
 		expm(r, gam, d, w)
 		if !g.NoGuard {
 			// The guard's prediction assumes R is orthogonal; exp of a huge
@@ -420,11 +426,11 @@ func (g *Goldstone) rotChunk(t, _, _ int) {
 	}
 	if g.needC {
 		// q_t = Tr(Gamma C Gamma^T) = sum_ij (Gamma C)_ij Gamma_ij.
-		tmp := g.work[t*2*dd : t*2*dd+dd]
-		gemm(false, false, d, d, d, 1, gam, d, g.gram[t*dd:(t+1)*dd], d, 0, tmp, d)
+		tmp := g.work[t*3*dd : t*3*dd+dd]
+		gemm(false, false, d, d, d, 1, gam, d, g.gram[t*dd:(t+1)*dd], d, 0, tmp, d, nil)
 		var q float64
 		for i, v := range tmp {
-			q += v * gam[i]
+			q += float64(v * gam[i])
 		}
 		g.nodeQ[t] = q
 	}
@@ -449,13 +455,13 @@ func edgeDelta(m, rs, rt []float64, d int, w, qs, qt float64) float64 {
 		for j := 0; j < d; j++ {
 			var v float64
 			for k, r := range rsi {
-				v += r * m[k*d+j]
+				v += float64(r * m[k*d+j])
 			}
-			tr += rti[j] * v
+			tr += float64(rti[j] * v)
 		}
 		tr -= m[i*d+i]
 	}
-	return w * (0.5*(qs+qt) - tr)
+	return w * (float64(0.5*(qs+qt)) - tr)
 }
 
 func (g *Goldstone) applyChunk(t, _, _ int) {
@@ -473,7 +479,7 @@ const orthTol = 1e-9
 
 // orthErr returns max |R^T R - I| for the d x d matrix r, using work (d*d).
 func orthErr(r []float64, d int, work []float64) float64 {
-	gemm(true, false, d, d, d, 1, r, d, r, d, 0, work, d)
+	gemm(true, false, d, d, d, 1, r, d, r, d, 0, work, d, nil)
 	for i := 0; i < d; i++ {
 		work[i*d+i]--
 	}

@@ -3,8 +3,6 @@ package optim
 import (
 	"fmt"
 	"math"
-
-	"gonum.org/v1/gonum/mat"
 )
 
 // Edge is an undirected edge between time steps S and T with weight W > 0.
@@ -65,17 +63,6 @@ func ChainWeights(w []float64) *Graph {
 	return g
 }
 
-// Laplacian returns L = D - A as a dense symmetric matrix.
-func (g *Graph) Laplacian() *mat.SymDense {
-	l := mat.NewSymDense(g.N, nil)
-	for _, e := range g.Edges {
-		l.SetSym(e.S, e.S, l.At(e.S, e.S)+e.W)
-		l.SetSym(e.T, e.T, l.At(e.T, e.T)+e.W)
-		l.SetSym(e.S, e.T, l.At(e.S, e.T)-e.W)
-	}
-	return l
-}
-
 // Connected reports whether the graph is connected.
 func (g *Graph) Connected() bool {
 	parent := make([]int, g.N)
@@ -112,9 +99,9 @@ func Psi(x []float64, b Blocks, g *Graph) float64 {
 		var s float64
 		for i, v := range zs {
 			d := v - zt[i]
-			s += d * d
+			s += float64(d * d)
 		}
-		psi += 0.5 * e.W * s
+		psi += float64(0.5 * e.W * s)
 	}
 	return psi
 }
@@ -132,11 +119,11 @@ func AddPsiGrad(grad, x []float64, b Blocks, g *Graph) float64 {
 		var s float64
 		for i, v := range zs {
 			d := v - zt[i]
-			s += d * d
-			gs[i] += e.W * d
-			gt[i] -= e.W * d
+			s += float64(d * d)
+			gs[i] += float64(e.W * d)
+			gt[i] -= float64(e.W * d)
 		}
-		psi += 0.5 * e.W * s
+		psi += float64(0.5 * e.W * s)
 	}
 	return psi
 }

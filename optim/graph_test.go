@@ -1,6 +1,7 @@
 package optim
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -15,7 +16,8 @@ func TestLaplacianPinv(t *testing.T) {
 		g    *Graph
 	}{{"chain", Chain(30, 10)}, {"weighted", ChainWeights([]float64{1, 0.1, 5, 2})}, {"cycle", cycle}, {"two components", split}, {"single", Chain(1, 1)}} {
 		t.Run(tc.name, func(t *testing.T) {
-			l, p := tc.g.Laplacian(), tc.g.LaplacianPinv()
+			n := tc.g.N
+			l, p := mat.NewDense(n, n, tc.g.Laplacian()), mat.NewDense(n, n, tc.g.LaplacianPinv())
 			var lp, lpl, plp mat.Dense
 			lp.Mul(l, p)
 			lpl.Mul(&lp, l)
@@ -25,6 +27,31 @@ func TestLaplacianPinv(t *testing.T) {
 			}
 			if !mat.EqualApprox(&plp, p, 1e-9) {
 				t.Errorf("L+ L L+ != L+")
+			}
+			if !mat.Equal(p, p.T()) {
+				t.Errorf("L+ not symmetric")
+			}
+			// The eigendecomposition it replaced (gonum's) agrees to rounding.
+			var eig mat.EigenSym
+			if !eig.Factorize(mat.NewSymDense(n, tc.g.Laplacian()), true) {
+				t.Fatal("gonum EigenSym failed")
+			}
+			vals := eig.Values(nil)
+			var vecs, w, want mat.Dense
+			eig.VectorsTo(&vecs)
+			w.CloneFrom(&vecs)
+			for k, lam := range vals {
+				inv := 0.0
+				if math.Abs(lam) > 1e-10*vals[len(vals)-1] {
+					inv = 1 / lam
+				}
+				for i := 0; i < n; i++ {
+					w.Set(i, k, w.At(i, k)*inv)
+				}
+			}
+			want.Mul(&w, vecs.T())
+			if !mat.EqualApprox(&want, p, 1e-11*max(1, mat.Norm(&want, math.Inf(1)))) {
+				t.Errorf("L+ differs from the eigendecomposition's:\n%v\n%v", mat.Formatted(&want), mat.Formatted(p))
 			}
 		})
 	}

@@ -1,58 +1,13 @@
 package optim
 
-import (
-	"math"
-
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/gonum"
-	"gonum.org/v1/gonum/mat"
-)
+import "math"
 
 // Small dense kernels on row-major []float64 matrices. They never allocate
 // and never start goroutines, so callers control parallelism and results do
 // not depend on it.
 
-var blasImpl gonum.Implementation
-
-// gemmTile is the largest tile handed to gonum's Dgemm; at most 64x64 output
-// tiles keep gonum on its serial, allocation-free path.
-const gemmTile = 64
-
-// gemm computes C = alpha op(A) op(B) + beta C, where op(A) is m x k and
-// op(B) is k x n, serially.
-func gemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
-	ta, tb := blas.NoTrans, blas.NoTrans
-	if tA {
-		ta = blas.Trans
-	}
-	if tB {
-		tb = blas.Trans
-	}
-	for i0 := 0; i0 < m; i0 += gemmTile {
-		mi := min(gemmTile, m-i0)
-		as := a[i0*lda:]
-		if tA {
-			as = a[i0:]
-		}
-		for j0 := 0; j0 < n; j0 += gemmTile {
-			nj := min(gemmTile, n-j0)
-			bs := b[j0:]
-			if tB {
-				bs = b[j0*ldb:]
-			}
-			blasImpl.Dgemm(ta, tb, mi, nj, k, alpha, as, lda, bs, ldb, beta, c[i0*ldc+j0:], ldc)
-		}
-	}
-}
-
 // ovCols is the number of columns per packed panel in overlap.
 const ovCols = 64
-
-// kernelMinD is the smallest block dimension d for which overlap and rotate
-// run on the FMA kernels (GemmAcc on panels padded to padD(d) columns).
-// Smaller blocks (the artificial problems' d = 3) keep gonum's Dgemm, which
-// is as fast there, and with it their results bit for bit.
-const kernelMinD = 8
 
 // padD returns d rounded up to a multiple of 4, the width of the kernels'
 // padded panels.
@@ -61,12 +16,8 @@ func padD(d int) int { return (d + 3) &^ 3 }
 // scratchLen returns the scratch length overlap and rotate need for blocks of
 // dimension d.
 func scratchLen(d int) int {
-	n := max(2*ovCols, rotRows) * d
-	if d >= kernelMinD {
-		dp := padD(d)
-		n = max(n, dp*dp+2*ovCols*dp, d*dp+rotRows*dp+4*d)
-	}
-	return n
+	dp := padD(d)
+	return max(dp*dp+2*ovCols*dp, d*dp+rotRows*dp+4*d)
 }
 
 // overlap sets the d x d matrix m = Z_s Z_t^T = sum_i z_{s,i} z_{t,i}^T for
@@ -75,76 +26,17 @@ func scratchLen(d int) int {
 // st = ||Z_t||^2 (each summed in a fixed order: even and odd entries
 // separately). buf must hold scratchLen(d) values.
 //
-// The columns are copied, ovCols at a time, into two transposed d x ovCols
-// panels in buf while the sums are taken, and m is accumulated from the
-// panels by Dgemm(NoTrans, Trans) with k = ovCols: dot products over
-// cache-resident panels instead of one length-d axpy per column and entry of
-// Z_s, and no second pass over memory for the norms. The panel order is
-// fixed, so the result depends only on the inputs.
-//
-// For d >= kernelMinD the panels are row-major copies padded with zeros to
-// padD(d) columns and m is accumulated by GemmAcc (FMA micro-kernels) in a
-// padded d x d block of buf: every entry of m is one fused multiply-add chain
-// over the columns in order, and the sums are taken exactly as above.
+// The columns are copied, ovCols at a time, into two row-major panels in buf,
+// padded with zeros to padD(d) columns, while the sums are taken, and m is
+// accumulated from the panels by GemmAcc (FMA micro-kernels) in a padded
+// d x d block of buf: every entry of m is one fused multiply-add chain over
+// the columns in order. The panel order is fixed, so the result depends only
+// on the inputs.
 func overlap(m, zs, zt []float64, n, d int, buf []float64) (dist, ss, st float64) {
-	if d >= kernelMinD {
-		return overlapK(m, zs, zt, n, d, buf)
-	}
-	return overlapPanels(m, zs, zt, n, d, buf)
+	return overlapK(m, zs, zt, n, d, buf)
 }
 
-// overlapPanels is overlap on transposed panels and gonum's Dgemm (d <
-// kernelMinD).
-func overlapPanels(m, zs, zt []float64, n, d int, buf []float64) (dist, ss, st float64) {
-	m = m[:d*d]
-	zs, zt = zs[:n*d], zt[:n*d]
-	buf = buf[:2*ovCols*d]
-	clear(m)
-	// Two accumulators per sum (even and odd entries) halve the add-latency
-	// chains of the copy loop.
-	var d0, d1, s0, s1, t0, t1 float64
-	for lo := 0; lo < n; lo += ovCols {
-		c := min(ovCols, n-lo)
-		as, bs := buf[:c*d], buf[c*d:2*c*d]
-		a := zs[lo*d : (lo+c)*d]
-		b := zt[lo*d : (lo+c)*d]
-		for i := 0; i < c; i++ {
-			ra := a[i*d : (i+1)*d]
-			rb := b[i*d : (i+1)*d][:len(ra)]
-			j := 0
-			for ; j+1 < len(ra); j += 2 {
-				v, w := ra[j], rb[j]
-				as[j*c+i] = v
-				bs[j*c+i] = w
-				e := v - w
-				d0 += e * e
-				s0 += v * v
-				t0 += w * w
-				v, w = ra[j+1], rb[j+1]
-				as[(j+1)*c+i] = v
-				bs[(j+1)*c+i] = w
-				e = v - w
-				d1 += e * e
-				s1 += v * v
-				t1 += w * w
-			}
-			if j < len(ra) {
-				v, w := ra[j], rb[j]
-				as[j*c+i] = v
-				bs[j*c+i] = w
-				e := v - w
-				d0 += e * e
-				s0 += v * v
-				t0 += w * w
-			}
-		}
-		gemm(false, true, d, d, c, 1, as, c, bs, c, 1, m, d)
-	}
-	dist, ss, st = d0+d1, s0+s1, t0+t1
-	return 0.5 * dist, ss, st
-}
-
-// overlapK is overlap on the FMA kernels (d >= kernelMinD).
+// overlapK is overlap on the FMA kernels.
 func overlapK(m, zs, zt []float64, n, d int, buf []float64) (dist, ss, st float64) {
 	dp := padD(d)
 	m = m[:d*d]
@@ -170,23 +62,23 @@ func overlapK(m, zs, zt []float64, n, d int, buf []float64) (dist, ss, st float6
 				v, w := ra[j], rb[j]
 				pa[j], pb[j] = v, w
 				e := v - w
-				d0 += e * e
-				s0 += v * v
-				t0 += w * w
+				d0 += float64(e * e)
+				s0 += float64(v * v)
+				t0 += float64(w * w)
 				v, w = ra[j+1], rb[j+1]
 				pa[j+1], pb[j+1] = v, w
 				e = v - w
-				d1 += e * e
-				s1 += v * v
-				t1 += w * w
+				d1 += float64(e * e)
+				s1 += float64(v * v)
+				t1 += float64(w * w)
 			}
 			if j < len(ra) {
 				v, w := ra[j], rb[j]
 				pa[j], pb[j] = v, w
 				e := v - w
-				d0 += e * e
-				s0 += v * v
-				t0 += w * w
+				d0 += float64(e * e)
+				s0 += float64(v * v)
+				t0 += float64(w * w)
 			}
 		}
 		// acc(i, j) += sum_p as(p, i) bs(p, j): A = as^T (aOut 1, aRed dp).
@@ -205,40 +97,26 @@ func halfSqDist(a, b []float64) float64 {
 	var s float64
 	for i, v := range a {
 		e := v - b[i]
-		s += e * e
+		s += float64(e * e)
 	}
 	return 0.5 * s
 }
 
-// rotRows is the number of columns of Z_t rotated per gemm call.
+// rotRows is the number of columns of Z_t rotated per GemmAcc call.
 const rotRows = 64
 
 // rotate sets Z <- R Z for the d x n block z (n x d row-major, so Z^T <- Z^T R^T).
 // buf must hold scratchLen(d) values.
 //
-// For d >= kernelMinD the rows of Z^T R^T are accumulated by GemmAcc (FMA
-// micro-kernels) against R^T padded to padD(d) columns, the last n mod 4
-// rows through a zero-padded copy, so every entry is one fused multiply-add
-// chain in the same order wherever its row lies.
+// The rows of Z^T R^T are accumulated by GemmAcc (FMA micro-kernels) against
+// R^T padded to padD(d) columns, the last n mod 4 rows through a zero-padded
+// copy, so every entry is one fused multiply-add chain in the same order
+// wherever its row lies.
 func rotate(z []float64, n, d int, r, buf []float64) {
-	if d >= kernelMinD {
-		rotateK(z, n, d, r, buf)
-		return
-	}
-	rotateDgemm(z, n, d, r, buf)
+	rotateK(z, n, d, r, buf)
 }
 
-// rotateDgemm is rotate on gonum's Dgemm (d < kernelMinD).
-func rotateDgemm(z []float64, n, d int, r, buf []float64) {
-	for i := 0; i < n; i += rotRows {
-		rows := min(rotRows, n-i)
-		zi := z[i*d : (i+rows)*d]
-		gemm(false, true, rows, d, d, 1, zi, d, r, d, 0, buf, d)
-		copy(zi, buf[:rows*d])
-	}
-}
-
-// rotateK is rotate on the FMA kernels (d >= kernelMinD).
+// rotateK is rotate on the FMA kernels.
 func rotateK(z []float64, n, d int, r, buf []float64) {
 	dp := padD(d)
 	z, r = z[:n*d], r[:d*d]
@@ -281,8 +159,9 @@ func setIdentity(a []float64, d int) {
 // expm sets dst = exp(a) for the d x d matrix a by scaling and squaring with
 // a Taylor series: a is scaled by 2^-s so that its 1-norm is at most 1/2, the
 // series is summed until a term is below 1e-18 in every entry (at most 30
-// terms), and the result is squared s times. work must hold 2*d*d values and
-// must not overlap dst or a.
+// terms), and the result is squared s times. The products run on gemm, so
+// the result is the same bits on every build. work must hold 3*d*d values
+// and must not overlap dst or a.
 func expm(dst, a []float64, d int, work []float64) {
 	dd := d * d
 	var norm float64
@@ -299,11 +178,11 @@ func expm(dst, a []float64, d int, work []float64) {
 		s++
 	}
 	scale := math.Ldexp(1, -s)
-	term, tmp := work[:dd], work[dd:2*dd]
+	term, tmp, gw := work[:dd], work[dd:2*dd], work[2*dd:3*dd]
 	setIdentity(dst, d)
 	setIdentity(term, d)
 	for k := 1; k <= 30; k++ {
-		gemm(false, false, d, d, d, scale/float64(k), term, d, a, d, 0, tmp, d)
+		gemm(false, false, d, d, d, scale/float64(k), term, d, a, d, 0, tmp, d, gw)
 		term, tmp = tmp, term
 		var big float64
 		for i, v := range term {
@@ -315,7 +194,7 @@ func expm(dst, a []float64, d int, work []float64) {
 		}
 	}
 	for ; s > 0; s-- {
-		gemm(false, false, d, d, d, 1, dst, d, dst, d, 0, tmp, d)
+		gemm(false, false, d, d, d, 1, dst, d, dst, d, 0, tmp, d, nil)
 		copy(dst[:dd], tmp)
 	}
 }
@@ -348,47 +227,9 @@ func detSign(a []float64, d int, work []float64) float64 {
 		for i := k + 1; i < d; i++ {
 			f := w[i*d+k] / w[k*d+k]
 			for j := k; j < d; j++ {
-				w[i*d+j] -= f * w[k*d+j]
+				w[i*d+j] -= float64(f * w[k*d+j])
 			}
 		}
 	}
 	return sign
-}
-
-// LaplacianPinv returns the Moore-Penrose pseudoinverse L^+ of the graph
-// Laplacian, from its eigendecomposition: eigenvalues at most 1e-10 times the
-// largest (one per connected component, the constant modes) are left at zero.
-func (g *Graph) LaplacianPinv() *mat.SymDense {
-	n := g.N
-	var eig mat.EigenSym
-	if !eig.Factorize(g.Laplacian(), true) {
-		panic("optim: eigendecomposition of the Laplacian failed")
-	}
-	vals := eig.Values(nil)
-	var vecs mat.Dense
-	eig.VectorsTo(&vecs)
-	var top float64
-	for _, v := range vals {
-		top = max(top, math.Abs(v))
-	}
-	tol := 1e-10 * top
-	w := mat.DenseCopyOf(&vecs)
-	for k, lam := range vals {
-		inv := 0.0
-		if math.Abs(lam) > tol {
-			inv = 1 / lam
-		}
-		for i := 0; i < n; i++ {
-			w.Set(i, k, w.At(i, k)*inv)
-		}
-	}
-	var full mat.Dense
-	full.Mul(w, vecs.T())
-	p := mat.NewSymDense(n, nil)
-	for i := 0; i < n; i++ {
-		for j := i; j < n; j++ {
-			p.SetSym(i, j, 0.5*(full.At(i, j)+full.At(j, i)))
-		}
-	}
-	return p
 }

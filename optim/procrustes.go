@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"sync"
-
-	"gonum.org/v1/gonum/lapack"
-	lapackgonum "gonum.org/v1/gonum/lapack/gonum"
 )
 
 // Procrustes is exact gauge fixing on a tree-shaped coupling (a chain is a
@@ -23,8 +20,9 @@ import (
 // reflected time step that rotations cannot); SO restricts them to rotations
 // (the sign of the last singular vector is flipped when det(U V^T) < 0).
 //
-// The zero value is ready for Init. After Init, Round does not allocate for
-// d <= 64 (gonum's LAPACK goes parallel and allocates for larger d).
+// The SVDs are SVD's one-sided Jacobi (the same bits on every build).
+//
+// The zero value is ready for Init. After Init, Round does not allocate.
 type Procrustes struct {
 	SO   bool  // restrict to rotations, SO(d); default O(d)
 	Pool *Pool // runs the per-edge and per-step loops; nil runs them inline
@@ -42,10 +40,8 @@ type Procrustes struct {
 	rot     []float64 // T x dd: absolute maps
 	svdA    []float64 // E x dd
 	svdS    []float64 // E x d
-	svdU    []float64 // E x dd
+	svdUT   []float64 // E x dd: U^T
 	svdVT   []float64 // E x dd
-	svdWork []float64 // E x lwork
-	lwork   int
 	rowBuf  []float64 // max(T,E) x scratchLen(d): scratch of node t (rotate) or edge k (overlap)
 	edgePsi []float64 // E
 	edgeGap []float64 // E
@@ -58,8 +54,6 @@ type Procrustes struct {
 }
 
 var _ Gauge = (*Procrustes)(nil)
-
-var lapackImpl lapackgonum.Implementation
 
 // Init implements Gauge. It returns an error unless the graph is a tree.
 func (p *Procrustes) Init(b Blocks, g *Graph) error {
@@ -81,18 +75,13 @@ func (p *Procrustes) Init(b Blocks, g *Graph) error {
 	p.edges = append(p.edges[:0], g.Edges...)
 	p.order, p.parent, p.pedge = bfsTree(adjacency(T, p.edges), p.order, p.parent, p.pedge)
 	E, dd := len(p.edges), p.dd
-	q := []float64{0}
-	lapackImpl.Dgesvd(lapack.SVDAll, lapack.SVDAll, d, d, make([]float64, dd), d, make([]float64, d),
-		make([]float64, dd), d, make([]float64, dd), d, q, -1)
-	p.lwork = int(q[0])
 	p.m = slices.Grow(p.m[:0], E*dd)[:E*dd]
 	p.q = slices.Grow(p.q[:0], E*dd)[:E*dd]
 	p.rot = slices.Grow(p.rot[:0], T*dd)[:T*dd]
 	p.svdA = slices.Grow(p.svdA[:0], E*dd)[:E*dd]
 	p.svdS = slices.Grow(p.svdS[:0], E*d)[:E*d]
-	p.svdU = slices.Grow(p.svdU[:0], E*dd)[:E*dd]
+	p.svdUT = slices.Grow(p.svdUT[:0], E*dd)[:E*dd]
 	p.svdVT = slices.Grow(p.svdVT[:0], E*dd)[:E*dd]
-	p.svdWork = slices.Grow(p.svdWork[:0], E*p.lwork)[:E*p.lwork]
 	nr := max(T, E) * scratchLen(d)
 	p.rowBuf = slices.Grow(p.rowBuf[:0], nr)[:nr]
 	p.edgePsi = slices.Grow(p.edgePsi[:0], E)[:E]
@@ -117,7 +106,7 @@ func (p *Procrustes) Round(x []float64) RoundStats {
 	setIdentity(p.rot[p.order[0]*dd:(p.order[0]+1)*dd], d)
 	for _, c := range p.order[1:] {
 		par, k := p.parent[c], p.pedge[c]
-		gemm(false, false, d, d, d, 1, p.rot[par*dd:(par+1)*dd], d, p.q[k*dd:(k+1)*dd], d, 0, p.rot[c*dd:(c+1)*dd], d)
+		gemm(false, false, d, d, d, 1, p.rot[par*dd:(par+1)*dd], d, p.q[k*dd:(k+1)*dd], d, 0, p.rot[c*dd:(c+1)*dd], d, nil)
 	}
 	p.Pool.Chunks(p.b.T, 1, p.appFn)
 	p.Pool.Chunks(len(p.edges), 1, p.psiFn)
@@ -208,14 +197,13 @@ func (p *Procrustes) svdChunk(k, _, _ int) {
 		tr += m[i*d+i]
 	}
 	s := p.svdS[k*d : (k+1)*d]
-	u := p.svdU[k*dd : (k+1)*dd]
+	ut := p.svdUT[k*dd : (k+1)*dd]
 	vt := p.svdVT[k*dd : (k+1)*dd]
-	work := p.svdWork[k*p.lwork : (k+1)*p.lwork]
-	if !lapackImpl.Dgesvd(lapack.SVDAll, lapack.SVDAll, d, d, a, d, s, u, d, vt, d, work, p.lwork) {
-		panic("optim: SVD did not converge")
+	if !SVD(ut, s, vt, a, d, d) {
+		panic("optim: SVD did not converge (NaN or infinite overlap)")
 	}
 	q := p.q[k*dd : (k+1)*dd]
-	gemm(false, false, d, d, d, 1, u, d, vt, d, 0, q, d)
+	gemm(true, false, d, d, d, 1, ut, d, vt, d, 0, q, d, nil) // U V^T
 	var sum float64
 	for _, v := range s {
 		sum += v
@@ -223,9 +211,9 @@ func (p *Procrustes) svdChunk(k, _, _ int) {
 	if p.SO && detSign(q, d, a) < 0 {
 		// Flip the last left singular vector: Q -= 2 u_d v_d^T.
 		for i := 0; i < d; i++ {
-			ui := u[i*d+d-1]
+			ui := ut[(d-1)*d+i]
 			for j := 0; j < d; j++ {
-				q[i*d+j] -= 2 * ui * vt[(d-1)*d+j]
+				q[i*d+j] -= float64(2 * ui * vt[(d-1)*d+j])
 			}
 		}
 		sum -= 2 * s[d-1]

@@ -1,7 +1,5 @@
 package optim
 
-import "math"
-
 // Schedule is a learning-rate schedule
 //
 //	rho_s = Rho0 * (S0 / (s + S0))^Kappa
@@ -22,7 +20,7 @@ func (s Schedule) Rate(step int) float64 {
 	if s0 <= 0 {
 		s0 = 1
 	}
-	return s.Rho0 * math.Pow(s0/(float64(step)+s0), s.Kappa)
+	return s.Rho0 * Pow(s0/(float64(step)+s0), s.Kappa)
 }
 
 // rate is Rate with a zero Rho0 replaced by def.

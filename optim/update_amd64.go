@@ -1,3 +1,5 @@
+//go:build !purego
+
 package optim
 
 import "golang.org/x/sys/cpu"

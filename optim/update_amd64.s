@@ -1,3 +1,5 @@
+//go:build !purego
+
 #include "textflag.h"
 
 // AVX kernels of the elementwise optimizer updates, four entries at a time.

@@ -159,7 +159,7 @@ func (m *gapMeter) gap(x []float64) float64 {
 	// reports it at the next step.
 	var ss float64
 	for _, v := range x[m.b.Offset : m.b.Offset+m.b.Len()] {
-		ss += v * v
+		ss += float64(v * v)
 	}
 	if math.IsNaN(ss) || math.IsInf(ss, 0) {
 		return math.NaN()

@@ -24,7 +24,7 @@ func Check(t testing.TB, name string, f func(x []float64) float64, x, grad []flo
 	worst, bad := 0.0, 0
 	for _, i := range idx {
 		old := x[i]
-		hi := h * math.Max(1, math.Abs(old))
+		hi := float64(h * math.Max(1, math.Abs(old)))
 		x[i] = old + hi
 		fp := f(x)
 		x[i] = old - hi

@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"sort"
+
+	"goldstone/optim"
 )
 
 // Counts holds the training (or test) data of the dynamic skip-gram model:
@@ -106,7 +108,7 @@ func (s *StepCounts) Total() float64 {
 	for _, v := range s.NegB {
 		b += v
 	}
-	return p + a*b
+	return p + float64(a*b)
 }
 
 // Negatives sets the rank-one negative counts the way word2vec and the DWE
@@ -125,7 +127,7 @@ func (s *StepCounts) Negatives(v int, ratio, power float64) {
 	}
 	var z float64
 	for j, f := range s.NegB {
-		s.NegB[j] = math.Pow(f, power)
+		s.NegB[j] = optim.Pow(f, power)
 		z += s.NegB[j]
 	}
 	if z > 0 {

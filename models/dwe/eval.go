@@ -33,7 +33,7 @@ func Interpolate(dst, means []float64, b optim.Blocks, times []float64, tau floa
 		a := (tau - times[k-1]) / (times[k] - times[k-1])
 		z0, z1 := b.Block(means, k-1), b.Block(means, k)
 		for i := range dst {
-			dst[i] = (1-a)*z0[i] + a*z1[i]
+			dst[i] = float64((1-a)*z0[i]) + float64(a*z1[i])
 		}
 	}
 	return dst
@@ -70,9 +70,9 @@ func PredictiveLogLik(means []float64, b optim.Blocks, trainTimes []float64, tes
 func cosine(a, b []float64) float64 {
 	var ab, aa, bb float64
 	for i, v := range a {
-		ab += v * b[i]
-		aa += v * v
-		bb += b[i] * b[i]
+		ab += float64(v * b[i])
+		aa += float64(v * v)
+		bb += float64(b[i] * b[i])
 	}
 	if aa == 0 || bb == 0 {
 		return 0

@@ -75,15 +75,15 @@ func negLogLik(gu, gv, u, v, a, b []float64, m, n, d int, sp sparseRows, col0 in
 						ki = 1
 					}
 					kl := float64(ki)
-					f := y*(1-0.5*kl) - 1
+					f := float64(y*(1-float64(0.5*kl))) - 1
 					q := 1 / (y * (2 + f))
 					inv := (2 + f) * q
 					s := f * (y * q)
 					s2 := s * s
 					s4 := s2 * s2
-					r := s2*(lg1+s4*(lg3+s4*(lg5+s4*lg7))) + s4*(lg2+s4*(lg4+s4*lg6))
-					hfsq := 0.5 * f * f
-					l1 := kl*ln2Hi - ((hfsq - (s*(hfsq+r) + kl*ln2Lo)) - f) + (e-(y-1))*inv
+					r := float64(s2*(lg1+float64(s4*(lg3+float64(s4*(lg5+float64(s4*lg7))))))) + float64(s4*(lg2+float64(s4*(lg4+float64(s4*lg6)))))
+					hfsq := float64(0.5 * f * f)
+					l1 := float64(kl*ln2Hi) - ((hfsq - (float64(s*(hfsq+r)) + float64(kl*ln2Lo))) - f) + float64((e-(y-1))*inv)
 					// sig(x), sig(-x), softplus(x), softplus(-x), without branches
 					// on the sign of x.
 					ei := e * inv
@@ -92,15 +92,15 @@ func negLogLik(gu, gv, u, v, a, b []float64, m, n, d int, sp sparseRows, col0 in
 						pi = 1
 					}
 					pf := float64(pi) // exact selections: v*1 + w*0 = v
-					sig, sigm := pf*inv+(1-pf)*ei, (1-pf)*inv+pf*ei
+					sig, sigm := float64(pf*inv)+float64((1-pf)*ei), float64((1-pf)*inv)+float64(pf*ei)
 					spp, spm := l1+max(xv, 0), l1+max(-xv, 0)
 					w := ai * bj[jj]
-					loss += w * spp // -a b log sig(-x)
-					g := w * sig
+					loss += float64(w * spp) // -a b log sig(-x)
+					g := float64(w * sig)
 					if jj == next {
 						p := sp.val[k]
-						loss += p * spm // -n+ log sig(x)
-						g -= p * sigm
+						loss += float64(p * spm) // -n+ log sig(x)
+						g -= float64(p * sigm)
 						k++
 						next = -1
 						if k < kend && sp.col[k] < hiCol {
@@ -140,44 +140,44 @@ const (
 // in fdlibm's log1p: within a few ulp of math.Log1p and about twice as fast.
 func log1pUnit(e, inv float64) float64 {
 	y := 1 + e
-	c := (e - (y - 1)) * inv
+	c := float64((e - (y - 1)) * inv)
 	f, k := y-1, 0.0
 	if y >= math.Sqrt2 {
-		f, k = 0.5*y-1, 1
+		f, k = float64(0.5*y)-1, 1
 	}
 	s := f / (2 + f)
 	s2 := s * s
 	s4 := s2 * s2
-	t1 := s2 * (lg1 + s4*(lg3+s4*(lg5+s4*lg7)))
-	t2 := s4 * (lg2 + s4*(lg4+s4*lg6))
+	t1 := float64(s2 * (lg1 + float64(s4*(lg3+float64(s4*(lg5+float64(s4*lg7)))))))
+	t2 := float64(s4 * (lg2 + float64(s4*(lg4+float64(s4*lg6)))))
 	r := t1 + t2
-	hfsq := 0.5 * f * f
-	return k*ln2Hi - ((hfsq - (s*(hfsq+r) + k*ln2Lo)) - f) + c
+	hfsq := float64(0.5 * f * f)
+	return float64(k*ln2Hi) - ((hfsq - (float64(s*(hfsq+r)) + float64(k*ln2Lo))) - f) + c
 }
 
 // expNeg returns exp(-a) for a >= 0 (a NaN gives NaN): a = n ln2 + r with
 // |r| <= ln2/2, exp(-r) by its Taylor polynomial of degree 13 (truncation
-// below 1e-17), scaled by 2^-n. Within a few ulp of math.Exp(-a); arguments
+// below 1e-17), scaled by 2^-n. Within a few ulp of optim.Exp(-a); arguments
 // past 700, where 2^-n leaves the normal range, go to math.Exp.
 func expNeg(a float64) float64 {
 	if !(a <= 700) {
-		return math.Exp(-a)
+		return optim.Exp(-a)
 	}
-	n := math.Floor(a*math.Log2E + 0.5)
-	r := (n*ln2Hi - a) + n*ln2Lo // -(a - n ln2), in [-ln2/2, ln2/2]
+	n := math.Floor(float64(a*math.Log2E) + 0.5)
+	r := (float64(n*ln2Hi) - a) + float64(n*ln2Lo) // -(a - n ln2), in [-ln2/2, ln2/2]
 	p := 1.0 / 6227020800
-	p = p*r + 1.0/479001600
-	p = p*r + 1.0/39916800
-	p = p*r + 1.0/3628800
-	p = p*r + 1.0/362880
-	p = p*r + 1.0/40320
-	p = p*r + 1.0/5040
-	p = p*r + 1.0/720
-	p = p*r + 1.0/120
-	p = p*r + 1.0/24
-	p = p*r + 1.0/6
-	p = p*r + 0.5
-	p = p*r + 1
-	p = p*r + 1
+	p = float64(p*r) + 1.0/479001600
+	p = float64(p*r) + 1.0/39916800
+	p = float64(p*r) + 1.0/3628800
+	p = float64(p*r) + 1.0/362880
+	p = float64(p*r) + 1.0/40320
+	p = float64(p*r) + 1.0/5040
+	p = float64(p*r) + 1.0/720
+	p = float64(p*r) + 1.0/120
+	p = float64(p*r) + 1.0/24
+	p = float64(p*r) + 1.0/6
+	p = float64(p*r) + 0.5
+	p = float64(p*r) + 1
+	p = float64(p*r) + 1
 	return p * math.Float64frombits(uint64(1023-int64(n))<<52)
 }

@@ -101,7 +101,7 @@ func (m *MAP) Graph() *optim.Graph { return m.graph }
 func (m *MAP) Init(x []float64, rng *rand.Rand) {
 	checkLen("x", x, m.NumParams())
 	for i := range x {
-		x[i] = m.cfg.InitStd * rng.NormFloat64()
+		x[i] = m.cfg.InitStd * optim.NormFloat64(rng)
 	}
 }
 
@@ -123,10 +123,10 @@ func (m *MAP) LocalLoss(grad, x []float64) float64 {
 	c := 1 / m.cfg.Sigma0Sq
 	var r float64
 	for i, v := range x {
-		r += v * v
-		grad[i] += c * v
+		r += float64(v * v)
+		grad[i] += float64(c * v)
 	}
-	return loss + 0.5*c*r
+	return loss + float64(0.5*c*r)
 }
 
 // Problem is the training problem of m for optim.Driver: the likelihood as

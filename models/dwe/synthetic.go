@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+
+	"goldstone/optim"
 )
 
 // Planted describes synthetic counts drawn from known embeddings.
@@ -42,14 +44,14 @@ func (p Planted) Generate(rng *rand.Rand) (*Counts, []float64, error) {
 	z := make([]float64, p.T*s)
 	u := make([]float64, v*d)
 	for i := range u {
-		u[i] = p.Scale * rng.NormFloat64()
+		u[i] = p.Scale * optim.NormFloat64(rng)
 	}
 	c := &Counts{V: v, Times: make([]float64, p.T), Steps: make([]StepCounts, p.T)}
 	sk := math.Sqrt(p.K)
 	for t := 0; t < p.T; t++ {
 		if t > 0 {
 			for i := range u {
-				u[i] += p.Drift * rng.NormFloat64()
+				u[i] += float64(p.Drift * optim.NormFloat64(rng))
 			}
 		}
 		copy(z[t*s:], u)
@@ -61,11 +63,11 @@ func (p Planted) Generate(rng *rand.Rand) (*Counts, []float64, error) {
 			for j := 0; j < v; j++ {
 				var x float64
 				for k := 0; k < d; k++ {
-					x += u[i*d+k] * u[j*d+k]
+					x += float64(u[i*d+k] * u[j*d+k])
 				}
 				st.I = append(st.I, int32(i))
 				st.J = append(st.J, int32(j))
-				st.Pos = append(st.Pos, p.K*math.Exp(x))
+				st.Pos = append(st.Pos, p.K*optim.Exp(x))
 			}
 		}
 		c.Steps[t] = st
@@ -95,7 +97,7 @@ func RandomCounts(rng *rand.Rand, v, t, nnz int) *Counts {
 				}
 				st.I = append(st.I, int32(i))
 				st.J = append(st.J, int32(j))
-				st.Pos = append(st.Pos, 1+10*rng.ExpFloat64())
+				st.Pos = append(st.Pos, 1+float64(10*optim.ExpFloat64(rng)))
 			}
 		}
 		st.Negatives(v, 1, 0.75)

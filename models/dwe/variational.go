@@ -1,7 +1,6 @@
 package dwe
 
 import (
-	"math"
 	"math/rand/v2"
 
 	"goldstone/optim"
@@ -118,9 +117,9 @@ func (m *Variational) Init(x []float64, rng *rand.Rand) {
 	checkLen("x", x, m.NumParams())
 	n := m.t * m.s
 	for i := range x[:n] {
-		x[i] = m.cfg.InitStd * rng.NormFloat64()
+		x[i] = m.cfg.InitStd * optim.NormFloat64(rng)
 	}
-	r := -math.Log(m.cfg.InitWidth)
+	r := -optim.Log(m.cfg.InitWidth)
 	for i := range x[n : 2*n] {
 		x[n+i] = r
 	}
@@ -137,7 +136,7 @@ func (m *Variational) Resample(rng *rand.Rand, nw, nc int) {
 		e := m.eps[t*m.s : (t+1)*m.s]
 		for _, c := range m.cols {
 			for k := c * d; k < (c+1)*d; k++ {
-				e[k] = rng.NormFloat64()
+				e[k] = optim.NormFloat64(rng)
 			}
 		}
 	}
@@ -233,9 +232,9 @@ func (m *Variational) sampleChunk(_, lo, hi int) {
 			for q := q0; q < q1; q++ {
 				v := m.eps[o+q]
 				if t < T-1 {
-					v -= om[o+q] * m.y[o+s+q]
+					v -= float64(om[o+q] * m.y[o+s+q])
 				}
-				v /= math.Exp(rho[o+q])
+				v /= optim.Exp(rho[o+q])
 				m.y[o+q] = v
 				m.smp[o+q] = mu[o+q] + v
 			}
@@ -258,9 +257,9 @@ func (m *Variational) backChunk(_, lo, hi int) {
 				g := m.gs[o+q]
 				gmu[o+q] = g
 				if t > 0 {
-					g -= om[o-s+q] * m.gs[o-s+q]
+					g -= float64(om[o-s+q] * m.gs[o-s+q])
 				}
-				lam := g / math.Exp(rho[o+q])
+				lam := g / optim.Exp(rho[o+q])
 				m.gs[o+q] = lam
 				gnu[o+q] = -lam * m.y[o+q]
 				if t < T-1 {
@@ -287,21 +286,21 @@ func (m *Variational) priorChunk(ci, lo, hi int) {
 		o := t * s
 		for q := q0; q < q1; q++ {
 			v := mu[o+q]
-			loss += 0.5 * inv0 * v * v
-			gmu[o+q] += inv0 * v
+			loss += float64(0.5 * inv0 * v * v)
+			gmu[o+q] += float64(inv0 * v)
 		}
 	}
 	// Tridiagonal of Sigma by backward recursion.
 	for t := T - 1; t >= 0; t-- {
 		o := t * s
 		for q := q0; q < q1; q++ {
-			nu := math.Exp(rho[o+q])
+			nu := optim.Exp(rho[o+q])
 			if t == T-1 {
 				m.sv[o+q] = 1 / (nu * nu)
 				continue
 			}
 			w, s1 := om[o+q], m.sv[o+s+q]
-			m.sv[o+q] = (1 + w*w*s1) / (nu * nu)
+			m.sv[o+q] = (1 + float64(w*w*s1)) / (nu * nu)
 			m.cv[o+q] = -w * s1 / nu
 		}
 	}
@@ -311,30 +310,30 @@ func (m *Variational) priorChunk(ci, lo, hi int) {
 	clear(carry)
 	for t := 0; t < T; t++ {
 		o := t * s
-		base := 0.5 * inv0
+		base := float64(0.5 * inv0)
 		if t < T-1 {
-			base += 0.5 * m.w[t]
+			base += float64(0.5 * m.w[t])
 		}
 		if t > 0 {
-			base += 0.5 * m.w[t-1]
+			base += float64(0.5 * m.w[t-1])
 		}
 		for q := q0; q < q1; q++ {
 			r := rho[o+q]
-			nu := math.Exp(r)
+			nu := optim.Exp(r)
 			sv := m.sv[o+q]
 			as := base + carry[q-q0]
-			loss += base*sv + r // prior variance terms of s_t; -entropy = sum rho
+			loss += float64(base*sv) + r // prior variance terms of s_t; -entropy = sum rho
 			gn := -2 * as * sv / nu
 			if t < T-1 {
 				w, s1, cv := om[o+q], m.sv[o+s+q], m.cv[o+q]
 				ac := -m.w[t]
-				loss += ac * cv
+				loss += float64(ac * cv)
 				gn += -ac * cv / nu
 				gom[o+q] += as*2*w*s1/(nu*nu) - ac*s1/nu
 				carry[q-q0] = as*w*w/(nu*nu) - ac*w/nu
 			}
 			// gnu holds d/dnu; convert to d/drho and add the entropy term.
-			gnu[o+q] = (gnu[o+q]+gn)*nu + 1
+			gnu[o+q] = float64((gnu[o+q]+gn)*nu) + 1
 		}
 	}
 	m.parts[ci] = loss

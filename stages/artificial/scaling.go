@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"goldstone/optim"
 	"goldstone/stages"
 	"goldstone/stages/figures"
 )
@@ -103,8 +104,8 @@ func Scaling(all []stages.TrialResult) ([]ScalingCell, []ScalingFit) {
 						censored++
 						continue
 					}
-					lx = append(lx, math.Log(float64(t)))
-					ly = append(ly, math.Log(c.Median))
+					lx = append(lx, optim.Log(float64(t)))
+					ly = append(ly, optim.Log(c.Median))
 				}
 				fits = append(fits, ScalingFit{Metric: m, Variant: v, Lambda: lam, Slope: slope(lx, ly), Points: len(lx), Censored: censored})
 			}
@@ -128,8 +129,8 @@ func slope(x, y []float64) float64 {
 	my /= float64(len(x))
 	var sxy, sxx float64
 	for i := range x {
-		sxy += (x[i] - mx) * (y[i] - my)
-		sxx += (x[i] - mx) * (x[i] - mx)
+		sxy += float64((x[i] - mx) * (y[i] - my))
+		sxx += float64((x[i] - mx) * (x[i] - mx))
 	}
 	if sxx == 0 {
 		return math.NaN()

@@ -109,7 +109,7 @@ func MakeBins(yearTokens map[int]int64, opt BinOptions) (*Bins, error) {
 		t := len(b.Lo) - 1
 		b.Last[t] = y
 		b.Tokens[t] += yearTokens[y]
-		wsum[t] += float64(y) * float64(yearTokens[y])
+		wsum[t] += float64(float64(y) * float64(yearTokens[y]))
 	}
 	b.Tau = make([]float64, len(b.Lo))
 	for t := range b.Tau {

@@ -3,6 +3,8 @@ package corpus
 import (
 	"fmt"
 	"math"
+
+	"goldstone/optim"
 )
 
 // NegPower is the exponent of the negative-sampling distribution P_t(j)^NegPower.
@@ -29,7 +31,7 @@ func NegFactors(a, b, unigram []float64, posTotal, eta float64) ([]float64, []fl
 		return a, b
 	}
 	for j, u := range unigram {
-		b[j] = math.Pow(u/tot, NegPower)
+		b[j] = optim.Pow(u/tot, NegPower)
 		z += b[j]
 	}
 	s := eta * posTotal / tot

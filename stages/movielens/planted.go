@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"goldstone/internal/atomicfile"
+	"goldstone/optim"
 	"goldstone/stages"
 )
 
@@ -103,7 +104,7 @@ func (c *PlantedConfig) validate() error {
 
 // PlantedScale returns s, the standard deviation of each entry of the planted vectors,
 // chosen so that u.v has standard deviation 2: s = (4/D)^(1/4).
-func PlantedScale(D int) float64 { return math.Pow(4/float64(D), 0.25) }
+func PlantedScale(D int) float64 { return optim.Pow(4/float64(D), 0.25) }
 
 // BinCounts returns the number of ratings Generate writes in each generator bin: one each,
 // then the remaining Ratings-Bins split by largest remainder proportionally to
@@ -121,7 +122,7 @@ func (c PlantedConfig) BinCounts() []int64 {
 		if T > 1 {
 			e = float64(t) / float64(T-1)
 		}
-		w[t] = math.Pow(g, e)
+		w[t] = optim.Pow(g, e)
 		sum += w[t]
 	}
 	rest := c.Ratings - int64(T)
@@ -193,11 +194,11 @@ func Generate(ctx context.Context, w io.Writer, vectors io.Writer, cfg PlantedCo
 	wr := rand.New(rand.NewPCG(cfg.Seed, streamWeights))
 	uw := make([]float64, cfg.Users)
 	for i := range uw {
-		uw[i] = math.Exp(plantedUserSigma * wr.NormFloat64())
+		uw[i] = optim.Exp(plantedUserSigma * optim.NormFloat64(wr))
 	}
 	iw := make([]float64, cfg.Items)
 	for r, j := range wr.Perm(cfg.Items) {
-		iw[j] = math.Pow(float64(r+plantedZipfQ), -plantedZipfS)
+		iw[j] = optim.Pow(float64(r+plantedZipfQ), -plantedZipfS)
 	}
 	users, items := newAlias(uw), newAlias(iw)
 	neg, pos := newAlias(negWeights), newAlias(posWeights)
@@ -272,7 +273,7 @@ func Generate(ctx context.Context, w io.Writer, vectors io.Writer, cfg PlantedCo
 						dot := 0.0
 						ui, vj := U[i*D:i*D+D], V[j*D:j*D+D]
 						for d, a := range ui {
-							dot += a * vj[d]
+							dot += float64(a * vj[d])
 						}
 						plus := rng.Float64() < sigmoid(dot)
 						mid := rng.Float64() < plantedMidFraction
@@ -336,7 +337,7 @@ func evolve(ctx context.Context, z []float64, kind uint64, t, D int, s, drift fl
 	}
 	rows := len(z) / D
 	blocks := (rows + plantedRowBlock - 1) / plantedRowBlock
-	keep := math.Sqrt(1 - drift*drift)
+	keep := math.Sqrt(1 - float64(drift*drift))
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(workers)
 	for b := range blocks {
@@ -348,13 +349,13 @@ func evolve(ctx context.Context, z []float64, kind uint64, t, D int, s, drift fl
 			zb := z[b*plantedRowBlock*D : min((b+1)*plantedRowBlock, rows)*D]
 			if t == 0 {
 				for k := range zb {
-					zb[k] = s * rng.NormFloat64()
+					zb[k] = s * optim.NormFloat64(rng)
 				}
 				return nil
 			}
 			step := drift * s
 			for k, x := range zb {
-				zb[k] = keep*x + step*irwinHall4(rng.Uint64())
+				zb[k] = float64(keep*x) + float64(step*irwinHall4(rng.Uint64()))
 			}
 			return nil
 		})
@@ -367,10 +368,10 @@ func evolve(ctx context.Context, z []float64, kind uint64, t, D int, s, drift fl
 // random-walk innovation (several times faster than NormFloat64, which dominated Generate).
 func irwinHall4(x uint64) float64 {
 	sum := float64(x&0xffff+x>>16&0xffff+x>>32&0xffff+x>>48) + 2 // four (k+1/2)
-	return (sum/65536 - 2) * math.Sqrt(3)
+	return (float64(sum/65536) - 2) * math.Sqrt(3)
 }
 
-func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
+func sigmoid(x float64) float64 { return 1 / (1 + optim.Exp(-x)) }
 
 // alias is Walker's alias table for sampling an index with probability proportional to weight.
 type alias struct {

@@ -1,12 +1,12 @@
 package movielens
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 
-	"gonum.org/v1/gonum/mat"
-
 	"goldstone/models"
+	"goldstone/optim"
 )
 
 // RealGainSmall is the held-out log-likelihood gain over the base rate that
@@ -41,8 +41,8 @@ func PriorDrift(lambda, gamma float64) float64 {
 		return math.NaN()
 	}
 	r := 2 + gamma/lambda
-	phi := (r - math.Sqrt(r*r-4)) / 2
-	return math.Sqrt(1 - phi*phi)
+	phi := (r - math.Sqrt(float64(r*r)-4)) / 2
+	return math.Sqrt(1 - float64(phi*phi))
 }
 
 // oracleSamples are the products a.b of two independent D-vectors of
@@ -53,7 +53,7 @@ func oracleSamples(D int) []float64 {
 	for k := range w {
 		var s float64
 		for range D {
-			s += rng.NormFloat64() * rng.NormFloat64()
+			s += float64(optim.NormFloat64(rng) * optim.NormFloat64(rng))
 		}
 		w[k] = s
 	}
@@ -74,18 +74,18 @@ func oracleGain(s2 float64, w []float64) float64 {
 	var h float64
 	for _, v := range w {
 		y := s2 * v
-		p := 1 / (1 + math.Exp(-y))
+		p := 1 / (1 + optim.Exp(-y))
 		// binary entropy in nats: softplus(-y) p + softplus(y) (1-p)
-		h += p*softplus(-y) + (1-p)*softplus(y)
+		h += float64(p*softplus(-y)) + float64((1-p)*softplus(y))
 	}
 	return math.Ln2 - h/float64(len(w))
 }
 
 func softplus(y float64) float64 {
 	if y > 0 {
-		return y + math.Log1p(math.Exp(-y))
+		return y + optim.Log1p(optim.Exp(-y))
 	}
-	return math.Log1p(math.Exp(y))
+	return optim.Log1p(optim.Exp(y))
 }
 
 // ScaleForGain is the entry scale at which OracleGain(scale, D) = gain
@@ -117,8 +117,14 @@ func ScaleForGain(gain float64, D int) float64 {
 // The objective is strictly convex; it is minimised by Newton's method with
 // backtracking (the Hessian is solved through the T x T Schur complement of
 // its diagonal item block) until the Newton decrement is below 1e-12 or 100
-// iterations. gamma must be > 0.
-func BiasOnlyFit(r *models.Ratings, items, T int, gamma float64) (itemBias, binBias []float64) {
+// iterations. gamma must be > 0. The T x T system is solved by
+// optim.Cholesky, so the fit is the same bits on every build; it returns an
+// error, naming the iteration, if the system is not positive definite (a
+// NaN in the data, gamma not > 0).
+func BiasOnlyFit(r *models.Ratings, items, T int, gamma float64) (itemBias, binBias []float64, err error) {
+	if !(gamma > 0) || math.IsInf(gamma, 0) {
+		return nil, nil, fmt.Errorf("bias-only fit: gamma %v, want finite > 0", gamma)
+	}
 	n := items + T
 	z := make([]float64, n) // item biases, then bin biases
 	objective := func(z []float64) float64 {
@@ -127,7 +133,7 @@ func BiasOnlyFit(r *models.Ratings, items, T int, gamma float64) (itemBias, binB
 			f += softplus(-float64(x) * (z[r.Item[k]] + z[items+int(r.T[k])]))
 		}
 		for _, b := range z {
-			f += 0.5 * gamma * b * b
+			f += float64(0.5 * gamma * b * b)
 		}
 		return f
 	}
@@ -136,22 +142,24 @@ func BiasOnlyFit(r *models.Ratings, items, T int, gamma float64) (itemBias, binB
 	c := make([]float64, items*T) // item-bin block of the Hessian
 	step := make([]float64, n)
 	try := make([]float64, n)
+	sm := make([]float64, T*T) // the Schur complement (lower triangle used)
+	sb := make([]float64, T)   // its right-hand side, then step_b
 	f := objective(z)
-	for range 100 {
+	for iter := range 100 {
 		for i, b := range z {
 			g[i], h[i] = gamma*b, gamma
 		}
 		clear(c)
 		for k, x := range r.X {
 			j, t := int(r.Item[k]), int(r.T[k])
-			p := 1 / (1 + math.Exp(-(z[j] + z[items+t]))) // P(x = +1)
+			p := 1 / (1 + optim.Exp(-(z[j] + z[items+t]))) // P(x = +1)
 			d := p
 			if x > 0 {
 				d = p - 1
 			}
 			g[j] += d
 			g[items+t] += d
-			w := p * (1 - p)
+			w := float64(p * (1 - p))
 			h[j] += w
 			h[items+t] += w
 			c[j*T+t] += w
@@ -159,11 +167,10 @@ func BiasOnlyFit(r *models.Ratings, items, T int, gamma float64) (itemBias, binB
 		// Solve [diag(h_i) C; C^T diag(h_b)] step = g: with the Schur
 		// complement S = diag(h_b) - C^T diag(h_i)^-1 C,
 		// S step_b = g_b - C^T (g_i / h_i), step_i = (g_i - C step_b) / h_i.
-		sm := mat.NewSymDense(T, nil)
-		rhs := mat.NewVecDense(T, nil)
+		clear(sm)
 		for t := range T {
-			sm.SetSym(t, t, h[items+t])
-			rhs.SetVec(t, g[items+t])
+			sm[t*T+t] = h[items+t]
+			sb[t] = g[items+t]
 		}
 		for j := range items {
 			row := c[j*T : (j+1)*T]
@@ -172,35 +179,29 @@ func BiasOnlyFit(r *models.Ratings, items, T int, gamma float64) (itemBias, binB
 				if a == 0 {
 					continue
 				}
-				rhs.SetVec(t, rhs.AtVec(t)-a*gi)
+				sb[t] -= float64(a * gi)
 				for u := t; u < T; u++ {
 					if row[u] != 0 {
-						sm.SetSym(t, u, sm.At(t, u)-a*row[u]/h[j])
+						sm[u*T+t] -= float64(a*row[u]) / h[j]
 					}
 				}
 			}
 		}
-		var ch mat.Cholesky
-		if !ch.Factorize(sm) {
-			panic("movielens: BiasOnlyFit: Schur complement not positive definite")
+		if !optim.Cholesky(sm, T) {
+			return nil, nil, fmt.Errorf("bias-only fit: Newton iteration %d: the Schur complement of the Hessian is not positive definite (a NaN or infinity in the data?)", iter+1)
 		}
-		var sb mat.VecDense
-		if err := ch.SolveVecTo(&sb, rhs); err != nil {
-			panic(err)
-		}
+		optim.CholeskySolve(sm, T, sb)
 		var dec float64
-		for t := range T {
-			step[items+t] = sb.AtVec(t)
-		}
+		copy(step[items:], sb)
 		for j := range items {
 			s := g[j]
 			for t, a := range c[j*T : (j+1)*T] {
-				s -= a * step[items+t]
+				s -= float64(a * step[items+t])
 			}
 			step[j] = s / h[j]
 		}
 		for i := range step {
-			dec += g[i] * step[i]
+			dec += float64(g[i] * step[i])
 		}
 		if dec < 1e-12 {
 			break
@@ -208,7 +209,7 @@ func BiasOnlyFit(r *models.Ratings, items, T int, gamma float64) (itemBias, binB
 		moved := false
 		for a := 1.0; a > 1e-10 && !moved; a /= 2 {
 			for i := range z {
-				try[i] = z[i] - a*step[i]
+				try[i] = z[i] - float64(a*step[i])
 			}
 			if ft := objective(try); ft <= f {
 				f, moved = ft, true
@@ -219,7 +220,7 @@ func BiasOnlyFit(r *models.Ratings, items, T int, gamma float64) (itemBias, binB
 			break
 		}
 	}
-	return z[:items], z[items:]
+	return z[:items], z[items:], nil
 }
 
 // BiasOnlyLogLik is the mean log-likelihood per rating of r under the

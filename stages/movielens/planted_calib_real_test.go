@@ -50,7 +50,10 @@ func realSplit(t *testing.T) (train, test *models.Ratings, items, T int) {
 // the target of the planted data's signal (EmbeddingGainSmall).
 func TestBiasGainSmall(t *testing.T) {
 	train, test, items, T := realSplit(t)
-	bi, bb := BiasOnlyFit(train, items, T, 1)
+	bi, bb, err := BiasOnlyFit(train, items, T, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ll := BiasOnlyLogLik(test, bi, bb)
 	base := models.BaseRate(train, test).LogLik
 	t.Logf("ml-latest-small, bias only (gamma 1): test_ll %.5f, base rate %.5f, gain %.5f (RealGainSmall %.4f with embeddings: they add %.4f)",

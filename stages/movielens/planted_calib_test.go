@@ -3,6 +3,7 @@ package movielens
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"goldstone/models"
@@ -77,7 +78,10 @@ func TestBiasOnlyFit(t *testing.T) {
 		}
 	}
 	const gamma = 1.0
-	bi, bb := BiasOnlyFit(r, items, T, gamma)
+	bi, bb, err := BiasOnlyFit(r, items, T, gamma)
+	if err != nil {
+		t.Fatal(err)
+	}
 	// Gradient of the MAP objective at the fit: gamma b - sum x sigmoid(-x s).
 	gi, gb := make([]float64, items), make([]float64, T)
 	for j := range gi {
@@ -111,5 +115,24 @@ func TestBiasOnlyFit(t *testing.T) {
 	truth := BiasOnlyLogLik(r, bItem, bBin)
 	if fit := BiasOnlyLogLik(r, bi, bb); !(fit >= truth-1e-3) || fit > 0 {
 		t.Errorf("fit log-lik %v, truth's %v", fit, truth)
+	}
+}
+
+// TestBiasOnlyFitError: a system that is not positive definite to working
+// precision (gamma so small that the one item's and the one bin's bias are
+// not separately identified) and a bad gamma give an error naming the cause,
+// not a panic.
+func TestBiasOnlyFitError(t *testing.T) {
+	r := &models.Ratings{}
+	for k := range 10 {
+		r.Append(0, int32(k), 0, int8(1-2*(k%2)))
+	}
+	if _, _, err := BiasOnlyFit(r, 1, 1, 1e-300); err == nil || !strings.Contains(err.Error(), "Newton iteration 1: the Schur complement") {
+		t.Errorf("gamma 1e-300: error %v, want the Schur complement's", err)
+	}
+	for _, g := range []float64{0, -1, math.NaN(), math.Inf(1)} {
+		if _, _, err := BiasOnlyFit(r, 1, 1, g); err == nil || !strings.Contains(err.Error(), "gamma") {
+			t.Errorf("gamma %v: error %v, want one naming gamma", g, err)
+		}
 	}
 }

@@ -2,11 +2,13 @@ package pipelines_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io/fs"
 	"maps"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,20 +23,23 @@ import (
 var update = flag.Bool("update", false, "rewrite the pipelines' golden files and the README settings table")
 
 // golden is a pipeline's testdata/golden.json: the summary metrics of its
-// golden experiment (timings left out) and the pipeline version that made
-// them.
+// golden experiment (timings left out), the SHA-256 of its trials' numeric
+// outputs (parameters: .npy files and snapshots.json) and the pipeline
+// version that made them.
 type golden struct {
 	Pipeline string                       `json:"pipeline"`
 	Version  string                       `json:"version"`
-	Trials   map[string]map[string]string `json:"trials"` // trial name -> metric -> exact float text
+	Trials   map[string]map[string]string `json:"trials"` // trial name -> metric -> exact float text, or "sha256 <file>" -> digest
 }
 
 // TestGolden runs every pipeline's tiny golden experiment
 // (stages/<pipeline>/testdata/golden.toml) and compares its summary metrics
-// with testdata/golden.json. A change of results must come with a bump of
-// the pipeline's Version, so that no cached result outlives the code that
-// made it: -update refuses to rewrite the file of a pipeline whose results
-// changed while its version did not.
+// with testdata/golden.json, bit for bit: the same golden files hold on
+// every build (GOAMD64=v1, v3, v4, -tags purego, arm64; .ci/run runs them
+// all), so a difference is a change of results, never the machine. A change
+// of results must come with a bump of the pipeline's Version, so that no
+// cached result outlives the code that made it: -update refuses to rewrite
+// the file of a pipeline whose results changed while its version did not.
 func TestGolden(t *testing.T) {
 	for _, name := range stages.PipelineNames() {
 		t.Run(name, func(t *testing.T) { checkGolden(t, name) })
@@ -99,7 +104,8 @@ func runGolden(t *testing.T, e *stages.Experiment, dir string) map[string]map[st
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := pipeline.Run(ctx, b.Graph, pipeline.Options{WorkDir: t.TempDir(), Jobs: 2, Workers: 2})
+	work := t.TempDir()
+	res, err := pipeline.Run(ctx, b.Graph, pipeline.Options{WorkDir: work, Jobs: 2, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,14 +125,54 @@ func runGolden(t *testing.T, e *stages.Experiment, dir string) map[string]map[st
 				m[k] = strconv.FormatFloat(v, 'g', -1, 64)
 			}
 		}
+		for _, id := range tn.Nodes {
+			for _, dir := range res.Nodes[id].Outputs {
+				digestOutputs(t, m, filepath.Join(work, "cache"), dir)
+			}
+		}
 		out[tn.Trial.Name] = m
 	}
 	return out
 }
 
-// compareGolden lists the differences between recorded and new metrics.
-// Values agree to a relative 1e-9 (exact on one machine; the margin allows
-// for fused multiply-adds on other architectures); NaN equals NaN.
+// digestOutputs adds to m, for every parameter file under dir (.npy arrays,
+// snapshots.json), "sha256 <stage>/<path>" (the path below the cache entry)
+// -> its SHA-256: the golden comparison then covers every bit of the
+// trained parameters, not only the summary metrics.
+func digestOutputs(t *testing.T, m map[string]string, cache, dir string) {
+	t.Helper()
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if filepath.Ext(path) != ".npy" && d.Name() != "snapshots.json" {
+			return nil
+		}
+		rel, err := filepath.Rel(cache, path)
+		if err != nil {
+			return err
+		}
+		parts := strings.Split(filepath.ToSlash(rel), "/") // stage, key, path...
+		if len(parts) < 3 {
+			return fmt.Errorf("%s: not below a cache entry", path)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(b)
+		m["sha256 "+parts[0]+"/"+strings.Join(parts[2:], "/")] = hex.EncodeToString(sum[:])
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// compareGolden lists the differences between recorded and new metrics, in
+// key order (the first line names the first differing value). Values must
+// agree bit for bit (the text is strconv's shortest exact form); NaN equals
+// NaN.
 func compareGolden(want, got map[string]map[string]string) []string {
 	var diffs []string
 	names := slices.Sorted(maps.Keys(want))
@@ -142,25 +188,13 @@ func compareGolden(want, got map[string]map[string]string) []string {
 		for _, k := range slices.Compact(keys) {
 			ws, okw := w[k]
 			gs, okg := g[k]
-			if okw && okg && close(ws, gs) {
+			if okw && okg && ws == gs {
 				continue
 			}
 			diffs = append(diffs, fmt.Sprintf("  trial %q %s: golden %s, now %s", n, k, orNone(ws, okw), orNone(gs, okg)))
 		}
 	}
 	return diffs
-}
-
-func close(a, b string) bool {
-	x, errA := strconv.ParseFloat(a, 64)
-	y, errB := strconv.ParseFloat(b, 64)
-	if errA != nil || errB != nil {
-		return a == b
-	}
-	if math.IsNaN(x) || math.IsNaN(y) || math.IsInf(x, 0) || math.IsInf(y, 0) {
-		return a == b
-	}
-	return math.Abs(x-y) <= 1e-9*max(math.Abs(x), math.Abs(y))
 }
 
 func orNone(s string, ok bool) string {

@@ -200,7 +200,7 @@ func (s speedup) BothText() string {
 func (s speedup) Verdict(b ratioBands, base, method string) string {
 	w := s.Word(b)
 	if w == "neither reaches" {
-		return fmt.Sprintf("not reproduced: neither reaches it on most seeds (%s %d/%d, %s %d/%d)",
+		return fmt.Sprintf("%s (%s %d/%d, %s %d/%d)", b.Neither,
 			base, figures.Reached(s.Base), len(s.Base), method, figures.Reached(s.Method), len(s.Method))
 	}
 	return fmt.Sprintf("%s (%s/%s %s)", w, base, method, s.Text())
@@ -209,10 +209,13 @@ func (s speedup) Verdict(b ratioBands, base, method string) string {
 // ratioBands are the bars a speed-up's interval is read against: the whole
 // interval at or above Reproduce reproduces the claim; within
 // [1/Effect, Effect] it shows no effect.
-type ratioBands struct{ Reproduce, Effect float64 }
+type ratioBands struct {
+	Reproduce, Effect float64
+	Neither           string // the verdict when neither median reaches the target
+}
 
 // fig2Bands: the paper's Fig. 2 speed-up is about 10x; half of it counts.
-var fig2Bands = ratioBands{Reproduce: 5, Effect: 1.5}
+var fig2Bands = ratioBands{Reproduce: 5, Effect: 1.5, Neither: "not reproduced: neither reaches it on most seeds"}
 
 // Word is the verdict of the interval against the bands:
 //
@@ -272,12 +275,14 @@ var artificialLabels = map[string]string{
 func fig2Claim(method string) func(r *claimRun) (string, string) {
 	return func(r *claimRun) (string, string) {
 		var ours, verdicts []string
+		var m0 []float64
 		for i, thr := range artificial.ExcessThresholds {
 			m := r.bySeed(artificial.ExcessMetric(thr), nil, true)
 			if m["gd"] == nil || m[method] == nil {
 				return "", notMeasured + " (needs variants gd and " + method + ")"
 			}
 			gd, me := pairOf(m, "gd", method)
+			m0 = gd
 			s := newSpeedup(gd, me)
 			prefix := thresholdText(thr)
 			if i == 0 {
@@ -290,11 +295,10 @@ func fig2Claim(method string) func(r *claimRun) (string, string) {
 			ours = append(ours, o)
 			verdicts = append(verdicts, fmt.Sprintf("%s: %s", thresholdText(thr), s.Verdict(fig2Bands, "gd", method)))
 		}
-		if n := r.failedOf(method, nil); n > 0 {
-			ours = append(ours, fmt.Sprintf("%s diverged on %d seeds (counted as never)", method, n))
-		}
-		if n := r.failedOf("gd", nil); n > 0 {
-			ours = append(ours, fmt.Sprintf("gd diverged on %d seeds (counted as never)", n))
+		for _, v := range []string{method, "gd"} {
+			if n := r.failedOf(v, nil); n > 0 {
+				ours = append(ours, fmt.Sprintf("%s diverged on %d of %d seeds (counted as never)", v, n, len(m0)))
+			}
 		}
 		return strings.Join(ours, "; "), strings.Join(verdicts, "; ")
 	}
@@ -426,7 +430,7 @@ func initSection(r *claimRun) string {
 
 // keepBands: the paper gives no factor for keeping the fields; a speed-up
 // of at least 1.5x (the whole interval) counts.
-var keepBands = ratioBands{Reproduce: 1.5, Effect: 1.5}
+var keepBands = ratioBands{Reproduce: 1.5, Effect: 1.5, Neither: "not testable: neither reaches it on most seeds"}
 
 // keepClaim compares each Goldstone-GD variant with fields kept between
 // rounds (the paper's) against the same with fields reset (variant
@@ -444,7 +448,11 @@ func keepClaim(r *claimRun) (string, string) {
 			reset, kept := pairOf(m, meth+"-reset", meth)
 			seeds = len(kept)
 			s := newSpeedup(reset, kept)
-			parts = append(parts, fmt.Sprintf("%s: kept %s, reset %s, reset/kept %s", thresholdText(thr), stepsShort(kept), stepsShort(reset), s.Text()))
+			p := fmt.Sprintf("%s: kept %s, reset %s, reset/kept %s", thresholdText(thr), stepsShort(kept), stepsShort(reset), s.Text())
+			if both := s.BothText(); both != "" && math.IsNaN(s.Ratio) {
+				p += " (" + both + ")"
+			}
+			parts = append(parts, p)
 			vparts = append(vparts, fmt.Sprintf("%s %s", thresholdText(thr), s.Verdict(keepBands, "reset", "kept")))
 		}
 		if len(parts) == 0 {

@@ -72,7 +72,7 @@ func TestFig2ClaimCountsDivergedAsNever(t *testing.T) {
 	r := synthRun(map[string][]map[string]float64{"gd": gd, "goldstone-linear": lin},
 		map[string][]int{"goldstone-linear": {1, 2, 3, 4, 5, 6}})
 	ours, verdict := fig2Claim("goldstone-linear")(r)
-	if !strings.Contains(ours, "goldstone-linear diverged on 6 seeds (counted as never)") || !strings.Contains(ours, "10 seeds; ") {
+	if !strings.Contains(ours, "goldstone-linear diverged on 6 of 10 seeds (counted as never)") || !strings.Contains(ours, "10 seeds; ") {
 		t.Errorf("ours = %q", ours)
 	}
 	// 4 of 10 reach: the method's median is censored, gd's is not; a
@@ -241,5 +241,29 @@ func TestScheduleAndKeepAndOverheadClaims(t *testing.T) {
 	ours, v = overheadClaim(0.08)(r)
 	if !strings.Contains(ours, "goldstone: 10.0% (median of 3 trials; 10.0%-10.0%)") || !strings.HasPrefix(v, "goldstone: about the paper's (10.0% vs 8%)") {
 		t.Errorf("overhead: %q\n%q", ours, v)
+	}
+}
+
+func TestKeepClaim(t *testing.T) {
+	nan := math.NaN()
+	r := synthRun(map[string][]map[string]float64{
+		"goldstone":              steps(400, 410, 420, 430),
+		"goldstone-reset":        steps(800, 820, 840, 860),
+		"goldstone-linear":       steps(100, nan, nan, nan),
+		"goldstone-linear-reset": steps(300, nan, nan, 200),
+	}, nil)
+	ours, v := keepClaim(r)
+	if !strings.Contains(v, "goldstone: L-L* < 1 reproduces (reset/kept 2x [") {
+		t.Errorf("verdict = %q", v)
+	}
+	if !strings.Contains(v, "goldstone-linear: L-L* < 1 not testable: neither reaches it on most seeds (reset 2/4, kept 1/4)") {
+		t.Errorf("verdict = %q", v)
+	}
+	if !strings.HasPrefix(ours, "4 seeds; goldstone-linear (the paper's algorithm") ||
+		!strings.Contains(ours, "reset/kept undefined [0x, inf] (on the 1 seeds both reach, median per-seed ratio 3x)") {
+		t.Errorf("ours = %q", ours)
+	}
+	if _, v := keepClaim(synthRun(map[string][]map[string]float64{"goldstone": steps(1)}, nil)); !strings.Contains(v, "needs a variant and its -reset twin") {
+		t.Errorf("no twin: %q", v)
 	}
 }

@@ -582,21 +582,21 @@ func llIntervalClaim(method string) func(r *claimRun) (string, string) {
 		for _, v := range sortedVariants(m, base) {
 			b, x := pairOf(m, base, v)
 			p := newPairedDiff(b, x)
-			parts = append(parts, fmt.Sprintf("%s %.4f vs %s %.4f, difference %s", v, p.MethodM, base, p.BaseM, p.Text(4)))
+			parts = append(parts, fmt.Sprintf("%s %.4f vs %s %.4f, difference %s", v, p.MethodM, base, p.BaseM, p.Text(5)))
 			if v != method {
 				continue
 			}
 			switch p.Word(table2Bands) {
 			case "no difference":
-				verdict = fmt.Sprintf("no difference: %s nats, interval within ±%g (paper +0.0006)", p.Text(4), table2Bands.Band)
+				verdict = fmt.Sprintf("no difference: %s nats, interval within ±%g (paper +0.0006)", p.Text(5), table2Bands.Band)
 			case "higher":
-				verdict = fmt.Sprintf("reproduces the sign: %s better by %s nats (paper +0.0006)", method, p.Text(4))
+				verdict = fmt.Sprintf("reproduces the sign: %s better by %s nats (paper +0.0006)", method, p.Text(5))
 			case "lower":
-				verdict = fmt.Sprintf("reversed: %s worse, %s nats (paper +0.0006)", method, p.Text(4))
+				verdict = fmt.Sprintf("reversed: %s worse, %s nats (paper +0.0006)", method, p.Text(5))
 			case "no interval":
-				verdict = fmt.Sprintf("not judged: %s nats from one seed, no interval", p.Text(4))
+				verdict = fmt.Sprintf("not judged: %s nats from one seed, no interval", p.Text(5))
 			default:
-				verdict = fmt.Sprintf("inconclusive: %s nats, the interval is wider than ±%g and includes 0", p.Text(4), table2Bands.Band)
+				verdict = fmt.Sprintf("inconclusive: %s nats, the interval is wider than ±%g and includes 0", p.Text(5), table2Bands.Band)
 			}
 		}
 		if fails != "" {
@@ -671,7 +671,7 @@ func scheduleClaim(r *claimRun) (string, string) {
 		}
 		lm, llo, lhi := figures.TInterval(rel, level)
 		ours = append(ours, fmt.Sprintf("%s: test_ll decaying %.4f vs constant %.4f, difference %s; final loss decaying/constant - 1 = %+.2f%% [%+.2f%%, %+.2f%%]",
-			v, p.MethodM, p.BaseM, p.Text(4), 100*lm, 100*llo, 100*lhi))
+			v, p.MethodM, p.BaseM, p.Text(5), 100*lm, 100*llo, 100*lhi))
 		w := p.Word(table2Bands)
 		switch w {
 		case "higher":
@@ -679,7 +679,7 @@ func scheduleClaim(r *claimRun) (string, string) {
 		case "lower":
 			w = "constant better"
 		}
-		verdicts = append(verdicts, fmt.Sprintf("%s: %s (test_ll %s)", v, w, p.Text(4)))
+		verdicts = append(verdicts, fmt.Sprintf("%s: %s (test_ll %s)", v, w, p.Text(5)))
 	}
 	if len(ours) == 0 {
 		return "", notMeasured + " (needs a variant and its -constant twin)"
@@ -749,7 +749,7 @@ func dweKeepClaim(r *claimRun) (string, string) {
 		lr, lk := pairOf(ll, v+"-reset", v)
 		p := newPairedDiff(lr, lk)
 		ours = append(ours, fmt.Sprintf("%s: gap < 1%% psi from kept %s, reset %s, reset/kept %s; test_ll kept - reset %s",
-			v, stepsShort(kept), stepsShort(reset), s.Text(), p.Text(4)))
+			v, stepsShort(kept), stepsShort(reset), s.Text(), p.Text(5)))
 		verdicts = append(verdicts, fmt.Sprintf("%s: %s", v, s.Verdict(keepBands, "reset", "kept")))
 	}
 	if len(ours) == 0 {

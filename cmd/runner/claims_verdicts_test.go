@@ -185,7 +185,7 @@ func TestLLIntervalClaim(t *testing.T) {
 		"goldstone-linear": {-0.6381, -0.6395, -0.6370},
 	})
 	ours, v := llIntervalClaim("goldstone")(r)
-	if !strings.HasPrefix(v, "no difference: +0.0001 [+0.0001, +0.0001] nats, interval within ±0.0005") {
+	if !strings.HasPrefix(v, "no difference: +0.00010 [+0.00010, +0.00010] nats, interval within ±0.0005") {
 		t.Errorf("verdict = %q", v)
 	}
 	if !strings.Contains(ours, "test_ll (mean over 3 seeds; difference to adam with its 95% t interval) goldstone -0.6381 vs adam -0.6382") ||
@@ -231,7 +231,7 @@ func TestScheduleAndKeepAndOverheadClaims(t *testing.T) {
 	}
 	r := synthRun(sums, nil)
 	ours, v := scheduleClaim(r)
-	if !strings.Contains(v, "adam: decaying better (test_ll +0.0120 [+0.0120, +0.0120])") || !strings.Contains(ours, "final loss decaying/constant - 1 = -9.09%") {
+	if !strings.Contains(v, "adam: decaying better (test_ll +0.01200 [+0.01200, +0.01200])") || !strings.Contains(ours, "final loss decaying/constant - 1 = -9.09%") {
 		t.Errorf("schedule: %q\n%q", ours, v)
 	}
 	ours, v = dweKeepClaim(r)

@@ -91,6 +91,19 @@ func SVD(ut, s, vt, a []float64, m, n int) bool {
 	setIdentity(vt, n)
 	const eps = 0x1p-52
 	tol := float64(max(m, 4)) * eps
+	// A column whose norm squared is at most tiny (tol^2 ||A||_F^2) is zero
+	// to working precision: rotating it against another only stirs rounding
+	// noise, which never becomes orthogonal to a relative tol (a
+	// rank-deficient a would not converge), so such pairs count as
+	// orthogonal.
+	var fro float64
+	for _, x := range a {
+		fro += float64(x * x)
+	}
+	if math.IsNaN(fro) || math.IsInf(fro, 0) {
+		return false
+	}
+	tiny := float64(tol*tol) * fro
 	ok := false
 	for sweep := 0; sweep < 100 && !ok; sweep++ {
 		ok = true
@@ -104,7 +117,7 @@ func SVD(ut, s, vt, a []float64, m, n int) bool {
 					beta += float64(y * y)
 					gamma += float64(x * y)
 				}
-				if !(math.Abs(gamma) <= tol*math.Sqrt(alpha)*math.Sqrt(beta)) {
+				if !(math.Abs(gamma) <= tol*math.Sqrt(alpha)*math.Sqrt(beta)) && alpha > tiny && beta > tiny {
 					if math.IsNaN(gamma) || math.IsInf(gamma, 0) {
 						return false
 					}
@@ -139,21 +152,7 @@ func SVD(ut, s, vt, a []float64, m, n int) bool {
 		}
 		s[j] = math.Sqrt(ss)
 	}
-	// Sort descending (selection sort: stable for ties by taking the first
-	// maximum), swapping the rows of ut and vt with the values.
-	for j := 0; j < n; j++ {
-		b := j
-		for k := j + 1; k < n; k++ {
-			if s[k] > s[b] {
-				b = k
-			}
-		}
-		if b != j {
-			s[j], s[b] = s[b], s[j]
-			swapRows(ut[j*m:(j+1)*m], ut[b*m:(b+1)*m])
-			swapRows(vt[j*n:(j+1)*n], vt[b*n:(b+1)*n])
-		}
-	}
+	sortSingular(ut, s, vt, m, n)
 	zero := 0.0
 	if n > 0 {
 		zero = float64(m) * eps * s[0]
@@ -171,6 +170,25 @@ func SVD(ut, s, vt, a []float64, m, n int) bool {
 		completeBasis(ut, j, m)
 	}
 	return true
+}
+
+// sortSingular sorts the singular values s descending (selection sort:
+// stable for ties by taking the first maximum), swapping the rows of ut
+// (n x m) and vt (n x n) with the values.
+func sortSingular(ut, s, vt []float64, m, n int) {
+	for j := 0; j < n; j++ {
+		b := j
+		for k := j + 1; k < n; k++ {
+			if s[k] > s[b] {
+				b = k
+			}
+		}
+		if b != j {
+			s[j], s[b] = s[b], s[j]
+			swapRows(ut[j*m:(j+1)*m], ut[b*m:(b+1)*m])
+			swapRows(vt[j*n:(j+1)*n], vt[b*n:(b+1)*n])
+		}
+	}
 }
 
 // rotPair sets (x, y) <- (c x - s y, s x + c y), entry by entry.
@@ -193,37 +211,60 @@ func swapRows(a, b []float64) {
 // completeBasis sets row j of u (rows of length m) to a unit vector
 // orthogonal to rows 0..j-1 (assumed orthonormal): the first standard basis
 // vector, in order, that keeps a norm above 1/2 after two rounds of
-// Gram-Schmidt against them.
+// Gram-Schmidt against them, or, when none does (j close to m: the residual
+// norms squared of the m basis vectors sum to m - j, so only their largest
+// is sure to exceed 1/m), the one with the largest residual norm, the first
+// of equals.
 func completeBasis(u []float64, j, m int) {
 	w := u[j*m : (j+1)*m]
+	best, bestSS := -1, 0.0
 	for e := 0; e < m; e++ {
-		clear(w)
-		w[e] = 1
-		for range 2 {
-			for k := 0; k < j; k++ {
-				v := u[k*m : (k+1)*m][:len(w)]
-				var dot float64
-				for i, x := range v {
-					dot += float64(x * w[i])
-				}
-				for i, x := range v {
-					w[i] -= float64(dot * x)
-				}
-			}
-		}
-		var ss float64
-		for _, x := range w {
-			ss += float64(x * x)
-		}
+		ss := residual(u, w, j, e)
 		if ss > 0.25 {
-			inv := 1 / math.Sqrt(ss)
-			for i := range w {
-				w[i] *= inv
-			}
+			normalize(w, ss)
 			return
 		}
+		if ss > bestSS {
+			best, bestSS = e, ss
+		}
 	}
-	panic("optim: no orthogonal complement (rows not orthonormal)")
+	if best < 0 {
+		panic("optim: no orthogonal complement (rows not orthonormal)")
+	}
+	normalize(w, residual(u, w, j, best))
+}
+
+// residual sets w to the standard basis vector e minus its projection on
+// rows 0..j-1 of u (two rounds of Gram-Schmidt) and returns its norm squared.
+func residual(u, w []float64, j, e int) float64 {
+	m := len(w)
+	clear(w)
+	w[e] = 1
+	for range 2 {
+		for k := 0; k < j; k++ {
+			v := u[k*m : (k+1)*m][:len(w)]
+			var dot float64
+			for i, x := range v {
+				dot += float64(x * w[i])
+			}
+			for i, x := range v {
+				w[i] -= float64(dot * x)
+			}
+		}
+	}
+	var ss float64
+	for _, x := range w {
+		ss += float64(x * x)
+	}
+	return ss
+}
+
+// normalize scales w, of norm squared ss, to unit length.
+func normalize(w []float64, ss float64) {
+	inv := 1 / math.Sqrt(ss)
+	for i := range w {
+		w[i] *= inv
+	}
 }
 
 // Cholesky factors the n x n symmetric positive definite matrix a

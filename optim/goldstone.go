@@ -25,15 +25,15 @@ const DefaultK2 = 10
 //
 //  1. computes the overlaps M_st = Z_s Z_t^T for the edges of the graph;
 //  2. takes K2 natural-gradient steps on the gauge fields G_t (d x d) of the
-//     second-order model L”(G) of psi(exp(Gamma_1) Z_1, ...) - psi(Z),
-//     Gamma_t = G_t - G_t^T:
-//     G_t <- G_t - rho' sum_t' (L^+)_tt' dL”/dG_t', with L^+ the
+//     second-order model L2(G) (the paper's L with two primes) of
+//     psi(exp(Gamma_1) Z_1, ...) - psi(Z), Gamma_t = G_t - G_t^T:
+//     G_t <- G_t - rho' sum_t' (L^+)_tt' dL2/dG_t', with L^+ the
 //     pseudoinverse of the graph Laplacian;
 //  3. applies R_t = exp(Gamma_t) (RotationExact) or I + Gamma_t
 //     (RotationLinear) to every Z_t.
 //
 // Interpretation of "G is kept between rounds" (the paper's momentum): the
-// model L” is always expanded around the current Z (M is recomputed every
+// model L2 is always expanded around the current Z (M is recomputed every
 // round, after the previous round's rotation was applied), and the K2 steps
 // start from the G the previous round ended with instead of from zero; the
 // rotation built from the final G is applied to the current Z. Reset starts
@@ -363,7 +363,7 @@ func skew(dst, a []float64, d int) {
 //	H_s = sum_t A_st [ M_st + 1/2 (-M_st Gamma_t - Gamma_t M_ts + M_ts Gamma_s + Gamma_s M_ts) ]
 //	    = F_s + 1/2 (F_s^T Gamma_s + Gamma_s F_s^T) - 1/2 sum_t A_st (M_st Gamma_t + Gamma_t M_st^T)
 //
-// and the gradient dL”/dG_s = H_s - H_s^T.
+// and the gradient dL2/dG_s = H_s - H_s^T.
 func (g *Goldstone) hChunk(s, _, _ int) {
 	d, dd := g.d, g.dd
 	h := g.h[s*dd : (s+1)*dd]

@@ -84,7 +84,7 @@ func TestGoldstoneGradient(t *testing.T) {
 	}
 }
 
-// TestGoldstoneThirdOrder checks that L” agrees with the exact
+// TestGoldstoneThirdOrder checks that L2 agrees with the exact
 // L'(G) = psi(exp(Gamma_t) Z_t) - psi(Z) up to O(|G|^3).
 func TestGoldstoneThirdOrder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 1))

@@ -3,6 +3,7 @@ package optim
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 )
@@ -199,10 +200,18 @@ func (p *Procrustes) svdChunk(k, _, _ int) {
 	s := p.svdS[k*d : (k+1)*d]
 	ut := p.svdUT[k*dd : (k+1)*dd]
 	vt := p.svdVT[k*dd : (k+1)*dd]
-	if !SVD(ut, s, vt, a, d, d) {
-		panic("optim: SVD did not converge (NaN or infinite overlap)")
-	}
 	q := p.q[k*dd : (k+1)*dd]
+	if !SVD(ut, s, vt, a, d, d) {
+		// The overlap is not finite, or its squares overflow: the iterate
+		// has diverged. The map and the gap are NaN, so a round makes x
+		// NaN and the driver stops with its "diverged" error, as for any
+		// diverged step (a panic would hide that error).
+		for i := range q {
+			q[i] = math.NaN()
+		}
+		p.edgeGap[k] = math.NaN()
+		return
+	}
 	gemm(true, false, d, d, d, 1, ut, d, vt, d, 0, q, d, nil) // U V^T
 	var sum float64
 	for _, v := range s {

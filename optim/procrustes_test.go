@@ -173,3 +173,27 @@ func TestProcrustesNotTree(t *testing.T) {
 		t.Fatalf("GaugeGap on a chain after a cycle: %v", err)
 	}
 }
+
+// TestProcrustesDivergedIterate: an iterate whose overlaps' squares
+// overflow (a diverged training step) gives a NaN gap and a NaN round, for
+// the driver to report as divergence, not a panic.
+func TestProcrustesDivergedIterate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(16, 1))
+	b := Blocks{T: 4, N: 8, D: 3}
+	g := Chain(b.T, 1)
+	x := twisted(rng, b, 0.3, 0)
+	for i := range x {
+		x[i] *= 1e120 // overlaps near 1e241: their squares are +Inf
+	}
+	p := &Procrustes{}
+	if err := p.Init(b, g); err != nil {
+		t.Fatal(err)
+	}
+	if gap := p.Gap(x); !math.IsNaN(gap) {
+		t.Errorf("gap of a diverged iterate %v, want NaN", gap)
+	}
+	p.Round(x)
+	if z := b.Block(x, b.T-1); !math.IsNaN(z[0]) { // the root's block keeps the identity
+		t.Errorf("a round of a diverged iterate left the last block at %v, want NaN", z[0])
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"goldstone/internal/atomicfile"
 )
 
 // manifest is a cache entry's manifest.json, written last.
@@ -92,7 +94,7 @@ func lookup(ctx context.Context, dir, key string, outputs []string) (digests map
 // evictEntry removes a corrupt cache entry: it is first renamed into
 // tmpDir, so that the entry disappears in one step, then deleted.
 func evictEntry(dir, tmpDir string) error {
-	aside, err := os.MkdirTemp(tmpDir, "evicted-*")
+	aside, err := atomicfile.MkdirTemp(tmpDir, "evicted-*")
 	if err != nil {
 		return fmt.Errorf("evict %s: %w", dir, err)
 	}
@@ -112,7 +114,7 @@ func writeManifest(dir string, m *manifest) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, manifestName), b, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, manifestName), b, 0o666); err != nil {
 		return err
 	}
 	return syncTree(dir)
@@ -163,7 +165,7 @@ func syncPath(p string) error {
 // are returned, unless replace is set, in which case final is replaced.
 func promote(ctx context.Context, tmp, final, key string, outputs []string, replace bool) (existing map[string]string, err error) {
 	parent := filepath.Dir(final)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
+	if err := os.MkdirAll(parent, 0o777); err != nil {
 		return nil, err
 	}
 	if err := os.Rename(tmp, final); err == nil {
@@ -190,4 +192,24 @@ func promote(ctx context.Context, tmp, final, key string, outputs []string, repl
 		return nil, fmt.Errorf("promote cache entry: remove old entry: %w", err)
 	}
 	return nil, syncPath(parent)
+}
+
+// CheckEntry verifies the cache entry at dir as a run does before it
+// reuses one: its manifest must parse and every output it lists must exist
+// with the content digest the manifest records. It returns whether the
+// entry is sound and, if not, a one-line description of the problem
+// ("incomplete: no manifest" for an entry that was never completed). Only
+// a cancelled ctx is an error.
+func CheckEntry(ctx context.Context, dir string) (ok bool, problem string, err error) {
+	_, st, problem, err := checkEntry(ctx, dir, "", nil)
+	if err != nil {
+		return false, "", err
+	}
+	switch st {
+	case entryOK:
+		return true, "", nil
+	case entryAbsent:
+		return false, "incomplete: no manifest", nil
+	}
+	return false, problem, nil
 }

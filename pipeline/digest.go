@@ -14,6 +14,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"goldstone/internal/atomicfile"
 )
 
 // dirDigestHeader starts the hashed text of a directory digest.
@@ -206,10 +208,10 @@ func (c ctxReader) Read(p []byte) (int, error) {
 // writeFileAtomic writes b to a temporary file next to path and renames it
 // over path.
 func writeFileAtomic(path string, b []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-*")
+	f, err := atomicfile.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,7 @@ func LockWorkDir(dir string) (*Lock, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(abs, 0o755); err != nil {
+	if err := os.MkdirAll(abs, 0o777); err != nil {
 		return nil, err
 	}
 	return &Lock{dir: abs, unlock: func() {}}, nil

@@ -25,7 +25,7 @@ func LockWorkDir(dir string) (*Lock, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(abs, 0o755); err != nil {
+	if err := os.MkdirAll(abs, 0o777); err != nil {
 		return nil, fmt.Errorf("create workdir: %w", err)
 	}
 	unlock, err := lockWorkDir(abs)
@@ -39,7 +39,7 @@ func LockWorkDir(dir string) (*Lock, error) {
 // pid into it. The lock is released by the returned func or at exit.
 func lockWorkDir(dir string) (unlock func(), err error) {
 	path := filepath.Join(dir, "lock")
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
 	if err != nil {
 		return nil, fmt.Errorf("lock workdir: %w", err)
 	}

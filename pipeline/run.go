@@ -13,8 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
+	"goldstone/internal/atomicfile"
 	"goldstone/internal/fault"
 )
 
@@ -164,9 +163,11 @@ const (
 
 type task struct {
 	n      *Node
+	index  int // in topological order
 	stage  string
 	params []byte
 	deps   []*task // distinct upstream nodes in topological order
+	next   []*task // distinct downstream nodes
 
 	state       taskState
 	key         string
@@ -267,13 +268,14 @@ func newSession(g *Graph, opts Options) (*session, error) {
 		if err != nil {
 			return nil, fmt.Errorf("node %s: params: %w", n.ID, err)
 		}
-		t := &task{n: n, stage: n.Stage.Name(), params: p}
+		t := &task{n: n, index: len(s.tasks), stage: n.Stage.Name(), params: p}
 		seen := map[*task]bool{}
 		for _, name := range keys(n.Inputs) {
 			if r := n.Inputs[name]; !r.External() {
 				if u := s.byID[r.Node]; !seen[u] {
 					seen[u] = true
 					t.deps = append(t.deps, u)
+					u.next = append(u.next, t)
 				}
 			}
 		}
@@ -436,6 +438,9 @@ func (s *session) plan(ctx context.Context) ([]PlanItem, error) {
 	var errs []error
 	items := make([]PlanItem, 0, len(s.tasks))
 	for _, t := range s.tasks {
+		if err := ctx.Err(); err != nil {
+			return nil, err // a plan of many nodes stops at once on Ctrl-C
+		}
 		it := PlanItem{Node: t.n.ID, Stage: t.stage}
 		digests, _, blocker, err := s.inputs(t, up)
 		switch {
@@ -503,11 +508,15 @@ func (s *session) emit(e Event) {
 	s.opts.Observer.Event(e)
 }
 
+// outcome is what a task's goroutine reports to the scheduler.
 type outcome struct {
 	t          *task
 	outDigests map[string]string
 	err        error
 	elapsed    time.Duration
+	cached     bool // a sound cache entry: not run
+	started    bool // the stage ran (err is its failure); else err is the eviction's
+	requeue    bool // cancelled while verifying the cache entry: not started
 }
 
 // Run validates g and runs its nodes, each as soon as its inputs are ready
@@ -543,7 +552,7 @@ func Run(ctx context.Context, g *Graph, opts Options) (*Result, error) {
 	if err := os.RemoveAll(tmp); err != nil {
 		return nil, fmt.Errorf("clear %s: %w", tmp, err)
 	}
-	if err := os.MkdirAll(tmp, 0o755); err != nil {
+	if err := os.MkdirAll(tmp, 0o777); err != nil {
 		return nil, err
 	}
 	if s.dig, err = loadDigester(filepath.Join(s.work, "state", "digests.json")); err != nil {
@@ -587,148 +596,6 @@ func Run(ctx context.Context, g *Graph, opts Options) (*Result, error) {
 		return res, err
 	}
 	return res, errors.Join(errs...)
-}
-
-// loop is the scheduler: a plain loop over tasks in topological order that
-// starts every ready task while fewer than Jobs run, then waits for one to
-// finish. It returns the node failures.
-func (s *session) loop(parent context.Context) []error {
-	ctx, cancel := context.WithCancel(parent)
-	defer cancel()
-	up := func(u *task) (map[string]string, map[string]string, bool) {
-		return u.outDigests, u.outPaths, u.state == stateOK
-	}
-	doneCh := make(chan outcome)
-	// The fan-out goes through an errgroup limited to Jobs; the loop itself
-	// also never starts more than Jobs, so Go only waits for a finishing
-	// goroutine to return. Stage errors travel on doneCh, not through the
-	// group, because a failure must not cancel the siblings (unless FailFast).
-	var eg errgroup.Group
-	eg.SetLimit(s.jobs)
-	defer eg.Wait()
-	running := 0
-	var errs []error
-	failFastBy := ""
-
-	for {
-		for _, t := range s.tasks {
-			if t.state != stateWaiting {
-				continue
-			}
-			if c := s.failedUpstream(t); c != "" && !t.n.Tolerant {
-				s.skip(t, "upstream "+c+" failed", c)
-				continue
-			}
-			if ctx.Err() != nil || running >= s.jobs || !s.depsOK(t) {
-				continue
-			}
-			digests, _, failed, _, err := s.inputsTolerant(t, up)
-			if err != nil {
-				t.state, t.err = stateFailed, err
-				s.emit(Event{Kind: Failed, Node: t.n.ID, Stage: t.stage, Err: err})
-				errs = append(errs, fmt.Errorf("node %s (stage %s): %w", t.n.ID, t.stage, err))
-				if s.opts.FailFast && failFastBy == "" {
-					failFastBy = t.n.ID
-					cancel()
-				}
-				continue
-			}
-			t.key, t.inDigests, t.failedInputs = s.keyOf(t, digests), digests, failed
-			corrupt := ""
-			if !s.opts.Force {
-				c, err := s.check(ctx, t, t.key)
-				if err != nil { // cancelled while verifying
-					continue
-				}
-				if c.state == entryOK {
-					t.state, t.cached, t.reason = stateOK, true, "cached"
-					t.outDigests, t.outPaths = c.digests, s.outPaths(t, t.key)
-					s.emit(Event{Kind: Cached, Node: t.n.ID, Stage: t.stage, Key: t.key, Outputs: t.outPaths, Reason: t.reason})
-					if err := s.record(t); err != nil {
-						errs = append(errs, err)
-					}
-					continue
-				}
-				if c.state == entryCorrupt {
-					corrupt = c.problem
-					dir := s.entryDir(t.stage, t.key)
-					s.emit(Event{Kind: Corrupt, Node: t.n.ID, Stage: t.stage, Key: t.key, Reason: c.problem})
-					err := evictEntry(dir, filepath.Join(s.work, "tmp"))
-					s.forget(dir)
-					if err != nil {
-						t.state, t.err = stateFailed, err
-						s.emit(Event{Kind: Failed, Node: t.n.ID, Stage: t.stage, Key: t.key, Err: err})
-						errs = append(errs, fmt.Errorf("node %s (stage %s): %w", t.n.ID, t.stage, err))
-						continue
-					}
-				}
-			}
-			switch {
-			case s.opts.Force:
-				t.reason = "forced"
-			case corrupt != "":
-				t.reason = "corrupt cache entry evicted: " + corrupt
-			default:
-				t.reason = s.missReason(t, t.key, digests)
-			}
-			t.state = stateRunning
-			running++
-			s.emit(Event{Kind: Started, Node: t.n.ID, Stage: t.stage, Key: t.key, Reason: t.reason})
-			eg.Go(func() error { doneCh <- s.execute(ctx, t); return nil })
-		}
-		if running == 0 {
-			break
-		}
-		if s.opts.Idle != nil && running < s.jobs && ctx.Err() == nil {
-			s.opts.Idle(s.jobs - running)
-		}
-		o := <-doneCh
-		running--
-		t := o.t
-		t.elapsed = o.elapsed
-		if o.err == nil {
-			t.state, t.outDigests, t.outPaths = stateOK, o.outDigests, s.outPaths(t, t.key)
-			s.emit(Event{Kind: Done, Node: t.n.ID, Stage: t.stage, Key: t.key, Outputs: t.outPaths, Elapsed: t.elapsed})
-			if err := s.record(t); err != nil {
-				errs = append(errs, err)
-			}
-			continue
-		}
-		t.state, t.err = stateFailed, o.err
-		if ctx.Err() != nil && errors.Is(o.err, ctx.Err()) {
-			// Stopped by cancellation, not a failure of its own.
-			t.interrupted, t.reason = true, "interrupted"
-			if failFastBy != "" {
-				t.reason = "interrupted: fail-fast after " + failFastBy + " failed"
-			}
-		} else {
-			errs = append(errs, fmt.Errorf("node %s (stage %s): %w", t.n.ID, t.stage, o.err))
-			if s.opts.FailFast && failFastBy == "" {
-				failFastBy = t.n.ID
-				cancel()
-			}
-		}
-		s.emit(Event{Kind: Failed, Node: t.n.ID, Stage: t.stage, Key: t.key, Err: t.err, Elapsed: t.elapsed, Reason: t.reason})
-	}
-
-	// Whatever still waits was cut off by cancellation.
-	for _, t := range s.tasks {
-		if t.state != stateWaiting {
-			continue
-		}
-		if c := s.failedUpstream(t); c != "" && !t.n.Tolerant {
-			s.skip(t, "upstream "+c+" failed", c)
-			continue
-		}
-		reason := "cancelled"
-		if failFastBy != "" {
-			reason = "cancelled: fail-fast after " + failFastBy + " failed"
-		}
-		t.state, t.reason = stateSkipped, reason
-		t.err = fmt.Errorf("%w: %s: %w", ErrSkipped, reason, context.Canceled)
-		s.emit(Event{Kind: Skipped, Node: t.n.ID, Stage: t.stage, Err: t.err, Reason: reason})
-	}
-	return errs
 }
 
 // depsOK reports whether t may start: every upstream node is done, or, for
@@ -789,7 +656,7 @@ func (s *session) execute(ctx context.Context, t *task) (o outcome) {
 	o.t = t
 	start := time.Now()
 	defer func() { o.elapsed = time.Since(start) }()
-	tmp, err := os.MkdirTemp(filepath.Join(s.work, "tmp"), sanitizeID(t.n.ID)+"-*")
+	tmp, err := atomicfile.MkdirTemp(filepath.Join(s.work, "tmp"), sanitizeID(t.n.ID)+"-*")
 	if err != nil {
 		o.err = err
 		return o

@@ -88,7 +88,7 @@ func Verify(ctx context.Context, workDir string, opts VerifyOptions) ([]EntryRep
 			r.Problem = problem
 		}
 		if !r.OK && opts.Evict {
-			if err := os.MkdirAll(filepath.Join(work, "tmp"), 0o755); err != nil {
+			if err := os.MkdirAll(filepath.Join(work, "tmp"), 0o777); err != nil {
 				return out, err
 			}
 			if err := evictEntry(dir, filepath.Join(work, "tmp")); err != nil {

@@ -14,11 +14,13 @@
 // is sticky and returned by Err, Flush and Close. Queueing never blocks
 // past the writer's exit; use after Close records ErrClosed.
 //
-// CreateRun, FinishRun, SetRunStatus, UpsertTrial and MarkStale are
-// synchronous: they run in their own transaction on the same writer
-// goroutine, after the rows queued before them are committed, and return
-// their own error. If ctx ends while such a call waits for the writer, the
-// call returns ctx.Err() but the operation may still be applied.
+// CreateRun, FinishRun, SetRunStatus, UpsertTrial(s), RecordTrial,
+// MarkStale and the others are synchronous: they run in their own
+// transaction on the same writer goroutine, after the rows queued before
+// them are committed, and return their own error. If ctx ends while such a
+// call waits for the writer, the call returns ctx.Err() but the operation
+// may still be applied. RecordTrial writes a finished trial whole (its
+// series, summary and status) or not at all.
 //
 // Re-recording a key replaces the row (upsert), so a resumed run that
 // re-emits metrics never duplicates them. Keys: metrics (run_id, trial,
@@ -27,7 +29,15 @@
 //
 // Several processes may open the same file: the database is in WAL mode
 // with a 10 s busy timeout and write transactions begin IMMEDIATE, so
-// writers from different Stores queue for the lock instead of failing.
+// writers from different Stores queue for the lock instead of failing. A
+// transaction that fails for a reason of the machine (IsInfrastructure: the
+// lock held past the busy timeout, a full disk, an I/O error) is rolled back
+// and tried again with growing pauses for up to OpenOptions.Wait (default
+// DefaultWait, 5 minutes); only then does its error reach the caller (or,
+// for queued rows, Err). Commands that only read use OpenReadOnly.
+//
+// A run's report state (runs.report_state, SetReport: writing, done,
+// failed) tells whether its report is complete.
 //
 // # Run status
 //
@@ -38,8 +48,10 @@
 // "interrupted"; failed trials keep their status and error unless retried)
 // and returns the trials that keep their outcome. Version 2 of the schema
 // migrated the old status "done" by the run's trials. OpenExisting opens a
-// database only if its file exists (ErrNoDatabase otherwise), for commands
-// that read results.
+// database only if its file exists (ErrNoDatabase otherwise); OpenReadOnly
+// opens an existing one read-only (mode=ro, else immutable on read-only
+// media), without migrating, locking or writing anything, for commands
+// that only read results.
 //
 // # Schema and query interface
 //

@@ -20,6 +20,9 @@ import (
 // stamped by `go build` in a checkout), else that of the working directory
 // (`git rev-parse HEAD` and `git status --porcelain`, for `go run` and
 // test binaries, which carry no stamp); "" and false when neither is known.
+// Git runs with GIT_OPTIONAL_LOCKS=0: it writes nothing in the user's
+// repository (no index refresh, no .git/index.lock), so a run neither
+// blocks nor is blocked by the user's git.
 func Environment() RunInfo {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -91,10 +94,15 @@ func cpuModel(r io.Reader) string {
 	return fallback
 }
 
+// gitState reads the revision of the checkout at dir ("" for the working
+// directory) and whether it has changes, without writing to it: `git
+// status` refreshes the index on disk (taking .git/index.lock) unless
+// optional locks are off.
 func gitState(ctx context.Context, dir string) (commit string, dirty bool) {
 	run := func(args ...string) ([]byte, error) {
 		cmd := exec.CommandContext(ctx, "git", args...)
 		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
 		return cmd.Output()
 	}
 	out, err := run("rev-parse", "HEAD")

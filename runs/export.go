@@ -4,8 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -17,6 +19,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"goldstone/internal/atomicfile"
+	"goldstone/internal/fault"
 )
 
 // Export file names (ExportParquet).
@@ -79,38 +82,54 @@ func writeGeneric[T any](path string, rows []T) error {
 	})
 }
 
+// exportNames are the files of an export, in the order they are written.
+var exportNames = []string{ExportTrials, ExportParams, ExportSummaries, ExportSeries, ExportOutputs}
+
 // ExportParquet writes a run's trials (one wide row per trial, typed
 // parameter columns and summary metrics, like the trials view), its
 // parameters and summaries in long form, its step-wise series and its
 // recorded output files as ZSTD Parquet files in dir, and returns their
 // paths. Times are TIMESTAMP (UTC, microseconds); NaN and infinities are
-// kept as such in DOUBLE columns. Each file is written to a temporary file
-// and renamed, so a failed export leaves no half-written file.
+// kept as such in DOUBLE columns.
+//
+// An export is complete or absent: the files are written into a hidden
+// temporary directory beside dir, which then takes dir's place in two
+// renames (atomicfile.ReplaceDir). dir must therefore be new or hold an
+// earlier export only (nothing else of the user's is replaced); what an
+// export killed midway left behind is removed by the next one.
 func (s *Store) ExportParquet(ctx context.Context, runID int64, dir string) ([]string, error) {
 	fail := func(err error) ([]string, error) {
 		return nil, fmt.Errorf("export run %d: %w", runID, err)
 	}
-	if _, err := s.Run(ctx, runID); err != nil {
+	ri, err := s.Run(ctx, runID)
+	if err != nil {
 		return fail(err)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := exportDirFree(dir); err != nil {
+		return fail(err)
+	}
+	parent := filepath.Dir(filepath.Clean(dir))
+	if err := os.MkdirAll(parent, 0o777); err != nil {
+		return fail(err)
+	}
+	if _, err := atomicfile.RemoveStale(parent); err != nil {
 		return fail(err)
 	}
 	trials, err := s.TrialTable(ctx, runID)
 	if err != nil {
 		return fail(err)
 	}
-	ri, err := s.Run(ctx, runID)
+	tmp, err := atomicfile.MkdirTemp(parent, "."+filepath.Base(filepath.Clean(dir))+".tmp-*")
 	if err != nil {
 		return fail(err)
 	}
-	var paths []string
+	defer os.RemoveAll(tmp) // nothing left once renamed
 	add := func(name string, write func(path string) error) error {
-		p := filepath.Join(dir, name)
+		p := filepath.Join(tmp, name)
 		if err := write(p); err != nil {
-			return fmt.Errorf("%s: %w", p, err)
+			return fmt.Errorf("%s: %w", filepath.Join(dir, name), err)
 		}
-		paths = append(paths, p)
+		fault.Point("export:file")
 		return nil
 	}
 
@@ -158,7 +177,32 @@ func (s *Store) ExportParquet(ctx context.Context, runID int64, dir string) ([]s
 	if err := add(ExportOutputs, func(p string) error { return writeGeneric(p, orows) }); err != nil {
 		return fail(err)
 	}
+	if err := atomicfile.ReplaceDir(tmp, dir); err != nil {
+		return fail(err)
+	}
+	paths := make([]string, len(exportNames))
+	for i, n := range exportNames {
+		paths[i] = filepath.Join(dir, n)
+	}
 	return paths, nil
+}
+
+// exportDirFree checks that dir may be replaced by an export: it does not
+// exist, or it is a directory that holds nothing but export files.
+func exportDirFree(dir string) error {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if !slices.Contains(exportNames, e.Name()) {
+			return fmt.Errorf("%s holds %s, which is not an export file: export into a new directory (an export replaces its directory whole)", dir, e.Name())
+		}
+	}
+	return nil
 }
 
 // writeSeries streams a run's metric series, trials in enumeration order,
@@ -260,23 +304,51 @@ func unify(a, b paramKind) paramKind {
 // columns named as in the trials view. The schema is built at run time as
 // a Go struct type, so the columns keep their order.
 func writeWideTrials(path, experiment string, trials []TrialRow) error {
-	kinds := map[string]paramKind{}
+	l, err := newWideLayout(trials)
+	if err != nil {
+		return err
+	}
+	schema := parquet.SchemaOf(reflect.New(l.rowType).Interface())
+	return atomicfile.Write(path, func(f io.Writer) error {
+		w := parquet.NewWriter(f, append(writerOptions(), schema)...)
+		for _, t := range trials {
+			if err := w.Write(l.row(experiment, t).Addr().Interface()); err != nil {
+				return err
+			}
+		}
+		return w.Close()
+	})
+}
+
+// wideLayout is the row type of the wide trials file: the fixed columns,
+// then one per parameter (typed by what every trial's value fits) and one
+// per summary metric.
+type wideLayout struct {
+	kinds   map[string]paramKind
+	pkeys   []string // parameter columns, sorted
+	mnames  []string // metric columns, sorted
+	nFixed  int
+	rowType reflect.Type
+}
+
+func newWideLayout(trials []TrialRow) (*wideLayout, error) {
+	l := &wideLayout{kinds: map[string]paramKind{}}
 	metrics := map[string]bool{}
 	for _, t := range trials {
 		for k, text := range t.Params {
 			v, err := decodeJSON(text)
 			if err != nil {
-				return fmt.Errorf("trial %q param %q: %w", t.ID, k, err)
+				return nil, fmt.Errorf("trial %q param %q: %w", t.ID, k, err)
 			}
-			kinds[k] = unify(kinds[k], kindOfJSON(v))
+			l.kinds[k] = unify(l.kinds[k], kindOfJSON(v))
 		}
 		for m := range t.Summary {
 			metrics[m] = true
 		}
 	}
-	pkeys := slices.Sorted(maps.Keys(kinds))
-	mnames := slices.Sorted(maps.Keys(metrics))
-	paramCol, metricCol := trialsViewColumns(pkeys, mnames)
+	l.pkeys = slices.Sorted(maps.Keys(l.kinds))
+	l.mnames = slices.Sorted(maps.Keys(metrics))
+	paramCol, metricCol := trialsViewColumns(l.pkeys, l.mnames)
 
 	type col struct {
 		name string
@@ -298,10 +370,10 @@ func writeWideTrials(path, experiment string, trials []TrialRow) error {
 		{"wall_seconds", reflect.TypeFor[float64](), ""},
 		{"log_path", reflect.TypeFor[string](), ""},
 	}
-	nFixed := len(cols)
-	for _, k := range pkeys {
+	l.nFixed = len(cols)
+	for _, k := range l.pkeys {
 		var t reflect.Type
-		switch kinds[k] {
+		switch l.kinds[k] {
 		case pkInt:
 			t = reflect.TypeFor[*int64]()
 		case pkFloat:
@@ -313,7 +385,7 @@ func writeWideTrials(path, experiment string, trials []TrialRow) error {
 		}
 		cols = append(cols, col{paramCol[k], t, "optional"})
 	}
-	for _, m := range mnames {
+	for _, m := range l.mnames {
 		cols = append(cols, col{metricCol[m], reflect.TypeFor[*float64](), "optional"})
 	}
 	fields := make([]reflect.StructField, len(cols))
@@ -325,55 +397,50 @@ func writeWideTrials(path, experiment string, trials []TrialRow) error {
 		}
 		fields[i] = reflect.StructField{Name: fmt.Sprintf("F%d", i), Type: c.typ, Tag: reflect.StructTag(`parquet:"` + strings.ReplaceAll(tag, `"`, `_`) + `"`)}
 	}
-	rowType := reflect.StructOf(fields)
-	schema := parquet.SchemaOf(reflect.New(rowType).Interface())
+	l.rowType = reflect.StructOf(fields)
+	return l, nil
+}
 
-	return atomicfile.Write(path, func(f io.Writer) error {
-		w := parquet.NewWriter(f, append(writerOptions(), schema)...)
-		for _, t := range trials {
-			row := reflect.New(rowType).Elem()
-			pj, _ := json.Marshal(rawParams(t.Params))
-			fixed := []any{experiment, t.RunID, t.ID, t.Seq, t.Status, t.Error, t.Seed, string(pj),
-				timePtr(t.Started), timePtr(t.Ended), t.WallSeconds, t.LogPath}
-			for i, v := range fixed {
-				row.Field(i).Set(reflect.ValueOf(v))
-			}
-			for j, k := range pkeys {
-				text, ok := t.Params[k]
-				if !ok {
-					continue
-				}
-				fv := row.Field(nFixed + j)
-				v, _ := decodeJSON(text)
-				switch kinds[k] {
-				case pkInt:
-					n, _ := v.(json.Number).Int64()
-					fv.Set(reflect.ValueOf(&n))
-				case pkFloat:
-					x, _ := v.(json.Number).Float64()
-					fv.Set(reflect.ValueOf(&x))
-				case pkBool:
-					b := v.(bool)
-					fv.Set(reflect.ValueOf(&b))
-				case pkString:
-					s := v.(string)
-					fv.Set(reflect.ValueOf(&s))
-				default:
-					s := text
-					fv.Set(reflect.ValueOf(&s))
-				}
-			}
-			for j, m := range mnames {
-				if x, ok := t.Summary[m]; ok {
-					row.Field(nFixed + len(pkeys) + j).Set(reflect.ValueOf(&x))
-				}
-			}
-			if err := w.Write(row.Addr().Interface()); err != nil {
-				return err
-			}
+// row is trial t's row.
+func (l *wideLayout) row(experiment string, t TrialRow) reflect.Value {
+	row := reflect.New(l.rowType).Elem()
+	pj, _ := json.Marshal(rawParams(t.Params))
+	fixed := []any{experiment, t.RunID, t.ID, t.Seq, t.Status, t.Error, t.Seed, string(pj),
+		timePtr(t.Started), timePtr(t.Ended), t.WallSeconds, t.LogPath}
+	for i, v := range fixed {
+		row.Field(i).Set(reflect.ValueOf(v))
+	}
+	for j, k := range l.pkeys {
+		text, ok := t.Params[k]
+		if !ok {
+			continue
 		}
-		return w.Close()
-	})
+		fv := row.Field(l.nFixed + j)
+		v, _ := decodeJSON(text)
+		switch l.kinds[k] {
+		case pkInt:
+			n, _ := v.(json.Number).Int64()
+			fv.Set(reflect.ValueOf(&n))
+		case pkFloat:
+			x, _ := v.(json.Number).Float64()
+			fv.Set(reflect.ValueOf(&x))
+		case pkBool:
+			b := v.(bool)
+			fv.Set(reflect.ValueOf(&b))
+		case pkString:
+			s := v.(string)
+			fv.Set(reflect.ValueOf(&s))
+		default:
+			s := text
+			fv.Set(reflect.ValueOf(&s))
+		}
+	}
+	for j, m := range l.mnames {
+		if x, ok := t.Summary[m]; ok {
+			row.Field(l.nFixed + len(l.pkeys) + j).Set(reflect.ValueOf(&x))
+		}
+	}
+	return row
 }
 
 func rawParams(p map[string]string) map[string]json.RawMessage {

@@ -8,7 +8,7 @@ import (
 )
 
 const runColumns = `id, experiment, kind, config_json, config_hash, status, started_at, ended_at,
-	git_commit, git_dirty, go_version, os, arch, cpu_model, gomaxprocs, host, pid, note`
+	git_commit, git_dirty, go_version, os, arch, cpu_model, gomaxprocs, host, pid, note, report_state, report_error`
 
 type scanner interface{ Scan(dst ...any) error }
 
@@ -18,7 +18,8 @@ func scanRun(sc scanner) (RunInfo, error) {
 		started, ended sql.NullString
 	)
 	if err := sc.Scan(&r.ID, &r.Experiment, &r.Kind, &r.ConfigJSON, &r.ConfigHash, &r.Status, &started, &ended,
-		&r.GitCommit, &r.GitDirty, &r.GoVersion, &r.OS, &r.Arch, &r.CPUModel, &r.GOMAXPROCS, &r.Host, &r.PID, &r.Note); err != nil {
+		&r.GitCommit, &r.GitDirty, &r.GoVersion, &r.OS, &r.Arch, &r.CPUModel, &r.GOMAXPROCS, &r.Host, &r.PID, &r.Note,
+		&r.ReportState, &r.ReportError); err != nil {
 		return r, err
 	}
 	var err error
@@ -89,6 +90,29 @@ func (s *Store) Trials(ctx context.Context, runID int64) ([]Trial, error) {
 	out := make([]Trial, len(rows))
 	for i := range rows {
 		out[i] = rows[i].Trial
+	}
+	return out, nil
+}
+
+// TrialStatuses returns a run's trials ordered by id with their status
+// and error only (Params nil): what a run's outcome counts, without
+// reading every parameter of a large sweep.
+func (s *Store) TrialStatuses(ctx context.Context, runID int64) ([]Trial, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT trial, status, error FROM trial_rows WHERE run_id = ? ORDER BY trial`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("trial statuses of run %d: %w", runID, err)
+	}
+	defer rows.Close()
+	var out []Trial
+	for rows.Next() {
+		t := Trial{RunID: runID}
+		if err := rows.Scan(&t.ID, &t.Status, &t.Error); err != nil {
+			return nil, fmt.Errorf("trial statuses of run %d: %w", runID, err)
+		}
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("trial statuses of run %d: %w", runID, err)
 	}
 	return out, nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -311,6 +312,10 @@ type DeleteResult struct {
 	Runs []RunInfo
 	// CacheDirs are the cache entries recorded as outputs of the deleted
 	// runs that no remaining run records: the caller may remove them.
+	// Entries are content-addressed, so an entry is known by its last two
+	// path elements (<stage>/<key>), wherever its workdir was: a remaining
+	// run that recorded the same entry elsewhere (a repro's scratch, a
+	// workdir that moved) keeps it.
 	CacheDirs []string
 	// Files are the artifacts and trial logs of the deleted runs that no
 	// remaining run records.
@@ -326,6 +331,7 @@ var errDryRun = errors.New("dry run")
 func (s *Store) DeleteRuns(ctx context.Context, ids []int64, dryRun bool) (*DeleteResult, error) {
 	res := &DeleteResult{}
 	err := s.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		*res = DeleteResult{} // a retried transaction starts afresh
 		dirs := map[string]bool{}
 		files := map[string]bool{}
 		for _, id := range ids {
@@ -353,12 +359,16 @@ func (s *Store) DeleteRuns(ctx context.Context, ids []int64, dryRun bool) (*Dele
 				return fmt.Errorf("delete run %d: %w", id, err)
 			}
 		}
+		kept := map[string]bool{}
+		if err := collect(ctx, tx, kept, `SELECT DISTINCT cache_dir FROM trial_output_rows`); err != nil {
+			return err
+		}
+		keptEntries := map[string]bool{}
+		for d := range kept {
+			keptEntries[entryName(d)] = true
+		}
 		for _, d := range slices.Sorted(maps.Keys(dirs)) {
-			var n int
-			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM trial_output_rows WHERE cache_dir = ?`, d).Scan(&n); err != nil {
-				return err
-			}
-			if n == 0 {
+			if !keptEntries[entryName(d)] {
 				res.CacheDirs = append(res.CacheDirs, d)
 			}
 		}
@@ -381,6 +391,18 @@ func (s *Store) DeleteRuns(ctx context.Context, ids []int64, dryRun bool) (*Dele
 		return nil, fmt.Errorf("delete runs: %w", err)
 	}
 	return res, nil
+}
+
+// entryName is a cache entry directory's identity: its last two path
+// elements, <stage>/<key>.
+func entryName(dir string) string {
+	d := strings.TrimRight(filepath.ToSlash(dir), "/")
+	if i := strings.LastIndexByte(d, '/'); i > 0 {
+		if j := strings.LastIndexByte(d[:i], '/'); j >= 0 {
+			return d[j+1:]
+		}
+	}
+	return d
 }
 
 func collect(ctx context.Context, tx *sql.Tx, set map[string]bool, query string, args ...any) error {

@@ -21,6 +21,7 @@ var migrations = []migration{
 	{name: "results workflow: run tags, trial outputs and logs, wide trials view", sql: schemaV3},
 	{name: "executor: runs.executor, slurm_jobs, trial_attempts", sql: schemaV4},
 	{name: "trial_rows.seq: a trial's number in its run", sql: schemaV5},
+	{name: "runs.report_state, report_error: a run's report written, failed or unfinished", sql: schemaV6},
 }
 
 const schemaV1 = `

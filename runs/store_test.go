@@ -1,12 +1,14 @@
 package runs
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -673,5 +675,174 @@ func TestCommitsWithoutFlush(t *testing.T) {
 			t.Fatal("queued row not committed without Flush")
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestGitStateWritesNothing: reading the revision of a checkout whose
+// index is stale (a tracked file touched since it was staged) must not
+// refresh the index, i.e. take .git/index.lock and rewrite .git/index,
+// which would block, or be blocked by, the user's own git (issue 19,
+// item 11).
+func TestGitStateWritesNothing(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git on PATH")
+	}
+	dir := t.TempDir()
+	git := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.email=t@example.com", "-c", "user.name=t"}, args...)...)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	git("init", "-q")
+	f := filepath.Join(dir, "a.txt")
+	if err := os.WriteFile(f, []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("add", "a.txt")
+	git("commit", "-q", "-m", "a")
+	head := git("rev-parse", "HEAD")
+	// Make the index's stat data stale without changing the content.
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(f, later, later); err != nil {
+		t.Fatal(err)
+	}
+	index := filepath.Join(dir, ".git", "index")
+	before, err := os.ReadFile(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fiBefore, _ := os.Stat(index)
+	c, dirty := gitState(context.Background(), dir)
+	if c != head || dirty {
+		t.Errorf("gitState = %q, %v; want %q, false", c, dirty, head)
+	}
+	after, _ := os.ReadFile(index)
+	fiAfter, _ := os.Stat(index)
+	if !bytes.Equal(before, after) || !fiAfter.ModTime().Equal(fiBefore.ModTime()) {
+		t.Error("gitState rewrote .git/index (it took .git/index.lock)")
+	}
+	// And the user's git holding the lock does not disturb it.
+	lock := filepath.Join(dir, ".git", "index.lock")
+	if err := os.WriteFile(lock, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := gitState(context.Background(), dir); c != head {
+		t.Errorf("with .git/index.lock held: gitState = %q, want %q", c, head)
+	}
+	if _, err := os.Stat(lock); err != nil {
+		t.Errorf("the user's index.lock: %v", err)
+	}
+}
+
+func TestOpenReadOnly(t *testing.T) {
+	ctx := context.Background()
+	if _, err := OpenReadOnly(ctx, filepath.Join(t.TempDir(), "none.db")); !errors.Is(err, ErrNoDatabase) {
+		t.Errorf("OpenReadOnly of a missing file: %v, want ErrNoDatabase", err)
+	}
+	path := filepath.Join(t.TempDir(), "results.db")
+	w, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := mustRun(t, w, "ro")
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := OpenReadOnly(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if ri, err := s.Run(ctx, run); err != nil || ri.Experiment != "ro" {
+		t.Errorf("Run = %+v, %v", ri, err)
+	}
+	if _, err := s.CreateRun(ctx, RunInfo{Experiment: "x"}); !errors.Is(err, ErrReadOnly) {
+		t.Errorf("CreateRun on a read-only store: %v, want ErrReadOnly", err)
+	}
+	s.Metric(run, "t", "loss", 0, 1)
+	if err := s.Flush(ctx); !errors.Is(err, ErrReadOnly) {
+		t.Errorf("Flush on a read-only store: %v, want ErrReadOnly", err)
+	}
+
+	// An older schema (every migration but the last) is migrated first
+	// (the file is writable here).
+	path = filepath.Join(t.TempDir(), "old.db")
+	db, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`CREATE TABLE schema_version (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	for v, m := range migrations[:len(migrations)-1] {
+		if _, err := db.Exec(m.sql); err != nil {
+			t.Fatalf("migration %d: %v", v+1, err)
+		}
+		if _, err := db.Exec(`INSERT INTO schema_version VALUES (?, ?, '2026-01-01T00:00:00.000000000Z')`, v+1, m.name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.Exec(`INSERT INTO runs (experiment, status) VALUES ('old', 'finished')`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	run = 1
+	s2, err := OpenReadOnly(ctx, path)
+	if err != nil {
+		t.Fatalf("OpenReadOnly of an older schema: %v", err)
+	}
+	if _, err := s2.Trials(ctx, run); err != nil {
+		t.Errorf("Trials after the migration: %v", err)
+	}
+	s2.Close()
+}
+
+func TestMarkUnended(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTemp(t)
+	run := mustRun(t, s, "unended")
+	ts := []Trial{
+		{RunID: run, ID: "a", Status: StatusRunning},
+		{RunID: run, ID: "b", Status: StatusDone},
+		{RunID: run, ID: "c", Status: StatusPending},
+		{RunID: run, ID: "d", Status: StatusPending, Error: "not run: stage ingest failed"},
+		{RunID: run, ID: "e", Status: StatusFailed, Error: "diverged"},
+	}
+	if err := s.UpsertTrials(ctx, ts); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.MarkUnended(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"a": StatusInterrupted, "b": StatusDone, "c": StatusInterrupted, "d": StatusPending, "e": StatusFailed}
+	got, err := s.TrialStatuses(ctx, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range got {
+		if tr.Status != want[tr.ID] {
+			t.Errorf("trial %s: %s, want %s", tr.ID, tr.Status, want[tr.ID])
+		}
+	}
+	// UpsertTrials numbers new trials in order after the run's others and
+	// keeps the number of one it updates.
+	if err := s.UpsertTrials(ctx, []Trial{{RunID: run, ID: "f", Status: StatusPending}, {RunID: run, ID: "a", Status: StatusDone}}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := s.TrialTable(ctx, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, r := range rows {
+		order = append(order, fmt.Sprintf("%s%d", r.ID, r.Seq))
+	}
+	if strings.Join(order, " ") != "a1 b2 c3 d4 e5 f6" {
+		t.Errorf("trials in order with their numbers: %v", order)
 	}
 }

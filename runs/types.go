@@ -55,7 +55,19 @@ type RunInfo struct {
 	Started    time.Time
 	Ended      time.Time
 	Note       string
+	// ReportState is the state of the run's report (SetReport): "" (none
+	// asked for), ReportWriting, ReportDone or ReportFailed, with
+	// ReportError.
+	ReportState string
+	ReportError string
 }
+
+// Report states (runs.report_state).
+const (
+	ReportWriting = "writing" // begun and not ended: a kill leaves it so
+	ReportDone    = "done"
+	ReportFailed  = "failed"
+)
 
 // Trial is one row of the trials table. ID is a stable identifier of the
 // trial within its run (e.g. a digest of its parameters); trials are

@@ -38,8 +38,7 @@ type op struct {
 	sha   string
 	akind string
 
-	ctx   context.Context
-	fn    func(ctx context.Context, tx *sql.Tx) error
+	sync  func() error // opSync: runs the caller's transaction (see do)
 	reply chan error
 }
 
@@ -80,6 +79,9 @@ func (s *Store) enqueue(o op) {
 
 // send hands o to the writer. It never blocks past ctx or the writer's exit.
 func (s *Store) send(ctx context.Context, o op) error {
+	if s.readOnly {
+		return ErrReadOnly
+	}
 	s.sendMu.RLock()
 	defer s.sendMu.RUnlock()
 	if s.closed {
@@ -118,7 +120,10 @@ func (s *Store) do(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx)
 		return err
 	}
 	reply := make(chan error, 1)
-	if err := s.send(ctx, op{kind: opSync, ctx: ctx, fn: fn, reply: reply}); err != nil {
+	// The writer goroutine runs the closure: ctx stays with the call that
+	// owns it instead of travelling in the op.
+	sync := func() error { return s.runSync(ctx, fn) }
+	if err := s.send(ctx, op{kind: opSync, sync: sync, reply: reply}); err != nil {
 		return err
 	}
 	return s.wait(ctx, reply)
@@ -164,7 +169,7 @@ func (s *Store) loop() {
 				o.reply <- s.Err()
 			case opSync:
 				commit()
-				o.reply <- s.runSync(o)
+				o.reply <- o.sync()
 			case opClose:
 				commit()
 				o.reply <- nil
@@ -177,16 +182,31 @@ func (s *Store) loop() {
 	}
 }
 
-func (s *Store) runSync(o op) error {
-	if err := o.ctx.Err(); err != nil {
+// runSync runs fn in a transaction on the writer goroutine; a transaction
+// that fails for a reason of the machine (IsInfrastructure: the database
+// locked by another process, a full disk) is rolled back and run again, for
+// up to s.wait.
+func (s *Store) runSync(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	if err := ctx.Err(); err != nil {
 		return err
 	}
-	tx, err := s.w.BeginTx(o.ctx, nil)
+	return retry(ctx, s.waitFor, func() error {
+		saved := s.view
+		err := s.syncOnce(ctx, fn)
+		if err != nil {
+			s.view = saved // the view refresh, if any, was rolled back
+		}
+		return err
+	})
+}
+
+func (s *Store) syncOnce(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
 	defer tx.Rollback()
-	if err := o.fn(o.ctx, tx); err != nil {
+	if err := fn(ctx, tx); err != nil {
 		return err
 	}
 	fault.Point("runs:sync")
@@ -216,75 +236,154 @@ func metricInsert(n int) string {
 
 // writeBatch writes rows in one transaction. A row that fails (e.g. an
 // unknown run id) is dropped and recorded; the others are still committed.
-// Metric rows keep their relative order, so the last of several rows with
-// the same key wins; the tables are independent, so they are written one
-// after the other.
+// A batch that fails for a reason of the machine (IsInfrastructure: the
+// database locked by another process, a full disk) is rolled back and
+// written again, for up to s.wait; only then are its rows lost. Metric rows
+// keep their relative order, so the last of several rows with the same key
+// wins; the tables are independent, so they are written one after the
+// other.
 func (s *Store) writeBatch(batch []op) {
+	var rowErrs []error
+	err := retry(context.Background(), s.waitFor, func() error {
+		saved := s.view
+		var err error
+		s.viewErr = nil
+		rowErrs, err = s.batchOnce(batch)
+		if err != nil {
+			s.view = saved
+		}
+		return err
+	})
+	if err != nil {
+		s.fail(len(batch), err)
+		return
+	}
+	for _, e := range rowErrs {
+		s.fail(1, e)
+	}
+	if s.viewErr != nil {
+		s.fail(0, s.viewErr)
+	}
+}
+
+// batchOnce tries to write batch in one transaction. It returns the
+// errors of the rows it dropped, and an error when the transaction failed
+// (nothing of it is committed then): its begin or commit, a row failing
+// for a reason of the machine, or the trials view.
+func (s *Store) batchOnce(batch []op) (rowErrs []error, err error) {
 	ctx := context.Background()
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
-		s.fail(len(batch), fmt.Errorf("begin batch of %d rows: %w", len(batch), err))
-		return
+		return nil, fmt.Errorf("begin batch of %d rows: %w", len(batch), err)
 	}
 	defer tx.Rollback()
-	failed := 0
-	stmts := map[*sql.Stmt]*sql.Stmt{}
-	stmt := func(st *sql.Stmt) *sql.Stmt {
-		if t, ok := stmts[st]; ok {
-			return t
+	b := &batchTx{s: s, tx: tx, stmts: map[*sql.Stmt]*sql.Stmt{}}
+	b.metrics(ctx, batch)
+	newMetric := false
+	for i := range batch {
+		if batch[i].kind != opMetric {
+			if b.one(ctx, &batch[i]) && batch[i].kind == opSummary && !s.view.metrics[batch[i].name] {
+				newMetric = true
+			}
 		}
-		t := tx.StmtContext(ctx, st)
-		stmts[st] = t
+	}
+	if b.infra != nil {
+		return nil, fmt.Errorf("batch of %d rows: %w", len(batch), b.infra)
+	}
+	if newMetric {
+		if err := refreshTrialsView(ctx, tx, &s.view); IsInfrastructure(err) {
+			return nil, err
+		} else if err != nil {
+			s.viewErr = err // the rows are committed; the view lags
+		}
+	}
+	fault.Point("runs:batch")
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("commit batch of %d rows: %w", len(batch), err)
+	}
+	return b.rowErrs, nil
+}
+
+// batchTx is one attempt at writing a batch: its transaction, its prepared
+// statements, the rows it dropped and the error of the machine that
+// aborts it.
+type batchTx struct {
+	s       *Store
+	tx      *sql.Tx
+	stmts   map[*sql.Stmt]*sql.Stmt
+	infra   error // a row's error that aborts the transaction
+	rowErrs []error
+}
+
+// stmt returns st in the transaction.
+func (b *batchTx) stmt(ctx context.Context, st *sql.Stmt) *sql.Stmt {
+	if t, ok := b.stmts[st]; ok {
 		return t
 	}
-	// one writes a single row; it reports whether the row was written.
-	one := func(o *op) bool {
-		var err error
-		switch o.kind {
-		case opMetric:
-			v, k := encodeValue(o.value)
-			if _, err = stmt(s.stmtMetric).ExecContext(ctx, o.run, o.trial, o.name, o.step, v, k); err != nil {
-				err = fmt.Errorf("metric run %d trial %q name %q step %d: %w", o.run, o.trial, o.name, o.step, err)
-			}
-		case opSummary:
-			v, k := encodeValue(o.value)
-			if _, err = stmt(s.stmtSummary).ExecContext(ctx, o.run, o.trial, o.name, v, k); err != nil {
-				err = fmt.Errorf("summary run %d trial %q name %q: %w", o.run, o.trial, o.name, err)
-			}
-		case opArtifact:
-			if _, err = stmt(s.stmtArtifact).ExecContext(ctx, o.run, o.trial, o.name, o.sha, o.akind); err != nil {
-				err = fmt.Errorf("artifact run %d trial %q path %q: %w", o.run, o.trial, o.name, err)
-			}
-		}
-		if err != nil {
-			s.fail(1, err)
-			failed++
-			return false
-		}
-		return true
-	}
+	t := b.tx.StmtContext(ctx, st)
+	b.stmts[st] = t
+	return t
+}
 
-	// Metrics: full chunks through the multi-row statement. A chunk that
-	// fails is rolled back by SQLite as one statement and retried row by
-	// row, so only the bad rows are lost.
+// one writes a single row; it reports whether the row was written.
+func (b *batchTx) one(ctx context.Context, o *op) bool {
+	if b.infra != nil {
+		return false
+	}
+	s := b.s
+	var err error
+	switch o.kind {
+	case opMetric:
+		v, k := encodeValue(o.value)
+		if _, err = b.stmt(ctx, s.stmtMetric).ExecContext(ctx, o.run, o.trial, o.name, o.step, v, k); err != nil {
+			err = fmt.Errorf("metric run %d trial %q name %q step %d: %w", o.run, o.trial, o.name, o.step, err)
+		}
+	case opSummary:
+		v, k := encodeValue(o.value)
+		if _, err = b.stmt(ctx, s.stmtSummary).ExecContext(ctx, o.run, o.trial, o.name, v, k); err != nil {
+			err = fmt.Errorf("summary run %d trial %q name %q: %w", o.run, o.trial, o.name, err)
+		}
+	case opArtifact:
+		if _, err = b.stmt(ctx, s.stmtArtifact).ExecContext(ctx, o.run, o.trial, o.name, o.sha, o.akind); err != nil {
+			err = fmt.Errorf("artifact run %d trial %q path %q: %w", o.run, o.trial, o.name, err)
+		}
+	}
+	switch {
+	case err == nil:
+		return true
+	case IsInfrastructure(err):
+		b.infra = err
+	default:
+		b.rowErrs = append(b.rowErrs, err)
+	}
+	return false
+}
+
+// metrics writes the metric rows of batch: full chunks through the
+// multi-row statement. A chunk that fails is rolled back by SQLite as one
+// statement and retried row by row, so only the bad rows are lost.
+func (b *batchTx) metrics(ctx context.Context, batch []op) {
+	s := b.s
 	chunk := make([]*op, 0, metricChunk)
-	flushChunk := func() {
+	flush := func() {
 		if len(chunk) < metricChunk {
 			for _, o := range chunk {
-				one(o)
+				b.one(ctx, o)
 			}
-		} else {
+		} else if b.infra == nil {
 			args := s.args[:0]
 			for _, o := range chunk {
 				v, k := encodeValue(o.value)
 				args = append(args, o.run, o.trial, o.name, o.step, v, k)
 			}
-			_, err := stmt(s.stmtMetrics).ExecContext(ctx, args...)
+			_, err := b.stmt(ctx, s.stmtMetrics).ExecContext(ctx, args...)
 			clear(args)
 			s.args = args[:0]
-			if err != nil {
+			if IsInfrastructure(err) {
+				b.infra = err
+			} else if err != nil {
 				for _, o := range chunk {
-					one(o)
+					b.one(ctx, o)
 				}
 			}
 		}
@@ -293,26 +392,9 @@ func (s *Store) writeBatch(batch []op) {
 	for i := range batch {
 		if batch[i].kind == opMetric {
 			if chunk = append(chunk, &batch[i]); len(chunk) == metricChunk {
-				flushChunk()
+				flush()
 			}
 		}
 	}
-	flushChunk()
-	newMetric := false
-	for i := range batch {
-		if batch[i].kind != opMetric {
-			if one(&batch[i]) && batch[i].kind == opSummary && !s.view.metrics[batch[i].name] {
-				newMetric = true
-			}
-		}
-	}
-	if newMetric {
-		if err := refreshTrialsView(ctx, tx, &s.view); err != nil {
-			s.fail(0, err)
-		}
-	}
-	fault.Point("runs:batch")
-	if err := tx.Commit(); err != nil {
-		s.fail(len(batch)-failed, fmt.Errorf("commit batch of %d rows: %w", len(batch), err))
-	}
+	flush()
 }

@@ -2,25 +2,23 @@ package stages
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
-	"time"
 
-	"goldstone/internal/atomicfile"
+	"goldstone/optim"
 	"goldstone/pipeline"
 )
 
 // Env is what building a pipeline needs beyond the experiment.
 type Env struct {
 	DataDir string // data sets (MovieLens releases, corpora)
-	Workers int    // cores a trial may use
 	// Fetch allows downloading a missing data set whose experiment sets
 	// fetch = true (a run does; plan and words only look).
 	Fetch bool
+	// Budget is the sweep's core budget (nil outside a sweep): a pipeline
+	// hands it to the stages that run parallel loops, which take their
+	// pools from it (train.NewPool). It is no cache parameter.
+	Budget *optim.Budget
 }
 
 // TrialNodes ties a trial to the node whose "result" output holds its
@@ -50,22 +48,18 @@ func (b *Built) TrialOf(node string) int {
 // Add adds a node to the graph.
 func (b *Built) Add(n *pipeline.Node) { b.Graph.Add(n) }
 
+// AddReport adds the experiment's report node (see stages/report): the
+// node that reads every trial's result, run when some trials failed
+// (Tolerant) and rebuilt from a run's recorded results.
+func (b *Built) AddReport(n *pipeline.Node) {
+	b.Report = n.ID
+	b.Graph.Add(n)
+}
+
 // AddTrial records the nodes of one trial; result is the node whose
 // "result" output holds the trial's summary.json and series.arrow.
 func (b *Built) AddTrial(tr Trial, result string, nodes ...string) {
 	b.Trials = append(b.Trials, TrialNodes{Trial: tr, Result: result, Nodes: nodes})
-}
-
-// ProgressFunc rate-limits a stage's step progress, with the latest loss,
-// to a few events a second.
-func ProgressFunc(io *pipeline.IO) func(step, total int, loss float64) {
-	var last time.Time
-	return func(step, total int, loss float64) {
-		if step == total || time.Since(last) > 250*time.Millisecond {
-			last = time.Now()
-			io.ProgressValues(int64(step), int64(total), map[string]float64{"loss": loss})
-		}
-	}
 }
 
 // DataError is a data or configuration problem found while building or
@@ -132,113 +126,4 @@ func (t Trial) Slug() string {
 		return "main"
 	}
 	return strings.ReplaceAll(t.Name, " ", ",")
-}
-
-// ReportFunc draws an experiment's report from its trials' results (the
-// node's inputs, named by trial id) into dir.
-type ReportFunc func(ctx context.Context, experiment string, trials []Trial, io *pipeline.IO, dir string) error
-
-// ReportStage is a pipeline's report: it reads every trial's result and
-// draws figures and Markdown into its "figures" output.
-type ReportStage struct {
-	Stage      string // stage name, e.g. "report-artificial"
-	Pipeline   string // version of the pipeline whose Draw this is
-	Experiment string
-	Trials     []Trial
-	Draw       ReportFunc
-}
-
-func (s *ReportStage) Name() string { return s.Stage }
-
-// Version is the report scaffolding's version and the pipeline's (its Draw
-// is the pipeline's code). Scaffolding version 2: the report runs when some
-// trials failed, over the others, and lists the failed ones with their
-// errors.
-func (s *ReportStage) Version() string { return "2." + s.Pipeline }
-func (s *ReportStage) Params() any {
-	return map[string]any{"experiment": s.Experiment, "trials": trialNames(s.Trials)}
-}
-
-// Run draws the report of the trials that finished, then lists the failed
-// ones (their result inputs are missing: the report node is Tolerant) with
-// their errors at the end of the Markdown summary.
-func (s *ReportStage) Run(ctx context.Context, io *pipeline.IO) error {
-	dir := io.Output("figures")
-	var ok []Trial
-	var failed [][2]string
-	for _, t := range s.Trials {
-		if msg, bad := io.InputFailure(t.ID); bad {
-			failed = append(failed, [2]string{t.Name, msg})
-			continue
-		}
-		ok = append(ok, t)
-	}
-	if len(ok) > 0 {
-		if err := s.Draw(ctx, s.Experiment, ok, io, dir); err != nil {
-			return err
-		}
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	if len(failed) == 0 {
-		return nil
-	}
-	return appendFailures(dir, s.Experiment, failed)
-}
-
-// appendFailures adds a "Failed trials" table (name, error) to the report's
-// Markdown file: summary.md, else report.md, else a new summary.md.
-func appendFailures(dir, experiment string, failed [][2]string) error {
-	path := filepath.Join(dir, "summary.md")
-	if _, err := os.Stat(path); err != nil {
-		if _, err := os.Stat(filepath.Join(dir, "report.md")); err == nil {
-			path = filepath.Join(dir, "report.md")
-		}
-	}
-	old, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	var b strings.Builder
-	b.Write(old)
-	if len(old) == 0 {
-		fmt.Fprintf(&b, "# %s\n\nNo trial finished.\n", experiment)
-	}
-	fmt.Fprintf(&b, "\n## Failed trials (%d)\n\n| trial | error |\n|---|---|\n", len(failed))
-	for _, f := range failed {
-		msg := strings.Join(strings.Fields(f[1]), " ")
-		fmt.Fprintf(&b, "| %s | %s |\n", mdCell(f[0]), mdCell(msg))
-	}
-	return atomicfile.WriteFile(path, []byte(b.String()))
-}
-
-func mdCell(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
-
-// AddReport adds the report node, which reads every trial's result (in, by
-// trial id). It is Tolerant: it runs when some trials failed, over the
-// others.
-func (b *Built) AddReport(e *Experiment, trials []Trial, stage string, in map[string]pipeline.Ref, draw ReportFunc) {
-	b.Report = "report"
-	b.Graph.Add(&pipeline.Node{
-		ID:       "report",
-		Tolerant: true,
-		Stage:    &ReportStage{Stage: stage, Pipeline: pipelineVersion(e.Pipeline), Experiment: e.Name, Trials: trials, Draw: draw},
-		Inputs:   in,
-		Outputs:  []string{"figures"},
-	})
-}
-
-func trialNames(trials []Trial) map[string]string {
-	m := make(map[string]string, len(trials))
-	for _, t := range trials {
-		m[t.ID] = t.Name
-	}
-	return m
-}
-
-func pipelineVersion(name string) string {
-	if p, ok := LookupPipeline(name); ok {
-		return p.Version()
-	}
-	return ""
 }

@@ -2,16 +2,21 @@ package stages
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+
+	"goldstone/stages/settings"
 
 	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
@@ -30,7 +35,7 @@ type Experiment struct {
 	Name        string
 	Description string
 	Pipeline    string
-	Settings    Settings           // defaults of the pipeline, then the file's settings, then --set
+	Settings    settings.Values    // defaults of the pipeline, then the file's settings, then --set
 	Variants    []Variant          // at least one (an unnamed one when the file lists none)
 	Grid        []Axis             // sorted by key
 	Tolerances  map[string]float64 // absolute tolerance per summary metric for repro; default 0
@@ -51,10 +56,11 @@ type Axis struct {
 
 // Trial is one point of an experiment's sweep.
 type Trial struct {
-	ID       string   // stable: hash of the resolved settings
-	Name     string   // variant and grid values, for people
-	Variant  string   // variant name
-	Settings Settings // fully resolved
+	ID       string          // stable: hash of the resolved settings
+	Name     string          // variant and grid values, for people
+	Variant  string          // variant name
+	Seed     int             // its seed (settings.Seeded, which every pipeline declares)
+	Settings settings.Values // fully resolved; read through a settings struct (settings.Decode)
 }
 
 type rawFile struct {
@@ -169,6 +175,9 @@ func (c *Config) line(key string) int {
 
 func (c *Config) build(name string, r rawExp) (*Experiment, error) {
 	p := "experiments." + name
+	if err := CheckName(name); err != nil {
+		return nil, &ConfigError{File: c.Path, Line: c.line(p), Key: "experiments", Err: err}
+	}
 	e := &Experiment{Name: name, Description: r.Description, Pipeline: r.Pipeline, Tolerances: map[string]float64{}}
 	if r.Pipeline == "" {
 		return nil, c.errorf(p+".pipeline", "missing; want one of %s", strings.Join(PipelineNames(), ", "))
@@ -213,7 +222,7 @@ func (c *Config) build(name string, r rawExp) (*Experiment, error) {
 		gp := p + ".grid." + k
 		vals, ok := r.Grid[k].([]any)
 		if !ok {
-			return nil, c.errorf(gp, "a grid entry must be an array of values, got %s", describe(r.Grid[k]))
+			return nil, c.errorf(gp, "a grid entry must be an array of values, got %s", settings.Describe(r.Grid[k]))
 		}
 		if len(vals) == 0 {
 			return nil, c.errorf(gp, "empty grid")
@@ -225,8 +234,8 @@ func (c *Config) build(name string, r rawExp) (*Experiment, error) {
 				return nil, err
 			}
 			for _, o := range ax.Values {
-				if FormatValue(o) == FormatValue(v) {
-					return nil, c.errorf(gp, "value %s listed twice", FormatValue(v))
+				if settings.FormatValue(o) == settings.FormatValue(v) {
+					return nil, c.errorf(gp, "value %s listed twice", settings.FormatValue(v))
 				}
 			}
 			ax.Values = append(ax.Values, v)
@@ -250,13 +259,69 @@ func (c *Config) build(name string, r rawExp) (*Experiment, error) {
 	return e, nil
 }
 
+// maxNameLen bounds an experiment name (it is a directory name).
+const maxNameLen = 100
+
+// CheckName checks an experiment name: 1 to 100 ASCII letters, digits,
+// '.', '_' and '-', starting with a letter or digit. The name is a
+// directory of the reports, logs and batch folders, so it can hold no path
+// separator, no leading dot ("..", hidden files) and nothing a shell or a
+// terminal would read differently.
+func CheckName(name string) error {
+	bad := func(why string) error {
+		return fmt.Errorf("invalid experiment name %q: %s (use letters, digits, '.', '_' and '-', starting with a letter or digit)", name, why)
+	}
+	switch {
+	case name == "":
+		return bad("empty")
+	case len(name) > maxNameLen:
+		return bad(fmt.Sprintf("longer than %d characters", maxNameLen))
+	case !isAlnum(name[0]):
+		return bad("it must start with a letter or digit")
+	}
+	for i := 0; i < len(name); i++ {
+		if b := name[i]; !isAlnum(b) && b != '.' && b != '_' && b != '-' {
+			return bad(fmt.Sprintf("character %q", rune(b)))
+		}
+	}
+	return nil
+}
+
+func isAlnum(b byte) bool {
+	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
+}
+
+// RunDir is root/<experiment>/run-<run>, the directory of a run's report,
+// logs or export under root. An experiment name that CheckName rejects (a
+// run recorded by an older version, a hand-edited database) is an error,
+// and so is a result outside root: no path built from a name leaves its
+// root.
+func RunDir(root, experiment string, run int64) (string, error) {
+	if err := CheckName(experiment); err != nil {
+		return "", err
+	}
+	return Within(root, experiment, fmt.Sprintf("run-%d", run))
+}
+
+// Within joins elems onto root and checks that the result is root or
+// below it, lexically (after filepath.Clean): "..", an absolute element or
+// a separator in a name cannot lead outside.
+func Within(root string, elems ...string) (string, error) {
+	p := filepath.Join(append([]string{root}, elems...)...)
+	rel, err := filepath.Rel(filepath.Clean(root), p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", fmt.Errorf("path %s leaves its root %s", p, root)
+	}
+	return p, nil
+}
+
 // setting checks one value of a setting key in the context of a pipeline.
 func (c *Config) setting(pipeline, path, key string, raw any) (any, error) {
 	s, err := lookupSetting(pipeline, key)
 	if err != nil {
 		return nil, c.errorf(path, "%v", err)
 	}
-	v, err := s.normalize(raw)
+	v, err := s.Normalize(raw)
 	if err != nil {
 		return nil, c.errorf(path, "%v", err)
 	}
@@ -266,7 +331,7 @@ func (c *Config) setting(pipeline, path, key string, raw any) (any, error) {
 // lookupSetting returns the spec of a setting key in a pipeline, or an
 // error that says whether the key is unknown (with a suggestion) or belongs
 // to other pipelines.
-func lookupSetting(pipeline, key string) (*Spec, error) {
+func lookupSetting(pipeline, key string) (*settings.Spec, error) {
 	if s, ok := specOf(pipeline, key); ok {
 		return s, nil
 	}
@@ -310,8 +375,8 @@ func editDistance(a, b string) int {
 }
 
 // Defaults returns the default value of every setting a pipeline accepts.
-func Defaults(pipeline string) Settings {
-	s := Settings{}
+func Defaults(pipeline string) settings.Values {
+	s := settings.Values{}
 	for _, sp := range PipelineSpecs(pipeline) {
 		s[sp.Key] = sp.Default
 	}
@@ -357,13 +422,13 @@ func (e *Experiment) Override(sets []string) error {
 		if err != nil {
 			return &ConfigError{File: "--set", Key: k, Err: err}
 		}
-		if arr, isArr := v.([]any); isArr && s.Kind != FloatList && s.Kind != StringList {
+		if arr, isArr := v.([]any); isArr && s.Kind != settings.FloatList && s.Kind != settings.StringList {
 			if len(arr) == 0 {
 				return &ConfigError{File: "--set", Key: k, Err: errors.New("empty grid")}
 			}
 			ax := Axis{Key: k}
 			for _, r := range arr {
-				nv, err := s.normalize(r)
+				nv, err := s.Normalize(r)
 				if err != nil {
 					return &ConfigError{File: "--set", Key: k, Err: err}
 				}
@@ -374,7 +439,7 @@ func (e *Experiment) Override(sets []string) error {
 			slices.SortFunc(e.Grid, func(a, b Axis) int { return strings.Compare(a.Key, b.Key) })
 			continue
 		}
-		nv, err := s.normalize(v)
+		nv, err := s.Normalize(v)
 		if err != nil {
 			return &ConfigError{File: "--set", Key: k, Err: err}
 		}
@@ -397,16 +462,63 @@ func (e *Experiment) dropKey(k string) {
 	}
 }
 
+// Size is the number of points of the sweep: variants times the product
+// of the grid's sizes (saturating at math.MaxInt), counted without
+// enumerating them. Trials may list fewer: points equal in their
+// effective settings are one trial.
+func (e *Experiment) Size() int {
+	n := max(1, len(e.Variants))
+	for _, ax := range e.Grid {
+		k := len(ax.Values)
+		if k > 0 && n > math.MaxInt/k {
+			return math.MaxInt
+		}
+		n *= k
+	}
+	return n
+}
+
+// SizeText spells Size out: "3 variants × lr 10 × seed 5" ("lr 10 × seed
+// 5" for an experiment without named variants).
+func (e *Experiment) SizeText() string {
+	var parts []string
+	switch {
+	case len(e.Variants) > 1:
+		parts = append(parts, fmt.Sprintf("%d variants", len(e.Variants)))
+	case len(e.Variants) == 1 && e.Variants[0].Name != "":
+		parts = append(parts, "1 variant")
+	}
+	for _, ax := range e.Grid {
+		parts = append(parts, fmt.Sprintf("%s %d", ax.Key, len(ax.Values)))
+	}
+	if len(parts) == 0 {
+		return "no grid"
+	}
+	return strings.Join(parts, " × ")
+}
+
 // Trials enumerates the sweep deterministically: variants in file order, then
 // the grid's cartesian product with keys in sorted order (the last key
 // varying fastest). A point equal to an earlier one in its effective settings
 // is the same trial and is listed once.
 func (e *Experiment) Trials() []Trial {
+	out, _ := e.TrialsContext(context.Background())
+	return out
+}
+
+// TrialsContext is Trials that stops, with ctx's error, within a few
+// hundred points of ctx being done: a large sweep is enumerated in seconds,
+// and Ctrl-C must not wait for it.
+func (e *Experiment) TrialsContext(ctx context.Context) ([]Trial, error) {
 	var out []Trial
 	seen := map[string]bool{}
+	n := 0
 	for _, v := range e.Variants {
 		idx := make([]int, len(e.Grid))
 		for {
+			if n++; n%256 == 0 && ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
 			s := e.Settings.Clone()
 			for k, val := range v.Settings {
 				s[k] = val
@@ -417,11 +529,12 @@ func (e *Experiment) Trials() []Trial {
 			}
 			for a, ax := range e.Grid {
 				s[ax.Key] = ax.Values[idx[a]]
-				parts = append(parts, ax.Key+"="+FormatValue(ax.Values[idx[a]]))
+				parts = append(parts, ax.Key+"="+settings.FormatValue(ax.Values[idx[a]]))
 			}
 			if id := TrialID(e.Pipeline, s); !seen[id] {
 				seen[id] = true
-				out = append(out, Trial{ID: id, Name: strings.Join(parts, " "), Variant: v.Name, Settings: s})
+				seed := settings.MustDecode[settings.Seeded](s).Seed
+				out = append(out, Trial{ID: id, Name: strings.Join(parts, " "), Variant: v.Name, Seed: seed, Settings: s})
 			}
 			a := len(idx) - 1
 			for ; a >= 0; a-- {
@@ -436,13 +549,13 @@ func (e *Experiment) Trials() []Trial {
 			}
 		}
 	}
-	return out
+	return out, nil
 }
 
 // TrialID is the stable id of a trial: a hash of its pipeline and its
 // effective settings (see EffectiveSettings), so two grid points that differ
 // only in a setting the trial does not use are one trial.
-func TrialID(pipeline string, s Settings) string {
+func TrialID(pipeline string, s settings.Values) string {
 	eff, err := EffectiveSettings(pipeline, s)
 	if err != nil {
 		panic(err) // settings were checked by the decoder
@@ -450,7 +563,7 @@ func TrialID(pipeline string, s Settings) string {
 	h := sha256.New()
 	h.Write([]byte(pipeline))
 	h.Write([]byte{0})
-	h.Write(CanonicalJSON(eff))
+	h.Write(settings.Encode(eff))
 	return hex.EncodeToString(h.Sum(nil))[:12]
 }
 
@@ -474,7 +587,7 @@ func (e *Experiment) Resolved() (string, string) {
 		gs = append(gs, map[string]any{"key": ax.Key, "values": ax.Values})
 	}
 	m["grid"] = gs
-	b := CanonicalJSON(m)
+	b := settings.Encode(m)
 	sum := sha256.Sum256(b)
 	return string(b), hex.EncodeToString(sum[:])[:16]
 }
@@ -567,6 +680,9 @@ func ExperimentFromResolved(js string) (*Experiment, error) {
 	if err := dec.Decode(&raw); err != nil {
 		return nil, err
 	}
+	if err := CheckName(raw.Name); err != nil {
+		return nil, err
+	}
 	if _, ok := LookupPipeline(raw.Pipeline); !ok {
 		return nil, fmt.Errorf("unknown pipeline %q", raw.Pipeline)
 	}
@@ -579,7 +695,7 @@ func ExperimentFromResolved(js string) (*Experiment, error) {
 		if err != nil {
 			return nil, fmt.Errorf("setting %s: %w", key, err)
 		}
-		return s.normalize(v)
+		return s.Normalize(v)
 	}
 	// Settings added since the run was recorded take their defaults.
 	e := &Experiment{Name: raw.Name, Pipeline: raw.Pipeline, Settings: Defaults(raw.Pipeline), Tolerances: raw.Tolerances}
@@ -618,21 +734,21 @@ func ExperimentFromResolved(js string) (*Experiment, error) {
 	return e, nil
 }
 
-func fromJSON(k Kind, v any) (any, error) {
+func fromJSON(k settings.Kind, v any) (any, error) {
 	num := func(x any) (any, error) {
 		n, ok := x.(json.Number)
 		if !ok {
 			return x, nil
 		}
-		if k == Int {
+		if k == settings.Int {
 			return n.Int64()
 		}
 		return n.Float64()
 	}
 	switch k {
-	case Int, Float:
+	case settings.Int, settings.Float:
 		return num(v)
-	case FloatList:
+	case settings.FloatList:
 		xs, ok := v.([]any)
 		if !ok {
 			return v, nil

@@ -1,13 +1,18 @@
 package stages_test
 
 import (
+	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
 	"goldstone/stages"
 	"goldstone/stages/artificial"
 	_ "goldstone/stages/pipelines"
+	"goldstone/stages/report"
+	"goldstone/stages/settings"
+	"goldstone/stages/train"
 )
 
 const goodConfig = `
@@ -43,7 +48,7 @@ func TestParseConfigGood(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := c.Experiments["small"]
-	if e.Settings.Int("steps") != 200 || e.Settings.Float("lr") != 0.5 || e.Settings.String("optimizer") != "gd" {
+	if l := settings.MustDecode[train.LoopSettings](e.Settings); l.Steps != 200 || l.Optim.LR != 0.5 || settings.ChoiceName(l.Optim.Method) != "gd" {
 		t.Fatalf("settings not resolved: %v", e.Settings)
 	}
 	trials := e.Trials()
@@ -57,7 +62,7 @@ func TestParseConfigGood(t *testing.T) {
 		}
 		ids[tr.ID] = true
 	}
-	if trials[0].Name != "gd lambda=1 seed=1" || trials[1].Name != "gd lambda=1 seed=2" || trials[4].Settings.Int("k1") != 10 {
+	if trials[0].Name != "gd lambda=1 seed=1" || trials[1].Name != "gd lambda=1 seed=2" || settings.MustDecode[train.LoopSettings](trials[4].Settings).Optim.Gauge.Every() != 10 {
 		t.Fatalf("unexpected order: %q %q", trials[0].Name, trials[1].Name)
 	}
 	// Stable ids: parsing again gives the same ids in the same order.
@@ -129,7 +134,7 @@ func TestOverride(t *testing.T) {
 		t.Fatalf("got %d trials, want 6", len(trials))
 	}
 	for _, tr := range trials {
-		if tr.Settings.Int("seed") != 7 || tr.Settings.Int("steps") != 10 || tr.Settings.String("optimizer") != "adam" {
+		if l := settings.MustDecode[train.LoopSettings](tr.Settings); tr.Seed != 7 || l.Seed != 7 || l.Steps != 10 || settings.ChoiceName(l.Optim.Method) != "adam" {
 			t.Fatalf("override not applied: %v", tr.Settings)
 		}
 	}
@@ -160,12 +165,109 @@ func TestEffectiveSettingsDedupeTrials(t *testing.T) {
 			t.Errorf("trial %q: id %s -> %s after changing k2", tr.Name, before[tr.Name], tr.ID)
 		}
 	}
-	s := stages.MustDecode[artificial.TrainSettings](e.Trials()[0].Settings)
-	keys := stages.Keys(s)
+	s := settings.MustDecode[artificial.TrainSettings](e.Trials()[0].Settings)
+	keys := settings.Keys(s)
 	if _, ok := keys["k2"]; ok {
 		t.Errorf("k2 is a cache parameter of a trial without a gauge step")
 	}
 	if _, ok := keys["clip"]; !ok {
 		t.Errorf("clip is not a cache parameter of a gd trial: %v", keys)
+	}
+}
+
+func TestExperimentNames(t *testing.T) {
+	for _, name := range []string{"small", "movielens-planted-20m", "a.b_c-1", "0x", strings.Repeat("a", 100)} {
+		if err := stages.CheckName(name); err != nil {
+			t.Errorf("CheckName(%q) = %v", name, err)
+		}
+	}
+	for _, name := range []string{"", "..", "../../escape", ".hidden", "a/b", `a\b`, "-x", "a b", "a\x1b[31m", "é", strings.Repeat("a", 101)} {
+		if err := stages.CheckName(name); err == nil {
+			t.Errorf("CheckName(%q) accepted", name)
+		}
+		cfg := "[experiments." + strconvQuote(name) + "]\npipeline = \"artificial\"\n"
+		_, err := stages.ParseConfig("x.toml", []byte(cfg))
+		var ce *stages.ConfigError
+		if name != "" && (!errors.As(err, &ce) || !strings.Contains(err.Error(), "invalid experiment name")) {
+			t.Errorf("ParseConfig with experiment %q: %v", name, err)
+		}
+	}
+	for _, tt := range []struct {
+		elems []string
+		ok    bool
+	}{
+		{[]string{"a", "run-1"}, true},
+		{[]string{"a/../b"}, true},
+		{[]string{".."}, false},
+		{[]string{"a", "../../x"}, false},
+		{[]string{"/etc"}, true}, // Join keeps it under root
+	} {
+		_, err := stages.Within("/r/reports", tt.elems...)
+		if (err == nil) != tt.ok {
+			t.Errorf("Within(/r/reports, %q) = %v, want ok %v", tt.elems, err, tt.ok)
+		}
+	}
+	if _, err := stages.RunDir("reports", "../x", 1); err == nil {
+		t.Error("RunDir accepted ../x")
+	}
+}
+
+// strconvQuote quotes a TOML basic string.
+func strconvQuote(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\x1b", `\u001b`).Replace(s) + `"`
+}
+
+func TestMarkdownEscapes(t *testing.T) {
+	for in, want := range map[string]string{
+		"gd lr=0.1":                      "gd lr=0.1",
+		"<script>alert(1)</script>":      "&lt;script&gt;alert(1)&lt;/script&gt;",
+		`<img src=x onerror="alert(1)">`: `&lt;img src=x onerror="alert(1)"&gt;`,
+		"a|b & c\nd":                     `a\|b &amp; c d`,
+		"esc \x1b[31mred":                "esc  [31mred",
+	} {
+		if got := report.MarkdownText(in); got != want {
+			t.Errorf("MarkdownText(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for in, want := range map[string]string{
+		`"adam"`:   "`\"adam\"`",
+		"a`b":      "``a`b``",
+		"`x`":      "`` `x` ``",
+		"<b>x</b>": "`<b>x</b>`",
+		"a\nb":     "`a b`",
+		"x``y":     "```x``y```",
+	} {
+		if got := report.MarkdownCode(in); got != want {
+			t.Errorf("MarkdownCode(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestSweepSizeAndCancelledEnumeration(t *testing.T) {
+	c, err := stages.ParseConfig("x.toml", []byte(goodConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := c.Experiments["small"]
+	if n, text := e.Size(), e.SizeText(); n != 8 || text != "2 variants × lambda 2 × seed 2" {
+		t.Errorf("Size, SizeText = %d, %q", n, text)
+	}
+	var seeds, lrs []string
+	for i := range 1000 {
+		seeds = append(seeds, strconv.Itoa(i+1))
+		lrs = append(lrs, strconv.FormatFloat(float64(i+1)/1000, 'g', -1, 64))
+	}
+	if err := e.Override([]string{"seed=" + strings.Join(seeds, ","), "lambda=" + strings.Join(lrs, ",")}); err != nil {
+		t.Fatal(err)
+	}
+	if n := e.Size(); n != 2*1000*1000 {
+		t.Errorf("Size = %d, want 2000000", n)
+	}
+	// Enumerating 2,000,000 points would take minutes; a cancelled
+	// context stops it within a few hundred.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if trials, err := e.TrialsContext(ctx); !errors.Is(err, context.Canceled) || trials != nil {
+		t.Errorf("TrialsContext(cancelled) = %d trials, %v", len(trials), err)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"goldstone/stages"
+	"goldstone/stages/artificial"
+	"goldstone/stages/settings"
 )
 
 // TestOverrideUnquotedList: --set seed=1,2,3 (no brackets, which zsh would
@@ -42,7 +44,7 @@ func TestOverrideUnquotedList(t *testing.T) {
 	if err := e.Override([]string{"snapshots=0,100"}); err != nil {
 		t.Fatal(err)
 	}
-	if got := fmt.Sprint(e.Settings["snapshots"]); got != "[0 100]" {
+	if got := fmt.Sprint(settings.MustDecode[artificial.TrainSettings](e.Settings).Snapshots); got != "[0 100]" {
 		t.Errorf("list setting snapshots=0,100: %s", got)
 	}
 	if err := e.Override([]string{"seed=1,x"}); err == nil {

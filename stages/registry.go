@@ -7,19 +7,20 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"goldstone/stages/settings"
 )
 
 // Pipeline is one kind of experiment: the settings it accepts and how it
-// turns an experiment's trials into a pipeline graph. Each pipeline lives in
-// its own package below stages/ and registers itself (Register) from an init
-// function; stages/pipelines imports them all.
+// turns an experiment's trials into a pipeline graph. Each pipeline lives
+// in its own package below stages/ and registers itself (Register) from an
+// init function; stages/pipelines imports them all. Its stages carry their
+// own cache versions (pipeline.Stage.Version), one per stage, so that a
+// change of one stage (a report's, say) does not invalidate the others;
+// the golden test of stages/pipelines names the stage to bump.
 type Pipeline interface {
 	// Name is the value of `pipeline = "..."` in experiments.toml.
 	Name() string
-	// Version is the cache version of every stage of the pipeline: one
-	// constant next to its code, bumped when any stage's outputs change
-	// (the golden test of stages/pipelines enforces it).
-	Version() string
 	// Settings returns a pointer to the zero value of the pipeline's
 	// settings struct (see Decode): every setting the pipeline accepts,
 	// usually the settings structs of its stages as fields. A trial's id
@@ -32,49 +33,99 @@ type Pipeline interface {
 	Build(ctx context.Context, b *Built, e *Experiment, trials []Trial, env Env) error
 }
 
-var registry = struct {
-	sync.RWMutex
-	byName map[string]Pipeline
-	specs  map[string][]*Spec
-}{byName: map[string]Pipeline{}, specs: map[string][]*Spec{}}
+// Registry holds the pipelines. The program's is Registered (Register,
+// LookupPipeline, ...); a test may make its own. It resolves lazily:
+// Register only records the pipeline, and its settings specs are derived
+// (settings.SpecsOf over the choices registered by then) on the first
+// read, after every init has run. The first read freezes it: a pipeline
+// registered after that panics, so neither the order of the files that
+// register pipelines and choices nor a late registration can silently
+// change which settings a pipeline accepts.
+type Registry struct {
+	choices *settings.Choices
+	mu      sync.Mutex
+	byName  map[string]Pipeline
+	specs   map[string][]*settings.Spec // set when frozen
+}
 
-// Register makes a pipeline known by its name. It panics on a duplicate name
-// or a malformed settings declaration.
-func Register(p Pipeline) {
-	specs := SpecsOf(p.Settings())
-	registry.Lock()
-	defer registry.Unlock()
-	if _, dup := registry.byName[p.Name()]; dup {
+func newRegistry(c *settings.Choices) *Registry {
+	return &Registry{choices: c, byName: map[string]Pipeline{}}
+}
+
+// Registered is the program's registry of pipelines (and the choices of
+// settings.Registered).
+var Registered = newRegistry(settings.Registered)
+
+// Register makes a pipeline known by its name; call it from an init
+// function. It panics on a duplicate name or after the registry was read;
+// a malformed settings declaration panics at the first read.
+func Register(p Pipeline) { Registered.Register(p) }
+
+// Register adds p to r (see the package function).
+func (r *Registry) Register(p Pipeline) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.specs != nil {
+		panic(fmt.Sprintf("stages: pipeline %q registered after the registry was read: register pipelines from init functions", p.Name()))
+	}
+	if _, dup := r.byName[p.Name()]; dup {
 		panic(fmt.Sprintf("stages: pipeline %q registered twice", p.Name()))
 	}
-	registry.byName[p.Name()] = p
-	registry.specs[p.Name()] = specs
+	r.byName[p.Name()] = p
 }
 
-// PipelineSpecs returns the settings a pipeline accepts, in declaration order.
-func PipelineSpecs(name string) []*Spec {
-	registry.RLock()
-	defer registry.RUnlock()
-	return registry.specs[name]
+// resolved freezes r on its first call and returns its pipelines and their
+// specs. Every pipeline must declare the seed (settings.Seeded).
+func (r *Registry) resolved() (map[string]Pipeline, map[string][]*settings.Spec) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.specs == nil {
+		seed := r.choices.SpecsOf(settings.Seeded{})[0]
+		specs := make(map[string][]*settings.Spec, len(r.byName))
+		for name, p := range r.byName {
+			ss := r.choices.SpecsOf(p.Settings())
+			i := slices.IndexFunc(ss, func(s *settings.Spec) bool { return s.Key == seed.Key })
+			if i < 0 || ss[i].Kind != seed.Kind {
+				panic(fmt.Sprintf("stages: pipeline %q: its settings do not embed settings.Seeded (every trial has a seed)", name))
+			}
+			specs[name] = ss
+		}
+		r.specs = specs
+	}
+	return r.byName, r.specs
 }
 
-// LookupPipeline returns the registered pipeline of that name.
-func LookupPipeline(name string) (Pipeline, bool) {
-	registry.RLock()
-	defer registry.RUnlock()
-	p, ok := registry.byName[name]
+// Specs returns the settings a pipeline accepts, in declaration order.
+func (r *Registry) Specs(name string) []*settings.Spec {
+	_, specs := r.resolved()
+	return specs[name]
+}
+
+// Lookup returns the pipeline of that name.
+func (r *Registry) Lookup(name string) (Pipeline, bool) {
+	byName, _ := r.resolved()
+	p, ok := byName[name]
 	return p, ok
 }
 
-// PipelineNames returns the registered pipelines' names, sorted.
-func PipelineNames() []string {
-	registry.RLock()
-	defer registry.RUnlock()
-	return slices.Sorted(maps.Keys(registry.byName))
+// Names returns the pipelines' names, sorted.
+func (r *Registry) Names() []string {
+	byName, _ := r.resolved()
+	return slices.Sorted(maps.Keys(byName))
 }
 
+// PipelineSpecs returns the settings a registered pipeline accepts, in
+// declaration order.
+func PipelineSpecs(name string) []*settings.Spec { return Registered.Specs(name) }
+
+// LookupPipeline returns the registered pipeline of that name.
+func LookupPipeline(name string) (Pipeline, bool) { return Registered.Lookup(name) }
+
+// PipelineNames returns the registered pipelines' names, sorted.
+func PipelineNames() []string { return Registered.Names() }
+
 // specOf returns the spec of key in pipeline, if the pipeline accepts it.
-func specOf(pipeline, key string) (*Spec, bool) {
+func specOf(pipeline, key string) (*settings.Spec, bool) {
 	for _, s := range PipelineSpecs(pipeline) {
 		if s.Key == key {
 			return s, true
@@ -109,16 +160,16 @@ func allKeys() []string {
 // EffectiveSettings returns the settings a trial of the pipeline reads:
 // the Keys of its settings struct decoded from s (the options of the
 // optimizer and symmetry step not chosen, for example, are absent).
-func EffectiveSettings(pipeline string, s Settings) (map[string]any, error) {
+func EffectiveSettings(pipeline string, s settings.Values) (map[string]any, error) {
 	p, ok := LookupPipeline(pipeline)
 	if !ok {
 		return nil, fmt.Errorf("unknown pipeline %q", pipeline)
 	}
 	v := p.Settings()
-	if err := Decode(s, v); err != nil {
+	if err := settings.Decode(s, v); err != nil {
 		return nil, err
 	}
-	return Keys(v), nil
+	return settings.Keys(v), nil
 }
 
 // SettingsTable renders every setting of every registered pipeline as a
@@ -126,7 +177,7 @@ func EffectiveSettings(pipeline string, s Settings) (map[string]any, error) {
 // settings declarations; the README's settings table is this output.
 func SettingsTable() string {
 	var keys []string
-	byKey := map[string]*Spec{}
+	byKey := map[string]*settings.Spec{}
 	users := map[string][]string{}
 	names := PipelineNames()
 	for _, n := range names {
@@ -150,7 +201,7 @@ func SettingsTable() string {
 		if len(sp.Values) > 0 {
 			doc += ": `" + strings.Join(sp.Values, "`, `") + "`"
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", k, FormatValue(sp.Default), who, strings.ReplaceAll(doc, "|", "\\|"))
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", k, settings.FormatValue(sp.Default), who, strings.ReplaceAll(doc, "|", "\\|"))
 	}
 	return b.String()
 }

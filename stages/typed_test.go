@@ -8,9 +8,11 @@ import (
 	"goldstone/stages"
 	"goldstone/stages/artificial"
 	_ "goldstone/stages/pipelines"
+	"goldstone/stages/settings"
+	"goldstone/stages/train"
 )
 
-func trialSettings(t *testing.T, sets ...string) stages.Settings {
+func trialSettings(t *testing.T, sets ...string) settings.Values {
 	t.Helper()
 	c, err := stages.ParseConfig("t.toml", []byte("[experiments.a]\npipeline = \"artificial\"\n"))
 	if err != nil {
@@ -25,15 +27,15 @@ func trialSettings(t *testing.T, sets ...string) stages.Settings {
 
 // Defaults that belong to a library come from it: one place.
 func TestDefaultsFromLibraries(t *testing.T) {
-	s := stages.MustDecode[artificial.TrainSettings](trialSettings(t, "gauge=goldstone", "optimizer=adam"))
+	s := settings.MustDecode[artificial.TrainSettings](trialSettings(t, "gauge=goldstone", "optimizer=adam"))
 	if s.Loop.InitScale != models.DefaultInitStd {
 		t.Errorf("init_scale default %v, want models.DefaultInitStd %v", s.Loop.InitScale, models.DefaultInitStd)
 	}
-	g, ok := s.Loop.Optim.Gauge.(stages.GoldstoneSettings)
+	g, ok := s.Loop.Optim.Gauge.(train.GoldstoneSettings)
 	if !ok || g.K2 != optim.DefaultK2 {
 		t.Errorf("gauge %#v: want GoldstoneSettings with K2 = optim.DefaultK2 %d", s.Loop.Optim.Gauge, optim.DefaultK2)
 	}
-	a, ok := s.Loop.Optim.Method.(stages.AdamSettings)
+	a, ok := s.Loop.Optim.Method.(train.AdamSettings)
 	if !ok || a.Beta1 != optim.DefaultAdamBeta1 || a.Beta2 != optim.DefaultAdamBeta2 || a.Eps != optim.DefaultAdamEps {
 		t.Errorf("adam settings %#v: want optim's defaults", s.Loop.Optim.Method)
 	}
@@ -46,14 +48,14 @@ func TestDefaultRateIsTheOptimizers(t *testing.T) {
 		optimizer string
 		want      float64
 	}{{"gd", optim.DefaultGDRate}, {"adagrad", optim.DefaultAdaGradRate}, {"adam", optim.DefaultAdamRate}} {
-		s := stages.MustDecode[artificial.TrainSettings](trialSettings(t, "optimizer="+tc.optimizer))
+		s := settings.MustDecode[artificial.TrainSettings](trialSettings(t, "optimizer="+tc.optimizer))
 		if got := s.Loop.Optim.Schedule().Rho0; got != tc.want {
 			t.Errorf("%s: rate %v, want %v", tc.optimizer, got, tc.want)
 		}
-		if got := stages.Keys(s)["lr"]; got != tc.want {
+		if got := settings.Keys(s)["lr"]; got != tc.want {
 			t.Errorf("%s: keyed lr %v, want %v", tc.optimizer, got, tc.want)
 		}
-		if stages.TrialID("artificial", trialSettings(t, "optimizer="+tc.optimizer)) != stages.TrialID("artificial", trialSettings(t, "optimizer="+tc.optimizer, "lr="+stages.FormatValue(tc.want))) {
+		if stages.TrialID("artificial", trialSettings(t, "optimizer="+tc.optimizer)) != stages.TrialID("artificial", trialSettings(t, "optimizer="+tc.optimizer, "lr="+settings.FormatValue(tc.want))) {
 			t.Errorf("%s: the default lr and lr = %v are different trials", tc.optimizer, tc.want)
 		}
 	}
@@ -62,7 +64,7 @@ func TestDefaultRateIsTheOptimizers(t *testing.T) {
 // The options of the optimizer and symmetry step not chosen, and lr_kappa
 // of a constant rate, are not read, so not keyed.
 func TestKeysHoldOnlyWhatIsRead(t *testing.T) {
-	keys := stages.Keys(stages.MustDecode[artificial.TrainSettings](trialSettings(t, "optimizer=adagrad", "gauge=procrustes")))
+	keys := settings.Keys(settings.MustDecode[artificial.TrainSettings](trialSettings(t, "optimizer=adagrad", "gauge=procrustes")))
 	for _, k := range []string{"adagrad_eps", "k1", "reflections", "lr", "lr_s0", "seed", "time_steps", "snapshots"} {
 		if _, ok := keys[k]; !ok {
 			t.Errorf("key %s missing: %v", k, keys)
@@ -76,7 +78,7 @@ func TestKeysHoldOnlyWhatIsRead(t *testing.T) {
 	if keys["optimizer"] != "adagrad" || keys["gauge"] != "procrustes" {
 		t.Errorf("choices keyed as %v, %v", keys["optimizer"], keys["gauge"])
 	}
-	decay := stages.Keys(stages.MustDecode[artificial.TrainSettings](trialSettings(t, "lr_s0=100")))
+	decay := settings.Keys(settings.MustDecode[artificial.TrainSettings](trialSettings(t, "lr_s0=100")))
 	if decay["lr_kappa"] != 0.7 {
 		t.Errorf("lr_kappa of a decaying rate not keyed: %v", decay)
 	}
@@ -104,15 +106,35 @@ type twiceSettings struct {
 	}
 }
 
+// misspeltDefaults means to take Eps's default from its Defaults method,
+// but misspells the method's name: it must not silently default to 0.
+type misspeltDefaults struct {
+	Eps float64 `set:"eps" check:">0" doc:"epsilon"`
+}
+
+func (misspeltDefaults) Defualts() any { return misspeltDefaults{Eps: 1e-8} }
+
+// wrongDefaults's Defaults returns another type.
+type wrongDefaults struct {
+	Eps float64 `set:"eps" check:">0" doc:"epsilon"`
+}
+
+func (wrongDefaults) Defaults() any { return misspeltDefaults{Eps: 1e-8} }
+
 func TestMalformedDeclarationsPanic(t *testing.T) {
-	for name, v := range map[string]any{"bad default": badSettings{}, "conflicting defaults": twiceSettings{}} {
+	for name, v := range map[string]any{
+		"bad default":              badSettings{},
+		"conflicting defaults":     twiceSettings{},
+		"misspelt Defaults":        misspeltDefaults{},
+		"Defaults of another type": wrongDefaults{},
+	} {
 		func() {
 			defer func() {
 				if recover() == nil {
 					t.Errorf("%s: SpecsOf did not panic", name)
 				}
 			}()
-			stages.SpecsOf(v)
+			settings.SpecsOf(v)
 		}()
 	}
 }

@@ -214,15 +214,11 @@ type claimSpec struct {
 
 // scalingClaim: log-log slopes of steps against T at the paper's lambda.
 func scalingClaim(r *claimRun) (string, string) {
-	var all []stages.TrialResult
+	var all []artificial.ScalingPoint
 	for _, t := range r.trials {
 		T, _ := t.params["time_steps"].(float64)
 		lam, _ := t.params["lambda"].(float64)
-		seed, _ := t.params["seed"].(float64)
-		all = append(all, stages.TrialResult{
-			Trial:   stages.Trial{Variant: t.variant, Settings: stages.Settings{"time_steps": int64(T), "lambda": lam, "seed": int64(seed), "gauge": t.variant}},
-			Summary: t.sum,
-		})
+		all = append(all, artificial.ScalingPoint{Variant: t.variant, Lambda: lam, T: int(T), Summary: t.sum})
 	}
 	_, fits := artificial.Scaling(all)
 	if len(fits) == 0 {

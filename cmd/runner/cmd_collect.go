@@ -5,8 +5,8 @@ import (
 	"flag"
 	"fmt"
 
-	"goldstone/internal/slurmexec"
 	"goldstone/runs"
+	"goldstone/sweep/slurmexec"
 )
 
 var collectFlags struct {
@@ -25,7 +25,7 @@ func init() {
 }
 
 func runCollect(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) error {
-	st, err := runs.Open(ctx, g.db)
+	st, err := g.openDB(ctx, false)
 	if err != nil {
 		return &exitError{exitUsage, fmt.Errorf("open results database: %w", err)}
 	}

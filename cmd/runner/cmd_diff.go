@@ -97,23 +97,24 @@ func runDiff(ctx context.Context, g *globalOptions, _ *flag.FlagSet, args []stri
 		return enc.Encode(out)
 	case "csv":
 		w := csv.NewWriter(g.stdout)
+		esc := csvText(g.stdout)
 		w.Write([]string{"kind", "trial", "name", "a", "b", "delta"})
 		for _, s := range d.Settings {
-			w.Write([]string{"setting", "", s.Key, s.A, s.B, ""})
+			w.Write([]string{"setting", "", esc(s.Key), esc(s.A), esc(s.B), ""})
 		}
 		for _, m := range d.Metrics {
-			w.Write([]string{"metric", m.Trial, m.Metric, csvFloat(m.A, m.InA), csvFloat(m.B, m.InB), csvFloat(m.Delta(), m.InA && m.InB)})
+			w.Write([]string{"metric", esc(m.Trial), esc(m.Metric), csvFloat(m.A, m.InA), csvFloat(m.B, m.InB), csvFloat(m.Delta(), m.InA && m.InB)})
 		}
 		for _, t := range d.OnlyA {
-			w.Write([]string{"only_a", t, "", "", "", ""})
+			w.Write([]string{"only_a", esc(t), "", "", "", ""})
 		}
 		for _, t := range d.OnlyB {
-			w.Write([]string{"only_b", t, "", "", "", ""})
+			w.Write([]string{"only_b", esc(t), "", "", "", ""})
 		}
 		w.Flush()
 		return w.Error()
 	}
-	fmt.Fprintf(g.stdout, "run %d (%s, %s) vs run %d (%s, %s)\n", d.A.ID, d.A.Experiment, d.A.Status, d.B.ID, d.B.Experiment, d.B.Status)
+	fmt.Fprintf(g.stdout, "run %d (%s, %s) vs run %d (%s, %s)\n", d.A.ID, termText(d.A.Experiment), d.A.Status, d.B.ID, termText(d.B.Experiment), d.B.Status)
 	if d.A.GitCommit != d.B.GitCommit || d.A.GitDirty != d.B.GitDirty {
 		fmt.Fprintf(g.stdout, "commit: %s -> %s\n", commitText(d.A), commitText(d.B))
 	}
@@ -123,7 +124,7 @@ func runDiff(ctx context.Context, g *globalOptions, _ *flag.FlagSet, args []stri
 	} else {
 		fmt.Fprintln(tw, "SETTING\tRUN "+strconv.FormatInt(d.A.ID, 10)+"\tRUN "+strconv.FormatInt(d.B.ID, 10))
 		for _, s := range d.Settings {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Key, orDash(s.A), orDash(s.B))
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", termText(s.Key), termText(orDash(s.A)), termText(orDash(s.B)))
 		}
 		tw.Flush()
 	}
@@ -136,23 +137,23 @@ func runDiff(ctx context.Context, g *globalOptions, _ *flag.FlagSet, args []stri
 			equal++
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", m.Trial, m.Metric, tableFloat(m.A, m.InA), tableFloat(m.B, m.InB), tableFloat(m.Delta(), m.InA && m.InB))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", termText(m.Trial), termText(m.Metric), tableFloat(m.A, m.InA), tableFloat(m.B, m.InB), tableFloat(m.Delta(), m.InA && m.InB))
 	}
 	tw.Flush()
 	if equal > 0 {
 		fmt.Fprintf(g.stdout, "(%d metric values equal in both runs not shown; --all shows them)\n", equal)
 	}
 	for _, t := range d.OnlyA {
-		fmt.Fprintf(g.stdout, "only in run %d: %s\n", d.A.ID, t)
+		fmt.Fprintf(g.stdout, "only in run %d: %s\n", d.A.ID, termText(t))
 	}
 	for _, t := range d.OnlyB {
-		fmt.Fprintf(g.stdout, "only in run %d: %s\n", d.B.ID, t)
+		fmt.Fprintf(g.stdout, "only in run %d: %s\n", d.B.ID, termText(t))
 	}
 	return nil
 }
 
 func commitText(r runs.RunInfo) string {
-	c := r.GitCommit[:min(len(r.GitCommit), 10)]
+	c := termText(r.GitCommit[:min(len(r.GitCommit), 10)])
 	if c == "" {
 		c = "(none)"
 	}

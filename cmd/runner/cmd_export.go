@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"goldstone/stages"
 )
 
 var exportFlags struct {
@@ -40,7 +42,11 @@ func runExport(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []strin
 	}
 	dir := exportFlags.out
 	if dir == "" {
-		dir = filepath.Join(g.reports, ri.Experiment, fmt.Sprintf("run-%d", ri.ID), "export")
+		rd, err := stages.RunDir(g.reports, ri.Experiment, ri.ID)
+		if err != nil {
+			return usageErr("run %d: %w", ri.ID, err)
+		}
+		dir = filepath.Join(rd, "export")
 	}
 	paths, err := st.ExportParquet(ctx, ri.ID, dir)
 	if err != nil {

@@ -4,14 +4,19 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"goldstone/internal/batch"
+	"goldstone/internal/atomicfile"
+	"goldstone/internal/fault"
 	"goldstone/pipeline"
+	"goldstone/runs"
+	"goldstone/stages"
 	"goldstone/stages/htmlreport"
+	"goldstone/sweep/slurmexec/batch"
 )
 
 var gcFlags struct {
@@ -31,15 +36,26 @@ func init() {
 	})
 }
 
+// runGC deletes old runs in an order a kill cannot spoil: it plans what
+// the runs own (runs.Store.DeleteRuns, dry run), removes the files (each
+// cache entry renamed out of the cache in one step, then deleted), and
+// deletes the rows last, in one transaction. A gc killed before the rows
+// are gone leaves the runs recorded and the next gc plans and finishes the
+// same deletion; files already removed are skipped. Recorded paths of a
+// workdir or reports directory that has moved since are found under the
+// current ones.
 func runGC(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) error {
 	if gcFlags.keepLast < 0 {
 		return usageErr("gc: say how many runs of each experiment to keep: --keep-last N")
 	}
-	st, err := openResults(ctx, g)
+	st, err := openResultsRW(ctx, g)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
+	if !gcFlags.dryRun {
+		recoverStale(ctx, g, st)
+	}
 	old, err := st.OldRuns(ctx, g.experiment, gcFlags.keepLast)
 	if err != nil {
 		return err
@@ -59,91 +75,52 @@ func runGC(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) e
 	for i, r := range old {
 		ids[i] = r.ID
 	}
-	res, err := st.DeleteRuns(ctx, ids, gcFlags.dryRun)
+	plan, err := st.DeleteRuns(ctx, ids, true)
 	if err != nil {
 		return err
 	}
-	cacheRoot, err := filepath.Abs(filepath.Join(g.workdir, "cache"))
+	work, err := filepath.Abs(g.workdir)
 	if err != nil {
 		return err
 	}
-	var roots []string
-	for _, d := range []string{g.reports, g.workdir} {
-		if a, err := filepath.Abs(d); err == nil {
-			roots = append(roots, a)
+	reports, err := filepath.Abs(g.reports)
+	if err != nil {
+		return err
+	}
+	cacheRoot := filepath.Join(work, "cache")
+	trash := filepath.Join(work, "tmp")
+	if !gcFlags.dryRun && len(old) > 0 {
+		// What a gc killed while deleting an entry left aside.
+		leftovers, _ := filepath.Glob(filepath.Join(trash, "gc-*"))
+		for _, d := range leftovers {
+			os.RemoveAll(d)
 		}
 	}
-	var freed int64
-	entries, files, batchDirs := 0, 0, 0
-	for _, d := range res.CacheDirs {
-		if !within(cacheRoot, d) {
-			fmt.Fprintf(g.stderr, "gc: keeping %s: not in the cache %s\n", d, cacheRoot)
-			continue
-		}
-		n, err := treeSize(d)
-		if err != nil {
-			if os.IsNotExist(err) {
-				continue
-			}
-			return err
-		}
-		if !gcFlags.dryRun {
-			if err := os.RemoveAll(d); err != nil {
-				return fmt.Errorf("gc: %w", err)
-			}
-		}
-		freed += n
-		entries++
+	c := &gcFiles{dryRun: gcFlags.dryRun, stderr: g.stderr, dirs: map[string]bool{}}
+	if err := c.cacheEntries(plan.CacheDirs, cacheRoot, trash); err != nil {
+		return err
 	}
-	dirs := map[string]bool{}
-	for _, f := range res.Files {
-		ok := false
-		for _, r := range roots {
-			ok = ok || within(r, f)
-		}
-		if !ok {
-			continue
-		}
-		fi, err := os.Stat(f)
-		if err != nil {
-			continue
-		}
-		if !gcFlags.dryRun {
-			if err := os.Remove(f); err != nil {
-				return fmt.Errorf("gc: %w", err)
-			}
-			dirs[filepath.Dir(f)] = true
-		}
-		freed += fi.Size()
-		files++
+	if err := c.runFiles(plan.Files, work, reports, old); err != nil {
+		return err
 	}
-	// A Slurm run's batch directory (manifest, frozen config, task results
-	// and logs; README "Running on a Slurm cluster") goes with its run.
-	for _, r := range old {
-		d := string(batch.RunDir(g.workdir, r.Experiment, r.ID))
-		n, err := treeSize(d)
-		if err != nil {
-			if os.IsNotExist(err) {
-				continue
-			}
-			return err
-		}
-		if !gcFlags.dryRun {
-			if err := os.RemoveAll(d); err != nil {
-				return fmt.Errorf("gc: %w", err)
-			}
-		}
-		freed += n
-		batchDirs++
+	if err := c.batchDirs(old, g.workdir); err != nil {
+		return err
 	}
-	for d := range dirs { // run-<id> directories left empty
-		for _, r := range roots {
+	for d := range c.dirs { // run-<id> directories left empty
+		for _, r := range []string{reports, work} {
 			removeEmptyUpTo(d, r)
+		}
+	}
+	if !gcFlags.dryRun && len(ids) > 0 {
+		// Last: the rows that let a killed gc find all this again.
+		fault.Point("gc:rows")
+		if _, err := st.DeleteRuns(ctx, ids, false); err != nil {
+			return err
 		}
 	}
 	var idText []string
 	for _, r := range old {
-		idText = append(idText, fmt.Sprintf("%d (%s)", r.ID, r.Experiment))
+		idText = append(idText, fmt.Sprintf("%d (%s)", r.ID, termText(r.Experiment)))
 	}
 	if len(old) == 0 {
 		fmt.Fprintf(g.stdout, "nothing to delete: no experiment has more than %d runs\n", gcFlags.keepLast)
@@ -151,10 +128,10 @@ func runGC(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) e
 	}
 	fmt.Fprintf(g.stdout, "%s %d runs: %s\n", verb, len(old), strings.Join(idText, ", "))
 	batchText := ""
-	if batchDirs > 0 {
-		batchText = fmt.Sprintf(", %d Slurm batch directories", batchDirs)
+	if c.batches > 0 {
+		batchText = fmt.Sprintf(", %d Slurm batch directories", c.batches)
 	}
-	fmt.Fprintf(g.stdout, "%s %d cache entries%s and %d report and log files no remaining run uses: %s freed\n", verb, entries, batchText, files, byteText(freed))
+	fmt.Fprintf(g.stdout, "%s %d cache entries%s and %d report and log files no remaining run uses: %s freed\n", verb, c.entries, batchText, c.files, byteText(c.freed))
 	if !gcFlags.dryRun {
 		if fi, err := os.Stat(g.reports); err == nil && fi.IsDir() {
 			if _, err := htmlreport.WriteIndex(ctx, st, g.reports); err != nil {
@@ -163,6 +140,160 @@ func runGC(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) e
 		}
 	}
 	return nil
+}
+
+// gcFiles removes (or, on a dry run, counts) the files of the runs gc
+// deletes, and counts what it freed.
+type gcFiles struct {
+	dryRun                  bool
+	stderr                  io.Writer
+	freed                   int64
+	entries, files, batches int
+	dirs                    map[string]bool // directories files were removed from
+}
+
+// cacheEntries removes the recorded cache entries found under cacheRoot
+// (one moved into trash first, in one step).
+func (c *gcFiles) cacheEntries(recordedDirs []string, cacheRoot, trash string) error {
+	for _, recorded := range recordedDirs {
+		d, ok := rebase(recorded, cacheRoot, "cache", 2)
+		if !ok {
+			if _, err := os.Stat(recorded); err == nil {
+				fmt.Fprintf(c.stderr, "gc: keeping %s: not in the cache %s\n", recorded, cacheRoot)
+			}
+			continue
+		}
+		n, err := treeSize(d)
+		if err != nil {
+			if os.IsNotExist(err) {
+				continue // removed by a gc that was killed, or never there
+			}
+			return err
+		}
+		if !c.dryRun {
+			if err := removeEntry(d, trash); err != nil {
+				return fmt.Errorf("gc: %w", err)
+			}
+			fault.Point("gc:files")
+		}
+		c.freed += n
+		c.entries++
+	}
+	return nil
+}
+
+// runFiles removes the runs' recorded logs and report files found under
+// the workdir's logs or the reports directory.
+func (c *gcFiles) runFiles(recordedFiles []string, work, reports string, old []runs.RunInfo) error {
+	for _, recorded := range recordedFiles {
+		f, ok := rebase(recorded, filepath.Join(work, "logs"), "logs", 3)
+		if !ok {
+			f, ok = rebaseReport(recorded, reports, old)
+		}
+		if !ok {
+			continue
+		}
+		fi, err := os.Stat(f)
+		if err != nil {
+			continue
+		}
+		if !c.dryRun {
+			if err := os.Remove(f); err != nil {
+				return fmt.Errorf("gc: %w", err)
+			}
+			c.dirs[filepath.Dir(f)] = true
+			fault.Point("gc:files")
+		}
+		c.freed += fi.Size()
+		c.files++
+	}
+	return nil
+}
+
+// batchDirs removes a Slurm run's batch directory (manifest, frozen config,
+// task results and logs; README "Running on a Slurm cluster"): it goes with
+// its run.
+func (c *gcFiles) batchDirs(old []runs.RunInfo, workdir string) error {
+	for _, r := range old {
+		if stages.CheckName(r.Experiment) != nil {
+			continue // a name that would lead outside the workdir
+		}
+		d := string(batch.RunDir(workdir, r.Experiment, r.ID))
+		n, err := treeSize(d)
+		if err != nil {
+			if os.IsNotExist(err) {
+				continue
+			}
+			return err
+		}
+		if !c.dryRun {
+			if err := os.RemoveAll(d); err != nil {
+				return fmt.Errorf("gc: %w", err)
+			}
+		}
+		c.freed += n
+		c.batches++
+	}
+	return nil
+}
+
+// removeEntry removes a cache entry: renamed into trash (the workdir's tmp,
+// which every run clears) in one step, so that the cache never holds half
+// an entry, then deleted.
+func removeEntry(dir, trash string) error {
+	if err := os.MkdirAll(trash, 0o777); err != nil {
+		return err
+	}
+	aside, err := atomicfile.MkdirTemp(trash, "gc-*")
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(dir, filepath.Join(aside, "entry")); err != nil {
+		os.RemoveAll(aside)
+		return err
+	}
+	return os.RemoveAll(aside)
+}
+
+// rebase maps a recorded path to the current root: as it is when it is
+// inside root, else (the directory moved since it was recorded) its last
+// depth elements after the last element named mark ("cache" for
+// <workdir>/cache/<stage>/<key>, "logs" for
+// <workdir>/logs/<experiment>/run-<id>/<file>) joined onto root. ok is
+// false when neither gives a path inside root.
+func rebase(path, root, mark string, depth int) (string, bool) {
+	if within(root, path) && path != root {
+		return path, true
+	}
+	parts := strings.Split(filepath.ToSlash(path), "/")
+	for i := len(parts) - 1 - depth; i >= 0; i-- {
+		if parts[i] == mark {
+			if len(parts)-1-i != depth {
+				return "", false
+			}
+			p, err := stages.Within(root, parts[i+1:]...)
+			return p, err == nil && p != root
+		}
+	}
+	return "", false
+}
+
+// rebaseReport maps a recorded report file to the current reports
+// directory: as it is when it is inside it, else the part from
+// <experiment>/run-<id>/ of one of the deleted runs on.
+func rebaseReport(path, reports string, old []runs.RunInfo) (string, bool) {
+	if within(reports, path) && path != reports {
+		return path, true
+	}
+	slash := filepath.ToSlash(path)
+	for _, r := range old {
+		mark := "/" + r.Experiment + "/" + fmt.Sprintf("run-%d", r.ID) + "/"
+		if i := strings.LastIndex(slash, mark); i >= 0 && stages.CheckName(r.Experiment) == nil {
+			p, err := stages.Within(reports, strings.Split(slash[i+1:], "/")...)
+			return p, err == nil
+		}
+	}
+	return "", false
 }
 
 // within reports whether path is root or below it.

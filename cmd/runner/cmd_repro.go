@@ -8,8 +8,13 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"goldstone/internal/atomicfile"
+	"goldstone/internal/fault"
+	"goldstone/pipeline"
 	"goldstone/runs"
 	"goldstone/stages"
+	"goldstone/stages/trialio"
+	"goldstone/sweep"
 )
 
 var reproFlags struct {
@@ -28,11 +33,12 @@ func init() {
 }
 
 func runRepro(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) error {
-	st, err := runs.OpenExisting(ctx, g.db)
+	st, err := g.openDB(ctx, true)
 	if err != nil {
 		return &exitError{exitUsage, fmt.Errorf("open results database: %w", err)}
 	}
 	defer st.Close()
+	recoverStale(ctx, g, st)
 	ri, err := chosenRun(ctx, st, g, reproFlags.run)
 	if err != nil {
 		return err
@@ -49,20 +55,28 @@ func runRepro(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(g.workdir, 0o755); err != nil {
+	if err := os.MkdirAll(g.workdir, 0o777); err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp(g.workdir, "repro-")
+	// The scratch workdir is locked at once: the next command removes
+	// the scratch of a repro that was killed (recoverStale), and only it.
+	tmp, err := atomicfile.MkdirTemp(g.workdir, "repro-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	prog := newProgress(g, len(e.Trials()))
-	out, err := stages.Execute(ctx, st, e, stages.RunOptions{
+	lock, err := pipeline.LockWorkDir(filepath.Join(tmp, "work"))
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	prog := newProgress(g, e.Size()) // the exact count comes with RunStarted
+	out, err := sweep.Execute(ctx, st, e, sweep.Local{}, sweep.RunOptions{
 		WorkDir: filepath.Join(tmp, "work"), DataDir: g.dataDir, Jobs: g.jobs, Force: true,
-		Kind: runs.KindRepro, Log: g.log, Observer: prog,
+		Kind: runs.KindRepro, Log: g.log, Observer: prog, Lock: lock,
 	})
 	prog.Close()
+	fault.Point("repro:ran")
 	if err != nil {
 		return &exitError{exitUsage, err}
 	}
@@ -79,16 +93,16 @@ func runRepro(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string
 	if err != nil {
 		return err
 	}
-	recorded, now = stages.MatchByName(e, recorded, now, recParams)
+	recorded, now = sweep.MatchByName(e, recorded, now, recParams)
 	names := map[string]string{}
 	for n := range recorded {
 		names[n] = n
 	}
-	drifts := stages.Compare(recorded, now, names, e.Tolerances)
+	drifts := sweep.Compare(recorded, now, names, e.Tolerances)
 	compared := 0
 	for _, m := range recorded {
 		for k := range m {
-			if !stages.IsTiming(k) {
+			if !trialio.IsTiming(k) {
 				compared++
 			}
 		}

@@ -61,7 +61,7 @@ func runResults(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []stri
 	default:
 		return usageErr("--format must be table, csv or json, got %q", resultsFlags.format)
 	}
-	st, err := runs.OpenExisting(ctx, g.db)
+	st, err := runs.OpenReadOnly(ctx, g.db)
 	if err != nil {
 		return &exitError{exitUsage, fmt.Errorf("open results database: %w", err)}
 	}
@@ -123,12 +123,17 @@ func runResults(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []stri
 		return enc.Encode(rows)
 	case "csv":
 		w := csv.NewWriter(g.stdout)
+		esc := csvText(g.stdout)
 		pk, mk := varyingKeys(rows, paramKeys, true), sortedKeys(metricKeys)
-		w.Write(append(append([]string{"trial", "status"}, pk...), mk...))
+		head := append([]string{"trial", "status"}, pk...)
+		for i := range head {
+			head[i] = esc(head[i])
+		}
+		w.Write(append(head, mk...))
 		for _, r := range rows {
-			rec := []string{r.Trial, r.Status}
+			rec := []string{esc(r.Trial), r.Status}
 			for _, k := range pk {
-				rec = append(rec, paramText(r.Params[k]))
+				rec = append(rec, esc(paramText(r.Params[k])))
 			}
 			for _, k := range mk {
 				rec = append(rec, csvMetric(r.Metrics[k]))
@@ -138,7 +143,7 @@ func runResults(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []stri
 		w.Flush()
 		return w.Error()
 	default:
-		fmt.Fprintf(g.stdout, "run %d of %s (%s, started %s)\n", ri.ID, ri.Experiment, ri.Status, ri.Started.Format("2006-01-02 15:04:05"))
+		fmt.Fprintf(g.stdout, "run %d of %s (%s, started %s)\n", ri.ID, termText(ri.Experiment), ri.Status, ri.Started.Format("2006-01-02 15:04:05"))
 		tw := tabwriter.NewWriter(g.stdout, 2, 4, 2, ' ', 0)
 		pk, mk := varyingKeys(rows, paramKeys, false), sortedKeys(metricKeys)
 		head := append(append([]string{"TRIAL", "STATUS"}, pk...), mk...)
@@ -146,13 +151,13 @@ func runResults(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []stri
 			if i > 0 {
 				fmt.Fprint(tw, "\t")
 			}
-			fmt.Fprint(tw, h)
+			fmt.Fprint(tw, termText(h))
 		}
 		fmt.Fprintln(tw)
 		for _, r := range rows {
-			fmt.Fprintf(tw, "%s\t%s", r.Trial, r.Status)
+			fmt.Fprintf(tw, "%s\t%s", termText(r.Trial), r.Status)
 			for _, k := range pk {
-				fmt.Fprintf(tw, "\t%s", paramText(r.Params[k]))
+				fmt.Fprintf(tw, "\t%s", termText(paramText(r.Params[k])))
 			}
 			for _, k := range mk {
 				fmt.Fprintf(tw, "\t%s", metricText(r.Metrics[k], 'g', 6))
@@ -164,7 +169,7 @@ func runResults(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []stri
 		}
 		for _, r := range rows {
 			if r.Error != "" {
-				fmt.Fprintf(g.stdout, "%s: %s\n", r.Trial, oneLine(r.Error))
+				fmt.Fprintf(g.stdout, "%s: %s\n", termText(r.Trial), oneLine(r.Error))
 			}
 		}
 		return nil

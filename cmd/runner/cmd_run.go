@@ -9,8 +9,7 @@ import (
 	"maps"
 	"slices"
 
-	"goldstone/runs"
-	"goldstone/stages"
+	"goldstone/sweep"
 )
 
 var runFlags struct {
@@ -37,17 +36,18 @@ func runRun(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) 
 	if err != nil {
 		return err
 	}
-	st, err := runs.Open(ctx, g.db)
+	st, err := g.openDB(ctx, false)
 	if err != nil {
 		return &exitError{exitUsage, fmt.Errorf("open results database: %w", err)}
 	}
 	defer st.Close()
+	recoverStale(ctx, g, st)
 	if slurmFlags.executor != "local" {
 		return runExecutor(ctx, g, e, st, runFlags.retryFailed)
 	}
-	prog := newProgress(g, len(e.Trials()))
+	prog := newProgress(g, e.Size()) // the exact count comes with RunStarted
 	defer prog.Close()
-	opts, err := withResultOptions(g, stages.RunOptions{
+	opts, err := withResultOptions(g, sweep.RunOptions{
 		WorkDir:     g.workdir,
 		DataDir:     g.dataDir,
 		Jobs:        g.jobs,
@@ -60,12 +60,9 @@ func runRun(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) 
 	if err != nil {
 		return err
 	}
-	out, err := stages.Execute(ctx, st, e, opts)
+	out, err := sweep.Execute(ctx, st, e, sweep.Local{}, opts)
 	prog.Close()
-	page, herr := writeHTMLReport(context.WithoutCancel(ctx), g, st, e, out)
-	if herr != nil {
-		g.log.Error("html report", "err", herr)
-	}
+	page, rerr := finishReport(context.WithoutCancel(ctx), g, st, e, out) // said below
 	logOutcome(g, e, out, page, err)
 	if g.logFormat == "json" {
 		g.stdout = io.Discard // JSON only: the outcome is the event above
@@ -77,9 +74,17 @@ func runRun(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) 
 			}
 			return err
 		}
+		if out != nil && out.InfraErr != nil {
+			// The machine (a locked database, a full disk), not a trial:
+			// exit 1, and the same command resumes.
+			fmt.Fprintf(g.stdout, "run %d interrupted: %d of %d trials done; run the same command again to resume\n", out.RunID, out.Done, out.Trials)
+			return &exitError{exitFailed, err}
+		}
 		return &exitError{exitUsage, err}
 	}
 	switch {
+	case out.UpToDate && out.ReportRebuilt != "":
+		fmt.Fprintf(g.stdout, "%s: up to date (run %d, %s, %d trials: %d done, %d failed); report written again (%s)\n", e.Name, out.RunID, out.Status, out.Trials, out.Done, out.Failed, oneLine(out.ReportRebuilt))
 	case out.UpToDate:
 		fmt.Fprintf(g.stdout, "%s: up to date (run %d, %s, %d trials: %d done, %d failed); nothing to run\n", e.Name, out.RunID, out.Status, out.Trials, out.Done, out.Failed)
 	default:
@@ -98,11 +103,17 @@ func runRun(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) 
 	if out.DataErr != nil {
 		return &exitError{exitUsage, out.DataErr}
 	}
+	if rerr != nil {
+		fmt.Fprintf(g.stdout, "report of run %d failed: %s\n", out.RunID, oneLine(rerr.Error()))
+	}
 	if out.Failed > 0 {
 		for _, id := range slices.Sorted(maps.Keys(out.Failures)) {
 			fmt.Fprintf(g.stdout, "  failed %s: %s\n", id, oneLine(out.Failures[id]))
 		}
 		return &exitError{exitFailed, fmt.Errorf("%d of %d trials failed (see 'runner results --experiment %s')", out.Failed, out.Trials, e.Name)}
+	}
+	if rerr != nil {
+		return &exitError{exitFailed, fmt.Errorf("report of run %d: %w (the same command, or 'runner report --run %d', writes it again)", out.RunID, rerr, out.RunID)}
 	}
 	return nil
 }

@@ -50,6 +50,8 @@ type runRow struct {
 	GitDirty    bool              `json:"git_dirty"`
 	Note        string            `json:"note"`
 	Tags        map[string]string `json:"tags"`
+	ReportState string            `json:"report_state"` // "", writing, done or failed
+	ReportError string            `json:"report_error,omitempty"`
 }
 
 // parseTags parses key=value flags.
@@ -73,9 +75,22 @@ func checkFormat(f string) error {
 	return usageErr("--format must be table, csv or json, got %q", f)
 }
 
-// openResults opens an existing results database for reading commands.
+// openResults opens an existing results database read-only, for commands
+// that only read it (runs, results, diff, export, claims): they write
+// nothing to it or beside it, so they work on read-only media and while a
+// runner holds the write lock.
 func openResults(ctx context.Context, g *globalOptions) (*runs.Store, error) {
-	st, err := runs.OpenExisting(ctx, g.db)
+	st, err := runs.OpenReadOnly(ctx, g.db)
+	if err != nil {
+		return nil, &exitError{exitUsage, err}
+	}
+	return st, nil
+}
+
+// openResultsRW opens an existing results database for commands that
+// change it (gc).
+func openResultsRW(ctx context.Context, g *globalOptions) (*runs.Store, error) {
+	st, err := g.openDB(ctx, true)
 	if err != nil {
 		return nil, &exitError{exitUsage, err}
 	}
@@ -125,7 +140,8 @@ func runRuns(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string)
 	rows := make([]runRow, len(list))
 	for i, l := range list {
 		r := runRow{ID: l.ID, Kind: l.Kind, Experiment: l.Experiment, Seconds: l.Duration(now).Seconds(), Status: l.Status,
-			Trials: l.Trials, TrialCounts: l.Counts, GitCommit: l.GitCommit, GitDirty: l.GitDirty, Note: l.Note, Tags: l.Tags}
+			Trials: l.Trials, TrialCounts: l.Counts, GitCommit: l.GitCommit, GitDirty: l.GitDirty, Note: l.Note, Tags: l.Tags,
+			ReportState: l.ReportState, ReportError: l.ReportError}
 		if !l.Started.IsZero() {
 			r.Started = &list[i].Started
 		}
@@ -141,13 +157,14 @@ func runRuns(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string)
 		return enc.Encode(rows)
 	case "csv":
 		w := csv.NewWriter(g.stdout)
-		w.Write([]string{"id", "kind", "experiment", "started", "ended", "duration_seconds", "status", "trials", "done", "failed", "interrupted", "git_commit", "git_dirty", "note", "tags"})
+		esc := csvText(g.stdout)
+		w.Write([]string{"id", "kind", "experiment", "started", "ended", "duration_seconds", "status", "trials", "done", "failed", "interrupted", "git_commit", "git_dirty", "note", "tags", "report_state"})
 		for _, r := range rows {
-			w.Write([]string{strconv.FormatInt(r.ID, 10), r.Kind, r.Experiment, csvTime(r.Started), csvTime(r.Ended),
+			w.Write([]string{strconv.FormatInt(r.ID, 10), r.Kind, esc(r.Experiment), csvTime(r.Started), csvTime(r.Ended),
 				strconv.FormatFloat(r.Seconds, 'f', 3, 64), r.Status, strconv.Itoa(r.Trials),
 				strconv.Itoa(r.TrialCounts[runs.StatusDone] + r.TrialCounts[runs.StatusCached]), strconv.Itoa(r.TrialCounts[runs.StatusFailed]),
 				strconv.Itoa(r.Trials - r.TrialCounts[runs.StatusDone] - r.TrialCounts[runs.StatusCached] - r.TrialCounts[runs.StatusFailed]),
-				r.GitCommit, strconv.FormatBool(r.GitDirty), r.Note, tagText(r.Tags)})
+				esc(r.GitCommit), strconv.FormatBool(r.GitDirty), esc(r.Note), esc(tagText(r.Tags)), r.ReportState})
 		}
 		w.Flush()
 		return w.Error()
@@ -163,8 +180,8 @@ func runRuns(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string)
 		if r.GitDirty {
 			commit += "+dirty"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Kind, r.Experiment, started,
-			shortDuration(time.Duration(r.Seconds*float64(time.Second))), r.Status, countText(r.Trials, r.TrialCounts), commit, oneLine(r.Note), tagText(r.Tags))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Kind, termText(r.Experiment), started,
+			shortDuration(time.Duration(r.Seconds*float64(time.Second))), r.Status, countText(r.Trials, r.TrialCounts), termText(commit), oneLine(r.Note), termText(tagText(r.Tags)))
 	}
 	return tw.Flush()
 }

@@ -7,9 +7,10 @@ import (
 	"fmt"
 
 	"goldstone/internal/slurm"
-	"goldstone/internal/slurmexec"
 	"goldstone/runs"
 	"goldstone/stages"
+	"goldstone/sweep"
+	"goldstone/sweep/slurmexec"
 )
 
 // slurmFlags are run's executor flags; each overrides the experiment's
@@ -63,7 +64,7 @@ func slurmOptions(g *globalOptions, e *stages.Experiment, retryFailed bool) (slu
 		return o, usageErr("%s: %v", extraFrom, err)
 	}
 	o.Extra = args
-	ro, err := withResultOptions(g, stages.RunOptions{})
+	ro, err := withResultOptions(g, sweep.RunOptions{})
 	if err != nil {
 		return o, &exitError{exitUsage, err}
 	}
@@ -136,7 +137,7 @@ func printFinished(g *globalOptions, f *slurmexec.Finished) {
 // htmlPage writes a Slurm run's HTML page, as a local run does.
 func htmlPage(g *globalOptions) func(ctx context.Context, st *runs.Store, e *stages.Experiment, runID int64, reportPath string) (string, error) {
 	return func(ctx context.Context, st *runs.Store, e *stages.Experiment, runID int64, reportPath string) (string, error) {
-		return writeHTMLReport(ctx, g, st, e, &stages.Outcome{RunID: runID, ReportPath: reportPath})
+		return finishReport(ctx, g, st, e, &sweep.Outcome{RunID: runID, ReportPath: reportPath})
 	}
 }
 

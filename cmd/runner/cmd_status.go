@@ -8,10 +8,10 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"goldstone/internal/batch"
 	"goldstone/internal/slurm"
-	"goldstone/internal/slurmexec"
 	"goldstone/runs"
+	"goldstone/sweep/slurmexec"
+	"goldstone/sweep/slurmexec/batch"
 )
 
 var statusFlags struct {
@@ -32,7 +32,7 @@ func init() {
 }
 
 func runStatus(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) error {
-	st, err := runs.OpenExisting(ctx, g.db)
+	st, err := g.openDB(ctx, true)
 	if err != nil {
 		return &exitError{exitUsage, err}
 	}
@@ -72,11 +72,11 @@ func printStatus(g *globalOptions, s *slurmexec.RunStatus) {
 		if q == "" {
 			q = "-"
 		}
-		errText := t.Error
-		if len(errText) > 60 {
-			errText = errText[:57] + "..."
+		errText := oneLine(t.Error)
+		if r := []rune(errText); len(r) > 60 {
+			errText = string(r[:57]) + "..."
 		}
-		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%d\t%s\t%s\n", t.Index, t.Trial, t.Name, t.State, t.Attempt, q, errText)
+		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%d\t%s\t%s\n", t.Index, t.Trial, termText(t.Name), t.State, t.Attempt, q, errText)
 	}
 	w.Flush()
 	var parts []string
@@ -86,7 +86,7 @@ func printStatus(g *globalOptions, s *slurmexec.RunStatus) {
 		}
 	}
 	fmt.Fprintf(g.stdout, "run %d of %s (%s): %d trials: %s; %d collected into the database\n",
-		s.Run.ID, s.Run.Experiment, s.Run.Status, len(s.Trials), strings.Join(parts, ", "), s.Collected)
+		s.Run.ID, termText(s.Run.Experiment), s.Run.Status, len(s.Trials), strings.Join(parts, ", "), s.Collected)
 	switch {
 	case s.QueueErr != nil:
 		fmt.Fprintf(g.stdout, "queue: squeue failed (%v); states are from the result files only\n", s.QueueErr)

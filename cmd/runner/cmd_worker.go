@@ -6,8 +6,8 @@ import (
 	"flag"
 	"fmt"
 
-	"goldstone/internal/batch"
-	"goldstone/internal/slurmexec"
+	"goldstone/sweep/slurmexec"
+	"goldstone/sweep/slurmexec/batch"
 )
 
 var workerFlags struct {

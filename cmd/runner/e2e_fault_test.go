@@ -140,9 +140,12 @@ func reportFiles(t *testing.T, dir string) []string {
 
 // TestFaultInjection kills a small MovieLens sweep with SIGKILL during
 // ingest, mid-trial, between a trial's cache entry and its record, during a
-// results transaction and during the report; corrupts a cached file; and
-// resumes with two runners started at once. The end state equals an
-// uninterrupted run's: one run, every trial done once, the same values.
+// trial's results transaction and during the report; corrupts a cached
+// file; and resumes with two runners started at once. The end state equals
+// an uninterrupted run's: one run, every trial done once, the same values.
+// Then it kills the rebuild of the finished run's report while it writes
+// the HTML page, two repros, an export and a gc, and checks that the next
+// command finishes or undoes each.
 func TestFaultInjection(t *testing.T) {
 	args := []string{"--experiment", "mlf", "--jobs", "2", "--quiet"}
 	ratings := filepath.Join(t.TempDir(), "ratings.csv")
@@ -167,7 +170,7 @@ func TestFaultInjection(t *testing.T) {
 		"promote:ingest-movielens",     // ingest wrote its output, not yet in the cache
 		"progress:train-logistic-mf@2", // mid-trial: the second trial has taken its first step
 		"promoted:train-logistic-mf",   // a trial's entry is cached, its results not recorded
-		"runs:batch@2",                 // inside a results transaction
+		"runs:trial@2",                 // inside a trial's results transaction
 		"start:report-movielens",       // during the report
 	} {
 		e.runKilled(point, args...)
@@ -227,6 +230,63 @@ func TestFaultInjection(t *testing.T) {
 	verify := e.mustRun(0, "verify")
 	if !strings.Contains(verify, " 0 corrupt") {
 		t.Errorf("verify after the resume:\n%s", verify)
+	}
+
+	// The report of a finished run: its files removed, the same command
+	// writes it again (up to date includes the report); killed while it
+	// writes the HTML page, the next command finishes it.
+	reports := filepath.Join(e.dir, "reports", "mlf", "run-1")
+	os.RemoveAll(reports)
+	e.runKilled("report:page", args...)
+	if out := e.mustRun(0, args...); !strings.Contains(out, "report written again") {
+		t.Errorf("after a kill while writing the report: %s", out)
+	}
+	if r := reportFiles(t, reports); strings.Join(r, " ") != strings.Join(wantReport, " ") {
+		t.Errorf("report files after the kill %v, uninterrupted %v", r, wantReport)
+	}
+	if out := e.mustRun(0, args...); !strings.Contains(out, "nothing to run") {
+		t.Errorf("with the report written: %s", out)
+	}
+
+	// repro killed mid-way and after its runs: the next command marks the
+	// run it left "running" interrupted and removes the scratch.
+	e.runKilled("progress:train-logistic-mf@2", "repro", "--experiment", "mlf", "--quiet")
+	e.runKilled("repro:ran", "repro", "--experiment", "mlf", "--quiet")
+	if out := e.mustRun(0, "repro", "--experiment", "mlf", "--quiet"); !strings.Contains(out, "match") {
+		t.Errorf("repro after killed ones: %s", out)
+	}
+	if scratch, _ := filepath.Glob(filepath.Join(e.dir, "work", "repro-*")); len(scratch) > 0 {
+		t.Errorf("scratch of killed repros: %v", scratch)
+	}
+	var running int
+	e.db().QueryRow(`SELECT count(*) FROM runs WHERE status = 'running'`).Scan(&running)
+	if running > 0 {
+		t.Errorf("%d runs left running", running)
+	}
+
+	// export killed between its files: none, then a complete one.
+	export := filepath.Join(reports, "export")
+	e.runKilled("export:file@3", "export", "--experiment", "mlf")
+	if _, err := os.Stat(export); !os.IsNotExist(err) {
+		t.Errorf("a killed export left %s (%v)", export, err)
+	}
+	e.mustRun(0, "export", "--experiment", "mlf")
+	if got := reportFiles(t, export); len(got) != 5 {
+		t.Errorf("export after a killed one: %v", got)
+	}
+
+	// gc of the repro runs killed before it deletes their rows: the next gc
+	// finishes it, and the experiment's run is untouched.
+	e.runKilled("gc:rows", "gc", "--keep-last", "1")
+	out := e.mustRun(0, "gc", "--keep-last", "1")
+	if !strings.Contains(out, "deleted 2 runs") {
+		t.Errorf("gc after a killed gc: %s", out)
+	}
+	if got := recorded(t, e.db()); !strings.HasPrefix(got, "mlf|run|finished|\nmlf|repro|finished|\n") {
+		t.Errorf("runs after gc:\n%s", got)
+	}
+	if out := e.mustRun(0, args...); !strings.Contains(out, "nothing to run") {
+		t.Errorf("after gc: %s", out)
 	}
 }
 

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"goldstone/internal/batch"
+	"goldstone/sweep/slurmexec/batch"
 
 	"github.com/parquet-go/parquet-go"
 )

@@ -112,7 +112,13 @@ func (e *env) mustRun(want int, args ...string) string {
 
 func (e *env) db() *sql.DB {
 	e.t.Helper()
-	db, err := sql.Open("sqlite3", filepath.Join(e.dir, "results.db")+"?_busy_timeout=10000")
+	return e.dbAt(filepath.Join(e.dir, "results.db"))
+}
+
+// dbAt opens the results database at path (closed when the test ends).
+func (e *env) dbAt(path string) *sql.DB {
+	e.t.Helper()
+	db, err := sql.Open("sqlite3", path+"?_busy_timeout=10000")
 	if err != nil {
 		e.t.Fatal(err)
 	}

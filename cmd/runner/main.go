@@ -33,6 +33,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"goldstone/pipeline"
 	"goldstone/runs"
@@ -112,6 +113,8 @@ type globalOptions struct {
 	logFormat  string
 	experiment string
 	reports    string
+	dbWait     time.Duration
+	maxTrials  int
 	version    bool
 	stdout     io.Writer
 	stderr     io.Writer
@@ -130,6 +133,19 @@ func (g *globalOptions) register(fs *flag.FlagSet) {
 	fs.StringVar(&g.logFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&g.experiment, "experiment", "", "experiment name from the experiments file")
 	fs.BoolVar(&g.version, "version", false, "print the module version and VCS revision and exit")
+	fs.IntVar(&g.maxTrials, "max-trials", defaultMaxTrials, "the most trials an experiment's sweep (variants × grid) may have; a larger one is an error before anything is enumerated")
+	fs.DurationVar(&g.dbWait, "db-wait", runs.DefaultWait, "how long a write to the results database keeps trying while another process locks it or its disk is full, before the run stops (interrupted, resumable)")
+}
+
+// openDB opens the results database for writing, with --db-wait; with
+// mustExist a missing file is an error (runs.ErrNoDatabase) instead of a
+// new database.
+func (g *globalOptions) openDB(ctx context.Context, mustExist bool) (*runs.Store, error) {
+	o := runs.OpenOptions{Wait: g.dbWait}
+	if mustExist {
+		return runs.OpenExistingWith(ctx, g.db, o)
+	}
+	return runs.OpenWith(ctx, g.db, o)
 }
 
 // defaultDataDir is $GOLDSTONE_DATA, else ./data, else ../shared/data (the
@@ -166,6 +182,11 @@ func (g *globalOptions) setup() error {
 	return nil
 }
 
+// defaultMaxTrials bounds a sweep unless --max-trials says otherwise: ten
+// times the largest experiment of experiments.toml, and a plan that takes
+// seconds, not minutes, to enumerate and record.
+const defaultMaxTrials = 10000
+
 // loadExperiment reads the config and resolves --experiment with --set.
 func (g *globalOptions) loadExperiment() (*stages.Experiment, error) {
 	if g.experiment == "" {
@@ -182,6 +203,9 @@ func (g *globalOptions) loadExperiment() (*stages.Experiment, error) {
 	}
 	if err := e.Override(g.sets); err != nil {
 		return nil, &exitError{exitUsage, err}
+	}
+	if n := e.Size(); n > g.maxTrials {
+		return nil, usageErr("%s: the sweep of %s has %d trials (%s), more than --max-trials %d: narrow the grid or raise --max-trials", g.config, e.Name, n, e.SizeText(), g.maxTrials)
 	}
 	return e, nil
 }
@@ -390,8 +414,10 @@ func versionString() string {
 	return out + " " + bi.GoVersion
 }
 
+// oneLine joins the lines of s with "; ", collapses white space and
+// escapes what a terminal would act on (termText).
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "; ")), " ")
+	return termText(strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "; ")), " "))
 }
 
 func printUsage(w io.Writer) {

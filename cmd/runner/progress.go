@@ -71,11 +71,12 @@ func (p *progress) tick() {
 	}
 }
 
-// RunStarted records the run id and the trial lookup (stages.RunObserver):
+// RunStarted records the run id and the trial lookup (sweep.RunObserver):
 // from now on every log line carries the run id, and node lines their trial.
-func (p *progress) RunStarted(runID int64, trialOf func(node string) (string, string, bool)) {
+func (p *progress) RunStarted(runID int64, trials int, trialOf func(node string) (string, string, bool)) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.total = trials
 	p.log = p.g.log.With("run", runID)
 	p.trialOf = trialOf
 }
@@ -143,7 +144,7 @@ func (p *progress) Event(ev pipeline.Event) {
 	}
 }
 
-// TrialFinished counts a trial that ended (stages.TrialObserver); an
+// TrialFinished counts a trial that ended (sweep.TrialObserver); an
 // interrupted trial did not end and is counted apart, so an interrupted
 // run never shows all its trials finished.
 func (p *progress) TrialFinished(trial, status string) {
@@ -235,8 +236,8 @@ func fitWidth(line string, width int) string {
 func (p *progress) shortName(node string) string {
 	if p.trialOf != nil {
 		if _, name, ok := p.trialOf(node); ok {
-			return name
+			return termText(name)
 		}
 	}
-	return node
+	return termText(node)
 }

@@ -25,7 +25,7 @@ func TestProgressLine(t *testing.T) {
 	var buf bytes.Buffer
 	g := &globalOptions{stderr: &buf, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	p := &progress{g: g, log: g.log, w: &buf, tty: true, total: 4, start: time.Now(), running: map[string][2]int64{}, values: map[string]map[string]float64{}}
-	p.RunStarted(7, trialOfTest)
+	p.RunStarted(7, 4, trialOfTest)
 	p.Event(pipeline.Event{Kind: pipeline.Started, Node: "train/gd,seed=1"})
 	p.Event(pipeline.Event{Kind: pipeline.Progress, Node: "train/gd,seed=1", Count: 120, Total: 400, Values: map[string]float64{"loss": 1.23456}})
 	p.TrialFinished("x", "done")
@@ -50,7 +50,7 @@ func TestProgressJSONEvents(t *testing.T) {
 	var buf bytes.Buffer
 	g := &globalOptions{stderr: &buf, logFormat: "json", log: slog.New(slog.NewJSONHandler(&buf, nil))}
 	p := newProgress(g, 1)
-	p.RunStarted(3, trialOfTest)
+	p.RunStarted(3, 1, trialOfTest)
 	p.Event(pipeline.Event{Kind: pipeline.Progress, Node: "train/gd,seed=1", Count: 50, Total: 100, Values: map[string]float64{"loss": 2.5}})
 	p.Close()
 	var ev map[string]any

@@ -15,11 +15,14 @@ import (
 	"strings"
 
 	"goldstone/internal/atomicfile"
+	"goldstone/internal/fault"
 	"goldstone/pipeline"
 	"goldstone/runs"
 	"goldstone/stages"
 	"goldstone/stages/figures"
 	"goldstone/stages/htmlreport"
+	"goldstone/stages/report"
+	"goldstone/sweep"
 )
 
 // resultFlags are the run flags that describe a run for later: its note and
@@ -36,7 +39,7 @@ func registerResultFlags(fs *flag.FlagSet) {
 
 // withResultOptions fills the run options of note, tags and per-trial log
 // files (<workdir>/logs/<experiment>/run-<id>/<trial>.log).
-func withResultOptions(g *globalOptions, opts stages.RunOptions) (stages.RunOptions, error) {
+func withResultOptions(g *globalOptions, opts sweep.RunOptions) (sweep.RunOptions, error) {
 	tags, err := parseTags("tag", resultFlags.tags)
 	if err != nil {
 		return opts, err
@@ -46,9 +49,35 @@ func withResultOptions(g *globalOptions, opts stages.RunOptions) (stages.RunOpti
 	return opts, nil
 }
 
+// finishReport writes the HTML page of the report Execute (or
+// RebuildReport) copied, and ends the run's report state: done, or failed
+// with the report's first error (its stage, its copy, its page), which it
+// returns. A run without a report to write (interrupted, up to date,
+// --reports "") is left as it is.
+func finishReport(ctx context.Context, g *globalOptions, st *runs.Store, e *stages.Experiment, out *sweep.Outcome) (page string, err error) {
+	if out == nil {
+		return "", nil
+	}
+	err = out.ReportErr
+	if err == nil && out.ReportPath != "" {
+		page, err = writeHTMLReport(ctx, g, st, e, out)
+	}
+	var serr error
+	switch {
+	case err != nil:
+		serr = st.SetReport(ctx, out.RunID, runs.ReportFailed, oneLine(err.Error()))
+	case out.ReportPath != "":
+		serr = st.SetReport(ctx, out.RunID, runs.ReportDone, "")
+	}
+	if serr != nil {
+		g.log.Error("report state", "run", out.RunID, "err", serr)
+	}
+	return page, err
+}
+
 // writeHTMLReport writes the run's HTML page into its report directory and
 // refreshes <reports>/index.html; it returns the page's path.
-func writeHTMLReport(ctx context.Context, g *globalOptions, st *runs.Store, e *stages.Experiment, out *stages.Outcome) (string, error) {
+func writeHTMLReport(ctx context.Context, g *globalOptions, st *runs.Store, e *stages.Experiment, out *sweep.Outcome) (string, error) {
 	if out == nil || out.ReportPath == "" {
 		return "", nil
 	}
@@ -98,6 +127,7 @@ func writeHTMLReport(ctx context.Context, g *globalOptions, st *runs.Store, e *s
 			return "", err
 		}
 	}
+	fault.Point("report:page")
 	page, err := htmlreport.Write(out.ReportPath, p)
 	if err != nil {
 		return "", err
@@ -145,7 +175,7 @@ func sortedKeysOf(m map[string]string) []string { return slices.Sorted(maps.Keys
 
 // logOutcome logs how a run ended as one event (with --log-format json, a
 // JSON object a script can read instead of the text summary on stdout).
-func logOutcome(g *globalOptions, e *stages.Experiment, out *stages.Outcome, page string, err error) {
+func logOutcome(g *globalOptions, e *stages.Experiment, out *sweep.Outcome, page string, err error) {
 	if out == nil {
 		return
 	}
@@ -166,7 +196,7 @@ func logOutcome(g *globalOptions, e *stages.Experiment, out *stages.Outcome, pag
 // each swept setting, faceted by variant, seed mean ± sd
 // (figures.Sweep), into the run's report directory, and returns their
 // paths.
-func sweepPlots(ctx context.Context, st *runs.Store, e *stages.Experiment, out *stages.Outcome) ([]string, error) {
+func sweepPlots(ctx context.Context, st *runs.Store, e *stages.Experiment, out *sweep.Outcome) ([]string, error) {
 	var swept []string
 	for _, ax := range e.Grid {
 		if ax.Key != "seed" && len(ax.Values) > 1 {
@@ -265,14 +295,16 @@ func annotateSummary(dir string, p *htmlreport.Page) (string, error) {
 	} else if p.Run.GitDirty {
 		commit += " (dirty)"
 	}
+	// Everything recorded by a person (note, tags, setting values) is
+	// escaped: the file is rendered as HTML by Markdown viewers.
 	fmt.Fprintf(&b, "# %s, run %d\n\n- status: %s, %s\n- started %s\n- commit: %s\n- config hash: %s\n",
-		p.Run.Experiment, p.Run.ID, p.Run.Status, countText(p.Run.Trials, p.Run.Counts),
-		p.Run.Started.UTC().Format("2006-01-02 15:04:05Z"), commit, p.Run.ConfigHash)
+		report.MarkdownText(p.Run.Experiment), p.Run.ID, p.Run.Status, countText(p.Run.Trials, p.Run.Counts),
+		p.Run.Started.UTC().Format("2006-01-02 15:04:05Z"), report.MarkdownText(commit), p.Run.ConfigHash)
 	if p.Run.Note != "" {
-		fmt.Fprintf(&b, "- note: %s\n", p.Run.Note)
+		fmt.Fprintf(&b, "- note: %s\n", report.MarkdownText(p.Run.Note))
 	}
 	if len(p.Run.Tags) > 0 {
-		fmt.Fprintf(&b, "- tags: %s\n", tagText(p.Run.Tags))
+		fmt.Fprintf(&b, "- tags: %s\n", report.MarkdownText(tagText(p.Run.Tags)))
 	}
 	b.WriteString("- HTML report: [index.html](index.html)\n\nSettings that differ from the defaults:\n\n")
 	if len(p.Diff) == 0 {
@@ -281,9 +313,9 @@ func annotateSummary(dir string, p *htmlreport.Page) (string, error) {
 	for _, s := range p.Diff {
 		def := "no default"
 		if s.HasDefault {
-			def = "default `" + s.Default + "`"
+			def = "default " + report.MarkdownCode(s.Default)
 		}
-		fmt.Fprintf(&b, "- `%s` = `%s` (%s)\n", s.Key, s.Value, def)
+		fmt.Fprintf(&b, "- %s = %s (%s)\n", report.MarkdownCode(s.Key), report.MarkdownCode(s.Value), def)
 	}
 	b.WriteString("\nFigures:\n\n")
 	for _, f := range p.Figures {

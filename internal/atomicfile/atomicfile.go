@@ -1,7 +1,9 @@
 // Package atomicfile writes files so that a reader never sees a half-written
 // one: the data goes to a temporary file in the destination's directory,
-// which is synced, made 0644 and renamed into place only when the write
-// succeeded; otherwise it is removed.
+// created with the mode of an ordinary new file (0666 less the umask), which
+// is synced and renamed into place only when the write succeeded; otherwise
+// it is removed. A temporary name carries its process's id, so what a
+// killed process left behind is found and removed later (RemoveStale).
 package atomicfile
 
 import (
@@ -10,6 +12,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"goldstone/internal/fault"
 )
 
 // File is a temporary file renamed to its destination by Commit.
@@ -22,7 +26,7 @@ type File struct {
 // Create starts writing dst. Like os.WriteFile it does not create dst's
 // directory: a missing one is an error.
 func Create(dst string) (*File, error) {
-	f, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".tmp-*")
+	f, err := CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".tmp-*")
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", dst, err)
 	}
@@ -41,10 +45,7 @@ func (f *File) Commit() error {
 		err = cerr
 	}
 	if err == nil {
-		// CreateTemp makes the file 0600; outputs are ordinary readable files.
-		err = os.Chmod(f.Name(), 0o644)
-	}
-	if err == nil {
+		fault.Point("atomicfile:" + filepath.Base(f.dst)) // complete, not yet in place
 		err = os.Rename(f.Name(), f.dst)
 	}
 	if err != nil {

@@ -9,6 +9,10 @@ import (
 )
 
 func TestWriteFile(t *testing.T) {
+	withUmask(t, 0o022, func() { testWriteFile(t) })
+}
+
+func testWriteFile(t *testing.T) {
 	dst := filepath.Join(t.TempDir(), "sub", "a.txt")
 	if err := WriteFile(dst, []byte("one")); err == nil {
 		t.Fatal("wrote into a missing directory")

@@ -7,8 +7,11 @@
 //
 // GOLDSTONE_FAULT is "NAME" (the first time Point(NAME) is reached) or
 // "NAME@N" (the N-th time). Names in use: "start:STAGE", "progress:STAGE",
-// "promote:STAGE", "promoted:STAGE" (package pipeline) and "runs:batch",
-// "runs:sync" (package runs).
+// "promote:STAGE", "promoted:STAGE" (package pipeline), "runs:batch",
+// "runs:sync", "runs:trial" (package runs), "atomicfile:BASENAME" (a file
+// written and not yet renamed into place), "export:file" (after each file
+// of an export), "gc:files", "gc:rows", "repro:ran" and "report:page"
+// (command runner).
 package fault
 
 import (

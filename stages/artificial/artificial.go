@@ -16,19 +16,13 @@ import (
 	"goldstone/optim"
 	"goldstone/pipeline"
 	"goldstone/stages"
+	"goldstone/stages/report"
+	"goldstone/stages/settings"
+	"goldstone/stages/train"
+	"goldstone/stages/trialio"
 )
 
 func init() { stages.Register(Pipeline{}) }
-
-// Version is the cache version of every stage of this pipeline. Bump it in
-// the commit that changes what any of its stages writes for the same
-// settings and inputs (code here or below: models, optim, stages); the
-// golden test (stages/pipelines, testdata/golden.json here) fails until
-// then.
-//
-// 11: the same bits on every build (issue 17). 12: steps_to_excess_0.1 (a
-// third threshold between 1 and 0.01).
-const Version = "12"
 
 // ExcessThresholds are the targets L - L* < thr whose first logged step is
 // a summary metric (ExcessMetric): the paper's Fig. 2 shows L - L* over
@@ -47,9 +41,6 @@ type Pipeline struct{}
 // Name implements stages.Pipeline.
 func (Pipeline) Name() string { return "artificial" }
 
-// Version implements stages.Pipeline.
-func (Pipeline) Version() string { return Version }
-
 // Settings implements stages.Pipeline: the train stage's settings are all
 // the pipeline reads.
 func (Pipeline) Settings() any { return &TrainSettings{} }
@@ -65,8 +56,8 @@ type Data struct {
 
 // TrainSettings are what the train stage reads.
 type TrainSettings struct {
-	Loop      stages.LoopSettings
-	Prior     stages.MFPrior
+	Loop      train.LoopSettings
+	Prior     train.MFPrior
 	Data      Data
 	Snapshots []float64 `set:"snapshots" default:"[0, 500, 2000, 20000]" doc:"steps at which embeddings are saved for the trajectory figure"`
 }
@@ -76,11 +67,11 @@ func (Pipeline) Build(_ context.Context, b *stages.Built, e *stages.Experiment, 
 	reportIn := map[string]pipeline.Ref{}
 	for _, tr := range trials {
 		id := "train/" + tr.Slug()
-		b.Add(&pipeline.Node{ID: id, Stage: &TrainStage{Settings: stages.MustDecode[TrainSettings](tr.Settings)}, Outputs: []string{"result"}})
+		b.Add(&pipeline.Node{ID: id, Stage: &TrainStage{Settings: settings.MustDecode[TrainSettings](tr.Settings)}, Outputs: []string{"result"}})
 		b.AddTrial(tr, id, id)
 		reportIn[tr.ID] = pipeline.Out(id, "result")
 	}
-	b.AddReport(e, trials, "report-artificial", reportIn, Report)
+	report.Add(b, e, trials, reportIn, report.Def{Stage: "report-artificial", Version: ReportVersion, Draw: Report})
 	return nil
 }
 
@@ -89,11 +80,11 @@ func (Pipeline) Build(_ context.Context, b *stages.Built, e *stages.Experiment, 
 type TrainStage struct{ Settings TrainSettings }
 
 func (*TrainStage) Name() string    { return "train-artificial" }
-func (*TrainStage) Version() string { return Version }
-func (s *TrainStage) Params() any   { return stages.Keys(s.Settings) }
+func (*TrainStage) Version() string { return TrainVersion }
+func (s *TrainStage) Params() any   { return settings.Keys(s.Settings) }
 func (s *TrainStage) Run(ctx context.Context, io *pipeline.IO) error {
 	// The problem is tiny: one core per trial, whatever the budget.
-	return Train(ctx, s.Settings, nil, io.Output("result"), stages.ProgressFunc(io))
+	return Train(ctx, s.Settings, nil, io.Output("result"), train.ProgressFunc(io))
 }
 
 // Snapshot is the embedding tensor of a dense MF trial at one step, laid out
@@ -125,8 +116,8 @@ func Train(ctx context.Context, s TrainSettings, pool *optim.Pool, dir string, p
 	x := make([]float64, m.NumParams())
 	m.Init(x, rand.New(rand.NewPCG(seed, 0x696e6974)))
 
-	series := &stages.Series{}
-	sum := stages.Summary{"l_star": lstar}
+	series := &trialio.Series{}
+	sum := trialio.Summary{"l_star": lstar}
 	want := map[int]bool{}
 	for _, st := range s.Snapshots {
 		want[int(st)] = true
@@ -159,12 +150,12 @@ func Train(ctx context.Context, s TrainSettings, pool *optim.Pool, dir string, p
 	sum["final_psi"] = final
 	sum["final_excess"] = finalLoss - lstar
 	for _, thr := range ExcessThresholds {
-		sum[ExcessMetric(thr)] = stages.FirstBelow(series, "excess", thr)
+		sum[ExcessMetric(thr)] = train.FirstBelow(series, "excess", thr)
 	}
-	if err := stages.WriteTrialSeries(dir, series); err != nil {
+	if err := trialio.WriteTrialSeries(dir, series); err != nil {
 		return err
 	}
-	if err := stages.WriteSummary(filepath.Join(dir, "summary.json"), sum); err != nil {
+	if err := trialio.WriteSummary(filepath.Join(dir, "summary.json"), sum); err != nil {
 		return err
 	}
 	b, err := json.Marshal(snaps)

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"goldstone/stages"
+	"goldstone/stages/settings"
+	"goldstone/stages/trialio"
 )
 
 func artificialSettings(t *testing.T, sets ...string) TrainSettings {
@@ -18,7 +20,7 @@ func artificialSettings(t *testing.T, sets ...string) TrainSettings {
 	if err := e.Override(sets); err != nil {
 		t.Fatal(err)
 	}
-	return stages.MustDecode[TrainSettings](e.Trials()[0].Settings)
+	return settings.MustDecode[TrainSettings](e.Trials()[0].Settings)
 }
 
 func TestTrainWritesResults(t *testing.T) {
@@ -27,11 +29,11 @@ func TestTrainWritesResults(t *testing.T) {
 	if err := Train(context.Background(), s, nil, dir, nil); err != nil {
 		t.Fatal(err)
 	}
-	sum, err := stages.ReadSummary(dir + "/summary.json")
+	sum, err := trialio.ReadSummary(dir + "/summary.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ser, err := stages.ReadSeries(dir + "/series.arrow")
+	ser, err := trialio.ReadSeries(dir + "/series.arrow")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,33 +7,26 @@ import (
 	"os"
 	"path/filepath"
 
-	"goldstone/internal/atomicfile"
 	"goldstone/pipeline"
-	"goldstone/stages"
 	"goldstone/stages/figures"
+	"goldstone/stages/report"
 )
 
-// Report draws the artificial experiment's figures from its
-// trials' results: the paper's Figure 2 (figure2.png: L - L* against the
-// step), L - L* and psi against step (log scales) for every variant with the
-// gauge gap (curves.png), the trajectories of the embeddings over t at
-// several steps, GD against Goldstone-GD (trajectories.png), and writes
-// summary.md: the summary metrics and which file answers which paper figure.
-func Report(ctx context.Context, experiment string, trials []stages.Trial, io *pipeline.IO, dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	all, err := stages.LoadResults(trials, io)
-	if err != nil {
-		return err
-	}
+// Report draws the artificial experiment's figures from its trials'
+// results: the paper's Figure 2 (figure2.png: L - L* against the step), L -
+// L* and psi against step (log scales) for every variant with the gauge gap
+// (curves.png), the trajectories of the embeddings over t at several steps,
+// GD against Goldstone-GD (trajectories.png); it returns the Markdown of
+// summary.md after the summary table: which file answers which paper
+// figure, and the chain-length scaling when the sweep varies T.
+func Report(ctx context.Context, experiment string, all []report.TrialResult, io *pipeline.IO, dir string) (string, error) {
 	var excess, psi, gap []figures.Series
 	for _, l := range all {
 		excess = append(excess, l.Curve("excess", true))
 		psi = append(psi, l.Curve("psi", true))
 		gap = append(gap, l.Curve("gauge_gap", true))
 	}
-	err = figures.Curves(filepath.Join(dir, "curves.png"), figures.CurveSpec{
+	err := figures.Curves(filepath.Join(dir, "curves.png"), figures.CurveSpec{
 		Title: experiment + ": every trial (colour = variant)",
 		Panels: []figures.Panel{
 			{Title: "L - L*", XLabel: "step + 1", YLabel: "L - L*", LogX: true, LogY: true, Series: excess},
@@ -42,7 +35,7 @@ func Report(ctx context.Context, experiment string, trials []stages.Trial, io *p
 		},
 	})
 	if err != nil {
-		return err
+		return "", err
 	}
 	var excessLin []figures.Series
 	for _, l := range all {
@@ -56,14 +49,14 @@ func Report(ctx context.Context, experiment string, trials []stages.Trial, io *p
 		},
 	})
 	if err != nil {
-		return err
+		return "", err
 	}
 	// Figure 2: the lowest seed's snapshots for the first two variants.
-	seeds := map[string]stages.TrialResult{}
+	seeds := map[string]report.TrialResult{}
 	var order []string
 	for _, l := range all {
-		v := l.Trial.VariantName()
-		if old, ok := seeds[v]; !ok || l.Trial.Settings.Int("seed") < old.Trial.Settings.Int("seed") {
+		v := l.Variant
+		if old, ok := seeds[v]; !ok || l.Trial.Seed < old.Trial.Seed {
 			if !ok {
 				order = append(order, v)
 			}
@@ -80,10 +73,10 @@ func Report(ctx context.Context, experiment string, trials []stages.Trial, io *p
 		var snaps []Snapshot
 		b, err := os.ReadFile(filepath.Join(l.Dir, "snapshots.json"))
 		if err != nil {
-			return err
+			return "", err
 		}
 		if err := json.Unmarshal(b, &snaps); err != nil {
-			return fmt.Errorf("snapshots of %s: %w", l.Trial.ID, err)
+			return "", fmt.Errorf("snapshots of %s: %w", l.Trial.ID, err)
 		}
 		if len(snaps) == 0 {
 			continue
@@ -97,20 +90,20 @@ func Report(ctx context.Context, experiment string, trials []stages.Trial, io *p
 		if len(spec.Rows) > 0 && len(cols) != len(spec.Cols) {
 			continue
 		}
-		spec.Rows = append(spec.Rows, fmt.Sprintf("%s (seed %d)", v, l.Trial.Settings.Int("seed")))
+		spec.Rows = append(spec.Rows, fmt.Sprintf("%s (seed %d)", v, l.Trial.Seed))
 		spec.Cols = cols
 		spec.Data = append(spec.Data, row)
 	}
 	if len(spec.Rows) > 0 {
 		if err := figures.Trajectories(filepath.Join(dir, "trajectories.png"), spec); err != nil {
-			return err
+			return "", err
 		}
 	}
-	scaling, err := scalingReport(dir, all) // "" unless time_steps is swept
+	scaling, err := scalingReport(dir, scalingPoints(all)) // "" unless time_steps is swept
 	if err != nil {
-		return err
+		return "", err
 	}
-	return atomicfile.WriteFile(filepath.Join(dir, "summary.md"), []byte(stages.MarkdownTable(experiment, all)+PaperFigures+scaling))
+	return PaperFigures + scaling, nil
 }
 
 // PaperFigures says which report file is the counterpart of which figure

@@ -9,8 +9,9 @@ import (
 	"strings"
 
 	"goldstone/optim"
-	"goldstone/stages"
 	"goldstone/stages/figures"
+	"goldstone/stages/report"
+	"goldstone/stages/settings"
 )
 
 // ScalingMetrics are the summary metrics the chain-length scaling report
@@ -41,11 +42,31 @@ type ScalingFit struct {
 	Points, Censored int
 }
 
-// Scaling aggregates the trials of a chain-length sweep (settings
-// time_steps and lambda, several seeds) into cells and log-log slopes, in
-// metric, variant (first appearance), lambda, T order. It returns nothing
-// when the trials have fewer than two chain lengths.
-func Scaling(all []stages.TrialResult) ([]ScalingCell, []ScalingFit) {
+// ScalingPoint is one trial of a chain-length sweep: its variant, lambda,
+// chain length T and summary metrics.
+type ScalingPoint struct {
+	Variant string
+	Lambda  float64
+	T       int
+	Summary map[string]float64
+}
+
+// scalingPoints reads the points of a report's trials from their settings
+// (TrainSettings: lambda, time_steps).
+func scalingPoints(all []report.TrialResult) []ScalingPoint {
+	out := make([]ScalingPoint, len(all))
+	for i, r := range all {
+		s := settings.MustDecode[TrainSettings](r.Trial.Settings)
+		out[i] = ScalingPoint{Variant: r.Variant, Lambda: s.Prior.Lambda, T: s.Data.TimeSteps, Summary: r.Summary}
+	}
+	return out
+}
+
+// Scaling aggregates the trials of a chain-length sweep (several T and
+// lambda, several seeds) into cells and log-log slopes, in metric, variant
+// (first appearance), lambda, T order. It returns nothing when the trials
+// have fewer than two chain lengths.
+func Scaling(points []ScalingPoint) ([]ScalingCell, []ScalingFit) {
 	type key struct {
 		metric, variant string
 		lambda          float64
@@ -55,9 +76,8 @@ func Scaling(all []stages.TrialResult) ([]ScalingCell, []ScalingFit) {
 	var variants []string
 	var lambdas []float64
 	var ts []int
-	for _, r := range all {
-		v := r.Trial.VariantName()
-		lam, t := r.Trial.Settings.Float("lambda"), r.Trial.Settings.Int("time_steps")
+	for _, r := range points {
+		v, lam, t := r.Variant, r.Lambda, r.T
 		if !slices.Contains(variants, v) {
 			variants = append(variants, v)
 		}
@@ -143,8 +163,8 @@ func slope(x, y []float64) float64 {
 // through the first finite point of the first variant) and returns a
 // Markdown section with the cells and slopes; "" when the trials do not
 // sweep the chain length.
-func scalingReport(dir string, all []stages.TrialResult) (string, error) {
-	cells, fits := Scaling(all)
+func scalingReport(dir string, points []ScalingPoint) (string, error) {
+	cells, fits := Scaling(points)
 	if len(cells) == 0 {
 		return "", nil
 	}

@@ -6,21 +6,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"goldstone/stages"
 )
 
-func scalingResult(variant string, T int, lambda float64, seed int, excess1, gap float64) stages.TrialResult {
-	return stages.TrialResult{
-		Trial: stages.Trial{Variant: variant, Settings: stages.Settings{
-			"time_steps": int64(T), "lambda": lambda, "seed": int64(seed), "gauge": "none"}},
-		Summary: stages.Summary{"steps_to_excess_1": excess1, "steps_to_gap_1pct": gap},
-	}
+func scalingResult(variant string, T int, lambda float64, seed int, excess1, gap float64) ScalingPoint {
+	return ScalingPoint{Variant: variant, Lambda: lambda, T: T,
+		Summary: map[string]float64{"steps_to_excess_1": excess1, "steps_to_gap_1pct": gap}}
 }
 
 func TestScaling(t *testing.T) {
 	nan := math.NaN()
-	var all []stages.TrialResult
+	var all []ScalingPoint
 	// gd: steps = 10 T^2 on seeds 1, 2; seed 3 never; T = 300 never on 2 of 3.
 	for _, T := range []int{10, 30, 100} {
 		v := 10 * float64(T*T)

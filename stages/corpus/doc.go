@@ -1,13 +1,14 @@
 // Package corpus prepares dated text for Dynamic Word Embeddings (Bamler & Mandt 2017): it
-// parses Google Books Ngram files (v2 20120701 and v3 20200217) and folders or CSV files of
-// dated documents, stores them as Parquet, builds a time-normalised vocabulary, bins years
-// into time steps, splits whole steps into training and held-out sets, and counts weighted
+// parses Google Books Ngram files (v2 20120701 and v3 20200217) and folders, CSV files or
+// JSON Lines files of dated documents (plain, gzip or zstd), stores them as Parquet, builds
+// a time-normalised vocabulary, bins years into time steps, splits whole steps into training and held-out sets, and counts weighted
 // word-context co-occurrences per step, with rank-one negative counts.
 //
 // # Pipeline
 //
 //	ngram files / dated documents
-//	  -> IngestNgrams / IngestDir / IngestCSV     segments.parquet (time, doc, weight, tokens)
+//	  -> IngestNgrams / IngestDir / IngestCSV(Fields) / IngestJSONL
+//	                                               segments.parquet (time, doc, weight, tokens)
 //	  -> YearTotals -> MakeBins                    time steps (one per year, or wider bins)
 //	  -> StepUnigrams -> BuildVocab                V most frequent words, per-step normalised
 //	  -> SplitSteps                                held-out steps, never the first or last
@@ -18,7 +19,9 @@
 //	                                               cooc, total, cooc_total)
 //	  -> LoadCounts / ScanCounts, Step.NegFactors  COO/CSR arrays and n-_{ij,t} = a_i b_j
 //
-// Build runs all of it (BuildConfig.StepsPerPass bounds the memory of counting).
+// CheckDir, CheckCSV, CheckJSONL and CheckNgrams read the start of an input as the ingest
+// would, so that a wrong header or field stops before a run. Build runs all of it
+// (BuildConfig.StepsPerPass bounds the memory of counting).
 //
 // # Stored representation
 //

@@ -3,13 +3,14 @@ package corpus
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+
+	"goldstone/internal/compressed"
 )
 
 // NgramFormat is the line layout of a Google Books Ngram file.
@@ -352,30 +353,21 @@ func parseInt(b []byte, bits uint) (int64, error) {
 	return int64(n), nil
 }
 
-// Decompress returns r, gunzipped when it starts with the gzip magic bytes 1f 8b.
-func Decompress(r io.Reader) (io.Reader, error) {
-	br := bufio.NewReaderSize(r, 1<<16)
-	head, err := br.Peek(2)
-	if err != nil && err != io.EOF {
-		return nil, err
-	}
-	if len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, fmt.Errorf("gzip: %w", err)
-		}
-		return zr, nil
-	}
-	return br, nil
+// Decompress returns the content of r: gunzipped or zstd-decoded when it starts with their
+// magic bytes (internal/compressed), else r itself. Close releases the decoder.
+func Decompress(r io.Reader) (io.ReadCloser, error) {
+	rc, _, err := compressed.NewReader(r)
+	return rc, err
 }
 
-// ScanNgrams streams the records of r (plain or gzip) to fn, stopping at the first error
+// ScanNgrams streams the records of r (plain, gzip or zstd) to fn, stopping at the first error
 // from the parser, from fn or from ctx. The record passed to fn is valid during the call.
 func ScanNgrams(ctx context.Context, r io.Reader, name string, opt NgramOptions, fn func(*Ngram) error) error {
 	dr, err := Decompress(r)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", name, err)
 	}
+	defer dr.Close()
 	s := NewNgramScanner(dr, name, opt)
 	for n := 0; s.Scan(); n++ {
 		if n&4095 == 0 {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 )
@@ -126,19 +127,44 @@ func ScanDir(ctx context.Context, dir string, fn func(Document) error) error {
 	return nil
 }
 
-// Column names of a dated CSV file.
+// Column names of a dated CSV file (and JSON Lines fields) unless DocFields name others.
 const (
 	FieldTime = "time"
 	FieldText = "text"
 )
 
-// ScanCSV passes to fn every row of a CSV file (plain or gzip) with a header holding the
-// columns "time" (an integer year) and "text", in any order; other columns are ignored.
+// DocFields name the time and text columns of a dated CSV file or the fields of a JSON
+// Lines object; empty names are FieldTime and FieldText.
+type DocFields struct {
+	Time, Text string
+}
+
+func (f DocFields) orDefault() DocFields {
+	if f.Time == "" {
+		f.Time = FieldTime
+	}
+	if f.Text == "" {
+		f.Text = FieldText
+	}
+	return f
+}
+
+// ScanCSV passes to fn every row of a CSV file (plain, gzip or zstd) with a header holding
+// the columns "time" and "text", in any order; other columns are ignored. See ScanCSVFields.
 func ScanCSV(ctx context.Context, r io.Reader, name string, fn func(Document) error) error {
+	return ScanCSVFields(ctx, r, name, DocFields{}, fn)
+}
+
+// ScanCSVFields passes to fn every row of a CSV file (plain, gzip or zstd) whose header
+// holds the columns fields.Time and fields.Text, in any order; other columns are ignored.
+// A time is a year (an integer) or a date from which the year is taken (see ParseYear).
+func ScanCSVFields(ctx context.Context, r io.Reader, name string, fields DocFields, fn func(Document) error) error {
+	fields = fields.orDefault()
 	dr, err := Decompress(r)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", name, err)
 	}
+	defer dr.Close()
 	cr := csv.NewReader(dr)
 	cr.ReuseRecord = true
 	head, err := cr.Read()
@@ -148,14 +174,14 @@ func ScanCSV(ctx context.Context, r io.Reader, name string, fn func(Document) er
 	ti, xi := -1, -1
 	for i, h := range head {
 		switch strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")) {
-		case FieldTime:
+		case fields.Time:
 			ti = i
-		case FieldText:
+		case fields.Text:
 			xi = i
 		}
 	}
 	if ti < 0 || xi < 0 {
-		return &ParseError{File: name, Line: 1, Err: fmt.Errorf("header %q lacks columns %q and %q", strings.Join(head, ","), FieldTime, FieldText)}
+		return &ParseError{File: name, Line: 1, Err: fmt.Errorf("header %q lacks columns %q and %q (time_field and text_field)", strings.Join(head, ","), fields.Time, fields.Text)}
 	}
 	for n := 0; ; n++ {
 		rec, err := cr.Read()
@@ -170,9 +196,9 @@ func ScanCSV(ctx context.Context, r io.Reader, name string, fn func(Document) er
 			return fmt.Errorf("read %s: %w", name, err)
 		}
 		line, _ := cr.FieldPos(ti)
-		t, err := strconv.Atoi(strings.TrimSpace(rec[ti]))
+		t, err := ParseYear(rec[ti])
 		if err != nil {
-			return &ParseError{File: name, Line: line, Field: FieldTime, Err: fmt.Errorf("%.40q is not an integer year", rec[ti])}
+			return &ParseError{File: name, Line: line, Field: fields.Time, Err: err}
 		}
 		if n&1023 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -183,4 +209,23 @@ func ScanCSV(ctx context.Context, r io.Reader, name string, fn func(Document) er
 			return err
 		}
 	}
+}
+
+// yearLayouts are the date forms ParseYear reads after an integer year.
+var yearLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999", "2006-01-02", "2006-01"}
+
+// ParseYear reads the time of a document: a year (an integer, "1790") or a date or
+// date-time in RFC 3339 / ISO 8601 form ("1790-01-08", "1790-01-08T12:00:00Z", "1790-01"),
+// of which the year is kept.
+func ParseYear(s string) (int, error) {
+	s = strings.TrimSpace(s)
+	if y, err := strconv.Atoi(s); err == nil {
+		return y, nil
+	}
+	for _, l := range yearLayouts {
+		if t, err := time.Parse(l, s); err == nil {
+			return t.Year(), nil
+		}
+	}
+	return 0, fmt.Errorf("%.40q is neither an integer year nor a date (1790-01-08, 1790-01-08T12:00:00Z)", s)
 }

@@ -134,7 +134,7 @@ func TestScanCSV(t *testing.T) {
 		t.Errorf("got %+v, want %+v", got, want)
 	}
 	for _, tc := range []struct{ in, want string }{
-		{"time,text\n1999,a\nx,b\n", `d.csv:3: field time: "x" is not an integer year`},
+		{"time,text\n1999,a\nx,b\n", `d.csv:3: field time: "x" is neither an integer year nor a date`},
 		{"when,text\n", "d.csv:1: header"},
 		{"time,text\n1999,a,extra\n", "d.csv:2: wrong number of fields"},
 	} {

@@ -15,7 +15,7 @@ type YearTotal struct {
 	Match, Pages, Volumes int64
 }
 
-// ParseTotals parses a totals file (plain or gzip): records year,match_count,page_count,
+// ParseTotals parses a totals file (plain, gzip or zstd): records year,match_count,page_count,
 // volume_count separated by any white space (the official files put them all on one line,
 // TAB-separated; one per line works too). name is used in errors.
 func ParseTotals(r io.Reader, name string) ([]YearTotal, error) {
@@ -23,6 +23,7 @@ func ParseTotals(r io.Reader, name string) ([]YearTotal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", name, err)
 	}
+	defer dr.Close()
 	br := bufio.NewReader(dr)
 	var out []YearTotal
 	for line := 1; ; line++ {

@@ -25,33 +25,19 @@ import (
 	"goldstone/stages"
 	"goldstone/stages/corpus"
 	"goldstone/stages/figures"
+	"goldstone/stages/report"
+	"goldstone/stages/settings"
+	"goldstone/stages/train"
+	"goldstone/stages/trialio"
 )
 
 func init() { stages.Register(Pipeline{}) }
-
-// Version is the cache version of every stage of this pipeline. Bump it in
-// the commit that changes what any of its stages writes for the same
-// settings and inputs (code here or below: models, optim, stages); the
-// golden test (stages/pipelines, testdata/golden.json here) fails until
-// then.
-//
-// 2: the aging table counts the query word as a candidate (one word aging,
-// models/dwe.WordAging). 5: the step file records each bin's first and last
-// year with data; the aging table names a step by those years.
-//
-// 12: the same bits on every build (issue 17). 13: summary gap_seconds (the
-// time spent measuring the gauge gap, for the gauge overhead without the
-// measurement).
-const Version = "13"
 
 // Pipeline is the dwe pipeline.
 type Pipeline struct{}
 
 // Name implements stages.Pipeline.
 func (Pipeline) Name() string { return "dwe" }
-
-// Version implements stages.Pipeline.
-func (Pipeline) Version() string { return Version }
 
 // Settings implements stages.Pipeline.
 func (Pipeline) Settings() any { return &Settings{} }
@@ -74,7 +60,42 @@ type DataSettings struct {
 
 // IngestSettings are the ingest stage's settings.
 type IngestSettings struct {
-	Format string `set:"corpus_format" default:"text" oneof:"text csv ngram-v2 ngram-v3" doc:"text (dated files), csv, ngram-v2 or ngram-v3"`
+	Format    string `set:"corpus_format" default:"text" oneof:"text csv jsonl ngram-v2 ngram-v3" doc:"text (a folder of files whose names start with a year), csv (a header with a time and a text column), jsonl (one JSON object per line with a time and a text field), ngram-v2 or ngram-v3 (Google Books n-grams); csv, jsonl and n-gram files may be gzip or zstd"`
+	TimeField string `set:"time_field" default:"time" doc:"csv and jsonl corpora: the column or field of a document's date (a year, or an ISO date or date-time of which the year is kept)"`
+	TextField string `set:"text_field" default:"text" doc:"csv and jsonl corpora: the column or field of a document's text"`
+}
+
+// PruneKeys leaves the field names out of the keys of formats that have no fields.
+func (s IngestSettings) PruneKeys(m map[string]any) {
+	if s.Format != "csv" && s.Format != "jsonl" {
+		delete(m, "time_field")
+		delete(m, "text_field")
+	}
+}
+
+// Fields are the csv and jsonl field names.
+func (s IngestSettings) Fields() corpus.DocFields {
+	return corpus.DocFields{Time: s.TimeField, Text: s.TextField}
+}
+
+// Check reads the start of the corpus at path as Ingest would (a wrong header or field
+// stops before anything runs).
+func (s IngestSettings) Check(ctx context.Context, path string) error {
+	switch s.Format {
+	case "text":
+		return corpus.CheckDir(path)
+	case "csv":
+		return corpus.CheckCSV(ctx, path, s.Fields())
+	case "jsonl":
+		return corpus.CheckJSONL(ctx, path, s.Fields())
+	case "ngram-v2", "ngram-v3":
+		files, err := ngramFiles(path)
+		if err != nil {
+			return err
+		}
+		return corpus.CheckNgrams(ctx, files, ngramOptions(s.Format))
+	}
+	return fmt.Errorf("unknown corpus format %q", s.Format)
 }
 
 // BinSettings are the bin stage's settings: time bins and held-out steps.
@@ -101,7 +122,7 @@ type CountSettings struct {
 
 // TrainSettings are the train stage's settings.
 type TrainSettings struct {
-	Loop           stages.LoopSettings
+	Loop           train.LoopSettings
 	Diffusion      float64 `set:"diffusion" default:"1e-3" check:">0" doc:"D of the OU prior, per year"`
 	Sigma0Sq       float64 `set:"sigma0_sq" default:"1" check:">0" doc:"variance sigma_0^2 of the local prior"`
 	Inference      string  `set:"inference" default:"map" oneof:"map vi" doc:"map or vi (smoothing)"`
@@ -116,7 +137,7 @@ type EvalSettings struct {
 }
 
 // Build implements stages.Pipeline.
-func (Pipeline) Build(_ context.Context, b *stages.Built, e *stages.Experiment, trials []stages.Trial, env stages.Env) error {
+func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment, trials []stages.Trial, env stages.Env) error {
 	data, err := stages.Shared[DataSettings](e, trials)
 	if err != nil {
 		return err
@@ -129,6 +150,10 @@ func (Pipeline) Build(_ context.Context, b *stages.Built, e *stages.Experiment, 
 	}
 	if _, err := os.Stat(src); err != nil {
 		return fmt.Errorf("corpus %s: not found (looked at %s; set --data-dir or GOLDSTONE_DATA, or corpus = a path)", data.Corpus, src)
+	}
+	// The header and the first documents, before anything runs (plan too).
+	if err := data.Ingest.Check(ctx, src); err != nil {
+		return fmt.Errorf("corpus %s (corpus_format %s): %w", data.Corpus, data.Ingest.Format, err)
 	}
 	b.Add(&pipeline.Node{ID: "ingest", Stage: &IngestStage{Settings: data.Ingest},
 		Inputs: map[string]pipeline.Ref{"corpus": pipeline.File(src)}, Outputs: []string{"segments.parquet"}})
@@ -147,16 +172,16 @@ func (Pipeline) Build(_ context.Context, b *stages.Built, e *stages.Experiment, 
 	}
 	reportIn := map[string]pipeline.Ref{}
 	for _, tr := range trials {
-		s := stages.MustDecode[Settings](tr.Settings)
+		s := settings.MustDecode[Settings](tr.Settings)
 		tid, eid := "train/"+tr.Slug(), "evaluate/"+tr.Slug()
-		b.Add(&pipeline.Node{ID: tid, Stage: &TrainStage{Settings: s.Train}, Inputs: inputs, Outputs: []string{"model"}})
+		b.Add(&pipeline.Node{ID: tid, Stage: &TrainStage{Settings: s.Train, Budget: env.Budget}, Inputs: inputs, Outputs: []string{"model"}})
 		in := map[string]pipeline.Ref{"model": pipeline.Out(tid, "model")}
 		maps.Copy(in, inputs)
-		b.Add(&pipeline.Node{ID: eid, Stage: &EvaluateStage{Settings: s.Eval}, Inputs: in, Outputs: []string{"result"}})
+		b.Add(&pipeline.Node{ID: eid, Stage: &EvaluateStage{Settings: s.Eval, Budget: env.Budget}, Inputs: in, Outputs: []string{"result"}})
 		b.AddTrial(tr, eid, tid, eid)
 		reportIn[tr.ID] = pipeline.Out(eid, "result")
 	}
-	b.AddReport(e, trials, "report-dwe", reportIn, Report)
+	report.Add(b, e, trials, reportIn, report.Def{Stage: "report-dwe", Version: ReportVersion, File: "report.md", Draw: Report})
 	return nil
 }
 
@@ -164,10 +189,10 @@ func (Pipeline) Build(_ context.Context, b *stages.Built, e *stages.Experiment, 
 type IngestStage struct{ Settings IngestSettings }
 
 func (*IngestStage) Name() string    { return "ingest-corpus" }
-func (*IngestStage) Version() string { return Version }
-func (s *IngestStage) Params() any   { return stages.Keys(s.Settings) }
+func (*IngestStage) Version() string { return IngestVersion }
+func (s *IngestStage) Params() any   { return settings.Keys(s.Settings) }
 func (s *IngestStage) Run(ctx context.Context, io *pipeline.IO) error {
-	st, err := Ingest(ctx, s.Settings.Format, io.Input("corpus"), io.Output("segments.parquet"))
+	st, err := Ingest(ctx, s.Settings, io.Input("corpus"), io.Output("segments.parquet"))
 	if err == nil {
 		io.Logf("ingested %d segments, %d tokens", st.Segments, st.Tokens)
 	}
@@ -175,28 +200,36 @@ func (s *IngestStage) Run(ctx context.Context, io *pipeline.IO) error {
 }
 
 // Ingest parses a corpus of the given format (text: a folder of dated files;
-// csv; ngram-v2 or ngram-v3: a file or a folder of Google Books n-gram
-// files) into a segments table at out.
-func Ingest(ctx context.Context, format, in, out string) (corpus.IngestStats, error) {
-	switch format {
+// csv or jsonl: a file of dated documents; ngram-v2 or ngram-v3: a file or a
+// folder of Google Books n-gram files) into a segments table at out.
+func Ingest(ctx context.Context, s IngestSettings, in, out string) (corpus.IngestStats, error) {
+	switch s.Format {
 	case "text":
 		return corpus.IngestDir(ctx, in, out, corpus.Tokenizer{})
 	case "csv":
-		return corpus.IngestCSV(ctx, in, out, corpus.Tokenizer{})
+		return corpus.IngestCSVFields(ctx, in, out, s.Fields(), corpus.Tokenizer{})
+	case "jsonl":
+		return corpus.IngestJSONL(ctx, in, out, s.Fields(), corpus.Tokenizer{})
 	case "ngram-v2", "ngram-v3":
 		files, err := ngramFiles(in)
 		if err != nil {
 			return corpus.IngestStats{}, err
 		}
-		opt := corpus.CountingNgramOptions
-		opt.Format = corpus.FormatV2
-		if format == "ngram-v3" {
-			opt.Format = corpus.FormatV3
-		}
-		opt.Lower = true
-		return corpus.IngestNgrams(ctx, files, out, opt)
+		return corpus.IngestNgrams(ctx, files, out, ngramOptions(s.Format))
 	}
-	return corpus.IngestStats{}, fmt.Errorf("unknown corpus format %q", format)
+	return corpus.IngestStats{}, fmt.Errorf("unknown corpus format %q", s.Format)
+}
+
+// ngramOptions are the n-gram parser's options for counting, in format
+// ngram-v2 or ngram-v3.
+func ngramOptions(format string) corpus.NgramOptions {
+	opt := corpus.CountingNgramOptions
+	opt.Format = corpus.FormatV2
+	if format == "ngram-v3" {
+		opt.Format = corpus.FormatV3
+	}
+	opt.Lower = true
+	return opt
 }
 
 // BinStage bins the corpus's years into time steps and chooses the
@@ -204,8 +237,8 @@ func Ingest(ctx context.Context, format, in, out string) (corpus.IngestStats, er
 type BinStage struct{ Settings BinSettings }
 
 func (*BinStage) Name() string    { return "bin-corpus" }
-func (*BinStage) Version() string { return Version }
-func (s *BinStage) Params() any   { return stages.Keys(s.Settings) }
+func (*BinStage) Version() string { return BinVersion }
+func (s *BinStage) Params() any   { return settings.Keys(s.Settings) }
 func (s *BinStage) Run(ctx context.Context, io *pipeline.IO) error {
 	years, err := corpus.YearTotals(ctx, io.Input("segments"))
 	if err != nil {
@@ -242,8 +275,8 @@ func FilterYears[V any](years map[int]V, from, to int) {
 type VocabStage struct{ Settings VocabSettings }
 
 func (*VocabStage) Name() string    { return "vocab" }
-func (*VocabStage) Version() string { return Version }
-func (s *VocabStage) Params() any   { return stages.Keys(s.Settings) }
+func (*VocabStage) Version() string { return VocabVersion }
+func (s *VocabStage) Params() any   { return settings.Keys(s.Settings) }
 func (s *VocabStage) Run(ctx context.Context, io *pipeline.IO) error {
 	bins, _, err := corpus.ReadSteps(ctx, io.Input("steps"))
 	if err != nil {
@@ -265,8 +298,8 @@ func (s *VocabStage) Run(ctx context.Context, io *pipeline.IO) error {
 type CountStage struct{ Settings CountSettings }
 
 func (*CountStage) Name() string    { return "count" }
-func (*CountStage) Version() string { return Version }
-func (s *CountStage) Params() any   { return stages.Keys(s.Settings) }
+func (*CountStage) Version() string { return CountVersion }
+func (s *CountStage) Params() any   { return settings.Keys(s.Settings) }
 func (s *CountStage) Run(ctx context.Context, io *pipeline.IO) error {
 	bins, _, err := corpus.ReadSteps(ctx, io.Input("steps"))
 	if err != nil {
@@ -288,27 +321,34 @@ func (s *CountStage) Run(ctx context.Context, io *pipeline.IO) error {
 	return err
 }
 
-// TrainStage trains one trial's embeddings (output "model").
-type TrainStage struct{ Settings TrainSettings }
+// TrainStage trains one trial's embeddings (output "model") on a pool of
+// the sweep's core budget (nil outside a sweep).
+type TrainStage struct {
+	Settings TrainSettings
+	Budget   *optim.Budget
+}
 
 func (*TrainStage) Name() string    { return "train-dwe" }
-func (*TrainStage) Version() string { return Version }
-func (s *TrainStage) Params() any   { return stages.Keys(s.Settings) }
+func (*TrainStage) Version() string { return TrainVersion }
+func (s *TrainStage) Params() any   { return settings.Keys(s.Settings) }
 func (s *TrainStage) Run(ctx context.Context, io *pipeline.IO) error {
-	pool := stages.NewPool(ctx, io.Workers())
+	pool := train.NewPool(s.Budget, io.Workers())
 	defer pool.Close()
 	return Train(ctx, s.Settings, io, pool, io.Output("model"))
 }
 
 // EvaluateStage computes one trial's held-out metrics, cosines, aging table
-// and exports (output "result").
-type EvaluateStage struct{ Settings EvalSettings }
+// and exports (output "result"), on a pool of the sweep's core budget.
+type EvaluateStage struct {
+	Settings EvalSettings
+	Budget   *optim.Budget
+}
 
 func (*EvaluateStage) Name() string    { return "evaluate-dwe" }
-func (*EvaluateStage) Version() string { return Version }
-func (s *EvaluateStage) Params() any   { return stages.Keys(s.Settings) }
+func (*EvaluateStage) Version() string { return EvaluateVersion }
+func (s *EvaluateStage) Params() any   { return settings.Keys(s.Settings) }
 func (s *EvaluateStage) Run(ctx context.Context, io *pipeline.IO) error {
-	pool := stages.NewPool(ctx, io.Workers())
+	pool := train.NewPool(s.Budget, io.Workers())
 	defer pool.Close()
 	return Evaluate(ctx, s.Settings.Queries, io, pool, io.Output("result"))
 }
@@ -440,11 +480,11 @@ func Train(ctx context.Context, s TrainSettings, io *pipeline.IO, pool *optim.Po
 	if bc == 0 {
 		bc = bw
 	}
-	series := &stages.Series{}
-	sum := stages.Summary{}
+	series := &trialio.Series{}
+	sum := trialio.Summary{}
 	steps := s.Loop.Steps
 	loop := s.Loop.Loop(model.Problem(), pool)
-	loop.Series, loop.Summary, loop.Progress = series, sum, stages.ProgressFunc(io)
+	loop.Series, loop.Summary, loop.Progress = series, sum, train.ProgressFunc(io)
 	loop.Extra = func(it *optim.Iter, _ []float64) error { return ctx.Err() }
 	loop.AtStep = func(step int, _ []float64) {
 		if step >= steps {
@@ -463,16 +503,16 @@ func Train(ctx context.Context, s TrainSettings, io *pipeline.IO, pool *optim.Po
 		return err
 	}
 	b := model.Blocks()
-	if err := stages.WriteNpy(filepath.Join(dir, "means.npy"), means(x), b.T, b.N, b.D); err != nil {
+	if err := trialio.WriteNpy(filepath.Join(dir, "means.npy"), means(x), b.T, b.N, b.D); err != nil {
 		return err
 	}
-	if err := stages.WriteJSON(filepath.Join(dir, "model.json"), meta{T: b.T, V: data.train.V, D: b.D, Times: data.train.Times, Vocab: data.vocab}); err != nil {
+	if err := trialio.WriteJSON(filepath.Join(dir, "model.json"), meta{T: b.T, V: data.train.V, D: b.D, Times: data.train.Times, Vocab: data.vocab}); err != nil {
 		return err
 	}
-	if err := stages.WriteTrialSeries(dir, series); err != nil {
+	if err := trialio.WriteTrialSeries(dir, series); err != nil {
 		return err
 	}
-	return stages.WriteSummary(filepath.Join(dir, "summary.json"), sum)
+	return trialio.WriteSummary(filepath.Join(dir, "summary.json"), sum)
 }
 
 // YearsLabel names the years with data of a time step: "1790", or
@@ -496,12 +536,12 @@ type meta struct {
 // loadEmbedding reads a train-dwe output.
 func loadEmbedding(dir string) (*meta, []float64, optim.Blocks, error) {
 	var meta meta
-	if err := stages.ReadJSON(filepath.Join(dir, "model.json"), &meta); err != nil {
+	if err := trialio.ReadJSON(filepath.Join(dir, "model.json"), &meta); err != nil {
 		return nil, nil, optim.Blocks{}, err
 	}
 	b := optim.Blocks{T: meta.T, N: 2 * meta.V, D: meta.D}
 	path := filepath.Join(dir, "means.npy")
-	x, shape, err := stages.ReadNpy(path)
+	x, shape, err := trialio.ReadNpy(path)
 	if err != nil {
 		return nil, nil, optim.Blocks{}, err
 	}
@@ -525,7 +565,7 @@ func Evaluate(ctx context.Context, queries []string, pio *pipeline.IO, pool *opt
 	if err != nil {
 		return err
 	}
-	sum, err := stages.ReadSummary(filepath.Join(pio.Input("model"), "summary.json"))
+	sum, err := trialio.ReadSummary(filepath.Join(pio.Input("model"), "summary.json"))
 	if err != nil {
 		return err
 	}
@@ -547,7 +587,7 @@ func Evaluate(ctx context.Context, queries []string, pio *pipeline.IO, pool *opt
 	if err := os.MkdirAll(filepath.Join(dir, "word2vec"), 0o755); err != nil {
 		return err
 	}
-	if err := stages.WriteNpy(filepath.Join(dir, "first_last_cos.npy"), cos, len(cos)); err != nil {
+	if err := trialio.WriteNpy(filepath.Join(dir, "first_last_cos.npy"), cos, len(cos)); err != nil {
 		return err
 	}
 	var aging strings.Builder
@@ -576,13 +616,13 @@ func Evaluate(ctx context.Context, queries []string, pio *pipeline.IO, pool *opt
 			return err
 		}
 	}
-	if err := stages.CopyTrialSeries(pio.Input("model"), dir); err != nil {
+	if err := trialio.CopyTrialSeries(pio.Input("model"), dir); err != nil {
 		return err
 	}
-	if err := stages.CopyFile(filepath.Join(pio.Input("model"), "model.json"), filepath.Join(dir, "model.json")); err != nil {
+	if err := trialio.CopyFile(filepath.Join(pio.Input("model"), "model.json"), filepath.Join(dir, "model.json")); err != nil {
 		return err
 	}
-	return stages.WriteSummary(filepath.Join(dir, "summary.json"), sum)
+	return trialio.WriteSummary(filepath.Join(dir, "summary.json"), sum)
 }
 
 // Embedding is a trained dynamic word embedding, as the words command reads it.

@@ -8,24 +8,19 @@ import (
 	"slices"
 	"strings"
 
-	"goldstone/internal/atomicfile"
 	"goldstone/pipeline"
-	"goldstone/stages"
 	"goldstone/stages/figures"
+	"goldstone/stages/report"
+	"goldstone/stages/settings"
+	"goldstone/stages/trialio"
 )
 
-// Report draws the paper's Figure 4 (figure4.png: histograms of cos(u_first, u_last)
-// over the vocabulary, one sample per variant), the training curves, and a
-// Markdown report with the summary metrics, the histogram counts and the
-// word aging tables of every trial.
-func Report(ctx context.Context, experiment string, trials []stages.Trial, io *pipeline.IO, dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	all, err := stages.LoadResults(trials, io)
-	if err != nil {
-		return err
-	}
+// Report draws the paper's Figure 4 (figure4.png: histograms of
+// cos(u_first, u_last) over the vocabulary, one sample per variant) and the
+// training curves, and returns the Markdown of report.md after the summary
+// table: which file answers which paper figure, Table 2, and each trial's
+// histogram counts and word aging table.
+func Report(ctx context.Context, experiment string, all []report.TrialResult, io *pipeline.IO, dir string) (string, error) {
 	var samples []figures.Sample
 	var loss, psi []figures.Series
 	var md strings.Builder
@@ -34,27 +29,28 @@ func Report(ctx context.Context, experiment string, trials []stages.Trial, io *p
 	for _, r := range all {
 		tr, d, sum := r.Trial, r.Dir, r.Summary
 		// The switch from minibatches to full batches (x is step + 1).
-		if mb := tr.Settings.Int("minibatch_steps"); mb > 0 && tr.Settings.Int("minibatch_words") > 0 && !seen[mb] {
+		if ts := settings.MustDecode[TrainSettings](tr.Settings); ts.MinibatchSteps > 0 && ts.MinibatchWords > 0 && !seen[ts.MinibatchSteps] {
+			mb := ts.MinibatchSteps
 			seen[mb] = true
 			marks = append(marks, figures.Mark{X: float64(mb + 1), Label: "full batch"})
 		}
 		meta, err := readMeta(filepath.Join(d, "model.json"))
 		if err != nil {
-			return err
+			return "", err
 		}
-		cos, shape, err := stages.ReadNpy(filepath.Join(d, "first_last_cos.npy"))
+		cos, shape, err := trialio.ReadNpy(filepath.Join(d, "first_last_cos.npy"))
 		if err == nil && !slices.Equal(shape, []int{meta.V}) {
 			err = fmt.Errorf("%s: shape %v, want (%d,)", filepath.Join(d, "first_last_cos.npy"), shape, meta.V)
 		}
 		if err != nil {
-			return err
+			return "", err
 		}
 		samples = append(samples, figures.Sample{Name: tr.Name, Values: cos})
 		loss = append(loss, r.Curve("loss", true))
 		psi = append(psi, r.Curve("psi", true))
 		aging, err := os.ReadFile(filepath.Join(d, "aging.md"))
 		if err != nil {
-			return err
+			return "", err
 		}
 		counts := figures.HistCounts(cos, 20, -1, 1)
 		fmt.Fprintf(&md, "\n## %s (%s)\n\nmedian cos(first, last) = %.4f; histogram over [-1, 1] in 20 bins: %v\n\nword aging:\n\n%s", tr.Name, tr.ID, sum["median_first_last_cos"], counts, aging)
@@ -63,7 +59,7 @@ func Report(ctx context.Context, experiment string, trials []stages.Trial, io *p
 		Title: experiment + ": cosine between each word's first and last embedding", XLabel: "cos(u_first, u_last)",
 		Bins: 40, Min: -1, Max: 1, Stacked: true, Samples: samples,
 	}); err != nil {
-		return err
+		return "", err
 	}
 	if err := figures.Curves(filepath.Join(dir, "curves.png"), figures.CurveSpec{
 		Title: experiment + ": training curves (colour = variant)",
@@ -72,9 +68,9 @@ func Report(ctx context.Context, experiment string, trials []stages.Trial, io *p
 			{Title: "psi", XLabel: "step + 1", YLabel: "psi", LogX: true, LogY: true, Series: psi, Marks: marks},
 		},
 	}); err != nil {
-		return err
+		return "", err
 	}
-	return atomicfile.WriteFile(filepath.Join(dir, "report.md"), []byte(stages.MarkdownTable(experiment, all)+PaperFigures+table2(all)+md.String()))
+	return PaperFigures + table2(all) + md.String(), nil
 }
 
 // PaperFigures says which report file or section is the counterpart of
@@ -96,20 +92,20 @@ const PaperFigures = `
 
 // table2 renders the paper's Table 2 counterpart: the predictive
 // log-likelihood per test point of every trial, next to the paper's values.
-func table2(all []stages.TrialResult) string {
+func table2(all []report.TrialResult) string {
 	var b strings.Builder
 	b.WriteString("\n## Table 2: predictive log-likelihood per test point\n\n")
 	b.WriteString("Paper (Google Books, 1800-2008): Goldstone-GD -0.5317, baseline -0.5323.\n\n")
 	b.WriteString("| trial | variant | test_ll | valid_ll |\n|---|---|---|---|\n")
 	for _, r := range all {
-		fmt.Fprintf(&b, "| %s | %s | %.4f | %.4f |\n", r.Trial.Name, r.Trial.VariantName(), r.Summary["test_ll"], r.Summary["valid_ll"])
+		fmt.Fprintf(&b, "| %s | %s | %.4f | %.4f |\n", r.Trial.Name, r.Variant, r.Summary["test_ll"], r.Summary["valid_ll"])
 	}
 	return b.String()
 }
 
 func readMeta(path string) (*meta, error) {
 	var m meta
-	if err := stages.ReadJSON(path, &m); err != nil {
+	if err := trialio.ReadJSON(path, &m); err != nil {
 		return nil, err
 	}
 	return &m, nil

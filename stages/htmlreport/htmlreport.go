@@ -186,7 +186,7 @@ func WriteIndex(ctx context.Context, st *runs.Store, reportsDir string) (string,
 		}
 		es = append(es, e)
 	}
-	if err := os.MkdirAll(reportsDir, 0o755); err != nil {
+	if err := os.MkdirAll(reportsDir, 0o777); err != nil {
 		return "", err
 	}
 	path := filepath.Join(reportsDir, "index.html")

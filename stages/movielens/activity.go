@@ -39,7 +39,7 @@ type Calibration struct {
 }
 
 func (*ActivityStage) Name() string    { return "activity" }
-func (*ActivityStage) Version() string { return Version }
+func (*ActivityStage) Version() string { return ActivityVersion }
 func (s *ActivityStage) Params() any {
 	p := map[string]any{"bins": s.Bins, "reference": s.Reference}
 	if c := s.Calibration; c != nil {

@@ -175,6 +175,13 @@ func (s *idSet) sorted() []int32 {
 		}
 	}
 	slices.Sort(out)
+	for w := len(s.neg) - 1; w >= 0; w-- {
+		for word := s.neg[w]; word != 0; {
+			b := 63 - bits.LeadingZeros64(word)
+			out = append(out, -int32(w<<6+b))
+			word &^= 1 << uint(b)
+		}
+	}
 	for w, word := range s.bits {
 		for word != 0 {
 			b := bits.TrailingZeros64(word)
@@ -194,23 +201,29 @@ func (s *idSet) sorted() []int32 {
 
 // indexer maps original ids (ascending in ids) to dense indices.
 type indexer struct {
-	table []int32 // original id -> index+1 (0: absent) for ids in [0, idSetDense)
-	other map[int32]int32
+	table, neg []int32 // id (or -id for a negative id) -> index+1 (0: absent), |id| < idSetDense
+	other      map[int32]int32
 }
 
 func newIndexer(ids []int32) *indexer {
 	x := &indexer{other: map[int32]int32{}}
-	var top int32 = -1
+	var top, bottom int32 = -1, 0
 	for _, id := range ids {
 		if id >= 0 && id < idSetDense {
 			top = max(top, id)
+		} else if id < 0 && id > -idSetDense {
+			bottom = min(bottom, id)
 		}
 	}
 	x.table = make([]int32, top+1)
+	x.neg = make([]int32, -bottom+1)
 	for i, id := range ids {
-		if id >= 0 && id < idSetDense {
+		switch {
+		case id >= 0 && id < idSetDense:
 			x.table[id] = int32(i) + 1
-		} else {
+		case id < 0 && id > -idSetDense:
+			x.neg[-id] = int32(i) + 1
+		default:
 			x.other[id] = int32(i)
 		}
 	}
@@ -220,6 +233,9 @@ func newIndexer(ids []int32) *indexer {
 func (x *indexer) index(id int32) int32 {
 	if id >= 0 && int(id) < len(x.table) && x.table[id] > 0 {
 		return x.table[id] - 1
+	}
+	if id < 0 && int(-int64(id)) < len(x.neg) && x.neg[-id] > 0 {
+		return x.neg[-id] - 1
 	}
 	i, ok := x.other[id]
 	if !ok {

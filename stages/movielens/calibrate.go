@@ -98,7 +98,7 @@ func ReadRatingsText(name string, r io.Reader) ([]Rating, error) {
 	sc := bufio.NewScanner(br)
 	sc.Buffer(make([]byte, 1<<16), 1<<20)
 	var out []Rating
-	line, header := 0, f.hasHeader()
+	line, header := 0, f.Layout().Header
 	for sc.Scan() {
 		line++
 		b := bytes.TrimPrefix(sc.Bytes(), utf8BOM)

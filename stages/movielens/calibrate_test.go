@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"goldstone/internal/testdata"
+	"goldstone/optim"
 )
 
 func TestActivityOf(t *testing.T) {
@@ -65,7 +66,7 @@ func TestActivityRealVsPlanted(t *testing.T) {
 		lo, hi = min(lo, r.Timestamp), max(hi, r.Timestamp)
 	}
 	cfg := PlantedConfig{Users: ra.Users, Items: ra.Items, Ratings: ra.Ratings, Bins: T, D: 10, Seed: 1,
-		Start: time.Unix(lo, 0), End: time.Unix(hi, 0), Drift: 0.1, Workers: 2}
+		Start: time.Unix(lo, 0), End: time.Unix(hi, 0), Drift: 0.1, Pool: optim.NewPool(2)}
 	var buf bytes.Buffer
 	if _, err := Generate(context.Background(), &buf, nil, cfg); err != nil {
 		t.Fatal(err)
@@ -111,7 +112,8 @@ func TestBurstyGeneratorDeterministicAndChecked(t *testing.T) {
 		Start: time.Unix(0, 0), End: time.Unix(1e6, 0), Drift: 0.1, ActiveBinsMean: 2}
 	gen := func(workers int) []byte {
 		c := cfg
-		c.Workers = workers
+		c.Pool = optim.NewPool(workers)
+		defer c.Pool.Close()
 		var b bytes.Buffer
 		if _, err := Generate(context.Background(), &b, nil, c); err != nil {
 			t.Fatal(err)

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"math"
-	"strconv"
 )
 
 // Format is the layout of a ratings text file.
@@ -46,20 +44,7 @@ func (f Format) String() string {
 	return "unknown"
 }
 
-func (f Format) sep() []byte {
-	switch f {
-	case FormatUData:
-		return []byte{'\t'}
-	case FormatDat:
-		return []byte("::")
-	case FormatCSV:
-		return []byte{','}
-	}
-	panic(fmt.Sprintf("movielens: no separator for format %d", int(f)))
-}
-
-// hasHeader reports whether the first line of a file in format f is a header.
-func (f Format) hasHeader() bool { return f == FormatCSV }
+func (f Format) sep() []byte { return []byte(f.Layout().Delimiter) }
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
@@ -109,7 +94,7 @@ func formatOfLine(line []byte) (Format, error) {
 	case bytes.IndexByte(line, '\t') >= 0:
 		return FormatUData, nil
 	}
-	return FormatUnknown, fmt.Errorf("detect format: first line %.60q is neither u.data (TAB), ratings.dat (::) nor ratings.csv (header %s)", line, CSVHeader)
+	return FormatUnknown, fmt.Errorf("detect format: first line %.60q is neither u.data (TAB), ratings.dat (::) nor ratings.csv (header %s); for a table of another layout name its columns (user_column, item_column, rating_column, time_column)", line, CSVHeader)
 }
 
 // FieldError is a parse error in one field of a line.
@@ -127,126 +112,12 @@ func (e *FieldError) Error() string {
 
 func (e *FieldError) Unwrap() error { return e.Err }
 
-var (
-	errNotFinite   = errors.New("not a finite number")
-	errOutOfRange  = errors.New("value out of range")
-	errFieldsCount = errors.New("want 4 fields")
-)
-
-// ParseLine parses one line (without its '\n'; a trailing '\r' is ignored) of a file in
-// format f. Errors are *FieldError naming the field.
+// ParseLine parses one data line (without its '\n'; a trailing '\r' is ignored) of a file
+// in format f. Errors are *FieldError naming the field.
 func ParseLine(f Format, line []byte) (Rating, error) {
-	return parseFields(line, f.sep())
+	r, _, _, err := presetParser(f).parse(line)
+	return r, err
 }
 
 // blankLine reports whether a line (with any '\r') holds only spaces; such lines are skipped.
 func blankLine(line []byte) bool { return len(bytes.TrimSpace(line)) == 0 }
-
-func parseFields(line, sep []byte) (Rating, error) {
-	if n := len(line); n > 0 && line[n-1] == '\r' {
-		line = line[:n-1]
-	}
-	var fld [4][]byte
-	rest := line
-	for k := 0; k < 3; k++ {
-		var i int
-		if len(sep) == 1 {
-			i = bytes.IndexByte(rest, sep[0])
-		} else {
-			i = bytes.Index(rest, sep)
-		}
-		if i < 0 {
-			return Rating{}, &FieldError{Err: fmt.Errorf("%w separated by %q, got %d", errFieldsCount, sep, k+1)}
-		}
-		fld[k], rest = rest[:i], rest[i+len(sep):]
-	}
-	if bytes.Contains(rest, sep) {
-		return Rating{}, &FieldError{Err: fmt.Errorf("%w separated by %q, got more", errFieldsCount, sep)}
-	}
-	fld[3] = rest
-	var r Rating
-	u, err := parseInt(fld[0], 32)
-	if err != nil {
-		return Rating{}, &FieldError{Field: FieldUser, Err: err}
-	}
-	it, err := parseInt(fld[1], 32)
-	if err != nil {
-		return Rating{}, &FieldError{Field: FieldItem, Err: err}
-	}
-	v, err := parseRating(fld[2])
-	if err != nil {
-		return Rating{}, &FieldError{Field: FieldRating, Err: err}
-	}
-	ts, err := parseInt(fld[3], 64)
-	if err != nil {
-		return Rating{}, &FieldError{Field: FieldTimestamp, Err: err}
-	}
-	if ts > maxUnixSeconds || ts < -maxUnixSeconds {
-		return Rating{}, &FieldError{Field: FieldTimestamp, Err: fmt.Errorf("%d is out of range: unix seconds within ±%d (stored as milliseconds)", ts, int64(maxUnixSeconds))}
-	}
-	r.User, r.Item, r.Rating, r.Timestamp = int32(u), int32(it), v, ts
-	return r, nil
-}
-
-// parseInt parses a decimal integer that fits in bits bits; a fast path handles plain digits.
-func parseInt(b []byte, bits int) (int64, error) {
-	if n := len(b); n > 0 && n <= 9 {
-		var v int64
-		ok := true
-		for _, c := range b {
-			if c < '0' || c > '9' {
-				ok = false
-				break
-			}
-			v = v*10 + int64(c-'0')
-		}
-		if ok {
-			if bits == 32 && v > math.MaxInt32 {
-				return 0, errOutOfRange
-			}
-			return v, nil
-		}
-	}
-	return strconv.ParseInt(string(b), 10, bits)
-}
-
-// parseRating parses a rating; plain "d", "d.d" and "dd.d" take a fast path whose result
-// equals strconv.ParseFloat(s, 32) (one correctly rounded division of exact values).
-func parseRating(b []byte) (float32, error) {
-	if n := len(b); n > 0 && n <= 4 {
-		var num, den int32 = 0, 1
-		dot := false
-		ok := true
-		for i, c := range b {
-			switch {
-			case c >= '0' && c <= '9':
-				num = num*10 + int32(c-'0')
-				if dot {
-					den *= 10
-				}
-			case c == '.' && !dot && i > 0 && i < n-1:
-				dot = true
-			default:
-				ok = false
-			}
-			if !ok {
-				break
-			}
-		}
-		if ok {
-			return float32(num) / float32(den), nil
-		}
-	}
-	v, err := strconv.ParseFloat(string(b), 32)
-	if err != nil {
-		return 0, err
-	}
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, errNotFinite
-	}
-	return float32(v), nil
-}
-
-// maxUnixSeconds bounds a timestamp so that it fits in int64 milliseconds,
-// the unit of the Parquet tables' TIMESTAMP column.
-const maxUnixSeconds = math.MaxInt64 / 1000

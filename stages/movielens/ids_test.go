@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/parquet-go/parquet-go"
+	"goldstone/stages/trialio"
 
-	"goldstone/stages"
+	"github.com/parquet-go/parquet-go"
 )
 
 // TestBinnedOriginalIDs: every binned row carries the original MovieLens
@@ -97,7 +97,7 @@ func TestTimestampColumn(t *testing.T) {
 }
 
 // TestPlantedVectorsNpy: GenerateFile writes the planted vectors as a .npy
-// file of shape (Bins, Users+Items, D) that stages.ReadNpy reads, and
+// file of shape (Bins, Users+Items, D) that trialio.ReadNpy reads, and
 // ReadPlanted refuses a file made with other settings.
 func TestPlantedVectorsNpy(t *testing.T) {
 	dir := t.TempDir()
@@ -106,7 +106,7 @@ func TestPlantedVectorsNpy(t *testing.T) {
 	if _, err := GenerateFile(context.Background(), filepath.Join(dir, "r.csv"), vec, cfg); err != nil {
 		t.Fatal(err)
 	}
-	x, shape, err := stages.ReadNpy(vec)
+	x, shape, err := trialio.ReadNpy(vec)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,13 +40,17 @@ func ReleaseNames() []string {
 var ErrNotFound = errors.New("ratings file not found")
 
 // ratingsFiles are the names tried inside a directory given explicitly, each also with
-// ".gz".
-var ratingsFiles = []string{"ratings.csv", "ratings.dat", "u.data"}
+// the suffixes of compressedSuffixes.
+var ratingsFiles = []string{"ratings.csv", "ratings.dat", "u.data", "ratings.parquet"}
+
+// compressedSuffixes are tried after a ratings file's name: plain, gzip, zstd.
+var compressedSuffixes = []string{"", ".gz", ".zst"}
 
 // Locate returns the path of a ratings file. name is either a known release name
-// (see Releases), looked up under dataDir in the official zip layout (with or without a ".gz"
-// suffix), or an explicit path to a ratings file or to a directory holding ratings.csv,
-// ratings.dat or u.data. The error lists every place it looked and how to fetch the release
+// (see Releases), looked up under dataDir in the official zip layout (plain, or with a ".gz"
+// or ".zst" suffix), or an explicit path to a ratings file or to a directory holding
+// ratings.csv, ratings.dat, u.data or ratings.parquet (each also with those suffixes); a relative path is taken from the working directory, else from
+// dataDir. The error lists every place it looked and how to fetch the release
 // or point at a local copy.
 func Locate(dataDir, name string) (string, error) {
 	var tried []string
@@ -56,9 +60,19 @@ func Locate(dataDir, name string) (string, error) {
 		return err == nil && st.Mode().IsRegular()
 	}
 	if rel, ok := Releases[name]; ok {
-		for _, p := range []string{filepath.Join(dataDir, rel), filepath.Join(dataDir, rel) + ".gz"} {
-			if try(p) {
+		for _, sfx := range compressedSuffixes {
+			if p := filepath.Join(dataDir, rel) + sfx; try(p) {
 				return p, nil
+			}
+		}
+	}
+	if _, known := Releases[name]; !known && !filepath.IsAbs(name) && dataDir != "" {
+		// A relative path: to the working directory, else to the data directory.
+		if _, err := os.Stat(name); err != nil {
+			if in := filepath.Join(dataDir, name); exists(in) {
+				name = in
+			} else {
+				tried = append(tried, in)
 			}
 		}
 	}
@@ -68,8 +82,8 @@ func Locate(dataDir, name string) (string, error) {
 		}
 		if st.IsDir() {
 			for _, f := range ratingsFiles {
-				for _, p := range []string{filepath.Join(name, f), filepath.Join(name, f) + ".gz"} {
-					if try(p) {
+				for _, sfx := range compressedSuffixes {
+					if p := filepath.Join(name, f) + sfx; try(p) {
 						return p, nil
 					}
 				}
@@ -83,4 +97,9 @@ func Locate(dataDir, name string) (string, error) {
 		hint = fmt.Sprintf("fetch it (Fetch downloads %s/%s.zip and checks its MD5) or point at a local copy of the ratings file", OfficialBaseURL, name)
 	}
 	return "", fmt.Errorf("locate %q: %w; looked in %s; %s", name, ErrNotFound, strings.Join(tried, ", "), hint)
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }

@@ -5,11 +5,11 @@ import (
 	"path/filepath"
 	"slices"
 
-	"goldstone/stages"
+	"goldstone/stages/trialio"
 )
 
 // Trained parameters of Model 2 in a train-movielens output, as .npy files
-// (little-endian float64, C order; stages.WriteNpy):
+// (little-endian float64, C order; trialio.WriteNpy):
 //
 //	params.npy     shape (T, users+items, d): bin t, column i: user i for
 //	               i < users, item i-users after (dense indices; the
@@ -34,16 +34,16 @@ func writeParams(dir string, x []float64, T, users, items, d int, bias bool) err
 	if len(x) != want {
 		return fmt.Errorf("write parameters: %d values, want %d", len(x), want)
 	}
-	if err := stages.WriteNpy(filepath.Join(dir, ParamsFile), x[:n], T, users+items, d); err != nil {
+	if err := trialio.WriteNpy(filepath.Join(dir, ParamsFile), x[:n], T, users+items, d); err != nil {
 		return err
 	}
 	if !bias {
 		return nil
 	}
-	if err := stages.WriteNpy(filepath.Join(dir, ItemBiasFile), x[n:n+items], items); err != nil {
+	if err := trialio.WriteNpy(filepath.Join(dir, ItemBiasFile), x[n:n+items], items); err != nil {
 		return err
 	}
-	return stages.WriteNpy(filepath.Join(dir, BinBiasFile), x[n+items:], T)
+	return trialio.WriteNpy(filepath.Join(dir, BinBiasFile), x[n+items:], T)
 }
 
 // readParams reads what writeParams wrote back into one vector, checking
@@ -51,7 +51,7 @@ func writeParams(dir string, x []float64, T, users, items, d int, bias bool) err
 func readParams(dir string, T, users, items, d int, bias bool) ([]float64, error) {
 	read := func(name string, shape ...int) ([]float64, error) {
 		path := filepath.Join(dir, name)
-		x, got, err := stages.ReadNpy(path)
+		x, got, err := trialio.ReadNpy(path)
 		if err != nil {
 			return nil, err
 		}

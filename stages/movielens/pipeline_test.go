@@ -21,7 +21,7 @@ func TestRealLatestSmall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Stats{Format: FormatCSV, Ratings: 100836, Users: 610, Items: 9724, MinTime: 828124615, MaxTime: 1537799250, Bytes: st.Bytes}
+	want := Stats{Format: FormatCSV, Layout: "ratings.csv", Compression: "none", Ratings: 100836, Users: 610, Items: 9724, MinTime: 828124615, MaxTime: 1537799250, Bytes: st.Bytes}
 	if st != want {
 		t.Fatalf("ingest stats %+v, want %+v", st, want)
 	}

@@ -7,19 +7,16 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"strconv"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"goldstone/internal/atomicfile"
 	"goldstone/optim"
-	"goldstone/stages"
+	"goldstone/stages/trialio"
 )
 
-// PlantedConfig configures Generate. Zero Growth and Workers mean their defaults.
+// PlantedConfig configures Generate. Zero Growth means its default.
 type PlantedConfig struct {
 	Users, Items int   // userId 1..Users, movieId 1..Items
 	Ratings      int64 // ratings written, including the ones at the median; >= Bins+1
@@ -40,8 +37,11 @@ type PlantedConfig struct {
 	ActiveBinsMean float64
 	// Scale > 0 is the standard deviation s of the vectors' entries, which sets the
 	// signal strength (see OracleGain, ScaleForGain); 0 means PlantedScale(D).
-	Scale   float64
-	Workers int // default runtime.GOMAXPROCS(0)
+	Scale float64
+	// Pool runs the generator's loops (nil: inline on the caller); the
+	// generate stage's is a pool of the sweep's core budget. The output
+	// does not depend on its workers.
+	Pool *optim.Pool
 }
 
 // Fixed parameters of the planted model, documented in Generate.
@@ -179,10 +179,7 @@ func Generate(ctx context.Context, w io.Writer, vectors io.Writer, cfg PlantedCo
 	if err := cfg.validate(); err != nil {
 		return GenStats{}, err
 	}
-	workers := cfg.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
+	workers := max(1, cfg.Pool.Workers())
 	D := cfg.D
 	s := PlantedScale(D)
 	if cfg.Scale > 0 {
@@ -200,18 +197,13 @@ func Generate(ctx context.Context, w io.Writer, vectors io.Writer, cfg PlantedCo
 	for r, j := range wr.Perm(cfg.Items) {
 		iw[j] = optim.Pow(float64(r+plantedZipfQ), -plantedZipfS)
 	}
-	users, items := newAlias(uw), newAlias(iw)
-	neg, pos := newAlias(negWeights), newAlias(posWeights)
-
-	U := make([]float64, cfg.Users*D)
-	V := make([]float64, cfg.Items*D)
-	counts := cfg.BinCounts()
-	var activeIDs [][]int32 // per bin, with ActiveBinsMean > 0
-	var activeUsers []*alias
+	g := &generator{cfg: cfg, D: D, start: start, end: end, users: newAlias(uw), items: newAlias(iw),
+		neg: newAlias(negWeights), pos: newAlias(posWeights), U: make([]float64, cfg.Users*D), V: make([]float64, cfg.Items*D),
+		counts: cfg.BinCounts()}
 	if cfg.ActiveBinsMean > 0 {
-		activeIDs, activeUsers = burstyUsers(cfg, uw, counts)
+		g.activeIDs, g.activeUsers = burstyUsers(cfg, uw, g.counts)
 	}
-	st := GenStats{PerBin: counts}
+	st := GenStats{PerBin: g.counts}
 	n, err := io.WriteString(w, CSVHeader+"\n")
 	st.Bytes += int64(n)
 	if err != nil {
@@ -219,23 +211,19 @@ func Generate(ctx context.Context, w io.Writer, vectors io.Writer, cfg PlantedCo
 	}
 	var vbuf []byte
 	chunk := uint64(0)
-	type result struct {
-		text          []byte
-		pos, neg, mid int64
-	}
-	batch := make([]result, 2*workers)
+	batch := make([]genChunk, 2*workers)
 	for t := 0; t < cfg.Bins; t++ {
 		if err := ctx.Err(); err != nil {
 			return st, err
 		}
-		if err := evolve(ctx, U, 0, t, D, s, cfg.Drift, cfg.Seed, workers); err != nil {
+		if err := evolve(ctx, cfg.Pool, g.U, 0, t, D, s, cfg.Drift, cfg.Seed); err != nil {
 			return st, err
 		}
-		if err := evolve(ctx, V, 1, t, D, s, cfg.Drift, cfg.Seed, workers); err != nil {
+		if err := evolve(ctx, cfg.Pool, g.V, 1, t, D, s, cfg.Drift, cfg.Seed); err != nil {
 			return st, err
 		}
 		if vectors != nil {
-			for _, m := range [][]float64{U, V} {
+			for _, m := range [][]float64{g.U, g.V} {
 				vbuf = vbuf[:0]
 				for _, x := range m {
 					vbuf = binary.LittleEndian.AppendUint64(vbuf, math.Float64bits(x))
@@ -245,69 +233,15 @@ func Generate(ctx context.Context, w io.Writer, vectors io.Writer, cfg PlantedCo
 				}
 			}
 		}
-		first, last := BinRange(t, start, end, cfg.Bins)
-		nChunks := int((counts[t] + plantedChunk - 1) / plantedChunk)
+		nChunks := int((g.counts[t] + plantedChunk - 1) / plantedChunk)
 		for c0 := 0; c0 < nChunks; c0 += len(batch) {
-			g, gctx := errgroup.WithContext(ctx)
-			g.SetLimit(workers)
 			k := min(len(batch), nChunks-c0)
-			for c := range k {
-				g.Go(func() error {
-					if gctx.Err() != nil {
-						return gctx.Err()
-					}
-					lo := int64(c0+c) * plantedChunk
-					hi := min(lo+plantedChunk, counts[t])
-					rng := rand.New(rand.NewPCG(cfg.Seed, streamChunks|(chunk+uint64(c0+c))))
-					res := &batch[c]
-					res.text, res.pos, res.neg, res.mid = res.text[:0], 0, 0, 0
-					for k := lo; k < hi; k++ {
-						var i int
-						if activeUsers != nil {
-							i = int(activeIDs[t][activeUsers[t].sample(rng)])
-						} else {
-							i = users.sample(rng)
-						}
-						j := items.sample(rng)
-						ts := first + rng.Int64N(last-first+1)
-						dot := 0.0
-						ui, vj := U[i*D:i*D+D], V[j*D:j*D+D]
-						for d, a := range ui {
-							dot += float64(a * vj[d])
-						}
-						plus := rng.Float64() < sigmoid(dot)
-						mid := rng.Float64() < plantedMidFraction
-						if t == 0 && k == 0 {
-							ts, mid = start, false
-						}
-						if t == cfg.Bins-1 && k == counts[t]-1 {
-							ts, mid = end, false
-						}
-						star := ""
-						switch {
-						case mid:
-							star = "3.5"
-							res.mid++
-						case plus:
-							star = posStars[pos.sample(rng)]
-							res.pos++
-						default:
-							star = negStars[neg.sample(rng)]
-							res.neg++
-						}
-						b := strconv.AppendInt(res.text, int64(i+1), 10)
-						b = append(b, ',')
-						b = strconv.AppendInt(b, int64(j+1), 10)
-						b = append(b, ',')
-						b = append(b, star...)
-						b = append(b, ',')
-						b = strconv.AppendInt(b, ts, 10)
-						res.text = append(b, '\n')
-					}
-					return nil
-				})
-			}
-			if err := g.Wait(); err != nil {
+			cfg.Pool.Chunks(k, 1, func(c, _, _ int) {
+				if ctx.Err() == nil {
+					g.chunk(&batch[c], t, c0+c, chunk+uint64(c0+c))
+				}
+			})
+			if err := ctx.Err(); err != nil {
 				return st, err
 			}
 			for c := range k {
@@ -323,44 +257,113 @@ func Generate(ctx context.Context, w io.Writer, vectors io.Writer, cfg PlantedCo
 			}
 		}
 		chunk += uint64(nChunks)
-		st.Ratings += counts[t]
+		st.Ratings += g.counts[t]
 	}
 	return st, nil
 }
 
+// generator is Generate's model: the activity and popularity samplers,
+// the planted vectors of the current bin, the ratings per bin.
+type generator struct {
+	cfg          PlantedConfig
+	D            int
+	start, end   int64
+	users, items *alias
+	neg, pos     *alias
+	U, V         []float64
+	counts       []int64
+	activeIDs    [][]int32 // per bin, with ActiveBinsMean > 0
+	activeUsers  []*alias
+}
+
+// genChunk is the text and the counts of one chunk of ratings.
+type genChunk struct {
+	text          []byte
+	pos, neg, mid int64
+}
+
+// chunk writes chunk c of bin t, whose random stream is stream (its index
+// over all bins), into res.
+func (g *generator) chunk(res *genChunk, t, c int, stream uint64) {
+	cfg, D := g.cfg, g.D
+	first, last := BinRange(t, g.start, g.end, cfg.Bins)
+	lo := int64(c) * plantedChunk
+	hi := min(lo+plantedChunk, g.counts[t])
+	rng := rand.New(rand.NewPCG(cfg.Seed, streamChunks|stream))
+	res.text, res.pos, res.neg, res.mid = res.text[:0], 0, 0, 0
+	for k := lo; k < hi; k++ {
+		var i int
+		if g.activeUsers != nil {
+			i = int(g.activeIDs[t][g.activeUsers[t].sample(rng)])
+		} else {
+			i = g.users.sample(rng)
+		}
+		j := g.items.sample(rng)
+		ts := first + rng.Int64N(last-first+1)
+		dot := 0.0
+		ui, vj := g.U[i*D:i*D+D], g.V[j*D:j*D+D]
+		for d, a := range ui {
+			dot += float64(a * vj[d])
+		}
+		plus := rng.Float64() < sigmoid(dot)
+		mid := rng.Float64() < plantedMidFraction
+		if t == 0 && k == 0 {
+			ts, mid = g.start, false
+		}
+		if t == cfg.Bins-1 && k == g.counts[t]-1 {
+			ts, mid = g.end, false
+		}
+		star := ""
+		switch {
+		case mid:
+			star = "3.5"
+			res.mid++
+		case plus:
+			star = posStars[g.pos.sample(rng)]
+			res.pos++
+		default:
+			star = negStars[g.neg.sample(rng)]
+			res.neg++
+		}
+		b := strconv.AppendInt(res.text, int64(i+1), 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(j+1), 10)
+		b = append(b, ',')
+		b = append(b, star...)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, ts, 10)
+		res.text = append(b, '\n')
+	}
+}
+
 // evolve sets the vectors of bin t in place: fresh N(0, s^2) at t = 0, otherwise one step of
 // the stationary random walk. Rows are processed in blocks of plantedRowBlock, each with its
-// own random stream (kind, t, block).
-func evolve(ctx context.Context, z []float64, kind uint64, t, D int, s, drift float64, seed uint64, workers int) error {
+// own random stream (kind, t, block), in parallel on pool.
+func evolve(ctx context.Context, pool *optim.Pool, z []float64, kind uint64, t, D int, s, drift float64, seed uint64) error {
 	if t > 0 && drift == 0 {
 		return nil
 	}
 	rows := len(z) / D
 	blocks := (rows + plantedRowBlock - 1) / plantedRowBlock
 	keep := math.Sqrt(1 - float64(drift*drift))
-	g, ctx := errgroup.WithContext(ctx)
-	g.SetLimit(workers)
-	for b := range blocks {
-		g.Go(func() error {
-			if err := ctx.Err(); err != nil {
-				return err
+	pool.Chunks(blocks, 1, func(b, _, _ int) {
+		if ctx.Err() != nil {
+			return
+		}
+		rng := rand.New(rand.NewPCG(seed, streamVectors|kind<<48|uint64(t)<<24|uint64(b)))
+		zb := z[b*plantedRowBlock*D : min((b+1)*plantedRowBlock, rows)*D]
+		if t == 0 {
+			for k := range zb {
+				zb[k] = s * optim.NormFloat64(rng)
 			}
-			rng := rand.New(rand.NewPCG(seed, streamVectors|kind<<48|uint64(t)<<24|uint64(b)))
-			zb := z[b*plantedRowBlock*D : min((b+1)*plantedRowBlock, rows)*D]
-			if t == 0 {
-				for k := range zb {
-					zb[k] = s * optim.NormFloat64(rng)
-				}
-				return nil
-			}
-			step := drift * s
-			for k, x := range zb {
-				zb[k] = float64(keep*x) + float64(step*irwinHall4(rng.Uint64()))
-			}
-			return nil
-		})
-	}
-	return g.Wait()
+			return
+		}
+		step := drift * s
+		for k, x := range zb {
+			zb[k] = float64(keep*x) + float64(step*irwinHall4(rng.Uint64()))
+		}
+	})
+	return ctx.Err()
 }
 
 // irwinHall4 maps 64 random bits to a standardised sum of four 16-bit uniforms: mean 0,
@@ -439,7 +442,7 @@ func GenerateFile(ctx context.Context, path, vectorsPath string, cfg PlantedConf
 		return st, gen(nil)
 	}
 	return st, atomicfile.Write(vectorsPath, func(vw io.Writer) error {
-		if _, err := vw.Write(stages.NpyHeader(cfg.Bins, cfg.Users+cfg.Items, cfg.D)); err != nil {
+		if _, err := vw.Write(trialio.NpyHeader(cfg.Bins, cfg.Users+cfg.Items, cfg.D)); err != nil {
 			return err
 		}
 		return gen(vw)
@@ -456,7 +459,7 @@ func ReadPlanted(r io.ReaderAt, cfg PlantedConfig, t int, u, v []float64) error 
 	if t < 0 || t >= cfg.Bins {
 		return fmt.Errorf("read planted: bin %d out of [0, %d)", t, cfg.Bins)
 	}
-	shape, hdr, err := stages.ReadNpyHeader(io.NewSectionReader(r, 0, 1<<20))
+	shape, hdr, err := trialio.ReadNpyHeader(io.NewSectionReader(r, 0, 1<<20))
 	if err != nil {
 		return fmt.Errorf("read planted: %w", err)
 	}

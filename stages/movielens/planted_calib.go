@@ -111,6 +111,19 @@ func ScaleForGain(gain float64, D int) float64 {
 	return (lo + hi) / 2
 }
 
+// biasObjective is the bias-only model's negative log joint at z (item
+// biases, then bin biases) with the L2 prior gamma/2 ||z||^2.
+func biasObjective(r *models.Ratings, items int, gamma float64, z []float64) float64 {
+	var f float64
+	for k, x := range r.X {
+		f += softplus(-float64(x) * (z[r.Item[k]] + z[items+int(r.T[k])]))
+	}
+	for _, b := range z {
+		f += float64(0.5 * gamma * b * b)
+	}
+	return f
+}
+
 // BiasOnlyFit fits the bias-only model, score s = b_j + c_t (the bias terms
 // of models.LogisticMF with Bias, without embeddings), to the ratings r by
 // MAP with the same L2 prior gamma/2 (sum b_j^2 + sum c_t^2) as the model.
@@ -127,16 +140,7 @@ func BiasOnlyFit(r *models.Ratings, items, T int, gamma float64) (itemBias, binB
 	}
 	n := items + T
 	z := make([]float64, n) // item biases, then bin biases
-	objective := func(z []float64) float64 {
-		var f float64
-		for k, x := range r.X {
-			f += softplus(-float64(x) * (z[r.Item[k]] + z[items+int(r.T[k])]))
-		}
-		for _, b := range z {
-			f += float64(0.5 * gamma * b * b)
-		}
-		return f
-	}
+	objective := func(z []float64) float64 { return biasObjective(r, items, gamma, z) }
 	g := make([]float64, n)
 	h := make([]float64, n)       // diagonal of the Hessian
 	c := make([]float64, items*T) // item-bin block of the Hessian

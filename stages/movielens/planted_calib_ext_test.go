@@ -8,6 +8,8 @@ import (
 	"goldstone/stages"
 	"goldstone/stages/movielens"
 	_ "goldstone/stages/pipelines" // every pipeline, to load experiments.toml
+	"goldstone/stages/settings"
+	"goldstone/stages/train"
 )
 
 // TestPlantedCalibration: the movielens-planted experiment's generator
@@ -23,14 +25,16 @@ func TestPlantedCalibration(t *testing.T) {
 	if !ok {
 		t.Fatal("no movielens-planted experiment")
 	}
-	s := e.Trials()[0].Settings
-	if got, want := s.Float("planted_drift"), movielens.PriorDrift(s.Float("lambda"), s.Float("gamma")); math.Abs(got-want) > 5e-5 {
+	tr := e.Trials()[0]
+	p := settings.MustDecode[movielens.PlantedSettings](tr.Settings)
+	prior := settings.MustDecode[train.MFPrior](tr.Settings)
+	if got, want := p.Drift, movielens.PriorDrift(prior.Lambda, prior.Gamma); math.Abs(got-want) > 5e-5 {
 		t.Errorf("planted_drift %v, want movielens.PriorDrift(lambda, gamma) = %.4f", got, want)
 	}
-	if got, want := s.Float("planted_scale"), movielens.ScaleForGain(movielens.EmbeddingGainSmall, s.Int("planted_dim")); math.Abs(got-want) > 5e-5 {
+	if got, want := p.Scale, movielens.ScaleForGain(movielens.EmbeddingGainSmall, p.Dim); math.Abs(got-want) > 5e-5 {
 		t.Errorf("planted_scale %v, want movielens.ScaleForGain(movielens.EmbeddingGainSmall, planted_dim) = %.4f", got, want)
 	}
-	if got := s.Float("planted_active_bins"); got != movielens.ActiveBinsSmall {
+	if got := p.ActiveBins; got != movielens.ActiveBinsSmall {
 		t.Errorf("planted_active_bins %v, want ActiveBinsSmall = %v", got, movielens.ActiveBinsSmall)
 	}
 }

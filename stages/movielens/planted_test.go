@@ -3,6 +3,7 @@ package movielens
 import (
 	"bytes"
 	"context"
+	"goldstone/optim"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -24,7 +25,7 @@ func TestGenerateDeterministic(t *testing.T) {
 	cfg := smallPlanted()
 	cfg.Ratings = 200000 // several chunks per bin
 	var ref, refVec bytes.Buffer
-	cfg.Workers = 1
+	cfg.Pool = nil // inline
 	st, err := Generate(ctx, &ref, &refVec, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -45,13 +46,14 @@ func TestGenerateDeterministic(t *testing.T) {
 	if sum != cfg.Ratings || st.PerBin[cfg.Bins-1] < 8*st.PerBin[0] {
 		t.Errorf("per-bin counts %v", st.PerBin)
 	}
-	cfg.Workers = 3
+	cfg.Pool = optim.NewPool(3)
+	defer cfg.Pool.Close()
 	var again, againVec bytes.Buffer
 	if _, err := Generate(ctx, &again, &againVec, cfg); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(ref.Bytes(), again.Bytes()) || !bytes.Equal(refVec.Bytes(), againVec.Bytes()) {
-		t.Fatal("output depends on Workers")
+		t.Fatal("output depends on the pool's workers")
 	}
 }
 

@@ -6,10 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"goldstone/internal/atomicfile"
 	"goldstone/pipeline"
-	"goldstone/stages"
 	"goldstone/stages/figures"
+	"goldstone/stages/report"
 )
 
 // PaperFigures says which report file is the counterpart of which figure
@@ -30,20 +29,14 @@ const PaperFigures = `
 `
 
 // Report draws the paper's Figure 3 (figure3.png: training curves of the
-// loss L and of psi, log axes, against the step, linear axis, for every variant:
-// AdaGrad, Goldstone-GD and Procrustes on the same AdaGrad), the same on
-// log axes with the gauge gap and the validation log-likelihood
-// (curves.png), and writes summary.md: every trial's summary metrics, which
-// file answers which paper figure, and the data set's activity statistics
-// (input "activity", with a real reference release for planted data).
-func Report(ctx context.Context, experiment string, trials []stages.Trial, io *pipeline.IO, dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	all, err := stages.LoadResults(trials, io)
-	if err != nil {
-		return err
-	}
+// loss L and of psi, log axes, against the step, linear axis, for every
+// variant: AdaGrad, Goldstone-GD and Procrustes on the same AdaGrad), the
+// same on log axes with the gauge gap and the validation log-likelihood
+// (curves.png), and returns the Markdown of summary.md after the summary
+// table: which file answers which paper figure, and the data set's activity
+// statistics (input "activity", with a real reference release for planted
+// data).
+func Report(ctx context.Context, experiment string, all []report.TrialResult, io *pipeline.IO, dir string) (string, error) {
 	var loss, psi, lossLog, psiLog, gap, vll []figures.Series
 	for _, r := range all {
 		loss = append(loss, r.Curve("loss", false))
@@ -53,7 +46,7 @@ func Report(ctx context.Context, experiment string, trials []stages.Trial, io *p
 		gap = append(gap, r.Curve("gauge_gap", true))
 		vll = append(vll, r.Curve("valid_ll", false))
 	}
-	err = figures.Curves(filepath.Join(dir, "figure3.png"), figures.CurveSpec{
+	err := figures.Curves(filepath.Join(dir, "figure3.png"), figures.CurveSpec{
 		Title: experiment + ": paper Fig. 3 counterpart, training curves (colour = variant)",
 		Panels: []figures.Panel{
 			{Title: "loss L", XLabel: "training step", YLabel: "L", LogY: true, Series: loss},
@@ -61,7 +54,7 @@ func Report(ctx context.Context, experiment string, trials []stages.Trial, io *p
 		},
 	})
 	if err != nil {
-		return err
+		return "", err
 	}
 	err = figures.Curves(filepath.Join(dir, "curves.png"), figures.CurveSpec{
 		Title: experiment + ": training curves, log axes (colour = variant)",
@@ -73,17 +66,16 @@ func Report(ctx context.Context, experiment string, trials []stages.Trial, io *p
 		},
 	})
 	if err != nil {
-		return err
+		return "", err
 	}
 	var md strings.Builder
-	md.WriteString(stages.MarkdownTable(experiment, all))
 	md.WriteString(PaperFigures)
 	if io.HasInput("activity") {
 		act, err := os.ReadFile(io.Input("activity"))
 		if err != nil {
-			return err
+			return "", err
 		}
 		md.Write(act)
 	}
-	return atomicfile.WriteFile(filepath.Join(dir, "summary.md"), []byte(md.String()))
+	return md.String(), nil
 }

@@ -15,16 +15,13 @@ import (
 	"goldstone/optim"
 	"goldstone/pipeline"
 	"goldstone/stages"
+	"goldstone/stages/report"
+	"goldstone/stages/settings"
+	"goldstone/stages/train"
+	"goldstone/stages/trialio"
 )
 
 func init() { stages.Register(Pipeline{}) }
-
-// Version is the cache version of every stage of this pipeline. Bump it in
-// the commit that changes what any of its stages writes for the same
-// settings and inputs (code here or below: models, optim, stages); the
-// golden test (stages/pipelines, testdata/golden.json here) fails until
-// then.
-const Version = "19"
 
 // Pipeline is the movielens pipeline (the paper's Section 5.2): ingest,
 // binarize, bin and split a ratings file (a MovieLens release or the
@@ -35,22 +32,21 @@ type Pipeline struct{}
 // Name implements stages.Pipeline.
 func (Pipeline) Name() string { return "movielens" }
 
-// Version implements stages.Pipeline.
-func (Pipeline) Version() string { return Version }
-
 // Settings implements stages.Pipeline.
 func (Pipeline) Settings() any { return &Settings{} }
 
 // Settings are every setting the movielens pipeline reads.
 type Settings struct {
-	Data  DataSettings
-	Train TrainSettings
+	Data   DataSettings
+	Train  TrainSettings
+	Export ExportSettings
 }
 
 // DataSettings are the settings of the data stages, shared by every trial.
 type DataSettings struct {
-	Dataset string `set:"dataset" default:"ml-latest-small" doc:"MovieLens release name under the data directory, \"planted\", or a path to a ratings file"`
+	Dataset string `set:"dataset" default:"ml-latest-small" doc:"MovieLens release name under the data directory, \"planted\", or a path to a ratings table (text, gzip, zstd or Parquet; relative: to the working directory, else the data directory)"`
 	Fetch   bool   `set:"fetch" default:"false" doc:"download the release from GroupLens when it is missing"`
+	Table   TableSettings
 	Bin     BinSettings
 	Split   SplitSettings
 	Planted PlantedSettings
@@ -93,8 +89,8 @@ func (s PlantedSettings) Config() PlantedConfig {
 
 // TrainSettings are the train stage's settings.
 type TrainSettings struct {
-	Loop       stages.LoopSettings
-	Prior      stages.MFPrior
+	Loop       train.LoopSettings
+	Prior      train.MFPrior
 	Minibatch  int  `set:"minibatch" default:"0" check:">=0" doc:"ratings per minibatch; 0 uses full batches"`
 	ValidEvery int  `set:"valid_every" default:"50" check:">0" doc:"record the validation log-likelihood every this many steps"`
 	Bias       bool `set:"bias" default:"false" doc:"add a bias per item and a global bias per time bin to the score (beyond the paper; outside the rotated blocks, so gauge steps do not touch them)"`
@@ -123,9 +119,16 @@ func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment
 	var ratingsRef pipeline.Ref
 	switch {
 	case planted:
-		b.Add(&pipeline.Node{ID: "generate", Stage: &GenerateStage{Settings: data.Planted}, Outputs: []string{"ratings.csv", "vectors.npy"}})
+		if data.Table.Custom() || data.Table.Layout != DefaultTableSettings.Layout {
+			return errors.New("dataset = \"planted\" generates a ratings.csv: leave layout, user_column, item_column, rating_column, time_column, delimiter, header and time_format at their defaults")
+		}
+		b.Add(&pipeline.Node{ID: "generate", Stage: &GenerateStage{Settings: data.Planted, Budget: env.Budget}, Outputs: []string{"ratings.csv", "vectors.npy"}})
 		ratingsRef = pipeline.Out("generate", "ratings.csv")
 	default:
+		layout, err := data.Table.Resolve()
+		if err != nil {
+			return fmt.Errorf("dataset %s: %w", dataset, err)
+		}
 		path, err := Locate(env.DataDir, dataset)
 		if err != nil {
 			if !data.Fetch || !env.Fetch || !errors.Is(err, ErrNotFound) {
@@ -142,14 +145,18 @@ func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment
 				return fmt.Errorf("dataset %s: fetch: %w", dataset, err)
 			}
 		}
+		// The header and the first rows, before anything runs (plan too).
+		if err := CheckTable(ctx, path, layout); err != nil {
+			return fmt.Errorf("dataset %s: %w", dataset, err)
+		}
 		ratingsRef = pipeline.File(path)
 	}
-	b.Add(&pipeline.Node{ID: "ingest", Stage: &IngestStage{},
-		Inputs: map[string]pipeline.Ref{"ratings": ratingsRef}, Outputs: []string{"ratings.parquet"}})
+	b.Add(&pipeline.Node{ID: "ingest", Stage: &IngestStage{Settings: data.Table},
+		Inputs: map[string]pipeline.Ref{"ratings": ratingsRef}, Outputs: []string{"ratings.parquet", "ratings.ids.parquet", "ingest.json"}})
 	reportIn := map[string]pipeline.Ref{}
 	if planted { // the generated activity next to the reference release's
 		cal := &Calibration{Planted: data.Planted, Lambda: math.NaN(), Gamma: math.NaN()}
-		if prior, err := stages.Shared[stages.MFPrior](e, trials); err == nil {
+		if prior, err := stages.Shared[train.MFPrior](e, trials); err == nil {
 			cal.Lambda, cal.Gamma = prior.Lambda, prior.Gamma
 		}
 		act := &ActivityStage{Bins: data.Bin.Bins, Reference: ReferenceRelease, Calibration: cal}
@@ -169,7 +176,7 @@ func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment
 		Inputs: map[string]pipeline.Ref{"binned": pipeline.Out("bin", "binned")}, Outputs: []string{"split"}})
 	for _, tr := range trials {
 		tid, eid := "train/"+tr.Slug(), "evaluate/"+tr.Slug()
-		b.Add(&pipeline.Node{ID: tid, Stage: &TrainStage{Settings: stages.MustDecode[TrainSettings](tr.Settings)},
+		b.Add(&pipeline.Node{ID: tid, Stage: &TrainStage{Settings: settings.MustDecode[TrainSettings](tr.Settings), Budget: env.Budget},
 			Inputs:  map[string]pipeline.Ref{"binned": pipeline.Out("bin", "binned"), "split": pipeline.Out("split", "split")},
 			Outputs: []string{"model"}})
 		in := map[string]pipeline.Ref{"model": pipeline.Out(tid, "model"), "split": pipeline.Out("split", "split"), "binned": pipeline.Out("bin", "binned")}
@@ -179,23 +186,37 @@ func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment
 			ev.Planted = &data.Planted
 		}
 		b.Add(&pipeline.Node{ID: eid, Stage: ev, Inputs: in, Outputs: []string{"result"}})
-		b.AddTrial(tr, eid, tid, eid)
+		nodes := []string{tid, eid}
+		if settings.MustDecode[ExportSettings](tr.Settings).Embeddings {
+			xid := "embeddings/" + tr.Slug()
+			b.Add(&pipeline.Node{ID: xid, Stage: &EmbeddingsStage{},
+				Inputs: map[string]pipeline.Ref{"model": pipeline.Out(tid, "model"), "binned": pipeline.Out("bin", "binned"),
+					"ids": pipeline.Out("ingest", "ratings.ids.parquet")},
+				Outputs: []string{EmbeddingsFile}})
+			nodes = append(nodes, xid)
+		}
+		b.AddTrial(tr, eid, nodes...)
 		reportIn[tr.ID] = pipeline.Out(eid, "result")
 	}
-	b.AddReport(e, trials, "report-movielens", reportIn, Report)
+	report.Add(b, e, trials, reportIn, report.Def{Stage: "report-movielens", Version: ReportVersion, Draw: Report})
 	return nil
 }
 
 // GenerateStage writes the planted data set (ratings.csv) and its planted
-// vectors (vectors.npy, shape (bins, users+items, d); see GenerateFile).
-type GenerateStage struct{ Settings PlantedSettings }
+// vectors (vectors.npy, shape (bins, users+items, d); see GenerateFile), on
+// a pool of the sweep's core budget (nil outside a sweep).
+type GenerateStage struct {
+	Settings PlantedSettings
+	Budget   *optim.Budget
+}
 
 func (*GenerateStage) Name() string    { return "generate-planted" }
-func (*GenerateStage) Version() string { return Version }
-func (s *GenerateStage) Params() any   { return stages.Keys(s.Settings) }
+func (*GenerateStage) Version() string { return GenerateVersion }
+func (s *GenerateStage) Params() any   { return settings.Keys(s.Settings) }
 func (s *GenerateStage) Run(ctx context.Context, io *pipeline.IO) error {
 	cfg := s.Settings.Config()
-	cfg.Workers = io.Workers()
+	cfg.Pool = train.NewPool(s.Budget, io.Workers())
+	defer cfg.Pool.Close()
 	st, err := GenerateFile(ctx, io.Output("ratings.csv"), io.Output("vectors.npy"), cfg)
 	if err == nil {
 		io.Logf("generated %d ratings (%d at the median)", st.Ratings, st.Mid)
@@ -203,25 +224,55 @@ func (s *GenerateStage) Run(ctx context.Context, io *pipeline.IO) error {
 	return err
 }
 
-// IngestStage parses a ratings file into ratings.parquet.
-type IngestStage struct{}
+// IngestStage parses a ratings table into ratings.parquet, its id dictionary
+// ratings.ids.parquet (IDNamesPath) and ingest.json (Stats).
+type IngestStage struct{ Settings TableSettings }
 
 func (*IngestStage) Name() string    { return "ingest-movielens" }
-func (*IngestStage) Version() string { return Version }
-func (*IngestStage) Params() any     { return map[string]any{} }
-func (*IngestStage) Run(ctx context.Context, io *pipeline.IO) error {
-	st, err := Ingest(ctx, io.Input("ratings"), io.Output("ratings.parquet"), IngestOptions{Workers: io.Workers()})
-	if err == nil {
-		io.Logf("ingested %d ratings (%d users, %d items, %.1f MB)", st.Ratings, st.Users, st.Items, float64(st.Bytes)/1e6)
+func (*IngestStage) Version() string { return IngestVersion }
+func (s *IngestStage) Params() any   { return settings.Keys(s.Settings) }
+func (s *IngestStage) Run(ctx context.Context, io *pipeline.IO) error {
+	layout, err := s.Settings.Resolve()
+	if err != nil {
+		return err
 	}
-	return err
+	dst := io.Output("ratings.parquet")
+	if IDNamesPath(dst) != io.Output("ratings.ids.parquet") {
+		return fmt.Errorf("ingest: outputs %s and %s are not side by side", dst, io.Output("ratings.ids.parquet"))
+	}
+	st, err := Ingest(ctx, io.Input("ratings"), dst, IngestOptions{Workers: io.Workers(), Layout: layout})
+	if err != nil {
+		return err
+	}
+	first, last := st.FirstLast()
+	io.Logf("ingested %d ratings (%s layout; %d users, %d items; %s to %s; %.1f MB)", st.Ratings, st.Layout, st.Users, st.Items, first, last, float64(st.Bytes)/1e6)
+	if st.TextUsers+st.TextItems > 0 {
+		io.Logf("text ids: %d users, %d items (dictionary in ratings.ids.parquet)", st.TextUsers, st.TextItems)
+	}
+	if st.Duplicates > 0 {
+		io.Logf("dropped %d duplicate rows (same user, item and time as a later row; the last is kept)", st.Duplicates)
+	}
+	if st.Before1970+st.After2100 > 0 {
+		io.Logf("odd times: %d before 1970, %d after 2100 (check time_format: milliseconds read as seconds? missing values written as 0?)", st.Before1970, st.After2100)
+	}
+	return trialio.WriteJSON(io.Output("ingest.json"), ingestSummary(st))
+}
+
+// ingestSummary is ingest.json: Stats with the time span also as RFC 3339 text.
+func ingestSummary(st Stats) any {
+	first, last := st.FirstLast()
+	return struct {
+		Stats
+		FirstTime string `json:"first_time"`
+		LastTime  string `json:"last_time"`
+	}{st, first, last}
 }
 
 // BinarizeStage keeps ratings above or below the median as 1 or 0.
 type BinarizeStage struct{}
 
 func (*BinarizeStage) Name() string    { return "binarize" }
-func (*BinarizeStage) Version() string { return Version }
+func (*BinarizeStage) Version() string { return BinarizeVersion }
 func (*BinarizeStage) Params() any     { return map[string]any{} }
 func (*BinarizeStage) Run(ctx context.Context, io *pipeline.IO) error {
 	st, err := Binarize(ctx, io.Input("ratings"), io.Output("binary.parquet"))
@@ -229,15 +280,15 @@ func (*BinarizeStage) Run(ctx context.Context, io *pipeline.IO) error {
 		return err
 	}
 	io.Logf("median %.1f: kept %d positive, %d negative, dropped %d", st.Median, st.Positive, st.Negative, st.Dropped)
-	return stages.WriteJSON(io.Output("binarize.json"), st)
+	return trialio.WriteJSON(io.Output("binarize.json"), st)
 }
 
 // BinStage bins the ratings' times into T bins and renumbers users and items.
 type BinStage struct{ Settings BinSettings }
 
 func (*BinStage) Name() string    { return "bin" }
-func (*BinStage) Version() string { return Version }
-func (s *BinStage) Params() any   { return stages.Keys(s.Settings) }
+func (*BinStage) Version() string { return BinVersion }
+func (s *BinStage) Params() any   { return settings.Keys(s.Settings) }
 func (s *BinStage) Run(ctx context.Context, io *pipeline.IO) error {
 	dir := io.Output("binned")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -249,15 +300,15 @@ func (s *BinStage) Run(ctx context.Context, io *pipeline.IO) error {
 	}
 	info := binInfo{T: res.T, Users: len(res.Users), Items: len(res.Items), Ratings: res.Ratings, MinTime: res.MinTime, MaxTime: res.MaxTime}
 	io.Logf("%d bins of %.1f days: %d users, %d items", res.T, float64(res.MaxTime-res.MinTime)/86400/float64(res.T), info.Users, info.Items)
-	return stages.WriteJSON(filepath.Join(dir, "info.json"), info)
+	return trialio.WriteJSON(filepath.Join(dir, "info.json"), info)
 }
 
 // SplitStage splits the binned ratings into train, validation and test.
 type SplitStage struct{ Settings SplitSettings }
 
 func (*SplitStage) Name() string    { return "split" }
-func (*SplitStage) Version() string { return Version }
-func (s *SplitStage) Params() any   { return stages.Keys(s.Settings) }
+func (*SplitStage) Version() string { return SplitVersion }
+func (s *SplitStage) Params() any   { return settings.Keys(s.Settings) }
 func (s *SplitStage) Run(ctx context.Context, io *pipeline.IO) error {
 	dir := io.Output("split")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -273,16 +324,20 @@ func (s *SplitStage) Run(ctx context.Context, io *pipeline.IO) error {
 	return err
 }
 
-// TrainStage trains one trial's model (output "model").
-type TrainStage struct{ Settings TrainSettings }
+// TrainStage trains one trial's model (output "model") on a pool of the
+// sweep's core budget (nil outside a sweep).
+type TrainStage struct {
+	Settings TrainSettings
+	Budget   *optim.Budget
+}
 
 func (*TrainStage) Name() string    { return "train-logistic-mf" }
-func (*TrainStage) Version() string { return Version }
-func (s *TrainStage) Params() any   { return stages.Keys(s.Settings) }
+func (*TrainStage) Version() string { return TrainVersion }
+func (s *TrainStage) Params() any   { return settings.Keys(s.Settings) }
 func (s *TrainStage) Run(ctx context.Context, io *pipeline.IO) error {
-	pool := stages.NewPool(ctx, io.Workers())
+	pool := train.NewPool(s.Budget, io.Workers())
 	defer pool.Close()
-	return Train(ctx, s.Settings, io.Input("binned"), io.Input("split"), pool, io.Output("model"), stages.ProgressFunc(io))
+	return Train(ctx, s.Settings, io.Input("binned"), io.Input("split"), pool, io.Output("model"), train.ProgressFunc(io))
 }
 
 // EvaluateStage computes a trained model's held-out metrics (output
@@ -292,11 +347,11 @@ type EvaluateStage struct {
 }
 
 func (*EvaluateStage) Name() string    { return "evaluate-logistic-mf" }
-func (*EvaluateStage) Version() string { return Version }
+func (*EvaluateStage) Version() string { return EvaluateVersion }
 func (s *EvaluateStage) Params() any {
 	p := map[string]any{"planted": s.Planted != nil}
 	if s.Planted != nil {
-		maps.Copy(p, stages.Keys(s.Planted))
+		maps.Copy(p, settings.Keys(s.Planted))
 	}
 	return p
 }
@@ -324,7 +379,7 @@ func loadRatings(ctx context.Context, path string) (*models.Ratings, error) {
 // series.parquet and summary.json into dir.
 func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, pool *optim.Pool, dir string, progress func(step, total int, loss float64)) error {
 	var info binInfo
-	if err := stages.ReadJSON(filepath.Join(binnedDir, "info.json"), &info); err != nil {
+	if err := trialio.ReadJSON(filepath.Join(binnedDir, "info.json"), &info); err != nil {
 		return err
 	}
 	train, err := loadRatings(ctx, filepath.Join(splitDir, "train.parquet"))
@@ -345,8 +400,8 @@ func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, poo
 	}
 	x := make([]float64, m.NumParams())
 	m.Init(x, rand.New(rand.NewPCG(uint64(s.Loop.Seed), 0x696e6974)))
-	series := &stages.Series{}
-	sum := stages.Summary{}
+	series := &trialio.Series{}
+	sum := trialio.Summary{}
 	validEvery := s.ValidEvery
 	steps := s.Loop.Steps
 	loop := s.Loop.Loop(models.ProblemOf(m), pool)
@@ -373,13 +428,13 @@ func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, poo
 	if err := writeParams(dir, x, info.T, info.Users, info.Items, s.Loop.Dim, s.Bias); err != nil {
 		return err
 	}
-	if err := stages.WriteJSON(filepath.Join(dir, "model.json"), map[string]any{"t": info.T, "users": info.Users, "items": info.Items, "d": s.Loop.Dim, "bias": s.Bias}); err != nil {
+	if err := trialio.WriteJSON(filepath.Join(dir, "model.json"), map[string]any{"t": info.T, "users": info.Users, "items": info.Items, "d": s.Loop.Dim, "bias": s.Bias}); err != nil {
 		return err
 	}
-	if err := stages.WriteTrialSeries(dir, series); err != nil {
+	if err := trialio.WriteTrialSeries(dir, series); err != nil {
 		return err
 	}
-	return stages.WriteSummary(filepath.Join(dir, "summary.json"), sum)
+	return trialio.WriteSummary(filepath.Join(dir, "summary.json"), sum)
 }
 
 // Evaluate computes held-out metrics of a trained model: mean
@@ -394,7 +449,7 @@ func Evaluate(ctx context.Context, io *pipeline.IO, planted *PlantedConfig, dir 
 		T, Users, Items, D int
 		Bias               bool
 	}
-	if err := stages.ReadJSON(filepath.Join(mdir, "model.json"), &meta); err != nil {
+	if err := trialio.ReadJSON(filepath.Join(mdir, "model.json"), &meta); err != nil {
 		return err
 	}
 	b := optim.Blocks{T: meta.T, N: meta.Users + meta.Items, D: meta.D}
@@ -406,7 +461,7 @@ func Evaluate(ctx context.Context, io *pipeline.IO, planted *PlantedConfig, dir 
 	if err != nil {
 		return err
 	}
-	sum, err := stages.ReadSummary(filepath.Join(mdir, "summary.json"))
+	sum, err := trialio.ReadSummary(filepath.Join(mdir, "summary.json"))
 	if err != nil {
 		return err
 	}
@@ -462,10 +517,10 @@ func Evaluate(ctx context.Context, io *pipeline.IO, planted *PlantedConfig, dir 
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if err := stages.CopyTrialSeries(mdir, dir); err != nil {
+	if err := trialio.CopyTrialSeries(mdir, dir); err != nil {
 		return err
 	}
-	return stages.WriteSummary(filepath.Join(dir, "summary.json"), sum)
+	return trialio.WriteSummary(filepath.Join(dir, "summary.json"), sum)
 }
 
 // PlantedMinRatings is the number of training ratings from which an

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -62,7 +63,7 @@ type IDMap struct {
 
 // Row is the set of row types this package reads and writes.
 type Row interface {
-	Rating | Binary | Binned | IDMap
+	Rating | Binary | Binned | IDMap | IDName | Embedding
 }
 
 // Read streams the rows of a Parquet table in file order, calling fn with batches of at most
@@ -148,7 +149,7 @@ func openReader[T Row](f *os.File) (*parquet.GenericReader[T], int64, error) {
 	want := parquet.SchemaOf(new(T))
 	have := pf.Schema()
 	for _, fld := range want.Fields() {
-		if _, ok := have.Lookup(fld.Name()); !ok {
+		if !slices.ContainsFunc(have.Fields(), func(f parquet.Field) bool { return f.Name() == fld.Name() }) {
 			return nil, 0, fmt.Errorf("table has no column %q (columns: %v)", fld.Name(), have.Columns())
 		}
 	}
@@ -240,23 +241,26 @@ func (t *tableWriter[T]) Write(rows []T) (int, error) {
 
 // writeTable writes a Parquet table of T atomically; fill writes the rows.
 func writeTable[T Row](dst string, rowGroup int, fill func(w *tableWriter[T]) error) error {
+	return atomicfile.Write(dst, func(out io.Writer) error { return writeParquet(out, dst, rowGroup, fill) })
+}
+
+// writeParquet writes a Parquet table of T (named dst in errors) to out; fill writes the rows.
+func writeParquet[T Row](out io.Writer, dst string, rowGroup int, fill func(w *tableWriter[T]) error) error {
 	if rowGroup <= 0 {
 		rowGroup = DefaultRowGroupSize
 	}
-	return atomicfile.Write(dst, func(out io.Writer) error {
-		w := parquet.NewGenericWriter[T](out,
-			parquet.Compression(&parquet.Zstd),
-			parquet.MaxRowsPerRowGroup(int64(rowGroup)),
-			parquet.CreatedBy("goldstone", "", ""),
-		)
-		if err := fill(&tableWriter[T]{w}); err != nil {
-			return err
-		}
-		if err := w.Close(); err != nil {
-			return fmt.Errorf("write %s: %w", dst, err)
-		}
-		return nil
-	})
+	w := parquet.NewGenericWriter[T](out,
+		parquet.Compression(&parquet.Zstd),
+		parquet.MaxRowsPerRowGroup(int64(rowGroup)),
+		parquet.CreatedBy("goldstone", "", ""),
+	)
+	if err := fill(&tableWriter[T]{w}); err != nil {
+		return err
+	}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", dst, err)
+	}
+	return nil
 }
 
 // WriteIDMap writes ids (dense index i stands for original id ids[i]) as an IDMap table.

@@ -12,6 +12,8 @@ import (
 	"goldstone/runs"
 	"goldstone/stages"
 	_ "goldstone/stages/pipelines"
+	"goldstone/stages/trialio"
+	"goldstone/sweep"
 )
 
 // experimentOf parses an experiments file holding one experiment named x.
@@ -30,7 +32,7 @@ func experimentOf(t *testing.T, toml string) *stages.Experiment {
 
 // executeIn runs e in dir (results.db and work/ inside it) and returns the
 // store, left open until the test ends, and the outcome.
-func executeIn(t *testing.T, dir string, e *stages.Experiment, opts stages.RunOptions) (*runs.Store, *stages.Outcome) {
+func executeIn(t *testing.T, dir string, e *stages.Experiment, opts sweep.RunOptions) (*runs.Store, *sweep.Outcome) {
 	t.Helper()
 	ctx := context.Background()
 	st, err := runs.Open(ctx, filepath.Join(dir, "results.db"))
@@ -39,7 +41,7 @@ func executeIn(t *testing.T, dir string, e *stages.Experiment, opts stages.RunOp
 	}
 	t.Cleanup(func() { st.Close() })
 	opts.WorkDir = filepath.Join(dir, "work")
-	out, err := stages.Execute(ctx, st, e, opts)
+	out, err := sweep.Execute(ctx, st, e, sweep.Local{}, opts)
 	if err != nil {
 		t.Fatalf("execute %s: %v", e.Name, err)
 	}
@@ -77,7 +79,7 @@ lr = 0.5
 lambda = 10.0
 gamma = 1.0
 `)
-	st, out := executeIn(t, t.TempDir(), e, stages.RunOptions{Jobs: 1, Cores: 2})
+	st, out := executeIn(t, t.TempDir(), e, sweep.RunOptions{Jobs: 1, Cores: 2})
 	if out.Trials != 1 || out.Done != 1 {
 		t.Fatalf("outcome %+v, want 1 trial done", out)
 	}
@@ -216,7 +218,7 @@ type detResult struct {
 
 func deterministicRun(t *testing.T, cfg string, jobs int, metrics []string) detResult {
 	t.Helper()
-	st, out := executeIn(t, t.TempDir(), experimentOf(t, cfg), stages.RunOptions{Jobs: jobs, Cores: 3})
+	st, out := executeIn(t, t.TempDir(), experimentOf(t, cfg), sweep.RunOptions{Jobs: jobs, Cores: 3})
 	if out.Trials != 4 || out.Done != 4 {
 		t.Fatalf("jobs %d: outcome %+v, want 4 trials done", jobs, out)
 	}
@@ -229,7 +231,7 @@ func deterministicRun(t *testing.T, cfg string, jobs int, metrics []string) detR
 	for trial, m := range sums {
 		r.sums[trial] = map[string]float64{}
 		for k, v := range m {
-			if !stages.IsTiming(k) {
+			if !trialio.IsTiming(k) {
 				r.sums[trial][k] = v
 			}
 		}

@@ -2,8 +2,12 @@ package pipelines_test
 
 import (
 	"bytes"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -41,11 +45,16 @@ func TestREADMESettingsTable(t *testing.T) {
 	}
 }
 
-// Every package of the module has a row in the README's layout table, and
-// every row names a package, so a newcomer finds each directory there.
+// Every package of the module has a row in the README's layout table,
+// every row names a package, and each row's imports column lists the
+// module's packages that package imports (its non-test files, read with
+// go/parser: what go list -f '{{.Imports}}' says), so a newcomer finds each
+// directory there and sees the layering as it is. -update rewrites the
+// imports column.
 func TestREADMELayoutTable(t *testing.T) {
 	root := filepath.Join("..", "..")
-	b, err := os.ReadFile(filepath.Join(root, "README.md"))
+	path := filepath.Join(root, "README.md")
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,22 +63,77 @@ func TestREADMELayoutTable(t *testing.T) {
 	if i < 0 {
 		t.Fatalf("README.md: no %q marker before the layout table", marker)
 	}
+	imports, err := moduleImports(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(b[i:]), "\n")
 	rows := map[string]bool{}
-	for _, line := range strings.Split(string(b[i:]), "\n")[1:] {
+	stale := false
+	for k, line := range lines[1:] {
 		if !strings.HasPrefix(line, "|") {
 			if len(rows) > 0 {
 				break
 			}
 			continue
 		}
-		if cell, ok := strings.CutPrefix(line, "| `"); ok {
-			if dir, _, ok := strings.Cut(cell, "/` |"); ok {
-				rows[dir] = true
+		cell, ok := strings.CutPrefix(line, "| `")
+		if !ok {
+			continue
+		}
+		dir, _, ok := strings.Cut(cell, "/` |")
+		if !ok {
+			continue
+		}
+		rows[dir] = true
+		imp, ok := imports[dir]
+		if !ok {
+			continue
+		}
+		cells := strings.Split(line, " | ")
+		want := importsCell(imp)
+		if got := strings.TrimSuffix(cells[len(cells)-1], " |"); got != want {
+			if !*update {
+				t.Errorf("README.md layout table: row %s/ says it imports %s; it imports %s (go test ./stages/pipelines -run TestREADME -update rewrites the column)", dir, got, want)
 			}
+			stale = true
+			cells[len(cells)-1] = want + " |"
+			lines[k+1] = strings.Join(cells, " | ")
 		}
 	}
-	pkgs := map[string]bool{}
-	err = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+	for p := range imports {
+		if !rows[p] {
+			t.Errorf("README.md layout table: no row for package %s/", p)
+		}
+	}
+	for r := range rows {
+		if _, ok := imports[r]; !ok {
+			t.Errorf("README.md layout table: row %s/ names no package", r)
+		}
+	}
+	if stale && *update {
+		out := append(append([]byte{}, b[:i]...), strings.Join(lines, "\n")...)
+		if err := os.WriteFile(path, out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// importsCell renders a package's imports of the module for the table.
+func importsCell(imp []string) string {
+	if len(imp) == 0 {
+		return "nothing of ours"
+	}
+	return "`" + strings.Join(imp, "`, `") + "`"
+}
+
+// moduleImports returns, for every package of the module below root (by
+// its directory relative to root), the module's packages its non-test
+// files import, sorted.
+func moduleImports(root string) (map[string][]string, error) {
+	const module = "goldstone/"
+	out := map[string][]string{}
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -78,23 +142,25 @@ func TestREADMELayoutTable(t *testing.T) {
 			name == "testdata" && filepath.ToSlash(p) != filepath.ToSlash(filepath.Join(root, "internal", "testdata"))) {
 			return filepath.SkipDir
 		}
-		if !d.IsDir() && strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go") {
-			rel, _ := filepath.Rel(root, filepath.Dir(p))
-			pkgs[filepath.ToSlash(rel)] = true
+		if d.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
 		}
+		rel, _ := filepath.Rel(root, filepath.Dir(p))
+		dir := filepath.ToSlash(rel)
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		imp := out[dir]
+		for _, s := range f.Imports {
+			path, _ := strconv.Unquote(s.Path.Value)
+			if q, ok := strings.CutPrefix(path, module); ok && !slices.Contains(imp, q) {
+				imp = append(imp, q)
+			}
+		}
+		slices.Sort(imp)
+		out[dir] = imp
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for p := range pkgs {
-		if !rows[p] {
-			t.Errorf("README.md layout table: no row for package %s/", p)
-		}
-	}
-	for r := range rows {
-		if !pkgs[r] {
-			t.Errorf("README.md layout table: row %s/ names no package", r)
-		}
-	}
+	return out, err
 }

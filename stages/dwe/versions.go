@@ -1,0 +1,26 @@
+package dwe
+
+// The cache versions of the pipeline's stages, one per stage. Bump a
+// stage's version in the commit that changes what it writes for the same
+// settings and inputs (its code, or code below it: models, optim, stages);
+// TestGolden (stages/pipelines, testdata/golden.json here) names the stage
+// whose outputs changed while its version did not. A stage downstream of
+// a changed one needs no bump: its inputs changed, and so does its key.
+//
+// Until issue 18 one Version ("13") covered every stage: its history:
+// 2: the aging table counts the query word as a candidate (one word aging,
+// models/dwe.WordAging). 5: the step file records each bin's first and last
+// year with data; the aging table names a step by those years. 12: same bits
+// on every build (issue 17). 13: JSON Lines corpora, csv and jsonl times may be
+// dates (the year is kept), zstd inputs. train-dwe 14: summary gap_seconds
+// (the time spent measuring the gauge gap, for the gauge overhead without
+// the measurement); report-dwe 14: its summary table shows gap_seconds.
+const (
+	IngestVersion   = "13" // ingest-corpus
+	BinVersion      = "13" // bin-corpus
+	VocabVersion    = "13" // vocab
+	CountVersion    = "13" // count
+	TrainVersion    = "14" // train-dwe
+	EvaluateVersion = "13" // evaluate-dwe
+	ReportVersion   = "14" // report-dwe (its Draw)
+)

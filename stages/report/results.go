@@ -1,0 +1,162 @@
+package report
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"goldstone/pipeline"
+	"goldstone/stages"
+	"goldstone/stages/figures"
+	"goldstone/stages/settings"
+	"goldstone/stages/train"
+	"goldstone/stages/trialio"
+)
+
+// TrialResult is one trial's result directory, loaded for a report.
+type TrialResult struct {
+	Trial   stages.Trial
+	Variant string // the trial's variant for legends (VariantName)
+	Dir     string
+	Series  *trialio.Series
+	Summary trialio.Summary
+}
+
+// loadResults reads the series and summary of every trial the report node
+// has as an input (named by trial id), in trial order.
+func loadResults(trials []stages.Trial, io *pipeline.IO) ([]TrialResult, error) {
+	var out []TrialResult
+	for _, tr := range trials {
+		if !io.HasInput(tr.ID) {
+			continue
+		}
+		d := io.Input(tr.ID)
+		ser, err := trialio.ReadSeries(filepath.Join(d, trialio.SeriesArrow))
+		if err != nil {
+			return nil, err
+		}
+		sum, err := trialio.ReadSummary(filepath.Join(d, "summary.json"))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, TrialResult{Trial: tr, Variant: VariantName(tr), Dir: d, Series: ser, Summary: sum})
+	}
+	return out, nil
+}
+
+// VariantName names a trial's variant for legends: its variant, else its
+// symmetry step (the name of its gauge choice, train.OptimSettings), else
+// "" for a pipeline without one.
+func VariantName(t stages.Trial) string {
+	if t.Variant != "" {
+		return t.Variant
+	}
+	var o train.OptimSettings
+	if settings.Decode(t.Settings, &o) != nil || o.Gauge == nil {
+		return ""
+	}
+	return settings.ChoiceName(o.Gauge)
+}
+
+// Curve is a metric of a trial as a figure series, steps shifted by one
+// for log axes when shifted is set; one legend entry per variant.
+func (r TrialResult) Curve(metric string, shifted bool) figures.Series {
+	x, y := r.Series.Of(metric)
+	if shifted {
+		x = Shift(x)
+	}
+	return figures.Series{Name: r.Variant, Group: r.Variant, X: x, Y: y}
+}
+
+// Shift turns steps into step+1 so step 0 shows on a log axis.
+func Shift(xs []float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = x + 1
+	}
+	return out
+}
+
+// MarkdownTable renders one row per trial with every summary metric.
+func MarkdownTable(title string, results []TrialResult) string {
+	var ks []string
+	for _, r := range results {
+		ks = slices.AppendSeq(ks, maps.Keys(r.Summary))
+	}
+	slices.Sort(ks)
+	ks = slices.Compact(ks)
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n| trial | name | %s |\n|---|---|%s\n", MarkdownText(title), strings.Join(ks, " | "), strings.Repeat("---|", len(ks)))
+	for _, r := range results {
+		fmt.Fprintf(&b, "| %s | %s |", r.Trial.ID, MarkdownText(r.Trial.Name))
+		for _, k := range ks {
+			v, ok := r.Summary[k]
+			switch {
+			case !ok:
+				b.WriteString("  |")
+			case math.IsNaN(v):
+				b.WriteString(" null |")
+			default:
+				fmt.Fprintf(&b, " %.6g |", v)
+			}
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// MarkdownText escapes text for a Markdown line or table cell: HTML's
+// special characters become entities (a name, note or error cannot inject
+// <script> or <img onerror> into a rendered report), '|' is escaped so a
+// cell stays one cell, and line breaks and other control characters become
+// spaces, so the text stays on its line.
+func MarkdownText(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '&':
+			b.WriteString("&amp;")
+		case r == '<':
+			b.WriteString("&lt;")
+		case r == '>':
+			b.WriteString("&gt;")
+		case r == '|':
+			b.WriteString(`\|`)
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			b.WriteByte(' ')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// MarkdownCode renders s as a Markdown code span: shown literally (no HTML
+// or Markdown inside is interpreted), delimited by more backticks than the
+// longest run of backticks in s, so that s cannot close it; line breaks and
+// control characters become spaces.
+func MarkdownCode(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return ' '
+		}
+		return r
+	}, s)
+	longest, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") || (s != "" && strings.Trim(s, " ") == "") {
+		s = " " + s + " "
+	}
+	return fence + s + fence
+}

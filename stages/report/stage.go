@@ -1,0 +1,140 @@
+package report
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"goldstone/internal/atomicfile"
+	"goldstone/pipeline"
+	"goldstone/stages"
+)
+
+// DrawFunc draws a pipeline's figures into dir from the results of the
+// trials that finished (in trial order) and returns the Markdown that
+// follows the summary table in the report's file. io is the report node's
+// (a pipeline may give it inputs of its own, such as movielens's
+// "activity").
+type DrawFunc func(ctx context.Context, experiment string, results []TrialResult, io *pipeline.IO, dir string) (markdown string, err error)
+
+// Def is what a pipeline says about its report.
+type Def struct {
+	Stage string // stage name, e.g. "report-artificial"
+	// Version is the cache version of Draw, the pipeline's report code:
+	// bump it when Draw's output changes for the same results (the golden
+	// test of stages/pipelines names the report stage when it does).
+	Version string
+	File    string // the Markdown file the scaffolding writes; "" is summary.md
+	Draw    DrawFunc
+}
+
+// Stage is a pipeline's report node: the scaffolding that every report
+// shares (its directory, loading the results of the trials that finished,
+// the Markdown file with the summary table, the failed trials with their
+// errors) around the pipeline's Draw.
+type Stage struct {
+	Def
+	Experiment string
+	Trials     []stages.Trial
+}
+
+func (s *Stage) Name() string { return s.Def.Stage }
+
+// Version is the scaffolding's version and Draw's. Scaffolding version 2:
+// the report runs when some trials failed, over the others, and lists the
+// failed ones with their errors; 3: names and errors in the Markdown are
+// HTML-escaped.
+func (s *Stage) Version() string { return "3." + s.Def.Version }
+func (s *Stage) Params() any {
+	return map[string]any{"experiment": s.Experiment, "trials": trialNames(s.Trials)}
+}
+
+func (s *Stage) file() string {
+	if s.File == "" {
+		return "summary.md"
+	}
+	return s.File
+}
+
+// Run draws the report of the trials that finished into the "figures"
+// output and writes its Markdown file (the summary table, then Draw's
+// Markdown), then lists the failed ones (their result inputs are missing:
+// the report node is Tolerant) with their errors at the end of the file.
+func (s *Stage) Run(ctx context.Context, io *pipeline.IO) error {
+	dir := io.Output("figures")
+	var ok []stages.Trial
+	var failed [][2]string
+	for _, t := range s.Trials {
+		if msg, bad := io.InputFailure(t.ID); bad {
+			failed = append(failed, [2]string{t.Name, msg})
+			continue
+		}
+		ok = append(ok, t)
+	}
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return err
+	}
+	path := filepath.Join(dir, s.file())
+	if len(ok) > 0 {
+		results, err := loadResults(ok, io)
+		if err != nil {
+			return err
+		}
+		md, err := s.Draw(ctx, s.Experiment, results, io, dir)
+		if err != nil {
+			return err
+		}
+		if err := atomicfile.WriteFile(path, []byte(MarkdownTable(s.Experiment, results)+md)); err != nil {
+			return err
+		}
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	return appendFailures(path, s.Experiment, failed)
+}
+
+// appendFailures adds a "Failed trials" table (name, error) to the report's
+// Markdown file at path (a new one when no trial finished).
+func appendFailures(path, experiment string, failed [][2]string) error {
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	var b strings.Builder
+	b.Write(old)
+	if len(old) == 0 {
+		fmt.Fprintf(&b, "# %s\n\nNo trial finished.\n", MarkdownText(experiment))
+	}
+	fmt.Fprintf(&b, "\n## Failed trials (%d)\n\n| trial | error |\n|---|---|\n", len(failed))
+	for _, f := range failed {
+		msg := strings.Join(strings.Fields(f[1]), " ")
+		fmt.Fprintf(&b, "| %s | %s |\n", MarkdownText(f[0]), MarkdownText(msg))
+	}
+	return atomicfile.WriteFile(path, []byte(b.String()))
+}
+
+// Add adds the report node of d to b: it reads every trial's result (in,
+// by trial id) and is Tolerant: it runs when some trials failed, over the
+// others.
+func Add(b *stages.Built, e *stages.Experiment, trials []stages.Trial, in map[string]pipeline.Ref, d Def) {
+	b.AddReport(&pipeline.Node{
+		ID:       "report",
+		Tolerant: true,
+		Stage:    &Stage{Def: d, Experiment: e.Name, Trials: trials},
+		Inputs:   in,
+		Outputs:  []string{"figures"},
+	})
+}
+
+func trialNames(trials []stages.Trial) map[string]string {
+	m := make(map[string]string, len(trials))
+	for _, t := range trials {
+		m[t.ID] = t.Name
+	}
+	return m
+}

@@ -1,0 +1,182 @@
+package train
+
+import (
+	"math"
+	"time"
+
+	"goldstone/optim"
+	"goldstone/pipeline"
+	"goldstone/stages/trialio"
+)
+
+// Optimizer is a trial's optimizer as built from its settings.
+type Optimizer struct {
+	Method optim.Method
+	Gauge  optim.Gauge // nil: no symmetry step
+	K1     int
+	Pool   *optim.Pool // the trial's pool (nil: inline); not owned
+}
+
+// Build builds the base method and the symmetry step on the trial's pool.
+func (s OptimSettings) Build(pool *optim.Pool) *Optimizer {
+	return &Optimizer{Method: s.Method.Method(s.Schedule()), Gauge: s.Gauge.Gauge(pool), K1: s.Gauge.Every(), Pool: pool}
+}
+
+// Loop is the shared training loop of the MF pipelines: it runs the driver,
+// records loss, local loss, psi and the gauge gap as step-wise metrics, and
+// wall and gauge time as summary metrics.
+type Loop struct {
+	Problem  optim.Problem
+	Opt      *Optimizer
+	Steps    int
+	LogEvery int
+	GapEvery int // 0: with every logged step
+	Series   *trialio.Series
+	Summary  trialio.Summary
+	// Extra is called at every logged step, after the standard metrics, to
+	// record model-specific ones; it may return an error to stop.
+	Extra func(it *optim.Iter, x []float64) error
+	// AtStep is called before step s is taken (for snapshots); optional.
+	AtStep func(step int, x []float64)
+	// Progress reports the current step and the loss at the last one (for
+	// progress displays); optional.
+	Progress func(step, total int, loss float64)
+}
+
+// Loop returns the training loop of these settings for a problem, with the
+// optimizer built on the trial's pool.
+func (s LoopSettings) Loop(p optim.Problem, pool *optim.Pool) *Loop {
+	return &Loop{Problem: p, Opt: s.Optim.Build(pool), Steps: s.Steps, LogEvery: s.LogEvery, GapEvery: s.GapEvery}
+}
+
+// Run trains x in place.
+func (l *Loop) Run(x []float64) error {
+	d := &optim.Driver{Method: l.Opt.Method, Gauge: l.Opt.Gauge, K1: l.Opt.K1, Pool: l.Opt.Pool}
+	tree := l.Problem.Graph != nil && l.Problem.Graph.IsTree()
+	gapEvery := l.GapEvery
+	if gapEvery <= 0 {
+		gapEvery = l.LogEvery
+	}
+	var gm *gapMeter
+	if tree {
+		var err error
+		if gm, err = newGapMeter(l.Problem.Blocks, l.Problem.Graph, l.Opt.Pool); err != nil {
+			return err
+		}
+	}
+	start := time.Now()
+	var gaugeSeconds, gapSeconds, lastLoss, lastPsi float64
+	var counts gaugeCounts
+	if tree {
+		t0 := time.Now()
+		gm.record(l.Series, 0, x) // x_0: series are labelled by iterate index
+		gapSeconds += time.Since(t0).Seconds()
+	}
+	if l.AtStep != nil {
+		l.AtStep(0, x)
+	}
+	err := d.Run(l.Problem, x, l.Steps, func(it *optim.Iter) error {
+		gaugeSeconds = it.GaugeSeconds
+		lastLoss, lastPsi = it.Loss, it.Psi
+		if it.Gauge != nil {
+			counts.add(l.Series, it.Step+1, it.Gauge)
+		}
+		if it.Step%l.LogEvery == 0 || it.Step == l.Steps-1 {
+			l.Series.Add("loss", it.Step, it.Loss)
+			l.Series.Add("local_loss", it.Step, it.Local)
+			l.Series.Add("psi", it.Step, it.Psi)
+			if tree && (it.Step%gapEvery == 0 || it.Step == l.Steps-1) {
+				// loss and psi above are those of x_{it.Step}; x has moved
+				// on to x_{it.Step+1} (after any gauge round), whose gap
+				// is labelled with its own index.
+				t0 := time.Now()
+				gm.record(l.Series, it.Step+1, x)
+				gapSeconds += time.Since(t0).Seconds()
+			}
+			if l.Extra != nil {
+				if err := l.Extra(it, x); err != nil {
+					return err
+				}
+			}
+		}
+		if l.AtStep != nil {
+			l.AtStep(it.Step+1, x)
+		}
+		if l.Progress != nil {
+			l.Progress(it.Step+1, l.Steps, it.Loss)
+		}
+		return nil
+	})
+	if gm != nil && err == nil {
+		t0 := time.Now()
+		l.Summary["final_gauge_gap"] = gm.gap(x)
+		gapSeconds += time.Since(t0).Seconds()
+		l.Summary["steps_to_gap_1pct"] = StepsToGapBelow(l.Series, GapTolerance)
+	}
+	if l.Opt.Gauge != nil && l.Opt.K1 > 0 {
+		counts.summarize(l.Summary)
+	}
+	l.Summary["wall_seconds"] = time.Since(start).Seconds()
+	l.Summary["gauge_seconds"] = gaugeSeconds
+	if tree {
+		// Measuring the gap is not training: the gauge's share of the
+		// training time is gauge_seconds / (wall_seconds - gap_seconds).
+		l.Summary["gap_seconds"] = gapSeconds
+	}
+	l.Summary["final_loss"] = lastLoss
+	l.Summary["final_psi"] = lastPsi
+	return err
+}
+
+// FirstBelow returns the first step at which metric falls below thr, or NaN.
+func FirstBelow(s *trialio.Series, metric string, thr float64) float64 {
+	for i, m := range s.Metric {
+		if m == metric && s.Value[i] < thr {
+			return float64(s.Step[i])
+		}
+	}
+	return math.NaN()
+}
+
+// gapMeter measures the gauge gap psi(Z) - min_R psi(R Z) on a tree coupling
+// with one reusable Procrustes solver (no allocation per call).
+type gapMeter struct {
+	p optim.Procrustes
+	b optim.Blocks
+	g *optim.Graph
+}
+
+func newGapMeter(b optim.Blocks, g *optim.Graph, pool *optim.Pool) (*gapMeter, error) {
+	m := &gapMeter{b: b, g: g}
+	m.p.Pool = pool
+	if err := m.p.Init(b, g); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func (m *gapMeter) gap(x []float64) float64 {
+	// With a finite sum of squares every overlap M_tt' is finite
+	// (Cauchy-Schwarz); otherwise the iterate diverged and the driver
+	// reports it at the next step.
+	var ss float64
+	for _, v := range x[m.b.Offset : m.b.Offset+m.b.Len()] {
+		ss += float64(v * v)
+	}
+	if math.IsNaN(ss) || math.IsInf(ss, 0) {
+		return math.NaN()
+	}
+	return m.p.Gap(x)
+}
+
+// ProgressFunc rate-limits a stage's step progress, with the latest loss,
+// to a few events a second.
+func ProgressFunc(io *pipeline.IO) func(step, total int, loss float64) {
+	var last time.Time
+	return func(step, total int, loss float64) {
+		if step == total || time.Since(last) > 250*time.Millisecond {
+			last = time.Now()
+			io.ProgressValues(int64(step), int64(total), map[string]float64{"loss": loss})
+		}
+	}
+}

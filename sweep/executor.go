@@ -1,0 +1,99 @@
+package sweep
+
+import (
+	"context"
+	"log/slog"
+
+	"goldstone/optim"
+	"goldstone/pipeline"
+	"goldstone/runs"
+	"goldstone/stages"
+)
+
+// Executor runs the trials of a run that Execute opened: the one seam
+// between recording a sweep and running it somewhere (as bigslice's exec
+// separates its evaluator from its local and bigmachine executors). Local
+// runs them on this machine; the Slurm executor (sweep/slurmexec) submits
+// them as an array job whose results are collected later.
+//
+// Execute has done everything every run needs before Run: the graph is
+// built (Job.Built), the workdir is locked (Job.Lock), the run exists in
+// the store with its executor, note, tags and environment, and the trials
+// without an outcome are recorded as pending. After Run, Execute ends the
+// run from its trials' statuses, unless Run set Job.Outcome.HandedOff: the
+// trials then run on without this process, and the executor ends the run
+// when they are collected.
+type Executor interface {
+	// Name is recorded with the run (runs.ExecutorLocal,
+	// runs.ExecutorSlurm): a run that has not ended is resumed only by the
+	// executor that ran it.
+	Name() string
+	// Run runs the trials of job that have no outcome yet (not in
+	// Job.Keep), or hands them off. An error means the run could not go
+	// on (Execute marks it interrupted when ctx was cancelled); a trial's
+	// failure is no error of Run's, but its trial's status.
+	Run(ctx context.Context, job *Job) error
+}
+
+// Job is a run as Execute hands it to an executor.
+type Job struct {
+	Store      *runs.Store
+	Experiment *stages.Experiment
+	Trials     []stages.Trial // every trial of the sweep, in order
+	Built      *stages.Built  // their graph, built with Budget
+	ConfigJSON string         // the experiment's resolved configuration (Experiment.Resolved)
+	ConfigHash string
+	RunID      int64
+	// Keep holds the trials of a resumed run that keep their outcome (id
+	// -> status: done, or failed unless RetryFailed); the others are
+	// recorded as pending.
+	Keep    map[string]string
+	Options RunOptions
+	Lock    *pipeline.Lock // the lock on Options.WorkDir, held until Execute returns
+	Budget  *optim.Budget  // the machine's cores, shared by the trials' pools
+	Log     *slog.Logger
+	Outcome *Outcome // what the run did; the executor adds to it
+
+	runErr error // Local: the error of the graph's run
+}
+
+// TrialParams renders a trial's settings as the results store records them
+// (each setting as JSON text, with its variant and name), for an executor
+// that writes them elsewhere too (the Slurm executor's manifest).
+func (job *Job) TrialParams(tr stages.Trial) map[string]string { return trialParams(tr) }
+
+// Local runs a run's trials on this machine: the experiment's graph, with
+// the content cache of Options.WorkDir, Options.Jobs nodes at once, each
+// trial's pools taken from the run's core budget.
+type Local struct{}
+
+// Name implements Executor.
+func (Local) Name() string { return runs.ExecutorLocal }
+
+// Run implements Executor. Trials already done in this run are not
+// recorded again (their nodes stay: the report needs their outputs, which
+// come from the cache); failed ones are not run again (keepFailures).
+func (Local) Run(ctx context.Context, job *Job) error {
+	if err := keepFailures(ctx, job.Built, job.Store, job.RunID, job.Keep); err != nil {
+		return err
+	}
+	rec, err := newRecorder(job)
+	if err != nil {
+		return err
+	}
+	defer rec.logs.close()
+	opts := job.Options
+	_, job.runErr = pipeline.Run(ctx, job.Built.Graph, pipeline.Options{
+		Lock:     job.Lock,
+		WorkDir:  opts.WorkDir,
+		Jobs:     opts.Jobs,
+		Force:    opts.Force,
+		FailFast: opts.FailFast,
+		Workers:  workersPerTrial(opts.Jobs, opts.Cores),
+		Observer: rec.observer(ctx),
+		// Spread waits for loops running on the pools it grows: not on
+		// the scheduler's goroutine.
+		Idle: func(int) { go job.Budget.Spread() },
+	})
+	return nil
+}

@@ -1,0 +1,182 @@
+package slurmexec
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	"goldstone/internal/slurm"
+	"goldstone/runs"
+	"goldstone/stages"
+	"goldstone/sweep"
+	"goldstone/sweep/slurmexec/batch"
+)
+
+// Collection is what Collect did.
+type Collection struct {
+	*batch.Collected
+	RunID             int64
+	Finished          *Finished // nil while trials are missing a result
+	MarkedInterrupted bool      // trials lack a result and none is queued: the run was marked interrupted
+}
+
+// queued reports whether the run's latest trials job still has tasks in the
+// queue (true when squeue cannot tell).
+func queued(ctx context.Context, st *runs.Store, id int64, o Options) bool {
+	jobs, err := st.SlurmJobs(ctx, id)
+	if err != nil {
+		return true
+	}
+	for i := len(jobs) - 1; i >= 0; i-- {
+		if jobs[i].Role == runs.RoleTrials {
+			tasks, err := o.client().Queue(ctx, jobs[i].JobID)
+			return err != nil || slices.ContainsFunc(tasks, slurm.Task.Active)
+		}
+	}
+	return false
+}
+
+// Finished is how a run ended.
+type Finished struct {
+	Status     string // run status: finished, failed
+	Already    bool   // it had ended before: nothing was changed
+	ReportPath string // where the report's files were copied ("" without one)
+	ReportNote string // why there is no report
+	Page       string // what Options.OnReport wrote
+	// Experiment is the run's experiment, rebuilt from its frozen files
+	// (set with a report).
+	Experiment *stages.Experiment
+}
+
+// Collect ingests the results of run id's tasks; once every trial has a
+// result it runs the report and ends the run (Finish). Collecting again
+// changes nothing.
+func Collect(ctx context.Context, st *runs.Store, id int64, o Options) (*Collection, error) {
+	if err := o.absolute(); err != nil {
+		return nil, err
+	}
+	ri, err := st.Run(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	d := batch.RunDir(o.WorkDir, ri.Experiment, id)
+	m, err := batch.ReadManifest(d)
+	if err != nil {
+		return nil, err
+	}
+	if m.RunID != id || m.Experiment != ri.Experiment || m.ConfigHash != ri.ConfigHash {
+		return nil, fmt.Errorf("%s is of run %d of %s (config %s), not of run %d of %s in %s (config %s)",
+			d.Manifest(), m.RunID, m.Experiment, m.ConfigHash, id, ri.Experiment, st.Path(), ri.ConfigHash)
+	}
+	c, err := batch.Collect(ctx, st, d, m)
+	if err != nil {
+		return nil, err
+	}
+	out := &Collection{Collected: c, RunID: id}
+	for _, tr := range m.Trials {
+		if r, err := batch.Latest(d); err == nil && r[tr.Index] != nil && r[tr.Index].JobID != "" {
+			// The task's output file, as the scheduler named it (%A_%a.out).
+			if err := st.SetTrialLog(ctx, id, tr.ID, filepath.Join(d.Logs(), r[tr.Index].JobID+".out")); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if len(c.Pending) > 0 {
+		// Trials lack a result: while tasks are queued the run is running;
+		// once none are, it stopped short (lost node, cancelled task,
+		// preemption) and is interrupted until resubmitted.
+		if ri.Status == runs.StatusRunning && !queued(ctx, st, id, o) {
+			if err := st.SetRunStatus(ctx, id, runs.StatusInterrupted); err != nil {
+				return nil, err
+			}
+			out.MarkedInterrupted = true
+		}
+		return out, nil
+	}
+	out.Finished, err = Finish(ctx, st, d, m, o)
+	return out, err
+}
+
+// Finish ends a run whose trials all have a result: when every trial is
+// done it runs the report stage from the shared cache (never a trial's
+// stages: their outputs must be cached) and records its files; then it
+// sets the run's end status. A run that has ended is left as it is.
+func Finish(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest, o Options) (*Finished, error) {
+	ri, err := st.Run(ctx, m.RunID)
+	if err != nil {
+		return nil, err
+	}
+	if runs.Ended(ri.Status) {
+		return &Finished{Status: ri.Status, Already: true}, nil
+	}
+	status, err := st.EndStatus(ctx, m.RunID)
+	if err != nil {
+		return nil, err
+	}
+	f := &Finished{Status: status}
+	trials, err := st.Trials(ctx, m.RunID)
+	if err != nil {
+		return nil, err
+	}
+	failed := map[string]string{} // trial id -> its error
+	for _, t := range trials {
+		if t.Status == runs.StatusFailed {
+			failed[t.ID] = t.Error
+		}
+	}
+	switch {
+	case status == runs.StatusFinished || (status == runs.StatusFailed && len(failed) < len(trials)):
+		// As the local executor does: the report covers the trials that
+		// finished and lists the failed ones with their errors.
+		if f.Experiment, f.ReportPath, f.ReportNote, err = report(ctx, st, m, d, o); err != nil {
+			return nil, err
+		}
+		if o.OnReport != nil && f.ReportPath != "" {
+			if f.Page, err = o.OnReport(ctx, st, f.Experiment, m.RunID, f.ReportPath); err != nil {
+				o.log().Error("report page", "run", m.RunID, "err", err)
+			}
+		}
+		if len(failed) > 0 && f.ReportPath != "" {
+			f.ReportNote = fmt.Sprintf("%d of %d trials failed: the report covers the others and lists them (--retry-failed resubmits them)", len(failed), len(trials))
+		}
+	default:
+		f.ReportNote = "no report: no trial finished (--retry-failed resubmits them)"
+	}
+	if err := st.FinishRun(ctx, m.RunID, status, ""); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// report writes the report of run m.RunID over the trials' results in the
+// shared cache, as sweep writes the report of any run from what it
+// recorded (sweep.RebuildReport): the trials the run recorded as failed are
+// listed with their errors, and the outputs the report reads are recorded
+// as the run's.
+func report(ctx context.Context, st *runs.Store, m *batch.Manifest, d batch.Dir, o Options) (*stages.Experiment, string, string, error) {
+	e, trials, err := loadFrozen(d, m)
+	if err != nil {
+		return nil, "", "", err
+	}
+	built, err := stages.Build(ctx, e, trials, stages.Env{DataDir: m.DataDir})
+	if err != nil {
+		return nil, "", "", err
+	}
+	if built.Report == "" {
+		return e, "", "the experiment has no report stage", nil
+	}
+	ri, err := st.Run(ctx, m.RunID)
+	if err != nil {
+		return nil, "", "", err
+	}
+	reports := o.Reports
+	if reports == "" {
+		reports = m.Reports
+	}
+	out, err := sweep.RebuildReport(ctx, st, ri, built, sweep.RunOptions{WorkDir: m.WorkDir, Jobs: max(1, o.Jobs), ReportDir: reports, Log: o.Log}, nil)
+	if err != nil {
+		return nil, "", "", fmt.Errorf("%w (the tasks must share --workdir with the submit host)", err)
+	}
+	return e, out.ReportPath, "", nil
+}

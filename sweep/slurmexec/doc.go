@@ -1,0 +1,26 @@
+// Package slurmexec runs an experiment's trials on a Slurm cluster: one
+// array job whose tasks each run one trial, and a dependent job that
+// collects their results into the results database.
+//
+// Submit (on the submit host) resolves the experiment, runs the stages all
+// trials share (ingest, binning, splits, vocabulary, counts) locally into
+// the content-addressed cache under the shared work directory, creates the
+// run, freezes its manifest, the experiments file and the runner binary
+// into the run's directory (package batch), and submits the trials that
+// have no result yet as `sbatch --array=...`, followed by
+// `sbatch --dependency=afterany:<array>` running `runner collect`.
+//
+// Worker runs one task: it rebuilds the experiment from the frozen files,
+// checks that the configuration hash and the trial id match the manifest,
+// runs the trial's stages in a private pipeline workdir whose cache is the
+// shared cache, and writes the task's result file. SIGTERM (preemption,
+// time limit, scancel) makes it record "interrupted". It never opens the
+// results database.
+//
+// Collect ingests the result files (idempotently) and, once every trial
+// has a result, runs the report stage and ends the run. Re-running the
+// submission after a lost node, a cancelled array or a preemption
+// resubmits only the trials without a result; RetryFailed adds the failed
+// ones. A second submission while the run still has tasks in the queue is
+// refused.
+package slurmexec

@@ -1,0 +1,201 @@
+package slurmexec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"time"
+
+	"goldstone/pipeline"
+	"goldstone/stages"
+	"goldstone/stages/trialio"
+	"goldstone/sweep/slurmexec/batch"
+)
+
+// FindDir returns the run directory of run id under workdir: that of
+// experiment when given, else the only batch/*/run-<id> there is.
+func FindDir(workdir, experiment string, id int64) (batch.Dir, error) {
+	if experiment != "" {
+		return batch.RunDir(workdir, experiment, id), nil
+	}
+	ms, err := filepath.Glob(filepath.Join(workdir, "batch", "*", fmt.Sprintf("run-%d", id), "manifest.json"))
+	if err != nil {
+		return "", err
+	}
+	switch len(ms) {
+	case 0:
+		return "", fmt.Errorf("no submitted run %d under %s (no batch/*/run-%d/manifest.json)", id, workdir, id)
+	case 1:
+		return batch.Dir(filepath.Dir(ms[0])), nil
+	}
+	return "", fmt.Errorf("run %d is ambiguous under %s (%d experiments have one); give --experiment", id, workdir, len(ms))
+}
+
+// loadFrozen rebuilds a run's experiment from its frozen experiments file
+// and overrides, and checks it against the manifest: same configuration
+// hash, same trial ids in the same order.
+func loadFrozen(d batch.Dir, m *batch.Manifest) (*stages.Experiment, []stages.Trial, error) {
+	cfg, err := stages.LoadConfig(d.Config())
+	if err != nil {
+		return nil, nil, err
+	}
+	e, ok := cfg.Experiments[m.Experiment]
+	if !ok {
+		return nil, nil, fmt.Errorf("%s: no experiment %q", d.Config(), m.Experiment)
+	}
+	if err := e.Override(m.Sets); err != nil {
+		return nil, nil, err
+	}
+	if _, h := e.Resolved(); h != m.ConfigHash {
+		return nil, nil, fmt.Errorf("%s: experiment %s resolves to config hash %s, the manifest says %s (was this runner built from other code?)",
+			d.Config(), m.Experiment, h, m.ConfigHash)
+	}
+	trials := e.Trials()
+	if len(trials) != len(m.Trials) {
+		return nil, nil, fmt.Errorf("experiment %s has %d trials, the manifest %d", m.Experiment, len(trials), len(m.Trials))
+	}
+	for i, tr := range trials {
+		if tr.ID != m.Trials[i].ID {
+			return nil, nil, fmt.Errorf("trial %d of %s is %s, the manifest says %s", i, m.Experiment, tr.ID, m.Trials[i].ID)
+		}
+	}
+	return e, trials, nil
+}
+
+// WorkerOptions say which task to run.
+type WorkerOptions struct {
+	Dir     batch.Dir
+	Index   int
+	Attempt int
+	// Workers is the cores the trial may use; 0 means $SLURM_CPUS_PER_TASK,
+	// else the number of CPUs.
+	Workers int
+}
+
+// Worker runs one task: the trial at opts.Index, into the shared cache, and
+// writes its result file. The error is about the task itself (no manifest,
+// an unwritable result); a trial that fails is a result with status failed,
+// and a SIGTERM (ctx cancelled) one with status interrupted, returned with
+// ctx's error.
+func Worker(ctx context.Context, opts WorkerOptions) (*batch.Result, error) {
+	d := opts.Dir
+	m, err := batch.ReadManifest(d)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Index < 0 || opts.Index >= len(m.Trials) {
+		return nil, fmt.Errorf("task index %d: run %d has trials 0-%d", opts.Index, m.RunID, len(m.Trials)-1)
+	}
+	if opts.Attempt < 1 {
+		return nil, fmt.Errorf("attempt %d: want >= 1", opts.Attempt)
+	}
+	tr := m.Trials[opts.Index]
+	host, _ := os.Hostname()
+	res := &batch.Result{RunID: m.RunID, Index: opts.Index, Attempt: opts.Attempt, Trial: tr.ID, Host: host, Started: time.Now().UTC()}
+	if j, t := os.Getenv("SLURM_ARRAY_JOB_ID"), os.Getenv("SLURM_ARRAY_TASK_ID"); j != "" {
+		res.JobID = j + "_" + t
+	}
+	runErr := runTrial(ctx, d, m, opts, res)
+	res.Ended = time.Now().UTC()
+	switch {
+	case ctx.Err() != nil:
+		res.Status, res.Error = batch.Interrupted, "interrupted: the task was stopped (SIGTERM: preemption, time limit or scancel)"
+		res.Summary, res.Series = nil, nil
+	case runErr != nil:
+		res.Status, res.Error = batch.Failed, runErr.Error()
+		res.Summary, res.Series = nil, nil
+	default:
+		res.Status = batch.Done
+	}
+	if err := batch.WriteResult(d, res); err != nil {
+		return res, err
+	}
+	if ctx.Err() != nil {
+		return res, ctx.Err()
+	}
+	return res, nil
+}
+
+// runTrial runs the trial's stages and fills res's summary and series.
+func runTrial(ctx context.Context, d batch.Dir, m *batch.Manifest, opts WorkerOptions, res *batch.Result) error {
+	e, trials, err := loadFrozen(d, m)
+	if err != nil {
+		return err
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers, _ = strconv.Atoi(os.Getenv("SLURM_CPUS_PER_TASK"))
+	}
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	built, err := stages.Build(ctx, e, trials, stages.Env{DataDir: m.DataDir})
+	if err != nil {
+		return err
+	}
+	tn := built.Trials[opts.Index]
+	if tn.Trial.ID != m.Trials[opts.Index].ID {
+		return fmt.Errorf("built trial %d is %s, the manifest says %s", opts.Index, tn.Trial.ID, m.Trials[opts.Index].ID)
+	}
+	w, err := d.LinkCache(opts.Index, filepath.Join(m.WorkDir, "cache"))
+	if err != nil {
+		return err
+	}
+	// The first failure of the trial's own nodes is its error, worded as
+	// the local executor words it.
+	var failure string
+	mine := map[string]bool{}
+	for _, n := range tn.Nodes {
+		mine[n] = true
+	}
+	obs := pipeline.ObserverFunc(func(ev pipeline.Event) {
+		if ev.Kind == pipeline.Failed && failure == "" && ev.Err != nil && !errors.Is(ev.Err, context.Canceled) {
+			failure = ev.Node + ": " + ev.Err.Error()
+		}
+	})
+	r, err := pipeline.Run(ctx, subgraph(built.Graph, tn.Nodes...), pipeline.Options{WorkDir: w, Jobs: 1, Workers: workers, Observer: obs})
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if failure != "" {
+		return errors.New(failure)
+	}
+	if err != nil {
+		return err
+	}
+	nr, ok := r.Nodes[tn.Result]
+	if !ok || (nr.Status != pipeline.Done && nr.Status != pipeline.Cached) {
+		return fmt.Errorf("%s did not finish: %v", tn.Result, nr.Err)
+	}
+	dir := nr.Outputs["result"]
+	sum, err := trialio.ReadSummary(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		return fmt.Errorf("record results: %w", err)
+	}
+	ser, err := trialio.ReadSeries(filepath.Join(dir, "series.arrow"))
+	if err != nil {
+		return fmt.Errorf("record results: %w", err)
+	}
+	res.Summary = make(map[string]batch.Num, len(sum))
+	for _, k := range sum.Keys() {
+		res.Summary[k] = batch.Num(sum[k])
+	}
+	res.WallSeconds = sum["wall_seconds"]
+	byMetric := map[string]int{}
+	for i := range ser.Step {
+		name := ser.Metric[i]
+		k, ok := byMetric[name]
+		if !ok {
+			k = len(res.Series)
+			byMetric[name] = k
+			res.Series = append(res.Series, batch.Curve{Metric: name})
+		}
+		res.Series[k].Steps = append(res.Series[k].Steps, int(ser.Step[i]))
+		res.Series[k].Values = append(res.Series[k].Values, batch.Num(ser.Value[i]))
+	}
+	return nil
+}

@@ -19,13 +19,16 @@ import (
 // the gauge overhead, variational inference). Every comparison pairs the
 // variants by seed and says how sure it is:
 //
-//   - Speed-ups: the ratio of censored medians of the steps to a target
-//     (figures.CensoredRatio: a seed that never reaches it, or whose trial
-//     diverged, counts as infinitely slow) with a 95% percentile bootstrap
-//     interval over seeds (figures.Bootstrap: bootReps resamples of the
-//     seeds, drawn with replacement and taking both methods' values of each
-//     drawn seed, from a PCG seeded with bootSeed). The verdict reads the
-//     interval (speedupWord).
+//   - Speed-ups: the ratio of the medians of the steps to a target, where a
+//     seed that never reaches it within the run, or whose trial diverged, is
+//     right-censored at the run length: the ratio is bounded, not infinite
+//     (figures.CensoredRatioBounds: "at least 43x" when the base's median is
+//     censored), with a 95% percentile bootstrap interval over seeds
+//     (figures.Bootstrap: bootReps resamples of the seeds, drawn with
+//     replacement and taking both methods' values of each drawn seed, from
+//     a PCG seeded with bootSeed; the lower end from the resamples' lower
+//     bounds, the upper from their upper bounds). The verdict reads the
+//     interval (speedup.Word).
 //   - Differences (held-out log-likelihood, cosine): the mean paired
 //     difference over seeds with its 95% Student t interval
 //     (figures.TInterval); "no difference" only when the whole interval lies
@@ -140,27 +143,65 @@ func failedAll(r *claimRun, method string) (string, bool) {
 }
 
 // speedup is the comparison of the steps two methods need to reach a
-// target, paired by seed: Ratio = CensoredRatio(base, method) with its
-// bootstrap interval [Lo, Hi].
+// target, paired by seed. Step counts are right-censored: a seed that does
+// not reach the target within the run's Horizon steps (or whose trial
+// diverged) needs more than Horizon steps, how many more is unknown. So the
+// ratio base/method of the censored medians is known only within
+// [Low, High] (figures.CensoredRatioBounds: equal when neither median is
+// censored; [H/m, +Inf] "at least" when only the base's is; [0, b/H] "at
+// most" when only the method's is), and the 95% bootstrap interval [Lo, Hi]
+// takes Lo from the resamples' Low and Hi from their High (the same
+// resamples: one PCG seed).
 type speedup struct {
-	Base, Method  []float64
-	Ratio, Lo, Hi float64
+	Base, Method []float64
+	Horizon      float64
+	Low, High    float64
+	Lo, Hi       float64
 }
 
-func newSpeedup(base, method []float64) speedup {
-	s := speedup{Base: base, Method: method, Ratio: figures.CensoredRatio(base, method)}
+// horizonOf is the run length a censored step count exceeds: the trials'
+// steps setting, else (runs whose trials do not record it) the largest
+// step count reached, which every censored one exceeds too.
+func (r *claimRun) horizonOf() float64 {
+	h := 0.0
+	for _, t := range append(slices.Clip(r.trials), r.failed...) {
+		if v, ok := t.params["steps"].(float64); ok {
+			h = max(h, v)
+		}
+	}
+	return h
+}
+
+func newSpeedup(base, method []float64, horizon float64) speedup {
+	for _, x := range append(slices.Clip(base), method...) {
+		if finite(x) {
+			horizon = max(horizon, x)
+		}
+	}
+	s := speedup{Base: base, Method: method, Horizon: horizon}
+	s.Low, s.High = figures.CensoredRatioBounds(base, method, horizon)
 	b, m := make([]float64, len(base)), make([]float64, len(method))
-	s.Lo, s.Hi = figures.Bootstrap(len(base), bootReps, bootSeed, level, func(idx []int) float64 {
+	resample := func(idx []int) {
 		for i, k := range idx {
 			b[i], m[i] = base[k], method[k]
 		}
-		return figures.CensoredRatio(b, m)
+	}
+	s.Lo, _ = figures.Bootstrap(len(base), bootReps, bootSeed, level, func(idx []int) float64 {
+		resample(idx)
+		lo, _ := figures.CensoredRatioBounds(b, m, horizon)
+		return lo
 	})
-	// Bootstrap counts an undefined resample (both medians censored) as
-	// -Inf on the lower side; a ratio of step counts is never below 0.
-	s.Lo = max(s.Lo, 0)
+	_, s.Hi = figures.Bootstrap(len(base), bootReps, bootSeed, level, func(idx []int) float64 {
+		resample(idx)
+		_, hi := figures.CensoredRatioBounds(b, m, horizon)
+		return hi
+	})
 	return s
 }
+
+// neither: both censored medians are beyond the horizon, so the ratio is
+// unknown.
+func (s speedup) neither() bool { return s.Low == 0 && math.IsInf(s.High, 1) }
 
 // ratioText formats a ratio: "9.74x", "inf" for +Inf, "undefined" for NaN.
 func ratioText(v float64) string {
@@ -175,9 +216,23 @@ func ratioText(v float64) string {
 	return fmt.Sprintf("%.3gx", v)
 }
 
-// Text is "ratio [lo, hi]": "9.74x [6.1x, 12x]", "inf [6.36x, inf]".
+// PointText is the ratio of the medians: "9.74x", ">= 43x" (the base's
+// median censored), "<= 0.2x" (the method's), "undefined" (both).
+func (s speedup) PointText() string {
+	switch {
+	case s.neither() || math.IsNaN(s.Low):
+		return "undefined"
+	case math.IsInf(s.High, 1):
+		return ">= " + ratioText(s.Low)
+	case s.Low == 0 && s.High > 0:
+		return "<= " + ratioText(s.High)
+	}
+	return ratioText(s.Low)
+}
+
+// Text is "ratio [lo, hi]": "9.74x [6.1x, 12x]", ">= 43x [7.4x, inf]".
 func (s speedup) Text() string {
-	return fmt.Sprintf("%s [%s, %s]", ratioText(s.Ratio), ratioText(s.Lo), ratioText(s.Hi))
+	return fmt.Sprintf("%s [%s, %s]", s.PointText(), ratioText(s.Lo), ratioText(s.Hi))
 }
 
 // BothText is the median over the seeds where both methods reach the
@@ -219,7 +274,7 @@ var fig2Bands = ratioBands{Reproduce: 5, Effect: 1.5, Neither: "not reproduced: 
 
 // Word is the verdict of the interval against the bands:
 //
-//	neither reaches  both censored medians are infinite (no ratio)
+//	neither reaches  both medians are censored (no ratio)
 //	reproduces       lo >= Reproduce
 //	reversed         hi <= 1/Effect
 //	smaller effect   lo >= Effect and hi < Reproduce
@@ -229,7 +284,7 @@ var fig2Bands = ratioBands{Reproduce: 5, Effect: 1.5, Neither: "not reproduced: 
 //	inconclusive     otherwise: the interval spans 1 and a band's edge
 func (s speedup) Word(b ratioBands) string {
 	switch {
-	case math.IsNaN(s.Ratio):
+	case s.neither():
 		return "neither reaches"
 	case s.Lo >= b.Reproduce:
 		return "reproduces"
@@ -283,7 +338,7 @@ func fig2Claim(method string) func(r *claimRun) (string, string) {
 			}
 			gd, me := pairOf(m, "gd", method)
 			m0 = gd
-			s := newSpeedup(gd, me)
+			s := newSpeedup(gd, me, r.horizonOf())
 			prefix := thresholdText(thr)
 			if i == 0 {
 				prefix = fmt.Sprintf("%d seeds; %s", len(gd), prefix)
@@ -341,7 +396,7 @@ func fig2Settings(r *claimRun) []fig2Setting {
 				}
 				gd, me := pairOf(m, "gd", meth)
 				st.gd = gd
-				st.cmp[meth] = newSpeedup(gd, me)
+				st.cmp[meth] = newSpeedup(gd, me, r.horizonOf())
 			}
 			out = append(out, st)
 		}
@@ -447,9 +502,9 @@ func keepClaim(r *claimRun) (string, string) {
 			}
 			reset, kept := pairOf(m, meth+"-reset", meth)
 			seeds = len(kept)
-			s := newSpeedup(reset, kept)
+			s := newSpeedup(reset, kept, r.horizonOf())
 			p := fmt.Sprintf("%s: kept %s, reset %s, reset/kept %s", thresholdText(thr), stepsShort(kept), stepsShort(reset), s.Text())
-			if both := s.BothText(); both != "" && math.IsNaN(s.Ratio) {
+			if both := s.BothText(); both != "" && s.neither() {
 				p += " (" + both + ")"
 			}
 			parts = append(parts, p)
@@ -745,7 +800,7 @@ func dweKeepClaim(r *claimRun) (string, string) {
 			continue
 		}
 		reset, kept := pairOf(st, v+"-reset", v)
-		s := newSpeedup(reset, kept)
+		s := newSpeedup(reset, kept, r.horizonOf())
 		lr, lk := pairOf(ll, v+"-reset", v)
 		p := newPairedDiff(lr, lk)
 		ours = append(ours, fmt.Sprintf("%s: gap < 1%% psi from kept %s, reset %s, reset/kept %s; test_ll kept - reset %s",

@@ -32,6 +32,34 @@ func CensoredRatio(base, method []float64) float64 {
 	return b / m
 }
 
+// CensoredRatioBounds bounds the ratio of medians median(base) /
+// median(method) of step counts right-censored at horizon: NaN and ±Inf
+// mean "not reached within horizon steps", so the true value is above
+// horizon but unknown. lo puts the base's censored values at horizon and the
+// method's at +Inf (the smallest ratio the data allow), hi the other way
+// round (the largest). With nothing censored at either median lo = hi =
+// CensoredRatio; with only the base's median censored lo = H/m > 0 and
+// hi = +Inf (at least lo); with only the method's, lo = 0 and hi = b/H (at
+// most hi); with both, lo = 0 and hi = +Inf (unknown). Both are NaN when
+// either input is empty. A reader of lo alone ("at least lo times") is never
+// misled by the horizon the runs happened to have.
+func CensoredRatioBounds(base, method []float64, horizon float64) (lo, hi float64) {
+	if len(base) == 0 || len(method) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	at := func(xs []float64) float64 {
+		v := make([]float64, len(xs))
+		for i, x := range xs {
+			if !finite(x) {
+				x = horizon
+			}
+			v[i] = x
+		}
+		return Median(v)
+	}
+	return at(base) / CensoredMedian(method), CensoredMedian(base) / at(method)
+}
+
 // Reached returns how many values are finite (a step count that was
 // reached; NaN and ±Inf mean never).
 func Reached(values []float64) int {

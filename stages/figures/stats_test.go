@@ -118,3 +118,29 @@ func TestTInterval(t *testing.T) {
 		t.Errorf("no values: mean %v, want NaN", m)
 	}
 }
+
+func TestCensoredRatioBounds(t *testing.T) {
+	inf, nan := math.Inf(1), math.NaN()
+	cases := []struct {
+		name         string
+		base, method []float64
+		lo, hi       float64
+	}{
+		{"nothing censored", []float64{100, 200, 300}, []float64{10, 20, 30}, 10, 10},
+		// GD never reaches on 2 of 3 seeds within 1000 steps: it needs more
+		// than 1000 at the median, so at least 1000/20 = 50x, not infinitely
+		// many times the method's steps.
+		{"base censored at the median", []float64{100, nan, inf}, []float64{10, 20, 30}, 50, inf},
+		{"method censored at the median", []float64{100, 200, 300}, []float64{10, inf, nan}, 0, 0.2},
+		{"both censored", []float64{nan, nan, 1}, []float64{inf, 5, nan}, 0, inf},
+		{"even count, one middle censored", []float64{100, 300, nan, nan}, []float64{10, 10, 10, 10}, (300 + 1000) / 2.0 / 10, inf},
+		{"empty", nil, []float64{1}, nan, nan},
+	}
+	for _, c := range cases {
+		lo, hi := CensoredRatioBounds(c.base, c.method, 1000)
+		same := func(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }
+		if !same(lo, c.lo) || !same(hi, c.hi) {
+			t.Errorf("%s: CensoredRatioBounds = [%v, %v], want [%v, %v]", c.name, lo, hi, c.lo, c.hi)
+		}
+	}
+}

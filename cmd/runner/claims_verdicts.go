@@ -750,6 +750,8 @@ func overheadClaim(paper float64) func(r *claimRun) (string, string) {
 		g := r.bySeed("gauge_seconds", nil, false)
 		w := r.bySeed("wall_seconds", nil, false)
 		gp := r.bySeed("gap_seconds", nil, false)
+		rounds := r.bySeed("gauge_rounds", nil, false)
+		rejected := r.bySeed("gauge_rejected", nil, false)
 		var parts []string
 		var verdict []string
 		for _, v := range sortedVariants(g, "") {
@@ -769,7 +771,11 @@ func overheadClaim(paper float64) func(r *claimRun) (string, string) {
 				continue
 			}
 			med := figures.Median(share)
-			parts = append(parts, fmt.Sprintf("%s: %.1f%% (median of %d trials; %.1f%%-%.1f%%)", v, 100*med, len(share), 100*share[0], 100*share[len(share)-1]))
+			p := fmt.Sprintf("%s: %.1f%% (median of %d trials; %.1f%%-%.1f%%)", v, 100*med, len(share), 100*share[0], 100*share[len(share)-1])
+			if a := acceptedText(rounds[v], rejected[v]); a != "" {
+				p += "; " + a
+			}
+			parts = append(parts, p)
 			word := "about the paper's"
 			switch {
 			case med > 2*paper:
@@ -785,6 +791,23 @@ func overheadClaim(paper float64) func(r *claimRun) (string, string) {
 		return "share of training time in gauge rounds, gauge_seconds / (wall_seconds - gap_seconds): " + strings.Join(parts, "; "),
 			strings.Join(verdict, "; ") + " (within a factor 2 of the paper's counts as about the paper's; machine and sizes differ)"
 	}
+}
+
+// acceptedText is the share of gauge rounds the guard kept, summed over a
+// variant's trials: "accepted 388 of 400 gauge rounds (97.0%)"; "" without
+// rounds.
+func acceptedText(rounds, rejected map[int]float64) string {
+	var n, rej float64
+	for s, k := range rounds {
+		if finite(k) && finite(rejected[s]) {
+			n += k
+			rej += rejected[s]
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("accepted %.0f of %.0f gauge rounds (%.1f%%)", n-rej, n, 100*(n-rej)/n)
 }
 
 // dweKeepClaim: Goldstone-GD with the fields kept (variant NAME) against

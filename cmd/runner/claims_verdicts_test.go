@@ -268,7 +268,8 @@ func TestScheduleAndKeepAndOverheadClaims(t *testing.T) {
 		sums["adam"] = append(sums["adam"], map[string]float64{"test_ll": -0.638 + e, "final_loss": 100})
 		sums["adam-constant"] = append(sums["adam-constant"], map[string]float64{"test_ll": -0.650 + e, "final_loss": 110})
 		sums["goldstone"] = append(sums["goldstone"], map[string]float64{"test_ll": -0.638 + e, "final_loss": 100,
-			"steps_to_gap_1pct": 100 + float64(i), "gauge_seconds": 1, "wall_seconds": 12, "gap_seconds": 2})
+			"steps_to_gap_1pct": 100 + float64(i), "gauge_seconds": 1, "wall_seconds": 12, "gap_seconds": 2,
+			"gauge_rounds": 40, "gauge_rejected": float64(i)})
 		sums["goldstone-reset"] = append(sums["goldstone-reset"], map[string]float64{"test_ll": -0.638 + e, "final_loss": 100,
 			"steps_to_gap_1pct": 400 + float64(i)})
 	}
@@ -282,7 +283,7 @@ func TestScheduleAndKeepAndOverheadClaims(t *testing.T) {
 		t.Errorf("keep: %q\n%q", ours, v)
 	}
 	ours, v = overheadClaim(0.08)(r)
-	if !strings.Contains(ours, "goldstone: 10.0% (median of 3 trials; 10.0%-10.0%)") || !strings.HasPrefix(v, "goldstone: about the paper's (10.0% vs 8%)") {
+	if !strings.Contains(ours, "goldstone: 10.0% (median of 3 trials; 10.0%-10.0%); accepted 117 of 120 gauge rounds (97.5%)") || !strings.HasPrefix(v, "goldstone: about the paper's (10.0% vs 8%)") {
 		t.Errorf("overhead: %q\n%q", ours, v)
 	}
 }

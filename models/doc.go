@@ -8,6 +8,13 @@
 //   - LogisticMF: sparse dynamic logistic matrix factorisation of binary
 //     ratings (the MovieLens experiment), with EvaluateRatings, BaseRate and
 //     AUC for held-out metrics.
+//   - GaussianMF: sparse dynamic matrix factorisation of explicit ratings
+//     with a Gaussian likelihood, user, item and bin biases and a global
+//     mean (held-out RMSE, MAE and log-likelihood).
+//   - RatingsModel, RatingsSpec: the seam a ratings pipeline trains through;
+//     a likelihood is a model and a settings struct that builds it
+//     (LogisticSettings, GaussianSettings). The two sparse models share one
+//     blocked layout (newRatingGrid).
 //   - PlantedDistance compares learned embeddings with planted ones up to a
 //     global orthogonal map.
 //

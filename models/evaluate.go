@@ -47,6 +47,9 @@ func evaluateRatings(x []float64, b optim.Blocks, users int, bias []float64, tes
 	if err := test.Validate(b.T, users, b.N-users); err != nil {
 		return Metrics{}, fmt.Errorf("evaluate: %w", err)
 	}
+	if !test.Has(Binary) {
+		return Metrics{}, fmt.Errorf("evaluate: the ratings have no binary labels")
+	}
 	scores := make([]float64, test.Len())
 	for k := range scores {
 		u := b.Block(x, int(test.T[k]))

@@ -86,26 +86,7 @@ type LogisticMF struct {
 	blockFn  func(c, lo, hi int)
 }
 
-// lmfBlock is block (i, j) of bin t: the ratings lo..hi of users
-// ulo..uhi and items ilo..ihi of the bin.
-type lmfBlock struct {
-	t, i, j  int32
-	lo, hi   int32
-	ulo, uhi int32
-	ilo, ihi int32
-}
-
 var _ Model = (*LogisticMF)(nil)
-
-// The target cost of a block, in units of one column visit (a rating costs
-// ratingCost units), is the larger of defaultChunkCost (or chunkCost) and
-// the total cost over minBlocks, so that there are enough blocks for any
-// number of workers without cutting cheap bins.
-const (
-	defaultChunkCost = 1 << 16
-	ratingCost       = 4
-	minBlocks        = 64
-)
 
 // Validate reports whether the fields describe a consistent model.
 func (m *LogisticMF) Validate() error {
@@ -120,6 +101,9 @@ func (m *LogisticMF) Validate() error {
 	}
 	if err := m.Train.Validate(m.T, m.Users, m.Items); err != nil {
 		return fmt.Errorf("logisticmf: training %w", err)
+	}
+	if !m.Train.Has(Binary) {
+		return fmt.Errorf("logisticmf: the training ratings have no binary labels (x = +1 or -1): binarize them")
 	}
 	if !(m.Lambda >= 0) || math.IsInf(m.Lambda, 0) || !(m.Gamma >= 0) || math.IsInf(m.Gamma, 0) || !(m.InitStd >= 0) {
 		return fmt.Errorf("logisticmf: Lambda=%v Gamma=%v InitStd=%v, want finite >= 0", m.Lambda, m.Gamma, m.InitStd)
@@ -155,152 +139,10 @@ func (m *LogisticMF) prepare() {
 }
 
 // grid sorts the ratings into ucol and icol and cuts every bin into its
-// blocks and phases. Everything depends on the data and chunkCost only.
+// blocks and phases (newRatingGrid, signed by x).
 func (m *LogisticMF) grid() {
-	r := m.Train
-	nr := r.Len()
-	users, items := m.Users, m.Items
-	// Stable counting sorts: by item, then by (t, user): the order is
-	// (t, user, item, input order).
-	byItem := countingSort(identity(nr), items, func(k int32) int { return int(r.Item[k]) })
-	uptr := make([]int32, m.T*users+1)
-	order := countingSortPtr(byItem, uptr, func(k int32) int { return int(r.T[k])*users + int(r.User[k]) })
-	byItem = nil
-	iptr := make([]int32, m.T*items+1) // counts only
-	for k := range nr {
-		iptr[int(r.T[k])*items+int(r.Item[k])+1]++
-	}
-	total := 0
-	binCost := make([]int, m.T)
-	for t := range m.T {
-		n := int(uptr[(t+1)*users] - uptr[t*users])
-		binCost[t] = ratingCost*n + users + items
-		total += binCost[t]
-	}
-	target := max(m.chunkCost, total/minBlocks)
-	// Blocks: a user range and an item range per block, ratings assigned by
-	// a stable counting sort on the block index.
-	blockOf := make([]int32, m.T*users) // user range of every (t, user), then block base added below
-	itemRange := make([]int32, m.T*items)
-	m.blocks = m.blocks[:0]
-	var maxP int
-	for t := range m.T {
-		p := 1
-		for p*p*target < binCost[t] && p < min(users, items) {
-			p++
-		}
-		maxP = max(maxP, p)
-		ub := splitCost(uptr[t*users:(t+1)*users+1], p)
-		cnt := make([]int32, items+1)
-		for it := range items {
-			cnt[it+1] = cnt[it] + iptr[t*items+it+1]
-		}
-		ib := splitCost(cnt, p)
-		base := int32(len(m.blocks))
-		for i := range p {
-			for u := ub[i]; u < ub[i+1]; u++ {
-				blockOf[t*users+u] = base + int32(i*p)
-			}
-			for it := ib[i]; it < ib[i+1]; it++ {
-				itemRange[t*items+it] = int32(i)
-			}
-		}
-		for i := range p {
-			for j := range p {
-				m.blocks = append(m.blocks, lmfBlock{
-					t: int32(t), i: int32(i), j: int32(j),
-					ulo: int32(ub[i]), uhi: int32(ub[i+1]), ilo: int32(ib[j]), ihi: int32(ib[j+1]),
-				})
-			}
-		}
-	}
-	uptr, iptr = nil, nil
-	bptr := make([]int32, len(m.blocks)+1)
-	final := countingSortPtr(order, bptr, func(k int32) int {
-		t := int(r.T[k])
-		return int(blockOf[t*users+int(r.User[k])] + itemRange[t*items+int(r.Item[k])])
-	})
-	order, blockOf, itemRange = nil, nil, nil
-	for b := range m.blocks {
-		m.blocks[b].lo, m.blocks[b].hi = bptr[b], bptr[b+1]
-	}
-	n := int32(m.n)
-	m.ucol, m.icol = make([]int32, nr), make([]int32, nr)
-	for p, k := range final {
-		t := r.T[k]
-		m.ucol[p] = t*n + r.User[k]
-		m.icol[p] = signed(t*n+int32(users)+r.Item[k], r.X[k])
-	}
-	m.phases = make([][]int32, 2*maxP-1)
-	for b, blk := range m.blocks {
-		s := blk.i + blk.j
-		m.phases[s] = append(m.phases[s], int32(b))
-	}
-}
-
-func identity(n int) []int32 {
-	p := make([]int32, n)
-	for k := range p {
-		p[k] = int32(k)
-	}
-	return p
-}
-
-// countingSort returns the entries of perm stably sorted by key in [0, nkeys).
-func countingSort(perm []int32, nkeys int, key func(k int32) int) []int32 {
-	return countingSortPtr(perm, make([]int32, nkeys+1), key)
-}
-
-// countingSortPtr is countingSort with the key range given by ptr (len
-// nkeys+1, zero), which it leaves holding the start of every key: the
-// entries of key k are out[ptr[k]:ptr[k+1]].
-func countingSortPtr(perm, ptr []int32, key func(k int32) int) []int32 {
-	for _, k := range perm {
-		ptr[key(k)+1]++
-	}
-	for k := 1; k < len(ptr); k++ {
-		ptr[k] += ptr[k-1]
-	}
-	out := make([]int32, len(perm))
-	cur := append([]int32(nil), ptr[:len(ptr)-1]...)
-	for _, k := range perm {
-		c := key(k)
-		out[cur[c]] = k
-		cur[c]++
-	}
-	return out
-}
-
-// splitCost splits the keys of ptr (len nkeys+1, ratings of key k are
-// ptr[k]..ptr[k+1]) into p consecutive ranges of about equal cost (one unit
-// per key, ratingCost per rating) and returns the p+1 boundaries.
-func splitCost(ptr []int32, p int) []int {
-	nkeys := len(ptr) - 1
-	b := make([]int, p+1)
-	b[p] = nkeys
-	if p == 1 {
-		return b
-	}
-	total := nkeys + ratingCost*int(ptr[nkeys]-ptr[0])
-	acc, r := 0, 1
-	for k := 0; k < nkeys && r < p; k++ {
-		acc += 1 + ratingCost*int(ptr[k+1]-ptr[k])
-		for r < p && acc*p >= r*total {
-			b[r] = k + 1
-			r++
-		}
-	}
-	for ; r < p; r++ {
-		b[r] = nkeys
-	}
-	return b
-}
-
-func signed(col int32, x int8) int32 {
-	if x < 0 {
-		return ^col
-	}
-	return col
+	g, _ := newRatingGrid(m.Train, m.T, m.Users, m.Items, m.chunkCost, true)
+	m.ucol, m.icol, m.blocks, m.phases = g.ucol, g.icol, g.blocks, g.phases
 }
 
 // NumParams returns T*(Users+Items)*D, plus Items+T with Bias.
@@ -422,16 +264,6 @@ func (m *LogisticMF) biasPass() float64 {
 		}
 	}
 	return 0.5 * m.Gamma * reg
-}
-
-// mix64 is the splitmix64 finaliser.
-func mix64(z uint64) uint64 {
-	z ^= z >> 30
-	z *= 0xbf58476d1ce4e5b9
-	z ^= z >> 27
-	z *= 0x94d049bb133111eb
-	z ^= z >> 31
-	return z
 }
 
 // keep reports whether the rating (ucol, icol) is in the current minibatch.

@@ -20,7 +20,7 @@ const DefaultExamplesDir = "data/examples"
 func init() {
 	commands = append(commands, &command{
 		name:    "example-data",
-		summary: "write the small data files of the example experiments (example-own-ratings, example-jsonl-corpus) into --out",
+		summary: "write the small data files of the example experiments (example-own-ratings, example-explicit-ratings, example-jsonl-corpus) into --out",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&exampleDataFlags.out, "out", DefaultExamplesDir, "directory to write the example files to")
 		},

@@ -167,16 +167,16 @@ func TestFaultInjection(t *testing.T) {
 	// Each point is reached in this order, because what came before it is
 	// cached by then.
 	for _, point := range []string{
-		"promote:ingest-movielens",     // ingest wrote its output, not yet in the cache
-		"progress:train-logistic-mf@2", // mid-trial: the second trial has taken its first step
-		"promoted:train-logistic-mf",   // a trial's entry is cached, its results not recorded
-		"runs:trial@2",                 // inside a trial's results transaction
-		"start:report-movielens",       // during the report
+		"promote:ingest-movielens",   // ingest wrote its output, not yet in the cache
+		"progress:train-movielens@2", // mid-trial: the second trial has taken its first step
+		"promoted:train-movielens",   // a trial's entry is cached, its results not recorded
+		"runs:trial@2",               // inside a trial's results transaction
+		"start:report-movielens",     // during the report
 	} {
 		e.runKilled(point, args...)
 	}
 	// A corrupt cache file: the resumed run must not trust it.
-	entries, _ := filepath.Glob(filepath.Join(e.dir, "work", "cache", "train-logistic-mf", "*"))
+	entries, _ := filepath.Glob(filepath.Join(e.dir, "work", "cache", "train-movielens", "*"))
 	if len(entries) == 0 {
 		t.Fatal("no cached trial to corrupt")
 	}
@@ -250,7 +250,7 @@ func TestFaultInjection(t *testing.T) {
 
 	// repro killed mid-way and after its runs: the next command marks the
 	// run it left "running" interrupted and removes the scratch.
-	e.runKilled("progress:train-logistic-mf@2", "repro", "--experiment", "mlf", "--quiet")
+	e.runKilled("progress:train-movielens@2", "repro", "--experiment", "mlf", "--quiet")
 	e.runKilled("repro:ran", "repro", "--experiment", "mlf", "--quiet")
 	if out := e.mustRun(0, "repro", "--experiment", "mlf", "--quiet"); !strings.Contains(out, "match") {
 		t.Errorf("repro after killed ones: %s", out)

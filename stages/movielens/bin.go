@@ -77,7 +77,8 @@ func IDMapPaths(dst string) (users, items string) {
 	return base + ".users.parquet", base + ".items.parquet"
 }
 
-// Bin reads a Binary table src and writes the Binned table dst: the timestamps are cut into
+// Bin reads a labelled table src (a Binary table, or a Rating table of explicit ratings: see
+// ReadLabeled) and writes the Binned table dst: the timestamps are cut into
 // T bins of equal duration over [min, max] of src's timestamps (see BinOf), users and items
 // are re-indexed densely 0..U-1 and 0..I-1 in ascending order of their original ids, and rows
 // keep src's order. The id maps (dense index -> original id) are returned and written as
@@ -89,7 +90,7 @@ func Bin(ctx context.Context, src, dst string, T int) (BinResult, error) {
 	}
 	users, items := newIDSet(), newIDSet()
 	var n, lo, hi int64
-	err := Read(ctx, src, func(rows []Binary) error {
+	err := ReadLabeled(ctx, src, func(rows []Binary) error {
 		for _, r := range rows {
 			if n == 0 {
 				lo, hi = r.Timestamp, r.Timestamp
@@ -114,12 +115,12 @@ func Bin(ctx context.Context, src, dst string, T int) (BinResult, error) {
 	activeI := make([]uint64, (T*I+63)/64)
 	err = writeTable(dst, 0, func(w *tableWriter[Binned]) error {
 		out := make([]Binned, 0, readBatch)
-		return Read(ctx, src, func(rows []Binary) error {
+		return ReadLabeled(ctx, src, func(rows []Binary) error {
 			out = out[:0]
 			for _, r := range rows {
 				t := BinOf(r.Timestamp, lo, hi, T)
 				u, i := uidx.index(r.User), iidx.index(r.Item)
-				out = append(out, Binned{User: u, UserID: r.User, Item: i, ItemID: r.Item, X: r.X, Timestamp: r.Timestamp, Bin: int32(t)})
+				out = append(out, Binned{User: u, UserID: r.User, Item: i, ItemID: r.Item, X: r.X, Rating: r.Rating, Timestamp: r.Timestamp, Bin: int32(t)})
 				b := &res.Bins[t]
 				b.Ratings++
 				if r.X > 0 {

@@ -52,7 +52,7 @@ func Median(hist map[float32]int64) (float64, error) {
 
 // Binarize reads a Rating table src, computes the exact median of all ratings (see Median),
 // drops the ratings equal to it and writes the Binary table dst with x = +1 for ratings above
-// the median and x = -1 below, in input order. It reads src twice; memory holds one count per
+// the median and x = -1 below (and the rating beside it), in input order. It reads src twice; memory holds one count per
 // distinct rating value (ten for half stars).
 func Binarize(ctx context.Context, src, dst string) (BinarizeStats, error) {
 	hist := map[float32]int64{}
@@ -78,10 +78,10 @@ func Binarize(ctx context.Context, src, dst string) (BinarizeStats, error) {
 				v := float64(r.Rating)
 				switch {
 				case v > med:
-					out = append(out, Binary{User: r.User, Item: r.Item, X: 1, Timestamp: r.Timestamp})
+					out = append(out, Binary{User: r.User, Item: r.Item, X: 1, Rating: r.Rating, Timestamp: r.Timestamp})
 					st.Positive++
 				case v < med:
-					out = append(out, Binary{User: r.User, Item: r.Item, X: -1, Timestamp: r.Timestamp})
+					out = append(out, Binary{User: r.User, Item: r.Item, X: -1, Rating: r.Rating, Timestamp: r.Timestamp})
 					st.Negative++
 				default:
 					st.Dropped++

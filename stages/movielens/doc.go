@@ -1,8 +1,9 @@
 // Package movielens is the movielens pipeline (the paper's Section 5.2): it reads ratings
 // tables (the MovieLens releases, or a user's own table of any layout: Layout,
-// TableSettings), turns them into the binned, binarized and split Parquet tables that dynamic
-// logistic matrix factorisation trains on, and trains, evaluates and reports per trial
-// (stages.go: Pipeline and its stages as named types; report.go).
+// TableSettings), turns them into the binned (binarized, or explicit) and split Parquet tables
+// a dynamic ratings model trains on, and trains, evaluates and reports per trial (stages.go:
+// Pipeline and its stages as named types; likelihood.go: the model seam, the choice
+// "likelihood" of a models.RatingsModel; report.go).
 //
 // The stages are pure functions from files to files, each writing its output atomically
 // (a temporary file in the destination directory, then a rename):
@@ -11,6 +12,7 @@
 //	Ingest           a ratings table (text of any Layout, the MovieLens ones as presets, plain,
 //	                 gzip or zstd; or Parquet) -> Rating Parquet + id dictionary (IDName)
 //	Binarize         drop ratings equal to the exact median; x = +1 above, -1 below -> Binary Parquet
+//	                 (binarized likelihoods only; explicit ratings go from Ingest to Bin)
 //	Bin              T bins of equal duration, dense user/item indices -> Binned Parquet + id maps
 //	Split            seeded exact-proportion split -> train / valid / test Binned Parquet
 //	Generate         a synthetic release (ml-20m CSV) from a planted dynamic logistic model
@@ -24,7 +26,7 @@
 //
 // Parquet columns (see Rating, Binary, Binned): user and item are int32 (original ids
 // before Bin, a text id standing as its negative code from IDNamesPath; dense indices after,
-// with the original ids or codes beside them as user_id and item_id), rating float32, x int8 (+1/-1), timestamp int64 unix seconds, t int32 (the time
+// with the original ids or codes beside them as user_id and item_id), rating float32, x int8 (+1/-1; 0 for explicit ratings), timestamp int64 unix seconds, t int32 (the time
 // bin, named t as the time-step index of every Parquet output); compression zstd; row
 // groups of DefaultRowGroupSize rows unless told otherwise.
 package movielens

@@ -87,14 +87,11 @@ func OriginalIDs(ctx context.Context, idMap, names, column string) ([]string, er
 // users then items, as Embedding rows under their original ids (binnedDir: Bin's output;
 // names: the ingest's id dictionary), and returns the number of rows.
 func WriteEmbeddings(ctx context.Context, modelDir, binnedDir, names, dst string) (int64, error) {
-	var meta struct {
-		T, Users, Items, D int
-		Bias               bool
-	}
+	var meta modelMeta
 	if err := trialio.ReadJSON(filepath.Join(modelDir, "model.json"), &meta); err != nil {
 		return 0, err
 	}
-	x, err := readParams(modelDir, meta.T, meta.Users, meta.Items, meta.D, meta.Bias)
+	x, err := readParams(modelDir, meta, true)
 	if err != nil {
 		return 0, err
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"goldstone/models"
 	"goldstone/stages/trialio"
 )
 
@@ -39,14 +40,15 @@ func TestWriteEmbeddingsOriginalIDs(t *testing.T) {
 	U, I, T, d := len(res.Users), len(res.Items), 2, 2
 	model := filepath.Join(dir, "model")
 	os.MkdirAll(model, 0o755)
-	x := make([]float64, T*(U+I)*d)
+	meta := modelMeta{T: T, Users: U, Items: I, D: d, Labels: "binary", Arrays: []models.Array{{Name: "item_bias", Len: I}, {Name: "mean", Len: 1}}}
+	x := make([]float64, T*(U+I)*d+I+1) // the arrays after the blocks are not exported
 	for k := range x {
 		x[k] = float64(k)
 	}
-	if err := writeParams(model, x, T, U, I, d, false); err != nil {
+	if err := writeParams(model, x, meta); err != nil {
 		t.Fatal(err)
 	}
-	if err := trialio.WriteJSON(filepath.Join(model, "model.json"), map[string]any{"t": T, "users": U, "items": I, "d": d, "bias": false}); err != nil {
+	if err := trialio.WriteJSON(filepath.Join(model, "model.json"), meta); err != nil {
 		t.Fatal(err)
 	}
 	dst := filepath.Join(dir, EmbeddingsFile)

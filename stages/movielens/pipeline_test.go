@@ -116,7 +116,7 @@ func TestBinarizeEvenSplitMedian(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []Binary{{1, 1, -1, 5, 5000}, {1, 2, 1, 6, 6000}, {2, 1, -1, 7, 7000}, {2, 2, 1, 8, 8000}}; !slices.Equal(rows, want) {
+	if want := []Binary{{1, 1, -1, 2, 5, 5000}, {1, 2, 1, 4, 6, 6000}, {2, 1, -1, 2, 7, 7000}, {2, 2, 1, 4, 8, 8000}}; !slices.Equal(rows, want) {
 		t.Fatalf("%v, want %v", rows, want)
 	}
 }

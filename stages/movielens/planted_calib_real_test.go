@@ -34,10 +34,10 @@ func realSplit(t *testing.T) (train, test *models.Ratings, items, T int) {
 	if _, err := Split(ctx, p("binned.parquet"), p("train.parquet"), p("valid.parquet"), p("test.parquet"), [3]float64{0.5, 0.2, 0.3}, 1); err != nil {
 		t.Fatal(err)
 	}
-	if train, err = loadRatings(ctx, p("train.parquet")); err != nil {
+	if train, err = loadRatings(ctx, p("train.parquet"), models.Binary); err != nil {
 		t.Fatal(err)
 	}
-	if test, err = loadRatings(ctx, p("test.parquet")); err != nil {
+	if test, err = loadRatings(ctx, p("test.parquet"), models.Binary); err != nil {
 		t.Fatal(err)
 	}
 	return train, test, len(res.Items), res.T

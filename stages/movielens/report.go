@@ -25,19 +25,20 @@ const PaperFigures = `
   test_ll, test_auc and the base rate's baseline_test_ll are in the table.
 - curves.png: the same curves on log-log axes with the gauge gap
   (psi - min_R psi, the energy in the Goldstone modes) and the validation
-  log-likelihood (beyond the paper).
+  log-likelihood (beyond the paper; explicit ratings: also the validation
+  RMSE).
 `
 
 // Report draws the paper's Figure 3 (figure3.png: training curves of the
 // loss L and of psi, log axes, against the step, linear axis, for every
 // variant: AdaGrad, Goldstone-GD and Procrustes on the same AdaGrad), the
 // same on log axes with the gauge gap and the validation log-likelihood
-// (curves.png), and returns the Markdown of summary.md after the summary
+// (curves.png; explicit ratings: also the validation RMSE), and returns the Markdown of summary.md after the summary
 // table: which file answers which paper figure, and the data set's activity
 // statistics (input "activity", with a real reference release for planted
 // data).
 func Report(ctx context.Context, experiment string, all []report.TrialResult, io *pipeline.IO, dir string) (string, error) {
-	var loss, psi, lossLog, psiLog, gap, vll []figures.Series
+	var loss, psi, lossLog, psiLog, gap, vll, vrmse []figures.Series
 	for _, r := range all {
 		loss = append(loss, r.Curve("loss", false))
 		psi = append(psi, r.Curve("psi", false))
@@ -45,6 +46,9 @@ func Report(ctx context.Context, experiment string, all []report.TrialResult, io
 		psiLog = append(psiLog, r.Curve("psi", true))
 		gap = append(gap, r.Curve("gauge_gap", true))
 		vll = append(vll, r.Curve("valid_ll", false))
+		if c := r.Curve("valid_rmse", false); len(c.X) > 0 { // explicit ratings
+			vrmse = append(vrmse, c)
+		}
 	}
 	err := figures.Curves(filepath.Join(dir, "figure3.png"), figures.CurveSpec{
 		Title: experiment + ": paper Fig. 3 counterpart, training curves (colour = variant)",
@@ -56,14 +60,18 @@ func Report(ctx context.Context, experiment string, all []report.TrialResult, io
 	if err != nil {
 		return "", err
 	}
+	panels := []figures.Panel{
+		{Title: "loss L", XLabel: "step + 1", YLabel: "L", LogX: true, LogY: true, Series: lossLog},
+		{Title: "psi", XLabel: "step + 1", YLabel: "psi", LogX: true, LogY: true, Series: psiLog},
+		{Title: "gauge gap", XLabel: "step + 1", YLabel: "psi - min_R psi", LogX: true, LogY: true, Series: gap},
+		{Title: "validation log-likelihood per rating", XLabel: "step", YLabel: "mean log p", Series: vll},
+	}
+	if len(vrmse) > 0 {
+		panels = append(panels, figures.Panel{Title: "validation RMSE (explicit ratings)", XLabel: "step", YLabel: "RMSE", Series: vrmse})
+	}
 	err = figures.Curves(filepath.Join(dir, "curves.png"), figures.CurveSpec{
-		Title: experiment + ": training curves, log axes (colour = variant)",
-		Panels: []figures.Panel{
-			{Title: "loss L", XLabel: "step + 1", YLabel: "L", LogX: true, LogY: true, Series: lossLog},
-			{Title: "psi", XLabel: "step + 1", YLabel: "psi", LogX: true, LogY: true, Series: psiLog},
-			{Title: "gauge gap", XLabel: "step + 1", YLabel: "psi - min_R psi", LogX: true, LogY: true, Series: gap},
-			{Title: "validation log-likelihood per rating", XLabel: "step", YLabel: "mean log p", Series: vll},
-		},
+		Title:  experiment + ": training curves, log axes (colour = variant)",
+		Panels: panels,
 	})
 	if err != nil {
 		return "", err

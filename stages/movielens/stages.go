@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"goldstone/models"
@@ -21,12 +22,19 @@ import (
 	"goldstone/stages/trialio"
 )
 
-func init() { stages.Register(Pipeline{}) }
+func init() {
+	// The ratings models (see Likelihood): one line per likelihood.
+	settings.RegisterChoice("likelihood", "logistic", models.LogisticSettings{})
+	settings.RegisterChoice("likelihood", "gaussian", models.GaussianSettings{})
+	stages.Register(Pipeline{})
+}
 
 // Pipeline is the movielens pipeline (the paper's Section 5.2): ingest,
 // binarize, bin and split a ratings file (a MovieLens release or the
-// planted generator's output), then train and evaluate sparse dynamic
-// logistic MF per trial, and draw a report.
+// planted generator's output), then train and evaluate a sparse dynamic
+// ratings model per trial (the likelihood choice: the paper's logistic MF
+// of binarized ratings, or Gaussian MF of explicit ratings, which skips
+// binarize), and draw a report.
 type Pipeline struct{}
 
 // Name implements stages.Pipeline.
@@ -91,9 +99,9 @@ func (s PlantedSettings) Config() PlantedConfig {
 type TrainSettings struct {
 	Loop       train.LoopSettings
 	Prior      train.MFPrior
-	Minibatch  int  `set:"minibatch" default:"0" check:">=0" doc:"ratings per minibatch; 0 uses full batches"`
-	ValidEvery int  `set:"valid_every" default:"50" check:">0" doc:"record the validation log-likelihood every this many steps"`
-	Bias       bool `set:"bias" default:"false" doc:"add a bias per item and a global bias per time bin to the score (beyond the paper; outside the rotated blocks, so gauge steps do not touch them)"`
+	Model      ModelSettings
+	Minibatch  int `set:"minibatch" default:"0" check:">=0" doc:"ratings per minibatch; 0 uses full batches"`
+	ValidEvery int `set:"valid_every" default:"50" check:">0" doc:"record the validation metrics (log-likelihood; gaussian: also RMSE and MAE) every this many steps"`
 }
 
 // binInfo is what the bin stage tells later stages.
@@ -167,20 +175,25 @@ func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment
 		b.Add(&pipeline.Node{ID: "activity", Stage: act, Inputs: actIn, Outputs: []string{"activity.md"}})
 		reportIn["activity"] = pipeline.Out("activity", "activity.md")
 	}
-	b.Add(&pipeline.Node{ID: "binarize", Stage: &BinarizeStage{},
-		Inputs:  map[string]pipeline.Ref{"ratings": pipeline.Out("ingest", "ratings.parquet")},
-		Outputs: []string{"binary.parquet", "binarize.json"}})
-	b.Add(&pipeline.Node{ID: "bin", Stage: &BinStage{Settings: data.Bin},
-		Inputs: map[string]pipeline.Ref{"binary": pipeline.Out("binarize", "binary.parquet")}, Outputs: []string{"binned"}})
-	b.Add(&pipeline.Node{ID: "split", Stage: &SplitStage{Settings: data.Split},
-		Inputs: map[string]pipeline.Ref{"binned": pipeline.Out("bin", "binned")}, Outputs: []string{"split"}})
+	byLabels := map[models.Labels]labelledData{}
+	dataOf := func(l models.Labels) labelledData {
+		d, ok := byLabels[l]
+		if !ok {
+			d = addLabelledData(b, data, l)
+			byLabels[l] = d
+		}
+		return d
+	}
 	for _, tr := range trials {
 		tid, eid := "train/"+tr.Slug(), "evaluate/"+tr.Slug()
-		b.Add(&pipeline.Node{ID: tid, Stage: &TrainStage{Settings: settings.MustDecode[TrainSettings](tr.Settings), Budget: env.Budget},
-			Inputs:  map[string]pipeline.Ref{"binned": pipeline.Out("bin", "binned"), "split": pipeline.Out("split", "split")},
+		ts := settings.MustDecode[TrainSettings](tr.Settings)
+		labels := ts.Model.Labels()
+		dn := dataOf(labels)
+		b.Add(&pipeline.Node{ID: tid, Stage: &TrainStage{Settings: ts, Budget: env.Budget},
+			Inputs:  map[string]pipeline.Ref{"binned": dn.binned, "split": dn.split},
 			Outputs: []string{"model"}})
-		in := map[string]pipeline.Ref{"model": pipeline.Out(tid, "model"), "split": pipeline.Out("split", "split"), "binned": pipeline.Out("bin", "binned")}
-		ev := &EvaluateStage{}
+		in := map[string]pipeline.Ref{"model": pipeline.Out(tid, "model"), "split": dn.split, "binned": dn.binned}
+		ev := &EvaluateStage{Model: ts.Model, Prior: ts.Prior}
 		if planted {
 			in["vectors"] = pipeline.Out("generate", "vectors.npy")
 			ev.Planted = &data.Planted
@@ -190,7 +203,7 @@ func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment
 		if settings.MustDecode[ExportSettings](tr.Settings).Embeddings {
 			xid := "embeddings/" + tr.Slug()
 			b.Add(&pipeline.Node{ID: xid, Stage: &EmbeddingsStage{},
-				Inputs: map[string]pipeline.Ref{"model": pipeline.Out(tid, "model"), "binned": pipeline.Out("bin", "binned"),
+				Inputs: map[string]pipeline.Ref{"model": pipeline.Out(tid, "model"), "binned": dn.binned,
 					"ids": pipeline.Out("ingest", "ratings.ids.parquet")},
 				Outputs: []string{EmbeddingsFile}})
 			nodes = append(nodes, xid)
@@ -200,6 +213,31 @@ func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment
 	}
 	report.Add(b, e, trials, reportIn, report.Def{Stage: "report-movielens", Version: ReportVersion, Draw: Report})
 	return nil
+}
+
+// labelledData are the binned and split outputs of one kind of labels.
+type labelledData struct{ binned, split pipeline.Ref }
+
+// addLabelledData adds the nodes that prepare the data a likelihood with
+// labels l trains on: binarize, bin and split for binarized ratings; for
+// explicit ratings bin-explicit and split-explicit, straight from the
+// ingested table.
+func addLabelledData(b *stages.Built, data DataSettings, l models.Labels) labelledData {
+	suffix, labelled := "", pipeline.Out("ingest", "ratings.parquet")
+	if l == models.Binary {
+		b.Add(&pipeline.Node{ID: "binarize", Stage: &BinarizeStage{},
+			Inputs:  map[string]pipeline.Ref{"ratings": labelled},
+			Outputs: []string{"binary.parquet", "binarize.json"}})
+		labelled = pipeline.Out("binarize", "binary.parquet")
+	} else {
+		suffix = "-" + l.String()
+	}
+	bid, sid := "bin"+suffix, "split"+suffix
+	b.Add(&pipeline.Node{ID: bid, Stage: &BinStage{Settings: data.Bin},
+		Inputs: map[string]pipeline.Ref{"binary": labelled}, Outputs: []string{"binned"}})
+	b.Add(&pipeline.Node{ID: sid, Stage: &SplitStage{Settings: data.Split},
+		Inputs: map[string]pipeline.Ref{"binned": pipeline.Out(bid, "binned")}, Outputs: []string{"split"}})
+	return labelledData{binned: pipeline.Out(bid, "binned"), split: pipeline.Out(sid, "split")}
 }
 
 // GenerateStage writes the planted data set (ratings.csv) and its planted
@@ -331,7 +369,7 @@ type TrainStage struct {
 	Budget   *optim.Budget
 }
 
-func (*TrainStage) Name() string    { return "train-logistic-mf" }
+func (*TrainStage) Name() string    { return "train-movielens" }
 func (*TrainStage) Version() string { return TrainVersion }
 func (s *TrainStage) Params() any   { return settings.Keys(s.Settings) }
 func (s *TrainStage) Run(ctx context.Context, io *pipeline.IO) error {
@@ -343,13 +381,17 @@ func (s *TrainStage) Run(ctx context.Context, io *pipeline.IO) error {
 // EvaluateStage computes a trained model's held-out metrics (output
 // "result"); on the planted data set also the distance to the planted vectors.
 type EvaluateStage struct {
+	Model   ModelSettings
+	Prior   train.MFPrior    // the trial's prior (the bias-only reference's ridge)
 	Planted *PlantedSettings // nil: not the planted data set
 }
 
-func (*EvaluateStage) Name() string    { return "evaluate-logistic-mf" }
+func (*EvaluateStage) Name() string    { return "evaluate-movielens" }
 func (*EvaluateStage) Version() string { return EvaluateVersion }
 func (s *EvaluateStage) Params() any {
-	p := map[string]any{"planted": s.Planted != nil}
+	p := settings.Keys(s.Model)
+	maps.Copy(p, settings.Keys(s.Prior))
+	p["planted"] = s.Planted != nil
 	if s.Planted != nil {
 		maps.Copy(p, settings.Keys(s.Planted))
 	}
@@ -361,40 +403,40 @@ func (s *EvaluateStage) Run(ctx context.Context, io *pipeline.IO) error {
 		c := s.Planted.Config()
 		planted = &c
 	}
-	return Evaluate(ctx, io, planted, io.Output("result"))
+	return Evaluate(ctx, io, s.Model, s.Prior, planted, io.Output("result"))
 }
 
-// loadRatings reads a binned Parquet table into the models' layout.
-func loadRatings(ctx context.Context, path string) (*models.Ratings, error) {
-	c, err := LoadColumns(ctx, path)
-	if err != nil {
-		return nil, err
-	}
-	return &models.Ratings{T: c.Bin, User: c.User, Item: c.Item, X: c.X}, nil
+// modelMeta is a trained model's model.json.
+type modelMeta struct {
+	T      int            `json:"t"`
+	Users  int            `json:"users"`
+	Items  int            `json:"items"`
+	D      int            `json:"d"`
+	Labels string         `json:"labels"` // "binary" or "explicit"
+	Arrays []models.Array `json:"arrays"` // the parameter arrays after the blocks (ParamsFile)
 }
 
-// Train trains Model 2 (sparse dynamic logistic MF) on the training
-// split and writes the parameters (params.npy and, with bias, item_bias.npy
-// and bin_bias.npy; see ParamsFile), model.json, series.arrow,
-// series.parquet and summary.json into dir.
+// Train trains the trial's ratings model (the likelihood choice) on the
+// training split and writes the parameters (params.npy and one .npy file
+// per array of the model, e.g. item_bias.npy; see ParamsFile), model.json,
+// series.arrow, series.parquet and summary.json into dir. Every
+// valid_every steps it records the model's cheap validation metrics as
+// series valid_<name> (valid_ll; gaussian: also valid_rmse, valid_mae).
 func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, pool *optim.Pool, dir string, progress func(step, total int, loss float64)) error {
 	var info binInfo
 	if err := trialio.ReadJSON(filepath.Join(binnedDir, "info.json"), &info); err != nil {
 		return err
 	}
-	train, err := loadRatings(ctx, filepath.Join(splitDir, "train.parquet"))
+	labels := s.Model.Labels()
+	train, err := loadRatings(ctx, filepath.Join(splitDir, "train.parquet"), labels)
 	if err != nil {
 		return err
 	}
-	valid, err := loadRatings(ctx, filepath.Join(splitDir, "valid.parquet"))
+	valid, err := loadRatings(ctx, filepath.Join(splitDir, "valid.parquet"), labels)
 	if err != nil {
 		return err
 	}
-	m := &models.LogisticMF{
-		Train: train, Users: info.Users, Items: info.Items, D: s.Loop.Dim, T: info.T,
-		Lambda: s.Prior.Lambda, Gamma: s.Prior.Gamma, InitStd: s.Loop.InitScale,
-		MinibatchSize: s.Minibatch, Seed: uint64(s.Loop.Seed), Pool: pool, Bias: s.Bias,
-	}
+	m := s.Model.Likelihood.New(modelSpec(s, info, train, pool))
 	if err := m.Validate(); err != nil {
 		return err
 	}
@@ -411,11 +453,13 @@ func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, poo
 			return err
 		}
 		if it.Step%validEvery == 0 || it.Step == steps-1 {
-			met, err := m.Evaluate(x, valid)
+			met, err := m.HeldOut(x, valid, false)
 			if err != nil {
 				return err
 			}
-			series.Add("valid_ll", it.Step+1, met.LogLik)
+			for _, v := range met {
+				series.Add("valid_"+v.Name, it.Step+1, v.Value)
+			}
 		}
 		return nil
 	}
@@ -425,10 +469,14 @@ func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, poo
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if err := writeParams(dir, x, info.T, info.Users, info.Items, s.Loop.Dim, s.Bias); err != nil {
+	meta := modelMeta{T: info.T, Users: info.Users, Items: info.Items, D: s.Loop.Dim, Labels: labels.String(), Arrays: m.Arrays()}
+	if meta.Arrays == nil {
+		meta.Arrays = []models.Array{} // [] in model.json
+	}
+	if err := writeParams(dir, x, meta); err != nil {
 		return err
 	}
-	if err := trialio.WriteJSON(filepath.Join(dir, "model.json"), map[string]any{"t": info.T, "users": info.Users, "items": info.Items, "d": s.Loop.Dim, "bias": s.Bias}); err != nil {
+	if err := trialio.WriteJSON(filepath.Join(dir, "model.json"), meta); err != nil {
 		return err
 	}
 	if err := trialio.WriteTrialSeries(dir, series); err != nil {
@@ -437,27 +485,45 @@ func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, poo
 	return trialio.WriteSummary(filepath.Join(dir, "summary.json"), sum)
 }
 
-// Evaluate computes held-out metrics of a trained model: mean
-// log-likelihood per rating on validation and test, test AUC and accuracy,
-// and the base-rate predictor's test log-likelihood; on the planted data set
-// also the distance of the learned vectors to the planted ones after the
-// best global rotation. It writes summary.json (train's summary plus these)
-// and train's series.arrow and series.parquet into dir.
-func Evaluate(ctx context.Context, io *pipeline.IO, planted *PlantedConfig, dir string) error {
+// biasOnly is a ratings model that fits its own bias-only predictor
+// (models.GaussianMF): the parameters with the embeddings at 0 and the
+// biases at their MAP on the training ratings.
+type biasOnly interface{ BiasOnly() []float64 }
+
+// Evaluate computes the held-out metrics of a trained model, each model its
+// own (models.RatingsModel.HeldOut): on validation those recorded along
+// training (valid_ll; gaussian: valid_rmse, valid_mae), on test all of them
+// (logistic: test_ll, test_auc, test_acc; gaussian: test_ll, test_rmse,
+// test_mae), the constant predictor's (baseline_test_*: the base rate; the
+// global mean) and, for a model that fits one (biasOnly: gaussian), its
+// bias-only predictor's (ref_bias_test_*); on the planted data set also the distance of the
+// learned vectors to the planted ones after the best global rotation. It
+// writes summary.json (train's summary plus these) and train's
+// series.arrow and series.parquet into dir.
+func Evaluate(ctx context.Context, io *pipeline.IO, ms ModelSettings, prior train.MFPrior, planted *PlantedConfig, dir string) error {
 	mdir, sdir := io.Input("model"), io.Input("split")
-	var meta struct {
-		T, Users, Items, D int
-		Bias               bool
-	}
+	var meta modelMeta
 	if err := trialio.ReadJSON(filepath.Join(mdir, "model.json"), &meta); err != nil {
 		return err
 	}
-	b := optim.Blocks{T: meta.T, N: meta.Users + meta.Items, D: meta.D}
-	evaluate := models.EvaluateRatings
-	if meta.Bias { // item biases, then bin biases, after the blocks
-		evaluate = models.EvaluateRatingsBias
+	labels := ms.Labels()
+	if meta.Labels != labels.String() {
+		return fmt.Errorf("evaluate: %s: the model was trained on %s labels, the likelihood reads %s", mdir, meta.Labels, labels)
 	}
-	x, err := readParams(mdir, meta.T, meta.Users, meta.Items, meta.D, meta.Bias)
+	b := optim.Blocks{T: meta.T, N: meta.Users + meta.Items, D: meta.D}
+	parts, err := loadSplit(ctx, sdir, labels)
+	if err != nil {
+		return err
+	}
+	m := ms.Likelihood.New(models.RatingsSpec{Train: parts.train, Users: meta.Users, Items: meta.Items, D: meta.D, T: meta.T,
+		Lambda: prior.Lambda, Gamma: prior.Gamma})
+	if err := m.Validate(); err != nil {
+		return err
+	}
+	if got, want := m.Arrays(), meta.Arrays; !slices.Equal(got, want) {
+		return fmt.Errorf("evaluate: %s lists the arrays %v, the model has %v", filepath.Join(mdir, "model.json"), want, got)
+	}
+	x, err := readParams(mdir, meta, false)
 	if err != nil {
 		return err
 	}
@@ -465,29 +531,27 @@ func Evaluate(ctx context.Context, io *pipeline.IO, planted *PlantedConfig, dir 
 	if err != nil {
 		return err
 	}
-	parts := map[string]*models.Ratings{}
-	for _, p := range []string{"train", "valid", "test"} {
-		r, err := loadRatings(ctx, filepath.Join(sdir, p+".parquet"))
-		if err != nil {
-			return err
-		}
-		parts[p] = r
-	}
-	for _, p := range []string{"valid", "test"} {
-		if parts[p].Len() == 0 {
+	for _, p := range []struct {
+		name string
+		r    *models.Ratings
+	}{{"valid", parts.valid}, {"test", parts.test}} {
+		if p.r.Len() == 0 {
 			continue
 		}
-		met, err := evaluate(x, b, meta.Users, parts[p])
+		met, err := m.HeldOut(x, p.r, p.name == "test")
 		if err != nil {
 			return err
 		}
-		sum[p+"_ll"] = met.LogLik
-		if p == "test" {
-			sum["test_auc"] = met.AUC
-			sum["test_acc"] = met.Accuracy
-			base := models.BaseRate(parts["train"], parts[p])
-			sum["baseline_test_ll"] = base.LogLik
-			sum["baseline_test_acc"] = base.Accuracy
+		addMetrics(sum, p.name, met)
+		if p.name == "test" {
+			addMetrics(sum, "baseline_test", m.Baseline(p.r))
+			if bo, ok := m.(biasOnly); ok {
+				ref, err := m.HeldOut(bo.BiasOnly(), p.r, true)
+				if err != nil {
+					return err
+				}
+				addMetrics(sum, "ref_bias_test", ref)
+			}
 		}
 	}
 	if planted != nil {
@@ -499,14 +563,15 @@ func Evaluate(ctx context.Context, io *pipeline.IO, planted *PlantedConfig, dir 
 			pd := models.PlantedDistance(x[:b.Len()], truth, b)
 			sum["planted_rel_err"] = pd.RelErr
 			sum["planted_mean_cos"] = pd.MeanCos
-			rated := models.PlantedDistanceOf(x[:b.Len()], truth, b, RatedPairs(parts["train"], b, meta.Users, PlantedMinRatings))
+			rated := models.PlantedDistanceOf(x[:b.Len()], truth, b, RatedPairs(parts.train, b, meta.Users, PlantedMinRatings))
 			sum["planted_mean_cos_rated"] = rated.MeanCos
 			sum["planted_rel_err_rated"] = rated.RelErr
 			sum["planted_rated_pairs"] = float64(rated.Pairs)
-			// The planted model itself on the test split: the gain a trained
-			// model could reach at best (compare baseline_test_ll).
-			if parts["test"].Len() > 0 {
-				oracle, err := models.EvaluateRatings(truth, b, meta.Users, parts["test"])
+			// The planted (logistic) model itself on the binarized test split:
+			// the gain a trained model could reach at best (compare
+			// baseline_test_ll).
+			if labels == models.Binary && parts.test.Len() > 0 {
+				oracle, err := models.EvaluateRatings(truth, b, meta.Users, parts.test)
 				if err != nil {
 					return err
 				}
@@ -532,7 +597,7 @@ const PlantedMinRatings = 10
 // index, as in the model's blocks) that have at least min ratings in r.
 func RatedPairs(r *models.Ratings, b optim.Blocks, users, min int) []bool {
 	n := make([]int32, b.T*b.N)
-	for k := range r.X {
+	for k := range r.Len() {
 		t := int(r.T[k])
 		n[t*b.N+int(r.User[k])]++
 		n[t*b.N+users+int(r.Item[k])]++

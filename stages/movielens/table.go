@@ -32,27 +32,32 @@ type Rating struct {
 	TimeMS    int64   `parquet:"timestamp,timestamp(millisecond)"`
 }
 
-// Binary is one row of a binarized table (Binarize's output): X is +1 above the median, -1 below.
+// Binary is one row of a labelled table (Binarize's output): X is +1 above the median, -1
+// below, and Rating the rating itself. Bin also reads an ingested Rating table as Binary rows
+// with X = 0 (explicit ratings, not binarized; see ReadLabeled).
 type Binary struct {
-	User      int32 `parquet:"user"`
-	Item      int32 `parquet:"item"`
-	X         int8  `parquet:"x"`
-	Timestamp int64 `parquet:"-"` // unix seconds; on disk TimeMS, as in Rating
-	TimeMS    int64 `parquet:"timestamp,timestamp(millisecond)"`
+	User      int32   `parquet:"user"`
+	Item      int32   `parquet:"item"`
+	X         int8    `parquet:"x"`
+	Rating    float32 `parquet:"rating"`
+	Timestamp int64   `parquet:"-"` // unix seconds; on disk TimeMS, as in Rating
+	TimeMS    int64   `parquet:"timestamp,timestamp(millisecond)"`
 }
 
 // Binned is one row of a binned table (Bin's and Split's output). User and Item are dense
-// indices 0..U-1 and 0..I-1 (see IDMap), UserID and ItemID the original MovieLens ids; Bin
-// (column t, the time-step index of every Parquet output) is in 0..T-1.
+// indices 0..U-1 and 0..I-1 (see IDMap), UserID and ItemID the original MovieLens ids; X the
+// binary label (0 for explicit ratings) and Rating the rating; Bin (column t, the time-step
+// index of every Parquet output) is in 0..T-1.
 type Binned struct {
-	User      int32 `parquet:"user"`
-	UserID    int32 `parquet:"user_id"`
-	Item      int32 `parquet:"item"`
-	ItemID    int32 `parquet:"item_id"`
-	X         int8  `parquet:"x"`
-	Timestamp int64 `parquet:"-"` // unix seconds; on disk TimeMS, as in Rating
-	TimeMS    int64 `parquet:"timestamp,timestamp(millisecond)"`
-	Bin       int32 `parquet:"t"`
+	User      int32   `parquet:"user"`
+	UserID    int32   `parquet:"user_id"`
+	Item      int32   `parquet:"item"`
+	ItemID    int32   `parquet:"item_id"`
+	X         int8    `parquet:"x"`
+	Rating    float32 `parquet:"rating"`
+	Timestamp int64   `parquet:"-"` // unix seconds; on disk TimeMS, as in Rating
+	TimeMS    int64   `parquet:"timestamp,timestamp(millisecond)"`
+	Bin       int32   `parquet:"t"`
 }
 
 // IDMap is one row of an id-map table: dense index Index stands for original id ID.
@@ -99,6 +104,48 @@ func Read[T Row](ctx context.Context, path string, fn func(rows []T) error) erro
 			return fmt.Errorf("read %s: %w", path, err)
 		}
 	}
+}
+
+// ReadLabeled streams a labelled table as Binary rows: a Binary table (Binarize's output)
+// as it is, a Rating table (Ingest's output: explicit ratings, not binarized) with X = 0.
+func ReadLabeled(ctx context.Context, path string, fn func(rows []Binary) error) error {
+	cols, err := columnNames(path)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	if slices.Contains(cols, "x") {
+		return Read(ctx, path, fn)
+	}
+	var out []Binary
+	return Read(ctx, path, func(rows []Rating) error {
+		out = out[:0]
+		for _, r := range rows {
+			out = append(out, Binary{User: r.User, Item: r.Item, Rating: r.Rating, Timestamp: r.Timestamp})
+		}
+		return fn(out)
+	})
+}
+
+// columnNames returns the top-level column names of a Parquet file.
+func columnNames(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, fld := range pf.Schema().Fields() {
+		names = append(names, fld.Name())
+	}
+	return names, nil
 }
 
 // ReadAll loads a whole Parquet table into memory.
@@ -160,6 +207,7 @@ func openReader[T Row](f *os.File) (*parquet.GenericReader[T], int64, error) {
 type Columns struct {
 	User, Item []int32
 	X          []int8
+	Rating     []float32
 	Timestamp  []int64
 	Bin        []int32
 }
@@ -175,13 +223,14 @@ func LoadColumns(ctx context.Context, path string) (*Columns, error) {
 	}
 	c := &Columns{
 		User: make([]int32, 0, n), Item: make([]int32, 0, n), X: make([]int8, 0, n),
-		Timestamp: make([]int64, 0, n), Bin: make([]int32, 0, n),
+		Rating: make([]float32, 0, n), Timestamp: make([]int64, 0, n), Bin: make([]int32, 0, n),
 	}
 	err = Read(ctx, path, func(rows []Binned) error {
 		for _, r := range rows {
 			c.User = append(c.User, r.User)
 			c.Item = append(c.Item, r.Item)
 			c.X = append(c.X, r.X)
+			c.Rating = append(c.Rating, r.Rating)
 			c.Timestamp = append(c.Timestamp, r.Timestamp)
 			c.Bin = append(c.Bin, r.Bin)
 		}

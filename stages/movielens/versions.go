@@ -11,17 +11,26 @@ package movielens
 // 19: same bits on every build (issue 17). 20: the ingest stage reads any table
 // layout (TableSettings), keeps the last of duplicate (user, item, time) rows and
 // writes ratings.ids.parquet and ingest.json beside ratings.parquet (a MovieLens
-// release ingests to the same ratings.parquet); export_embeddings. train-logistic-mf 21: summary gap_seconds (the time
-// spent measuring the gauge gap); report-movielens 21: its table shows it.
+// release ingests to the same ratings.parquet); export_embeddings.
+//
+// 21 (issue 20, the model seam): binarize and bin keep the rating beside x
+// (bin also reads explicit ratings, x = 0), split copies it; train (renamed
+// train-movielens) builds the likelihood's model and lists its parameter
+// arrays in model.json; evaluate (renamed evaluate-movielens) reports the
+// model's own metrics (gaussian: RMSE, MAE, the global mean's and the
+// bias-only predictor's); the report draws the validation RMSE.
+//
+// train-movielens 22: summary gap_seconds (the time spent measuring the
+// gauge gap); report-movielens 22: its table shows it.
 const (
 	GenerateVersion   = "20" // generate-planted
 	IngestVersion     = "20" // ingest-movielens
-	BinarizeVersion   = "20" // binarize
-	BinVersion        = "20" // bin
-	SplitVersion      = "20" // split
+	BinarizeVersion   = "21" // binarize
+	BinVersion        = "21" // bin (and bin-explicit)
+	SplitVersion      = "21" // split (and split-explicit)
 	ActivityVersion   = "20" // activity
-	TrainVersion      = "21" // train-logistic-mf
-	EvaluateVersion   = "20" // evaluate-logistic-mf
+	TrainVersion      = "22" // train-movielens
+	EvaluateVersion   = "21" // evaluate-movielens
 	EmbeddingsVersion = "20" // export-embeddings
-	ReportVersion     = "21" // report-movielens (its Draw)
+	ReportVersion     = "22" // report-movielens (its Draw)
 )

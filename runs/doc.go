@@ -73,7 +73,10 @@
 //	       started_at, ended_at, wall_seconds, log_path, <parameters...>, <metrics...>)
 //
 // and latest, latest_series, latest_summary, latest_trial_params,
-// latest_trial_status for the latest ordinary run of each experiment.
+// latest_trial_status for the latest ordinary run of each experiment;
+// latest_finished is the latest one that finished (every trial done).
+// Aggregates computes a run's headline metrics over seeds per variant and
+// swept setting (aggregate.go).
 //
 // trials is wide: one typed column per parameter key (JSON numbers become
 // INTEGER or REAL, strings TEXT) and one REAL column per summary metric, so
@@ -94,6 +97,10 @@
 // tables metrics and summaries keep a kind column ('finite', 'nan', '+inf',
 // '-inf', '-0') next to value, so Summaries and Series return NaN, ±Inf and
 // even -0 (which SQLite would store as integer 0) exactly.
+//
+// A threshold never reached (a censored metric: steps_to_*) is Never,
+// +Inf, in every output (never.go says how each format spells it); NaN is
+// "no value".
 //
 // Times are stored as fixed-width UTC RFC 3339 text with nanoseconds
 // (sortable as text), NULL for the zero time, and are returned in UTC.

@@ -268,3 +268,25 @@ func (s *Store) Artifacts(ctx context.Context, runID int64) ([]Artifact, error) 
 	}
 	return out, nil
 }
+
+// SeriesNames returns the names of the metric series a run recorded,
+// sorted.
+func (s *Store) SeriesNames(ctx context.Context, runID int64) ([]string, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT DISTINCT name FROM metrics WHERE run_id = ? ORDER BY name`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("series names of run %d: %w", runID, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, fmt.Errorf("series names of run %d: %w", runID, err)
+		}
+		out = append(out, n)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("series names of run %d: %w", runID, err)
+	}
+	return out, nil
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -461,9 +462,10 @@ type MetricDiff struct {
 	InA, InB bool
 }
 
-// Delta is B - A (NaN unless the metric is in both runs).
+// Delta is B - A: NaN unless the metric is in both runs and finite in
+// both (a difference to Never, a threshold never reached, has no size).
 func (m MetricDiff) Delta() float64 {
-	if !m.InA || !m.InB {
+	if !m.InA || !m.InB || math.IsInf(m.A, 0) || math.IsInf(m.B, 0) {
 		return nan()
 	}
 	return m.B - m.A

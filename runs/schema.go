@@ -22,6 +22,7 @@ var migrations = []migration{
 	{name: "executor: runs.executor, slurm_jobs, trial_attempts", sql: schemaV4},
 	{name: "trial_rows.seq: a trial's number in its run", sql: schemaV5},
 	{name: "runs.report_state, report_error: a run's report written, failed or unfinished", sql: schemaV6},
+	{name: "latest_finished view: the latest finished run of each experiment", sql: schemaV7},
 }
 
 const schemaV1 = `

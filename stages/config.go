@@ -342,16 +342,33 @@ func lookupSetting(pipeline, key string) (*settings.Spec, error) {
 }
 
 func suggest(key string) string {
-	best, bestD := "", 3
-	for _, k := range allKeys() {
-		if d := editDistance(key, k); d < bestD {
-			best, bestD = k, d
-		}
-	}
+	best := Suggest(key, allKeys())
 	if best == "" {
 		return ""
 	}
 	return fmt.Sprintf(" (did you mean %q?)", best)
+}
+
+// Suggest returns the candidate nearest to word, for a "did you mean"
+// (setting keys, commands, experiments, flags, metrics): the one at the
+// smallest edit distance below 3 (the first of equals), else one that
+// word is a prefix of, or that is a prefix of word; "" when none is near.
+func Suggest(word string, candidates []string) string {
+	best, bestD := "", 3
+	for _, k := range candidates {
+		if d := editDistance(word, k); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	if best != "" || len(word) < 3 {
+		return best
+	}
+	for _, k := range candidates {
+		if strings.HasPrefix(k, word) || strings.HasPrefix(word, k) && len(k) >= 3 {
+			return k
+		}
+	}
+	return ""
 }
 
 func editDistance(a, b string) int {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"goldstone/runs"
 	"goldstone/stages/settings"
 )
 
@@ -204,4 +205,22 @@ func SettingsTable() string {
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", k, settings.FormatValue(sp.Default), who, strings.ReplaceAll(doc, "|", "\\|"))
 	}
 	return b.String()
+}
+
+// Headliner is a pipeline whose reports lead with some of its summary
+// metrics: the aggregate tables over seeds of a run's page and summary.md,
+// the runs index and `runner compare` show these, in this order.
+type Headliner interface {
+	Headline() []runs.Headline
+}
+
+// Headline returns the headline metrics of a pipeline: those it declares
+// (Headliner), else none.
+func Headline(pipeline string) []runs.Headline {
+	if p, ok := LookupPipeline(pipeline); ok {
+		if h, ok := p.(Headliner); ok {
+			return h.Headline()
+		}
+	}
+	return nil
 }

@@ -106,6 +106,14 @@ func (r *recorder) ended(ctx context.Context, ev pipeline.Event, ti int) {
 	}
 	r.log.Debug("stage finished", "node", ev.Node, "cached", ev.Kind == pipeline.Cached)
 	r.recordOutputs(ctx, ev)
+	if ti >= 0 {
+		// A trial taken whole from the cache has no Started event: it
+		// starts when its first stage is taken (its started_at is then
+		// its ended_at, give or take the recording).
+		if id := r.built.Trials[ti].Trial.ID; r.started[id].IsZero() {
+			r.started[id] = time.Now()
+		}
+	}
 	if ti >= 0 && r.built.Trials[ti].Result == ev.Node {
 		tn := r.built.Trials[ti]
 		if err := r.recordTrial(ctx, tn, ev.Outputs["result"]); runs.IsInfrastructure(err) {
@@ -256,10 +264,17 @@ func (r *recorder) reportFailed(err error) {
 }
 
 // recordArtifacts records the report node's output files as the run's
-// artifacts and copies them to its report directory. The run's report
-// state is "writing" from here until the caller ends it (runs.SetReport);
-// an error of the copy is the report's error (Outcome.ReportErr).
+// artifacts and copies them to its report directory (none after a failed
+// data stage). The run's report state is "writing" from here until the
+// caller ends it (runs.SetReport); an error of the copy is the report's
+// error (Outcome.ReportErr).
 func (r *recorder) recordArtifacts(ctx context.Context, outputs map[string]string) {
+	if r.out.DataErr != nil {
+		// A data stage failed: no trial ran, and the report has nothing
+		// to show but that error, which the run's outcome says; no
+		// report folder is left behind (issue 21).
+		return
+	}
 	dst := ""
 	if r.reportDir != "" {
 		if err := r.st.SetReport(ctx, r.run, runs.ReportWriting, ""); err != nil {

@@ -133,3 +133,66 @@ func TestExitCodes(t *testing.T) {
 }
 
 func errContextCanceled() error { return context.Canceled }
+
+// TestHelpThatHelps (issue 21, item 6): a command's help lists its own
+// flags and the global ones it reads, no others, each in --flag style with
+// an example, defaults that read right, and example command lines; a
+// mistyped command, flag or experiment gets a "did you mean".
+func TestHelpThatHelps(t *testing.T) {
+	out, _, code := runCLI(t, "help", "diff")
+	if code != 0 || !strings.Contains(out, "  --format VALUE") && !strings.Contains(out, "  --format table|csv|json") ||
+		!strings.Contains(out, "e.g. --format csv") || !strings.Contains(out, "  --db FILE") || !strings.Contains(out, "examples:\n  runner diff 3 5") {
+		t.Errorf("runner help diff:\n%s", out)
+	}
+	for _, not := range []string{"--jobs", "--workdir", "--set", "\n  -format"} {
+		if strings.Contains(out, not) {
+			t.Errorf("runner help diff lists %q, which diff does not read:\n%s", not, out)
+		}
+	}
+	for _, c := range commands {
+		out, _, code := runCLI(t, "help", c.name)
+		if code != 0 {
+			t.Fatalf("runner help %s: exit %d", c.name, code)
+		}
+		flags := strings.Count(out, "\n  --")
+		if ex := strings.Count(out, "      e.g. --"); ex != flags {
+			t.Errorf("runner help %s: %d flags, %d examples:\n%s", c.name, flags, ex, out)
+		}
+		if strings.Contains(out, "default NaN") || strings.Contains(out, "default -1") || strings.Contains(out, "\n  -") && !strings.Contains(out, "\n  --") {
+			t.Errorf("runner help %s: a default that does not read right, or -flag style:\n%s", c.name, out)
+		}
+		if c.name != "worker" && !strings.Contains(out, "examples:\n  runner ") {
+			t.Errorf("runner help %s has no example:\n%s", c.name, out)
+		}
+	}
+	out, _, _ = runCLI(t, "words", "--help")
+	if !strings.Contains(out, "(default: the first time step)") || strings.Contains(out, "NaN") {
+		t.Errorf("words --help: the defaults of --to and --from:\n%s", out)
+	}
+	out, _, _ = runCLI(t, "gc", "--help")
+	if strings.Contains(out, "default -1") || !strings.Contains(out, "--dry-run alone") {
+		t.Errorf("gc --help: the default of --keep-last:\n%s", out)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"rn", "--experiment", "x"}, `unknown command "rn" (did you mean run?)`},
+		{[]string{"help", "comapre"}, "(did you mean compare?)"},
+		{[]string{"gc", "--keep-lst", "2"}, "unknown flag --keep-lst (did you mean --keep-last?) (see 'runner help gc')"},
+		{[]string{"run", "--experimnt", "x"}, "unknown flag --experimnt (did you mean --experiment?)"},
+	} {
+		_, errs, code := runCLI(t, c.args...)
+		if code != exitUsage || !strings.Contains(errs, c.want) || strings.Count(errs, "\n") != 1 {
+			t.Errorf("runner %s: exit %d, want 2 and one line with %q:\n%s", strings.Join(c.args, " "), code, c.want, errs)
+		}
+	}
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "e.toml")
+	if err := os.WriteFile(cfg, []byte("[experiments.artificial]\npipeline = \"artificial\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errs, code := runCLI(t, "plan", "--config", cfg, "--experiment", "artifical"); code != exitUsage || !strings.Contains(errs, `no experiment "artifical" (did you mean artificial?)`) {
+		t.Errorf("a mistyped experiment: exit %d: %s", code, errs)
+	}
+}

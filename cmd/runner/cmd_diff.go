@@ -47,12 +47,15 @@ type settingDiff struct {
 	B   any    `json:"b"`
 }
 
+// metricDiffJSON is one metric in two runs: values as every JSON file of
+// the project writes them (runs.JSONValue: null for no value, "+Inf" for
+// never); a and b are absent when the trial lacks the metric.
 type metricDiffJSON struct {
-	Trial  string   `json:"trial"`
-	Metric string   `json:"metric"`
-	A      *float64 `json:"a"`
-	B      *float64 `json:"b"`
-	Delta  *float64 `json:"delta"`
+	Trial  string          `json:"trial"`
+	Metric string          `json:"metric"`
+	A      *runs.JSONValue `json:"a"`
+	B      *runs.JSONValue `json:"b"`
+	Delta  runs.JSONValue  `json:"delta"`
 }
 
 func runDiff(ctx context.Context, g *globalOptions, _ *flag.FlagSet, args []string) error {
@@ -83,7 +86,7 @@ func runDiff(ctx context.Context, g *globalOptions, _ *flag.FlagSet, args []stri
 			out.Settings = append(out.Settings, settingDiff{s.Key, jsonValue(s.A), jsonValue(s.B)})
 		}
 		for _, m := range d.Metrics {
-			j := metricDiffJSON{Trial: m.Trial, Metric: m.Metric, Delta: jsonFloat(m.Delta())}
+			j := metricDiffJSON{Trial: m.Trial, Metric: m.Metric, Delta: runs.JSONValue(m.Delta())}
 			if m.InA {
 				j.A = jsonFloat(m.A)
 			}
@@ -137,7 +140,7 @@ func runDiff(ctx context.Context, g *globalOptions, _ *flag.FlagSet, args []stri
 			equal++
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", termText(m.Trial), termText(m.Metric), tableFloat(m.A, m.InA), tableFloat(m.B, m.InB), tableFloat(m.Delta(), m.InA && m.InB))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", termText(m.Trial), termText(m.Metric), tableFloat(m.A, m.InA), tableFloat(m.B, m.InB), tableFloat(m.Delta(), m.InA && m.InB && !math.IsNaN(m.Delta())))
 	}
 	tw.Flush()
 	if equal > 0 {
@@ -185,25 +188,25 @@ func jsonValue(s string) any {
 	return json.RawMessage(s)
 }
 
-// jsonFloat is nil for NaN and infinities (JSON has neither).
-func jsonFloat(v float64) *float64 {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return nil
-	}
-	return &v
+func jsonFloat(v float64) *runs.JSONValue {
+	j := runs.JSONValue(v)
+	return &j
 }
 
-// csvFloat writes NaN and absent values as an empty field.
+// csvFloat writes NaN and absent values as an empty field, never as "inf"
+// (runs.CSVValue).
 func csvFloat(v float64, ok bool) string {
-	if !ok || math.IsNaN(v) {
+	if !ok {
 		return ""
 	}
-	return strconv.FormatFloat(v, 'g', -1, 64)
+	return runs.CSVValue(v)
 }
 
+// tableFloat is a value for people: "never" for a threshold never reached
+// (runs.ValueText), "-" when absent or, for a delta, without a size.
 func tableFloat(v float64, ok bool) string {
 	if !ok {
 		return "-"
 	}
-	return strconv.FormatFloat(v, 'g', 6, 64)
+	return runs.ValueText(v, 6)
 }

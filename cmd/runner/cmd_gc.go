@@ -29,7 +29,7 @@ func init() {
 		name:    "gc",
 		summary: "delete old runs and the cache entries, reports and logs no remaining run uses",
 		flags: func(fs *flag.FlagSet) {
-			fs.IntVar(&gcFlags.keepLast, "keep-last", -1, "keep the newest N runs of each experiment (and kind); required")
+			fs.IntVar(&gcFlags.keepLast, "keep-last", -1, "keep the newest N runs of each experiment (and kind); required, except that --dry-run alone shows what each N would free")
 			fs.BoolVar(&gcFlags.dryRun, "dry-run", false, "only say what would be deleted")
 		},
 		run: runGC,
@@ -45,23 +45,69 @@ func init() {
 // workdir or reports directory that has moved since are found under the
 // current ones.
 func runGC(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) error {
-	if gcFlags.keepLast < 0 {
-		return usageErr("gc: say how many runs of each experiment to keep: --keep-last N")
+	if gcFlags.keepLast < 0 && !gcFlags.dryRun {
+		return usageErr("gc: say how many runs of each experiment to keep: --keep-last N (--dry-run alone shows what each N would free)")
 	}
 	st, err := openResultsRW(ctx, g)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if !gcFlags.dryRun {
+	if gcFlags.keepLast < 0 {
+		return gcPolicies(ctx, g, st)
+	}
+	return gcWith(ctx, g, st, gcFlags.keepLast, gcFlags.dryRun, g.stdout)
+}
+
+// gcPolicies says, without deleting anything, what each --keep-last N
+// would delete and free: N = 0, 1, 2, 3, 5, 10, ... up to the most runs an
+// experiment (and kind) has.
+func gcPolicies(ctx context.Context, g *globalOptions, st *runs.Store) error {
+	most := 0
+	counts := map[string]int{}
+	list, err := st.ListRuns(ctx, runs.RunFilter{Experiment: g.experiment})
+	if err != nil {
+		return err
+	}
+	for _, r := range list {
+		k := r.Experiment + "\x00" + r.Kind
+		counts[k]++
+		most = max(most, counts[k])
+	}
+	if most == 0 {
+		fmt.Fprintln(g.stdout, "nothing to delete: no runs")
+		return nil
+	}
+	fmt.Fprintln(g.stdout, "what each --keep-last N would delete and free (a dry run: nothing is deleted):")
+	for _, n := range []int{0, 1, 2, 3, 5, 10, 20, 50, 100} {
+		if n >= most {
+			break
+		}
+		var b strings.Builder
+		if err := gcWith(ctx, g, st, n, true, &b); err != nil {
+			return err
+		}
+		fmt.Fprintf(g.stdout, "--keep-last %d:\n", n)
+		for _, line := range strings.Split(strings.TrimSpace(b.String()), "\n") {
+			fmt.Fprintf(g.stdout, "  %s\n", line)
+		}
+	}
+	fmt.Fprintf(g.stdout, "--keep-last %d or more: nothing (no experiment has more than %d runs)\n", most, most)
+	return nil
+}
+
+// gcWith deletes (or with dryRun only measures) the runs beyond the newest
+// keepLast of each experiment and what only they use, and says so on w.
+func gcWith(ctx context.Context, g *globalOptions, st *runs.Store, keepLast int, dryRun bool, w io.Writer) error {
+	if !dryRun {
 		recoverStale(ctx, g, st)
 	}
-	old, err := st.OldRuns(ctx, g.experiment, gcFlags.keepLast)
+	old, err := st.OldRuns(ctx, g.experiment, keepLast)
 	if err != nil {
 		return err
 	}
 	verb := "deleted"
-	if gcFlags.dryRun {
+	if dryRun {
 		verb = "would delete"
 	} else if len(old) > 0 {
 		// No runner may use the cache while its entries are removed.
@@ -89,14 +135,14 @@ func runGC(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) e
 	}
 	cacheRoot := filepath.Join(work, "cache")
 	trash := filepath.Join(work, "tmp")
-	if !gcFlags.dryRun && len(old) > 0 {
+	if !dryRun && len(old) > 0 {
 		// What a gc killed while deleting an entry left aside.
 		leftovers, _ := filepath.Glob(filepath.Join(trash, "gc-*"))
 		for _, d := range leftovers {
 			os.RemoveAll(d)
 		}
 	}
-	c := &gcFiles{dryRun: gcFlags.dryRun, stderr: g.stderr, dirs: map[string]bool{}}
+	c := &gcFiles{dryRun: dryRun, stderr: g.stderr, dirs: map[string]bool{}}
 	if err := c.cacheEntries(plan.CacheDirs, cacheRoot, trash); err != nil {
 		return err
 	}
@@ -111,7 +157,7 @@ func runGC(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) e
 			removeEmptyUpTo(d, r)
 		}
 	}
-	if !gcFlags.dryRun && len(ids) > 0 {
+	if !dryRun && len(ids) > 0 {
 		// Last: the rows that let a killed gc find all this again.
 		fault.Point("gc:rows")
 		if _, err := st.DeleteRuns(ctx, ids, false); err != nil {
@@ -123,18 +169,18 @@ func runGC(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) e
 		idText = append(idText, fmt.Sprintf("%d (%s)", r.ID, termText(r.Experiment)))
 	}
 	if len(old) == 0 {
-		fmt.Fprintf(g.stdout, "nothing to delete: no experiment has more than %d runs\n", gcFlags.keepLast)
+		fmt.Fprintf(w, "nothing to delete: no experiment has more than %d runs\n", keepLast)
 		return nil
 	}
-	fmt.Fprintf(g.stdout, "%s %d runs: %s\n", verb, len(old), strings.Join(idText, ", "))
+	fmt.Fprintf(w, "%s %d runs: %s\n", verb, len(old), strings.Join(idText, ", "))
 	batchText := ""
 	if c.batches > 0 {
 		batchText = fmt.Sprintf(", %d Slurm batch directories", c.batches)
 	}
-	fmt.Fprintf(g.stdout, "%s %d cache entries%s and %d report and log files no remaining run uses: %s freed\n", verb, c.entries, batchText, c.files, byteText(c.freed))
-	if !gcFlags.dryRun {
+	fmt.Fprintf(w, "%s %d cache entries%s and %d report and log files no remaining run uses: %s freed\n", verb, c.entries, batchText, c.files, byteText(c.freed))
+	if !dryRun {
 		if fi, err := os.Stat(g.reports); err == nil && fi.IsDir() {
-			if _, err := htmlreport.WriteIndex(ctx, st, g.reports); err != nil {
+			if _, err := htmlreport.WriteIndex(ctx, st, g.reports, stages.Headline); err != nil {
 				return err
 			}
 		}

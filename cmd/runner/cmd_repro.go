@@ -70,7 +70,7 @@ func runRepro(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string
 		return err
 	}
 	defer lock.Unlock()
-	prog := newProgress(g, e.Size()) // the exact count comes with RunStarted
+	prog := newProgress(g, e.Size(), "") // the exact count comes with RunStarted
 	out, err := sweep.Execute(ctx, st, e, sweep.Local{}, sweep.RunOptions{
 		WorkDir: filepath.Join(tmp, "work"), DataDir: g.dataDir, Jobs: g.jobs, Force: true,
 		Kind: runs.KindRepro, Log: g.log, Observer: prog, Lock: lock,

@@ -7,9 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"maps"
-	"math"
 	"slices"
-	"strconv"
 	"text/tabwriter"
 
 	"goldstone/runs"
@@ -34,15 +32,15 @@ func init() {
 
 // resultRow is one trial in `runner results`.
 type resultRow struct {
-	Seq     int64               `json:"seq"` // enumeration order, from 1
-	Trial   string              `json:"trial"`
-	Name    string              `json:"name"`
-	Status  string              `json:"status"`
-	Error   string              `json:"error,omitempty"`
-	Params  map[string]any      `json:"params"`
-	Metrics map[string]*float64 `json:"metrics"`       // null: no value (NaN); Inf as +/-1e308*10 cannot be JSON: see jsonNumber
-	Log     string              `json:"log,omitempty"` // the trial's log file
-	Outputs []outputJSON        `json:"outputs"`       // the files its stages wrote in the cache
+	Seq     int64                      `json:"seq"` // enumeration order, from 1
+	Trial   string                     `json:"trial"`
+	Name    string                     `json:"name"`
+	Status  string                     `json:"status"`
+	Error   string                     `json:"error,omitempty"`
+	Params  map[string]any             `json:"params"`
+	Metrics map[string]*runs.JSONValue `json:"metrics"`       // null: no value (NaN); "+Inf": never reached (runs.Never)
+	Log     string                     `json:"log,omitempty"` // the trial's log file
+	Outputs []outputJSON               `json:"outputs"`       // the files its stages wrote in the cache
 }
 
 type outputJSON struct {
@@ -85,7 +83,7 @@ func runResults(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []stri
 	rows := make([]resultRow, 0, len(trials))
 	paramKeys, metricKeys := map[string]bool{}, map[string]bool{}
 	for _, t := range trials {
-		r := resultRow{Seq: t.Seq, Trial: t.ID, Name: t.Name, Status: t.Status, Error: t.Error, Params: map[string]any{}, Metrics: map[string]*float64{},
+		r := resultRow{Seq: t.Seq, Trial: t.ID, Name: t.Name, Status: t.Status, Error: t.Error, Params: map[string]any{}, Metrics: map[string]*runs.JSONValue{},
 			Log: t.LogPath, Outputs: outputsOf[t.ID]}
 		if r.Outputs == nil {
 			r.Outputs = []outputJSON{}
@@ -99,25 +97,14 @@ func runResults(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []stri
 			paramKeys[k] = true
 		}
 		for k, v := range t.Summary {
-			if math.IsNaN(v) {
-				r.Metrics[k] = nil
-			} else {
-				v := v
-				r.Metrics[k] = &v
-			}
+			j := runs.JSONValue(v)
+			r.Metrics[k] = &j
 			metricKeys[k] = true
 		}
 		rows = append(rows, r)
 	}
 	switch resultsFlags.format {
 	case "json":
-		for _, r := range rows {
-			for k, v := range r.Metrics {
-				if v != nil && math.IsInf(*v, 0) {
-					r.Metrics[k] = nil // JSON has no infinity; the database keeps it
-				}
-			}
-		}
 		enc := json.NewEncoder(g.stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rows)
@@ -136,7 +123,7 @@ func runResults(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []stri
 				rec = append(rec, esc(paramText(r.Params[k])))
 			}
 			for _, k := range mk {
-				rec = append(rec, csvMetric(r.Metrics[k]))
+				rec = append(rec, csvMetric(r.Metrics, k))
 			}
 			w.Write(rec)
 		}
@@ -160,7 +147,7 @@ func runResults(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []stri
 				fmt.Fprintf(tw, "\t%s", termText(paramText(r.Params[k])))
 			}
 			for _, k := range mk {
-				fmt.Fprintf(tw, "\t%s", metricText(r.Metrics[k], 'g', 6))
+				fmt.Fprintf(tw, "\t%s", metricText(r.Metrics, k))
 			}
 			fmt.Fprintln(tw)
 		}
@@ -210,18 +197,23 @@ func paramText(v any) string {
 	}
 }
 
-func metricText(v *float64, f byte, prec int) string {
-	if v == nil {
-		return "null"
+// metricText is a metric for people (runs.ValueText: "never" for a
+// threshold never reached), "" when the trial has none.
+func metricText(m map[string]*runs.JSONValue, k string) string {
+	v, ok := m[k]
+	if !ok {
+		return ""
 	}
-	return strconv.FormatFloat(*v, f, prec, 64)
+	return runs.ValueText(float64(*v), 6)
 }
 
 // csvMetric writes a missing or NaN value as an empty field, which CSV
-// readers (DuckDB, pandas) read as NULL/NaN, keeping the column numeric.
-func csvMetric(v *float64) string {
-	if v == nil {
+// readers (DuckDB, pandas) read as NULL/NaN, keeping the column numeric,
+// and never (+Inf) as "inf" (runs.CSVValue).
+func csvMetric(m map[string]*runs.JSONValue, k string) string {
+	v, ok := m[k]
+	if !ok {
 		return ""
 	}
-	return strconv.FormatFloat(*v, 'g', -1, 64)
+	return runs.CSVValue(float64(*v))
 }

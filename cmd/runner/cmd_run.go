@@ -13,8 +13,9 @@ import (
 )
 
 var runFlags struct {
-	failFast    bool
-	retryFailed bool
+	failFast       bool
+	retryFailed    bool
+	progressMetric string
 }
 
 func init() {
@@ -24,6 +25,7 @@ func init() {
 		flags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&runFlags.failFast, "fail-fast", false, "cancel the remaining trials at the first failure")
 			fs.BoolVar(&runFlags.retryFailed, "retry-failed", false, "run the failed trials of a finished run again")
+			fs.StringVar(&runFlags.progressMetric, "progress-metric", "loss", "the metric the live status line shows per running trial: loss, or any series the trials record (valid_ll, psi, excess, gauge_gap, ...)")
 			registerSlurmFlags(fs)
 			registerResultFlags(fs)
 		},
@@ -45,7 +47,7 @@ func runRun(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) 
 	if slurmFlags.executor != "local" {
 		return runExecutor(ctx, g, e, st, runFlags.retryFailed)
 	}
-	prog := newProgress(g, e.Size()) // the exact count comes with RunStarted
+	prog := newProgress(g, e.Size(), runFlags.progressMetric) // the exact count comes with RunStarted
 	defer prog.Close()
 	opts, err := withResultOptions(g, sweep.RunOptions{
 		WorkDir:     g.workdir,

@@ -129,7 +129,7 @@ func TestDWEEndToEnd(t *testing.T) {
 		}
 		for _, k := range []string{"test_ll", "valid_ll", "median_first_last_cos"} {
 			v := r.Metrics[k]
-			if v == nil || math.IsNaN(*v) || math.IsInf(*v, 0) {
+			if v == nil || math.IsNaN(float64(*v)) || math.IsInf(float64(*v), 0) {
 				t.Errorf("trial %s (%v): metric %s missing or not finite: %v", r.Trial, r.Params["variant"], k, v)
 			}
 		}

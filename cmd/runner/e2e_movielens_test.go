@@ -135,7 +135,7 @@ func TestMovieLensEndToEnd(t *testing.T) {
 		for _, k := range []string{"valid_ll", "test_ll", "test_auc", "test_acc", "baseline_test_ll", "final_gauge_gap",
 			"final_psi", "final_loss", "wall_seconds", "gauge_seconds"} {
 			v := r.Metrics[k]
-			if v == nil || math.IsNaN(*v) || math.IsInf(*v, 0) {
+			if v == nil || math.IsNaN(float64(*v)) || math.IsInf(float64(*v), 0) {
 				t.Errorf("trial %s (%v): metric %s missing or not finite: %v", r.Trial, r.Params["variant"], k, v)
 				missing = true
 			}

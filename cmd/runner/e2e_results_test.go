@@ -61,11 +61,11 @@ func TestResultsWorkflow(t *testing.T) {
 		return -1
 	}
 	var names []string
-	empty := 0
+	never := 0
 	for _, r := range recs[1:] {
 		names = append(names, r[col("name")])
-		if r[col("steps_to_excess_1")] == "" {
-			empty++
+		if r[col("steps_to_excess_1")] == "inf" {
+			never++
 		}
 		for _, f := range r {
 			if f == "null" || f == "NaN" {
@@ -76,8 +76,8 @@ func TestResultsWorkflow(t *testing.T) {
 	if got := strings.Join(names, ","); got != "gd seed=1,gd seed=2,goldstone seed=1,goldstone seed=2,procrustes seed=1,procrustes seed=2" {
 		t.Errorf("results order = %s", got)
 	}
-	if empty == 0 {
-		t.Error("no NaN steps_to_excess_1 in run 2 (lr=0.5 never reaches excess 1): the test lost its NaN case")
+	if never == 0 {
+		t.Error("no never (inf) steps_to_excess_1 in run 2 (lr=0.5 never reaches excess 1): the test lost its censored case")
 	}
 
 	// results json: each trial's outputs and log file
@@ -362,6 +362,28 @@ func TestSweepPlotsAndUnquotedGrid(t *testing.T) {
 	}
 	if n := strings.Count(string(md), "<!-- goldstone run header -->"); n != 2 {
 		t.Errorf("summary header markers: %d, want 2", n)
+	}
+	// Figures fit for a paper (issue 21, item 4): every figure has an SVG
+	// twin and a caption naming its trials; a constant (l_star depends on
+	// the seed only) gets no sweep figure; lines of the two lr differ.
+	for _, f := range []string{"curves", "figure2", "trajectories", "sweep-final_psi"} {
+		if fi, err := os.Stat(filepath.Join(dir, f+".svg")); err != nil || fi.Size() < 1000 {
+			t.Errorf("%s.svg: %v", f, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "sweep-l_star.png")); err == nil {
+		t.Error("sweep-l_star.png: a constant is plotted")
+	}
+	for _, want := range []string{`(<a href="curves.svg">SVG</a>): L - L*`, "seeds 1, 2; lr = 0.5, 1).</figcaption>",
+		`<b>sweep-final_psi.png</b> (<a href="sweep-final_psi.svg">SVG</a>): final_psi against each swept setting (lr; one panel each)`,
+		"each seed&#39;s value is a hollow dot"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("page lacks the caption text %q", want)
+		}
+	}
+	if !strings.Contains(string(md), "*curves.png* ([SVG](curves.svg)): L - L*") || !strings.Contains(string(md), "## Aggregates over seeds") ||
+		!strings.Contains(string(md), "| variant | lr | n | never | mean | sd | 95% CI | median |") {
+		t.Errorf("summary.md lacks a caption or the aggregates:\n%s", md)
 	}
 }
 

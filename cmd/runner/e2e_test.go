@@ -14,6 +14,8 @@ import (
 	"time"
 
 	_ "github.com/mattn/go-sqlite3"
+
+	"goldstone/runs"
 )
 
 // runnerBin is the runner built once for the end-to-end tests.
@@ -127,10 +129,10 @@ func (e *env) dbAt(path string) *sql.DB {
 }
 
 type resultJSON struct {
-	Trial   string              `json:"trial"`
-	Status  string              `json:"status"`
-	Params  map[string]any      `json:"params"`
-	Metrics map[string]*float64 `json:"metrics"`
+	Trial   string                     `json:"trial"`
+	Status  string                     `json:"status"`
+	Params  map[string]any             `json:"params"`
+	Metrics map[string]*runs.JSONValue `json:"metrics"`
 }
 
 func (e *env) results(exp string) []resultJSON {

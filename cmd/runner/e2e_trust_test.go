@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"goldstone/runs"
 )
 
 // mlDataEnv is an env with a MovieLens experiment "mlbad" over the ratings
@@ -286,7 +288,7 @@ func TestCorruptCacheEntryIsRecomputed(t *testing.T) {
 	if !strings.Contains(out, "stages: 5 ran, 2 cached") {
 		t.Errorf("the corrupt trial was not recomputed: %s", out)
 	}
-	got := map[string]*float64{}
+	got := map[string]*runs.JSONValue{}
 	for _, r := range e.results("small") {
 		got[r.Trial] = r.Metrics["final_excess"]
 	}

@@ -199,7 +199,7 @@ func (g *globalOptions) loadExperiment() (*stages.Experiment, error) {
 	e, ok := cfg.Experiments[g.experiment]
 	if !ok {
 		names := slices.Sorted(maps.Keys(cfg.Experiments))
-		return nil, usageErr("%s: no experiment %q (have: %s)", g.config, g.experiment, strings.Join(names, ", "))
+		return nil, usageErr("%s: no experiment %q%s (have: %s)", g.config, g.experiment, didYouMean(g.experiment, names, ""), strings.Join(names, ", "))
 	}
 	if err := e.Override(g.sets); err != nil {
 		return nil, &exitError{exitUsage, err}
@@ -212,8 +212,10 @@ func (g *globalOptions) loadExperiment() (*stages.Experiment, error) {
 
 type command struct {
 	name, summary string
-	args          string // positional arguments, e.g. "RUN_A RUN_B" (usage text)
-	nargs         int    // number of positional arguments (flags may come before, between and after them)
+	args          string   // positional arguments, e.g. "RUN_A RUN_B" (usage text)
+	nargs         int      // number of positional arguments (flags may come before, between and after them)
+	variadic      bool     // nargs is the least number of positional arguments
+	examples      []string // command lines shown by its help
 	run           func(ctx context.Context, g *globalOptions, fs *flag.FlagSet, args []string) error
 	flags         func(fs *flag.FlagSet)
 }
@@ -234,8 +236,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	cmd := lookupCommand(name)
 	if cmd == nil {
-		fmt.Fprintf(stderr, "runner: unknown command %q\n", name)
-		printUsage(stderr)
+		fmt.Fprintf(stderr, "runner: unknown command %q%s; the commands are: %s (see 'runner help')\n",
+			termText(name), didYouMean(name, commandNames(), ""), strings.Join(commandNames(), ", "))
 		return exitUsage
 	}
 	if !explicit && slices.ContainsFunc(args, isHelpFlag) {
@@ -243,8 +245,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	g := &globalOptions{stdout: stdout, stderr: stderr}
-	fs := cmd.flagSet(g, stderr)
-	fs.Usage = func() { printCommandUsage(stderr, cmd) }
+	fs := cmd.flagSet(g, io.Discard) // errors are said below, in one line
+	fs.Usage = func() {}
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -252,9 +254,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 				printCommandUsage(stdout, cmd)
 				return exitOK
 			}
-			return exitUsage // the flag package printed the error and the usage
+			msg := err.Error()
+			if bad, ok := undefinedFlag(err); ok {
+				msg = "unknown flag --" + bad + didYouMean(bad, flagNames(fs), "--")
+			}
+			fmt.Fprintf(stderr, "runner %s: %s (see 'runner help %s')\n", name, termText(msg), name)
+			return exitUsage
 		}
-		if fs.NArg() == 0 || len(pos) == cmd.nargs {
+		if fs.NArg() == 0 || (!cmd.variadic && len(pos) == cmd.nargs) {
 			break
 		}
 		pos, args = append(pos, fs.Arg(0)), fs.Args()[1:]
@@ -365,23 +372,12 @@ func help(args []string, stdout, stderr io.Writer) int {
 	}
 	cmd := lookupCommand(names[0])
 	if cmd == nil {
-		fmt.Fprintf(stderr, "runner help: unknown command %q\n", names[0])
-		printUsage(stderr)
+		fmt.Fprintf(stderr, "runner help: unknown command %q%s; the commands are: %s\n",
+			termText(names[0]), didYouMean(names[0], commandNames(), ""), strings.Join(commandNames(), ", "))
 		return exitUsage
 	}
 	printCommandUsage(stdout, cmd)
 	return exitOK
-}
-
-// printCommandUsage prints a command's synopsis, summary and flags.
-func printCommandUsage(w io.Writer, c *command) {
-	fmt.Fprintf(w, "usage: runner %s [flags]", c.name)
-	if c.args != "" {
-		fmt.Fprintf(w, " %s", c.args)
-	}
-	fmt.Fprintf(w, "\n\n%s\n\nflags (in any order, before or after the command):\n", c.summary)
-	fs := c.flagSet(&globalOptions{}, w)
-	fs.PrintDefaults()
 }
 
 // versionString is the module version and the VCS revision the binary was
@@ -427,10 +423,9 @@ func printUsage(w io.Writer) {
 		fmt.Fprintf(w, "  %-20s %s\n", strings.TrimSpace(c.name+" "+c.args), c.summary)
 	}
 	fmt.Fprintf(w, "  %-20s %s\n", "help [COMMAND]", "the commands, or a command's flags")
-	fmt.Fprintln(w, "\nglobal flags:")
+	fmt.Fprintln(w, "\nglobal flags (each command's help lists those it reads: runner help COMMAND):")
 	fs := flag.NewFlagSet("runner", flag.ContinueOnError)
-	fs.SetOutput(w)
 	(&globalOptions{}).register(fs)
-	fs.PrintDefaults()
+	printFlags(w, fs, nil)
 	fmt.Fprintln(w, "\nexit codes: 0 ok; 1 a runtime failure (a trial failed, repro drifted, an I/O or SQLite error); 2 a usage, configuration or data error; 130 interrupted")
 }

@@ -19,10 +19,12 @@ import (
 )
 
 // progress shows what a run is doing: on a terminal a live status line
-// (trials ended of total, current step of the running stages, ETA), redrawn
-// every half second and cut to the terminal's width; otherwise (and always
-// with --log-format json, which prints JSON only) log lines as stages start
-// and finish, carrying the run id, the node and its trial.
+// (trials ended of total, current step of the running stages with the
+// chosen metric, ETA), redrawn every half second and fitted to the
+// terminal's width trial by trial (fitTrials), cleared before every log
+// line and at the end; otherwise (and always with --log-format json, which
+// prints JSON only) log lines as stages start and finish, carrying the run
+// id, the node and its trial.
 type progress struct {
 	mu          sync.Mutex
 	g           *globalOptions
@@ -40,16 +42,45 @@ type progress struct {
 	lineLen     int
 	trialOf     func(node string) (id, name string, ok bool)
 	stop        chan struct{}
+	metric      string // the value shown per trial (--progress-metric; "" is loss)
 }
 
-func newProgress(g *globalOptions, trials int) *progress {
-	p := &progress{g: g, log: g.log, w: g.stderr, total: trials, start: time.Now(), running: map[string][2]int64{}, values: map[string]map[string]float64{}}
+// newProgress starts the display of a run of trials showing metric per
+// trial ("" is the loss). On a terminal it takes over g.log: log lines go
+// through it, so that each clears the status line first.
+func newProgress(g *globalOptions, trials int, metric string) *progress {
+	p := &progress{g: g, log: g.log, w: g.stderr, total: trials, start: time.Now(), running: map[string][2]int64{}, values: map[string]map[string]float64{}, metric: metric}
 	if f, ok := g.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) && !g.quiet && g.logFormat != "json" {
 		p.tty = true
+		g.log = slog.New(slog.NewTextHandler(&statusWriter{p: p, w: g.stderr}, &slog.HandlerOptions{Level: slog.LevelInfo}))
+		p.log = g.log
 		p.stop = make(chan struct{})
 		go p.tick()
 	}
 	return p
+}
+
+// statusWriter is the terminal's stderr while a status line is shown: a
+// write first clears the line (the next tick draws it again below), so a
+// log line never shares its row.
+type statusWriter struct {
+	p *progress
+	w io.Writer
+}
+
+func (s *statusWriter) Write(b []byte) (int, error) {
+	s.p.mu.Lock()
+	defer s.p.mu.Unlock()
+	s.p.clear()
+	return s.w.Write(b)
+}
+
+// clear erases the status line (the caller holds mu).
+func (p *progress) clear() {
+	if p.lineLen > 0 {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.lineLen = 0
+	}
 }
 
 // tick redraws the status line on a timer, so that elapsed time and ETA
@@ -162,21 +193,28 @@ func (p *progress) TrialFinished(trial, status string) {
 	}
 }
 
-func (p *progress) draw() {
-	var parts []string
-	nodes := slices.Sorted(maps.Keys(p.running))
-	var frac float64
-	for _, n := range nodes {
+// parts are the running trials, in node order, with the chosen metric.
+func (p *progress) parts() []trialPart {
+	var parts []trialPart
+	metric := p.metric
+	if metric == "" {
+		metric = "loss"
+	}
+	for _, n := range slices.Sorted(maps.Keys(p.running)) {
 		c := p.running[n]
-		if c[1] > 0 {
-			part := fmt.Sprintf("%s %d/%d", p.shortName(n), c[0], c[1])
-			if v, ok := p.values[n]["loss"]; ok {
-				part += " loss=" + strconv.FormatFloat(v, 'g', 4, 64)
-			}
-			parts = append(parts, part)
-			frac += float64(c[0]) / float64(c[1])
-		} else {
-			parts = append(parts, p.shortName(n))
+		tp := trialPart{name: p.shortName(n), step: c[0], total: c[1], metric: metric}
+		tp.value, tp.has = p.values[n][metric]
+		parts = append(parts, tp)
+	}
+	return parts
+}
+
+func (p *progress) draw() {
+	parts := p.parts()
+	var frac float64
+	for _, tp := range parts {
+		if tp.total > 0 {
+			frac += float64(tp.step) / float64(tp.total)
 		}
 	}
 	el := time.Since(p.start)
@@ -189,14 +227,14 @@ func (p *progress) draw() {
 	if p.interrupted > 0 {
 		trials += fmt.Sprintf(" (%d interrupted)", p.interrupted)
 	}
-	line := fmt.Sprintf("%s  elapsed %s  eta %s  %s", trials, el.Round(time.Second), eta, strings.Join(parts, "  "))
 	width := 80
 	if f, ok := p.w.(*os.File); ok {
 		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 10 {
 			width = w
 		}
 	}
-	line = fitWidth(line, width-1)
+	head := fmt.Sprintf("%s  elapsed %s  eta %s", trials, el.Round(time.Second), eta)
+	line := fitWidth(fitTrials(head, parts, width-1), width-1)
 	n := utf8.RuneCountInString(line)
 	pad := ""
 	if d := p.lineLen - n; d > 0 {
@@ -206,7 +244,8 @@ func (p *progress) draw() {
 	p.lineLen = n
 }
 
-// Close ends the status line.
+// Close ends the status line: it is cleared, so that what follows (the
+// run's outcome) starts on an empty row.
 func (p *progress) Close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -217,9 +256,101 @@ func (p *progress) Close() {
 	if p.stop != nil {
 		close(p.stop)
 	}
-	if p.tty && p.lineLen > 0 {
-		fmt.Fprintln(p.w)
+	if p.tty {
+		p.clear()
 	}
+}
+
+// trialPart is a running trial on the status line.
+type trialPart struct {
+	name        string
+	step, total int64
+	metric      string
+	value       float64
+	has         bool
+}
+
+// text renders the part at a level of detail: 0 "goldstone lr=0.5 seed=1
+// 1581/4000 valid_ll=-0.5983", 1 the step as a percentage and the value
+// with 3 digits, 2 the name abbreviated (each word of the variant cut to 4
+// letters, setting names to their first letter) and the value alone.
+func (t trialPart) text(level int) string {
+	name := t.name
+	if level >= 2 {
+		name = abbreviate(name)
+	}
+	if t.total <= 0 {
+		return name
+	}
+	var b strings.Builder
+	b.WriteString(name)
+	switch level {
+	case 0:
+		fmt.Fprintf(&b, " %d/%d", t.step, t.total)
+	default:
+		fmt.Fprintf(&b, " %d%%", t.step*100/t.total)
+	}
+	if t.has {
+		switch level {
+		case 0:
+			b.WriteString(" " + t.metric + "=" + strconv.FormatFloat(t.value, 'g', 4, 64))
+		case 1:
+			b.WriteString(" " + t.metric + "=" + strconv.FormatFloat(t.value, 'g', 3, 64))
+		default:
+			b.WriteString(" " + strconv.FormatFloat(t.value, 'g', 3, 64))
+		}
+	}
+	return b.String()
+}
+
+// abbreviate shortens a trial name: a word of the variant to 4 letters and
+// a grid setting "lambda=10" to "l=10".
+func abbreviate(name string) string {
+	fields := strings.Fields(name)
+	for i, f := range fields {
+		if k, v, ok := strings.Cut(f, "="); ok {
+			r := []rune(k)
+			fields[i] = string(r[:min(1, len(r))]) + "=" + v
+			continue
+		}
+		var parts []string
+		for _, w := range strings.Split(f, "-") {
+			r := []rune(w)
+			parts = append(parts, string(r[:min(4, len(r))]))
+		}
+		fields[i] = strings.Join(parts, "-")
+	}
+	return strings.Join(fields, " ")
+}
+
+// fitTrials joins the head and the running trials into a line of at most
+// width runes, never cutting a trial: at the most detailed level at which
+// every trial fits; else at the shortest, as many trials as fit and
+// "+N more".
+func fitTrials(head string, parts []trialPart, width int) string {
+	for level := 0; level <= 2; level++ {
+		line := head
+		for _, t := range parts {
+			line += "  " + t.text(level)
+		}
+		if utf8.RuneCountInString(line) <= width {
+			return line
+		}
+	}
+	line := head
+	for i, t := range parts {
+		more := fmt.Sprintf("  +%d more", len(parts)-i)
+		next := line + "  " + t.text(2)
+		rest := ""
+		if i < len(parts)-1 {
+			rest = fmt.Sprintf("  +%d more", len(parts)-i-1)
+		}
+		if utf8.RuneCountInString(next+rest) > width {
+			return line + more
+		}
+		line = next
+	}
+	return line
 }
 
 // fitWidth cuts line to at most width runes, ending it with "…" when cut.

@@ -112,13 +112,24 @@ func writeHTMLReport(ctx context.Context, g *globalOptions, st *runs.Store, e *s
 		return "", err
 	}
 	for _, p := range sweeps {
-		if err := record(p, "png"); err != nil {
+		if err := record(p, strings.TrimPrefix(filepath.Ext(p), ".")); err != nil {
 			return "", err
 		}
 	}
-	p, err := htmlreport.Build(ctx, st, out.RunID, out.ReportPath, htmlreport.Options{Defaults: defaults, Env: envList(env)})
+	p, err := htmlreport.Build(ctx, st, out.RunID, out.ReportPath, htmlreport.Options{Defaults: defaults, Env: envList(env), Headline: stages.Headline(e.Pipeline)})
 	if err != nil {
 		return "", err
+	}
+	// The trials' logs and small outputs are copied into the report, so
+	// that a copied reports folder has no link into the workdir.
+	copied, err := htmlreport.Localize(out.ReportPath, p, htmlreport.MaxLocalOutput)
+	if err != nil {
+		return "", err
+	}
+	for _, c := range copied {
+		if err := record(c, strings.TrimPrefix(filepath.Ext(c), ".")); err != nil {
+			return "", err
+		}
 	}
 	if md, err := annotateSummary(out.ReportPath, p); err != nil {
 		return "", err
@@ -138,7 +149,7 @@ func writeHTMLReport(ctx context.Context, g *globalOptions, st *runs.Store, e *s
 	if err := st.Flush(ctx); err != nil {
 		return "", err
 	}
-	if _, err := htmlreport.WriteIndex(ctx, st, g.reports); err != nil {
+	if _, err := htmlreport.WriteIndex(ctx, st, g.reports, stages.Headline); err != nil {
 		return "", err
 	}
 	return page, nil
@@ -228,13 +239,19 @@ func sweepPlots(ctx context.Context, st *runs.Store, e *stages.Experiment, out *
 		}
 		logX[k] = lo > 0 && hi/lo >= 10
 	}
+	var variants []string // one colour per variant in every sweep figure
+	for _, v := range e.Variants {
+		variants = append(variants, v.Name)
+	}
 	var paths []string
+	caps := map[string]string{}
 	for _, m := range sortedKeys(metrics) {
 		spec := figures.SweepSpec{
-			Title:    fmt.Sprintf("%s run %d: %s against the swept settings (mean ± sd over seeds)", e.Name, out.RunID, m),
+			Title:    fmt.Sprintf("%s run %d: %s against the swept settings (mean over seeds)", e.Name, out.RunID, m),
 			Metric:   m,
 			Settings: swept,
 			LogX:     logX,
+			Variants: variants,
 		}
 		for _, t := range trials {
 			v, ok := t.Summary[m]
@@ -247,16 +264,80 @@ func sweepPlots(ctx context.Context, st *runs.Store, e *stages.Experiment, out *
 			}
 			spec.Points = append(spec.Points, p)
 		}
-		if len(spec.Points) == 0 {
-			continue
+		if len(spec.Points) == 0 || spec.Constant() {
+			continue // nothing to draw, or a constant (l_star; gauge_rounds of equally long runs)
 		}
+		spec.LogY = logWorthy(spec.Points)
 		path := filepath.Join(out.ReportPath, "sweep-"+m+".png")
 		if err := figures.Sweep(path, spec); err != nil {
 			return paths, err
 		}
-		paths = append(paths, path)
+		paths = append(paths, path, figures.SVGPath(path))
+		caps[filepath.Base(path)] = sweepCaption(m, spec, swept)
+	}
+	if len(caps) > 0 {
+		if err := figures.AddCaptions(out.ReportPath, caps); err != nil {
+			return paths, err
+		}
+		paths = append(paths, filepath.Join(out.ReportPath, figures.CaptionsFile))
 	}
 	return paths, nil
+}
+
+// logWorthy reports whether a sweep figure's metric goes on a log axis:
+// its finite values are all positive and span three decades or more (on
+// a linear axis a trial that diverged to 1e100 flattens every other line
+// to zero).
+func logWorthy(points []figures.SweepPoint) bool {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, p := range points {
+		if !math.IsInf(p.Value, 0) && !math.IsNaN(p.Value) {
+			lo, hi = math.Min(lo, p.Value), math.Max(hi, p.Value)
+		}
+	}
+	return lo > 0 && hi/lo >= 1e3
+}
+
+// sweepCaption says what a sweep figure shows and which trials.
+func sweepCaption(metric string, spec figures.SweepSpec, swept []string) string {
+	var variants []string
+	never, perPoint := 0, map[string]int{}
+	for _, p := range spec.Points {
+		if !slices.Contains(variants, p.Variant) {
+			variants = append(variants, p.Variant)
+		}
+		if runs.IsNever(p.Value) {
+			never++
+		}
+		key := p.Variant
+		for _, s := range swept {
+			key += "\x00" + p.Settings[s]
+		}
+		perPoint[key]++
+	}
+	most := 0
+	for _, n := range perPoint {
+		most = max(most, n)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s against each swept setting (%s; one panel each), every variant on the same axes: colour = variant", metric, strings.Join(swept, ", "))
+	if len(swept) > 1 {
+		b.WriteString(", dash and marker = the other swept settings")
+	}
+	b.WriteString(". ")
+	if spec.LogY {
+		fmt.Fprintf(&b, "%s on a log axis (its values span three decades or more). ", metric)
+	}
+	if most <= figures.SeedPoints {
+		b.WriteString("The line joins the means over seeds; each seed's value is a hollow dot. ")
+	} else {
+		b.WriteString("The line joins the means over seeds; the error bars are ± one standard deviation over seeds (not below zero for a metric that is never negative). ")
+	}
+	if never > 0 {
+		fmt.Fprintf(&b, "%d trials never reached the threshold and are left out of the means (the aggregate tables count them). ", never)
+	}
+	fmt.Fprintf(&b, "Trials: %d (variants %s; up to %d per point).", len(spec.Points), strings.Join(variants, ", "), most)
+	return b.String()
 }
 
 // paramValue is a parameter's JSON text as plain text: strings unquoted.
@@ -317,9 +398,22 @@ func annotateSummary(dir string, p *htmlreport.Page) (string, error) {
 		}
 		fmt.Fprintf(&b, "- %s = %s (%s)\n", report.MarkdownCode(s.Key), report.MarkdownCode(s.Value), def)
 	}
-	b.WriteString("\nFigures:\n\n")
+	if agg := htmlreport.AggregatesMarkdown(p.Aggregates); agg != "" {
+		b.WriteString("\n## Aggregates over seeds\n\n" + agg)
+	}
+	b.WriteString("\nFigures:\n")
 	for _, f := range p.Figures {
-		fmt.Fprintf(&b, "![%s](%s)\n", f, f)
+		fmt.Fprintf(&b, "\n![%s](%s)\n", f.File, f.File)
+		if f.Caption != "" || f.SVG != "" {
+			line := "*" + f.File + "*"
+			if f.SVG != "" {
+				line += " ([SVG](" + f.SVG + "))"
+			}
+			if f.Caption != "" {
+				line += ": " + report.MarkdownText(f.Caption)
+			}
+			b.WriteString("\n" + line + "\n")
+		}
 	}
 	b.WriteString("\n" + mark + "\n")
 	b.Write(body)

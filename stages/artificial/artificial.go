@@ -15,6 +15,7 @@ import (
 	"goldstone/models"
 	"goldstone/optim"
 	"goldstone/pipeline"
+	"goldstone/runs"
 	"goldstone/stages"
 	"goldstone/stages/report"
 	"goldstone/stages/settings"
@@ -40,6 +41,17 @@ type Pipeline struct{}
 
 // Name implements stages.Pipeline.
 func (Pipeline) Name() string { return "artificial" }
+
+// Headline: the steps to the paper's Fig. 2 targets, the final excess loss
+// and the steps until the gauge gap relaxed (stages.Headliner).
+func (Pipeline) Headline() []runs.Headline {
+	return []runs.Headline{
+		{Metric: "steps_to_excess_1", Lower: true, Range: runs.NonNegative},
+		{Metric: "steps_to_excess_0.01", Lower: true, Range: runs.NonNegative},
+		{Metric: "final_excess", Lower: true, Range: runs.NonNegative}, // L* is the optimum
+		{Metric: "steps_to_gap_1pct", Lower: true, Range: runs.NonNegative},
+	}
+}
 
 // Settings implements stages.Pipeline: the train stage's settings are all
 // the pipeline reads.
@@ -101,7 +113,7 @@ type Snapshot struct {
 // (Section 5.1): dense dynamic Gaussian MF on X = Ubar^T Vbar + noise, the
 // same X at every time step. It writes series.arrow, series.parquet,
 // summary.json and snapshots.json into dir.
-func Train(ctx context.Context, s TrainSettings, pool *optim.Pool, dir string, progress func(step, total int, loss float64)) error {
+func Train(ctx context.Context, s TrainSettings, pool *optim.Pool, dir string, progress train.Progress) error {
 	seed := uint64(s.Loop.Seed)
 	rows, cols, T, d := s.Data.Rows, s.Data.Cols, s.Data.TimeSteps, s.Loop.Dim
 	x0 := models.Artificial(seed, rows, cols, s.Data.Rank, s.Data.NoiseVar)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"goldstone/pipeline"
 	"goldstone/stages/figures"
@@ -103,7 +104,32 @@ func Report(ctx context.Context, experiment string, all []report.TrialResult, io
 	if err != nil {
 		return "", err
 	}
+	caps := captions(spec.Rows, scaling != "")
+	if err := figures.AddCaptions(dir, caps); err != nil {
+		return "", err
+	}
 	return PaperFigures + scaling, nil
+}
+
+// captions are the captions of the report's figures: trajectories.png
+// when rows were drawn, scaling.png when T is swept.
+func captions(rows []string, scaling bool) map[string]string {
+	caps := map[string]string{
+		"curves.png": "L - L* (the loss above its optimum), psi (the coupling across time steps) and the gauge gap psi - min_R psi " +
+			"(how much a gauge fix would still lower psi) against the training step + 1, log-log axes. " + figures.LinesNote + " " + figures.BandsNote,
+		"figure2.png": "The paper's Fig. 2 counterpart: L - L* on a log axis against the training step on a linear (left) and a log (right) axis; " +
+			"the steps to L - L* < 1 and < 0.01 are steps_to_excess_1 and steps_to_excess_0.01 in the tables. " + figures.LinesNote + " " + figures.BandsNote,
+	}
+	if len(rows) > 0 {
+		caps["trajectories.png"] = "The embedding vectors along the chain t = 1..T (one colour per vector) at the training steps of the columns, " +
+			"for the lowest seed of each of the first two variants (rows): " + strings.Join(rows, "; ") + "."
+	}
+	if scaling {
+		caps["scaling.png"] = "The median over seeds of the steps to each threshold against the chain length T (log-log), one panel per metric and lambda, " +
+			"one line per variant; a median that is never (at least half the seeds never reach the threshold) is not drawn. " +
+			"The dashed grey line is T^2 through the first point of the first variant: the slope plain GD would have if the slowest Goldstone mode set its pace."
+	}
+	return caps
 }
 
 // PaperFigures says which report file is the counterpart of which figure

@@ -20,7 +20,7 @@ import (
 var ScalingMetrics = []string{"steps_to_excess_1", "steps_to_gap_1pct"}
 
 // ScalingCell is one (metric, variant, lambda, T) of a chain-length sweep:
-// the seeds' values with "never" (NaN: not reached within the run) counted
+// the seeds' values with "never" (runs.Never, +Inf: not reached within the run; NaN in results of older versions) counted
 // as +Inf, so the median is censored, never flattered.
 type ScalingCell struct {
 	Metric, Variant string

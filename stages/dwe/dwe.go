@@ -22,6 +22,7 @@ import (
 	mdwe "goldstone/models/dwe"
 	"goldstone/optim"
 	"goldstone/pipeline"
+	"goldstone/runs"
 	"goldstone/stages"
 	"goldstone/stages/corpus"
 	"goldstone/stages/figures"
@@ -38,6 +39,17 @@ type Pipeline struct{}
 
 // Name implements stages.Pipeline.
 func (Pipeline) Name() string { return "dwe" }
+
+// Headline: the paper's Fig. 4 and Table 2 measures, then the steps until
+// the gauge gap relaxed (stages.Headliner).
+func (Pipeline) Headline() []runs.Headline {
+	return []runs.Headline{
+		{Metric: "median_first_last_cos", Range: runs.Cosine},
+		{Metric: "test_ll"},
+		{Metric: "valid_ll"},
+		{Metric: "steps_to_gap_1pct", Lower: true, Range: runs.NonNegative},
+	}
+}
 
 // Settings implements stages.Pipeline.
 func (Pipeline) Settings() any { return &Settings{} }

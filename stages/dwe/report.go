@@ -70,6 +70,14 @@ func Report(ctx context.Context, experiment string, all []report.TrialResult, io
 	}); err != nil {
 		return "", err
 	}
+	if err := figures.AddCaptions(dir, map[string]string{
+		"figure4.png": "The paper's Fig. 4 counterpart: histograms over the vocabulary of the cosine between each word's embedding at the first and " +
+			"at the last time step, 40 bins over [-1, 1], one panel per trial; the dashed line is the trial's median (median_first_last_cos).",
+		"curves.png": "The training loss and psi (the coupling across time steps, log axis) against the training step + 1 (log axis); the " +
+			"vertical dashed lines mark where training switches from minibatches to the full batch. " + figures.LinesNote + " " + figures.BandsNote,
+	}); err != nil {
+		return "", err
+	}
 	return PaperFigures + table2(all) + md.String(), nil
 }
 

@@ -12,15 +12,18 @@ package dwe
 // models/dwe.WordAging). 5: the step file records each bin's first and last
 // year with data; the aging table names a step by those years. 12: same bits
 // on every build (issue 17). 13: JSON Lines corpora, csv and jsonl times may be
-// dates (the year is kept), zstd inputs. train-dwe 14: summary gap_seconds
-// (the time spent measuring the gauge gap, for the gauge overhead without
-// the measurement); report-dwe 14: its summary table shows gap_seconds.
+// dates (the year is kept), zstd inputs. Train 14: a threshold never
+// reached (steps_to_gap_1pct) is runs.Never (+Inf), not NaN. Report 14:
+// captions (figures.CaptionsFile) for every figure. Report 15: a figure
+// is at least as wide as its title (figures.Curves). Train 15: summary
+// gap_seconds (the time spent measuring the gauge gap, for the gauge
+// overhead without the measurement); report 16: its table shows it.
 const (
 	IngestVersion   = "13" // ingest-corpus
 	BinVersion      = "13" // bin-corpus
 	VocabVersion    = "13" // vocab
 	CountVersion    = "13" // count
-	TrainVersion    = "14" // train-dwe
+	TrainVersion    = "15" // train-dwe
 	EvaluateVersion = "13" // evaluate-dwe
-	ReportVersion   = "14" // report-dwe (its Draw)
+	ReportVersion   = "16" // report-dwe (its Draw)
 )

@@ -4,12 +4,15 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"path/filepath"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
 
 	"goldstone/internal/atomicfile"
 )
@@ -108,6 +111,15 @@ func titleHeight(title string) vg.Length {
 	return textStyle(14).Rectangle(title).Size().Y + 2*vg.Points(6)
 }
 
+// titleWidth is the width a figure needs for title not to be cut at its
+// edges (drawTitle centres it).
+func titleWidth(title string) vg.Length {
+	if title == "" {
+		return 0
+	}
+	return textStyle(14).Rectangle(title).Size().X + 4*vg.Points(6)
+}
+
 // legendEntry is one line of a side legend.
 type legendEntry struct {
 	name  string
@@ -145,6 +157,30 @@ func savePNG(path string, img *vgimg.Canvas) error {
 		return fmt.Errorf("write %s: encode png: %w", path, err)
 	}
 	return nil
+}
+
+// SVGPath is the vector twin of a figure's PNG: the same name with .svg.
+func SVGPath(png string) string { return strings.TrimSuffix(png, filepath.Ext(png)) + ".svg" }
+
+// paintBoth paints a figure of size w x h twice: as a PNG at path (DPI) and
+// as an SVG at SVGPath(path) (vector, for a paper), both written
+// atomically, the SVG first, so that a PNG never lacks its twin.
+func paintBoth(path string, w, h vg.Length, paint func(dc draw.Canvas)) error {
+	svg := vgsvg.NewWith(vgsvg.UseWH(w, h))
+	dc := draw.New(svg)
+	dc.SetColor(color.White)
+	dc.Fill(dc.Rectangle.Path())
+	paint(dc)
+	spath := SVGPath(path)
+	if err := atomicfile.Write(spath, func(w io.Writer) error {
+		_, err := svg.WriteTo(w)
+		return err
+	}); err != nil {
+		return fmt.Errorf("write %s: encode svg: %w", spath, err)
+	}
+	img, dc := newCanvas(w, h)
+	paint(dc)
+	return savePNG(path, img)
 }
 
 // note is a plotter that writes a grey message in the middle of the data area,

@@ -38,6 +38,13 @@ type Panel struct {
 	// XCategories, if set, labels the x positions 0, 1, ... with these
 	// names instead of numbers (a categorical setting).
 	XCategories []string
+	// NonNegative says the quantity cannot be negative: error bars stop
+	// at zero.
+	NonNegative bool
+	// Summaries says the points are summaries (one per trial or mean over
+	// seeds), not a training series: on a log axis every positive value is
+	// drawn, none is taken for round-off (roundOffRel).
+	Summaries bool
 }
 
 // Mark is a labelled vertical line in a panel.
@@ -59,12 +66,21 @@ type Series struct {
 	Group string
 	// Color, if non-nil, overrides the colour derived from Group (use
 	// Palette(k) to keep colours fixed across figures).
-	Color  color.Color
+	Color color.Color
+	// Style is the dash and marker key: when any series of the figure
+	// has one, series of one Style share their dash pattern and marker
+	// shape in every panel and different Styles differ (a grid setting of
+	// the trials, drawn in the variant's colour); otherwise dash and
+	// marker follow the colour key.
+	Style  string
 	Dashed bool
 	X, Y   []float64
 	// Spread, if non-nil (len(Y)), draws an error bar from Y-Spread to
 	// Y+Spread at every point (e.g. the standard deviation over seeds).
 	Spread []float64
+	// Dots, if non-nil (len(Y)), draws the values behind each point (the
+	// seeds whose mean Y is) as small hollow markers at its x.
+	Dots [][]float64
 }
 
 // panel tile size in Curves.
@@ -78,22 +94,17 @@ const (
 // right of the panels. See Panel and Series for the treatment of log axes,
 // non-finite values, long series and colours.
 func Curves(path string, spec CurveSpec) error {
-	if len(spec.Panels) == 0 {
-		return fmt.Errorf("curves %s: no panels", path)
-	}
-	for pi, pn := range spec.Panels {
-		for si, s := range pn.Series {
-			if len(s.X) != len(s.Y) {
-				return fmt.Errorf("curves %s: panel %d (%q) series %d (%q): len(X)=%d != len(Y)=%d",
-					path, pi, pn.Title, si, s.Name, len(s.X), len(s.Y))
-			}
-			if s.Spread != nil && len(s.Spread) != len(s.Y) {
-				return fmt.Errorf("curves %s: panel %d (%q) series %d (%q): len(Spread)=%d != len(Y)=%d",
-					path, pi, pn.Title, si, s.Name, len(s.Spread), len(s.Y))
-			}
-		}
+	if err := checkCurves(path, spec); err != nil {
+		return err
 	}
 	colors, index := curveColors(spec.Panels)
+	styles := styleIndex(spec.Panels)
+	style := func(s Series) int {
+		if styles != nil {
+			return styles[s.Style]
+		}
+		return index[seriesKey(s)]
+	}
 	shared := sharedX(spec.Panels)
 
 	cols := spec.Cols
@@ -120,13 +131,13 @@ func Curves(path string, spec CurveSpec) error {
 			if k >= len(spec.Panels) {
 				continue
 			}
-			p, lines, err := curvePanel(spec.Panels[k], colors, index, shared[xAxisKey{spec.Panels[k].LogX, spec.Panels[k].XLabel}])
+			p, lines, err := curvePanel(spec.Panels[k], colors, style, shared[xAxisKey{spec.Panels[k].LogX, spec.Panels[k].XLabel}])
 			if err != nil {
 				return fmt.Errorf("curves %s: panel %d (%q): %w", path, k, spec.Panels[k].Title, err)
 			}
 			plots[r][c] = p
 			for i, s := range spec.Panels[k].Series {
-				key := legendKey{s.Name, colorKey(lineColor(s, colors)), s.Dashed || index[seriesKey(s)] > 0}
+				key := legendKey{s.Name, colorKey(lineColor(s, colors)), s.Dashed || style(s) > 0}
 				if s.Name == "" || seen[key] {
 					continue
 				}
@@ -143,30 +154,55 @@ func Curves(path string, spec CurveSpec) error {
 	}
 	leg, lw, lh := sideLegend(entries)
 	th := titleHeight(spec.Title)
-	w := vg.Length(cols)*curveTileW + lw
+	w := max(vg.Length(cols)*curveTileW+lw, titleWidth(spec.Title))
 	h := th + max(vg.Length(rows)*curveTileH, lh+vg.Points(20))
-	img, dc := newCanvas(w, h)
-	dc = drawTitle(dc, spec.Title)
-	grid := draw.Crop(dc, 0, -lw, 0, 0)
-	tiles := draw.Tiles{
-		Rows: rows, Cols: cols,
-		PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(8),
-		PadX: vg.Points(16), PadY: vg.Points(12),
+	return paintBoth(path, w, h, func(dc draw.Canvas) {
+		dc = drawTitle(dc, spec.Title)
+		grid := draw.Crop(dc, 0, -lw, 0, 0)
+		tiles := draw.Tiles{
+			Rows: rows, Cols: cols,
+			PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(8),
+			PadX: vg.Points(16), PadY: vg.Points(12),
+		}
+		cvs := plot.Align(plots, tiles, grid)
+		for r := range rows {
+			for c := range cols {
+				if plots[r][c] != nil {
+					plots[r][c].Draw(cvs[r][c])
+				}
+			}
+		}
+		if len(entries) > 0 {
+			lc := draw.Crop(dc, w-lw, 0, 0, -vg.Points(20))
+			lc = draw.Crop(lc, vg.Points(4), 0, 0, 0)
+			leg.Draw(lc)
+		}
+	})
+}
+
+// checkCurves checks that spec has panels and that every series' columns
+// have one length.
+func checkCurves(path string, spec CurveSpec) error {
+	if len(spec.Panels) == 0 {
+		return fmt.Errorf("curves %s: no panels", path)
 	}
-	cvs := plot.Align(plots, tiles, grid)
-	for r := range rows {
-		for c := range cols {
-			if plots[r][c] != nil {
-				plots[r][c].Draw(cvs[r][c])
+	for pi, pn := range spec.Panels {
+		for si, s := range pn.Series {
+			if len(s.X) != len(s.Y) {
+				return fmt.Errorf("curves %s: panel %d (%q) series %d (%q): len(X)=%d != len(Y)=%d",
+					path, pi, pn.Title, si, s.Name, len(s.X), len(s.Y))
+			}
+			if s.Spread != nil && len(s.Spread) != len(s.Y) {
+				return fmt.Errorf("curves %s: panel %d (%q) series %d (%q): len(Spread)=%d != len(Y)=%d",
+					path, pi, pn.Title, si, s.Name, len(s.Spread), len(s.Y))
+			}
+			if s.Dots != nil && len(s.Dots) != len(s.Y) {
+				return fmt.Errorf("curves %s: panel %d (%q) series %d (%q): len(Dots)=%d != len(Y)=%d",
+					path, pi, pn.Title, si, s.Name, len(s.Dots), len(s.Y))
 			}
 		}
 	}
-	if len(entries) > 0 {
-		lc := draw.Crop(dc, w-lw, 0, 0, -vg.Points(20))
-		lc = draw.Crop(lc, vg.Points(4), 0, 0, 0)
-		leg.Draw(lc)
-	}
-	return savePNG(path, img)
+	return nil
 }
 
 type legendKey struct {
@@ -205,18 +241,51 @@ func curveColors(panels []Panel) (map[string]color.Color, map[string]int) {
 			m[k] = hue(i, len(keys))
 		}
 	}
-	// Series with an explicit colour get a style index too, in order of
-	// appearance after the others.
+	// Series with an explicit colour get a style index too: Palette(j)'s
+	// is j (so a colour fixed across figures keeps its dash and marker),
+	// any other colour's the next in order of appearance after the others.
 	for _, pn := range panels {
 		for _, s := range pn.Series {
 			if k := seriesKey(s); s.Color != nil {
 				if _, ok := idx[k]; !ok {
 					idx[k] = len(idx)
+					if j := paletteIndex(s.Color); j >= 0 {
+						idx[k] = j
+					}
 				}
 			}
 		}
 	}
 	return m, idx
+}
+
+// paletteIndex is the index of c in the palette, or -1.
+func paletteIndex(c color.Color) int {
+	for j := range palette {
+		if colorKey(c) == colorKey(palette[j]) {
+			return j
+		}
+	}
+	return -1
+}
+
+// styleIndex numbers the Styles of the series (the empty one too) in
+// order of first appearance, or returns nil when no series has a Style.
+func styleIndex(panels []Panel) map[string]int {
+	styles := map[string]int{}
+	any := false
+	for _, pn := range panels {
+		for _, s := range pn.Series {
+			if _, ok := styles[s.Style]; !ok {
+				styles[s.Style] = len(styles)
+			}
+			any = any || s.Style != ""
+		}
+	}
+	if !any {
+		return nil
+	}
+	return styles
 }
 
 // xAxisKey identifies an x axis: panels of one figure with the same scale
@@ -276,7 +345,7 @@ func lineColor(s Series, colors map[string]color.Color) color.Color {
 // figure's panels); the y axis spans the data, except a first point of a
 // series far outside the rest of it (the loss at step 1), which is drawn
 // off scale.
-func curvePanel(pn Panel, colors map[string]color.Color, index map[string]int, xr span) (*plot.Plot, []plot.Thumbnailer, error) {
+func curvePanel(pn Panel, colors map[string]color.Color, style func(Series) int, xr span) (*plot.Plot, []plot.Thumbnailer, error) {
 	p := plot.New()
 	p.Title.Text = pn.Title
 	p.X.Label.Text = pn.XLabel
@@ -289,12 +358,12 @@ func curvePanel(pn Panel, colors map[string]color.Color, index map[string]int, x
 	roundOff := 0
 	for i, s := range pn.Series {
 		xy := cleanXY(s.X, s.Y, pn.LogX, pn.LogY)
-		if pn.LogY {
+		if pn.LogY && !pn.Summaries {
 			var n int
 			xy, n = dropRoundOff(xy)
 			roundOff += n
 		}
-		k := index[seriesKey(s)]
+		k := style(s)
 		col := lineColor(s, colors)
 		l := &plotter.Line{LineStyle: draw.LineStyle{Color: col, Width: vg.Points(1.6), Dashes: dashPattern(k)}}
 		if s.Dashed && len(l.Dashes) == 0 {
@@ -312,9 +381,12 @@ func curvePanel(pn Panel, colors map[string]color.Color, index map[string]int, x
 			yr.add(q.Y)
 		}
 		if s.Spread != nil {
-			if bars := errorBars(s, pn.LogX, pn.LogY, col, &yr); bars != nil {
+			if bars := errorBars(s, pn.LogX, pn.LogY, pn.NonNegative, col, &yr); bars != nil {
 				drawn = append(drawn, bars)
 			}
+		}
+		if dots := seedDots(s, pn, col, &yr); dots != nil {
+			drawn = append(drawn, dots)
 		}
 		sparse := len(xy) <= sparsePoints
 		if jagged(xy, pn.LogY) {
@@ -372,6 +444,24 @@ func curvePanel(pn Panel, colors map[string]color.Color, index map[string]int, x
 		return nil, nil, fmt.Errorf("y axis: %w", err)
 	}
 	return p, thumbs, nil
+}
+
+// seedDots returns the hollow markers of s.Dots (nil when there are none)
+// and widens yr to hold them.
+func seedDots(s Series, pn Panel, col color.Color, yr *span) plot.Plotter {
+	var dots plotter.XYs
+	for i, vs := range s.Dots {
+		for _, v := range vs {
+			if finite(s.X[i]) && finite(v) && (!pn.LogX || s.X[i] > 0) && (!pn.LogY || v > 0) {
+				dots = append(dots, plotter.XY{X: s.X[i], Y: v})
+				yr.add(v)
+			}
+		}
+	}
+	if len(dots) == 0 {
+		return nil
+	}
+	return &plotter.Scatter{XYs: dots, GlyphStyle: draw.GlyphStyle{Color: col, Radius: vg.Points(2), Shape: draw.RingGlyph{}}}
 }
 
 // cleanXY returns the finite points of (x, y), without non-positive

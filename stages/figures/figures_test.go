@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"image"
+	"image/color"
 	"image/png"
 	"math"
 	"math/rand/v2"
@@ -175,10 +176,12 @@ func TestCurvesErrors(t *testing.T) {
 func TestCurveColors(t *testing.T) {
 	panels := []Panel{
 		{Series: []Series{{Name: "A"}, {Name: "B+", Group: "B"}, {Name: "C"}}},
-		{Series: []Series{{Name: "C"}, {Name: "B", Group: "B"}, {Name: "X", Color: Palette(7)}, {Name: "D"}}},
+		{Series: []Series{{Name: "C"}, {Name: "B", Group: "B"}, {Name: "X", Color: Palette(7)}, {Name: "D"}, {Name: "Y", Color: color.Gray{Y: 0x10}}}},
 	}
 	m, idx := curveColors(panels)
-	if idx["A"] != 0 || idx["D"] != 3 || idx["X"] != 4 {
+	// an explicit palette colour keeps its palette index as its style (7),
+	// another colour takes the next index after the others (5)
+	if idx["A"] != 0 || idx["D"] != 3 || idx["X"] != 7 || idx["Y"] != 5 {
 		t.Errorf("style index = %v", idx)
 	}
 	want := map[string]int{"A": 0, "B": 1, "C": 2, "D": 3}

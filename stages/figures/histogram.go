@@ -230,20 +230,20 @@ func Histogram(path string, spec HistSpec) error {
 	}
 	w := histTileW + lw
 	h := th + max(vg.Length(npanels)*ph, lh+vg.Points(20))
-	img, dc := newCanvas(w, h)
-	dc = drawTitle(dc, spec.Title)
-	tiles := draw.Tiles{
-		Rows: npanels, Cols: 1,
-		PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(8),
-		PadY: vg.Points(10),
-	}
-	cvs := plot.Align(plots, tiles, draw.Crop(dc, 0, -lw, 0, 0))
-	for r := range plots {
-		plots[r][0].Draw(cvs[r][0])
-	}
-	lc := draw.Crop(dc, w-lw+vg.Points(4), 0, 0, -vg.Points(20))
-	leg.Draw(lc)
-	return savePNG(path, img)
+	return paintBoth(path, w, h, func(dc draw.Canvas) {
+		dc = drawTitle(dc, spec.Title)
+		tiles := draw.Tiles{
+			Rows: npanels, Cols: 1,
+			PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(8),
+			PadY: vg.Points(10),
+		}
+		cvs := plot.Align(plots, tiles, draw.Crop(dc, 0, -lw, 0, 0))
+		for r := range plots {
+			plots[r][0].Draw(cvs[r][0])
+		}
+		lc := draw.Crop(dc, w-lw+vg.Points(4), 0, 0, -vg.Points(20))
+		leg.Draw(lc)
+	})
 }
 
 // vline is a vertical line across the whole data area at x.

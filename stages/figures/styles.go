@@ -198,9 +198,9 @@ func (m vmark) Plot(c draw.Canvas, p *plot.Plot) {
 }
 
 // errorBars returns the error bars of s (finite points with a finite
-// spread; on a log axis the lower end is clipped to the point's tenth) and
-// widens yr to hold them.
-func errorBars(s Series, logX, logY bool, col color.Color, yr *span) plot.Plotter {
+// spread; on a log axis the lower end is clipped to the point's tenth, for
+// a non-negative quantity at zero) and widens yr to hold them.
+func errorBars(s Series, logX, logY, nonNeg bool, col color.Color, yr *span) plot.Plotter {
 	var pts errPoints
 	for i := range s.Y {
 		x, y, e := s.X[i], s.Y[i], math.Abs(s.Spread[i])
@@ -210,6 +210,9 @@ func errorBars(s Series, logX, logY bool, col color.Color, yr *span) plot.Plotte
 		lo := y - e
 		if logY && lo <= 0 {
 			lo = y / 10
+		}
+		if nonNeg && lo < 0 {
+			lo = 0
 		}
 		pts = append(pts, errPoint{x, y, y - lo, e})
 		yr.add(lo)

@@ -183,23 +183,23 @@ func Trajectories(path string, spec TrajSpec) error {
 	th := titleHeight(spec.Title)
 	w := vg.Length(ncol)*trajTileW + lw
 	h := th + max(vg.Length(len(spec.Data))*trajTileH, lh+vg.Points(20))
-	img, dc := newCanvas(w, h)
-	dc = drawTitle(dc, spec.Title)
-	tiles := draw.Tiles{
-		Rows: len(spec.Data), Cols: ncol,
-		PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(8),
-		PadX: vg.Points(10), PadY: vg.Points(10),
-	}
-	cvs := plot.Align(plots, tiles, draw.Crop(dc, 0, -lw, 0, 0))
-	for r := range plots {
-		for c := range plots[r] {
-			plots[r][c].Draw(cvs[r][c])
+	return paintBoth(path, w, h, func(dc draw.Canvas) {
+		dc = drawTitle(dc, spec.Title)
+		tiles := draw.Tiles{
+			Rows: len(spec.Data), Cols: ncol,
+			PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(8),
+			PadX: vg.Points(10), PadY: vg.Points(10),
 		}
-	}
-	if len(entries) > 0 {
-		leg.Draw(draw.Crop(dc, w-lw+vg.Points(4), 0, 0, -vg.Points(20)))
-	}
-	return savePNG(path, img)
+		cvs := plot.Align(plots, tiles, draw.Crop(dc, 0, -lw, 0, 0))
+		for r := range plots {
+			for c := range plots[r] {
+				plots[r][c].Draw(cvs[r][c])
+			}
+		}
+		if len(entries) > 0 {
+			leg.Draw(draw.Crop(dc, w-lw+vg.Points(4), 0, 0, -vg.Points(20)))
+		}
+	})
 }
 
 // setSquare sets both axes of p to equal spans centred on the data of rs.

@@ -18,6 +18,7 @@ package htmlreport
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"html/template"
 	"maps"
@@ -29,8 +30,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+
 	"goldstone/internal/atomicfile"
 	"goldstone/runs"
+	"goldstone/stages/figures"
 )
 
 // Page is what a run's page shows.
@@ -42,10 +47,26 @@ type Page struct {
 	// Trials in enumeration order.
 	Trials []runs.TrialRow
 	// Figures and Files are paths relative to the page's directory.
-	Figures []string
+	Figures []Figure
 	Summary string // the Markdown summary, "" if none
 	Files   []Link
 	Outputs []runs.Output
+	// Aggregates are the headline metrics over seeds, per variant and
+	// swept setting (runs.Aggregates).
+	Aggregates []runs.Aggregate
+	// Local maps a file outside the page's directory (a trial log, a
+	// cache output) to its copy inside it (Localize), relative to the
+	// page; files outside without a copy are named, not linked.
+	Local map[string]string
+	// SummaryHTML is the Markdown summary rendered (its run header aside,
+	// which the page shows itself).
+	SummaryHTML template.HTML
+}
+
+// Figure is a PNG figure of the report, its vector twin (SVG, "" if
+// none) and its caption (figures.CaptionsFile; "" if none).
+type Figure struct {
+	File, SVG, Caption string
 }
 
 // KV is a labelled value.
@@ -70,6 +91,9 @@ type Options struct {
 	Defaults map[string]string
 	// Env is extra environment to show (e.g. module versions).
 	Env []KV
+	// Headline are the metrics the page's aggregate tables show, in order
+	// (stages.Headline of the run's pipeline); none: no aggregates.
+	Headline []runs.Headline
 }
 
 // identity are the configuration keys that name the run rather than set
@@ -113,9 +137,18 @@ func Build(ctx context.Context, st *runs.Store, runID int64, dir string, opt Opt
 	if p.Outputs, err = st.Outputs(ctx, runID); err != nil {
 		return nil, err
 	}
+	p.Aggregates = runs.Aggregates(p.Trials, opt.Headline)
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("html report: %w", err)
+	}
+	caps, err := figures.ReadCaptions(dir)
+	if err != nil {
+		return nil, fmt.Errorf("html report: %w", err)
+	}
+	have := map[string]bool{}
+	for _, e := range ents {
+		have[e.Name()] = true
 	}
 	for _, e := range ents {
 		name := e.Name()
@@ -124,8 +157,14 @@ func Build(ctx context.Context, st *runs.Store, runID int64, dir string, opt Opt
 		}
 		ext := strings.ToLower(filepath.Ext(name))
 		switch {
-		case ext == ".png" || ext == ".svg":
-			p.Figures = append(p.Figures, name)
+		case ext == ".png" || ext == ".svg" && !have[strings.TrimSuffix(name, filepath.Ext(name))+".png"]:
+			f := Figure{File: name, Caption: caps[name]}
+			if svg := figures.SVGPath(name); ext == ".png" && have[svg] {
+				f.SVG = svg
+			}
+			p.Figures = append(p.Figures, f)
+		case ext == ".svg":
+			// the vector twin of a PNG, linked from its figure
 		case name == "summary.md" || (name == "report.md" && p.Summary == ""):
 			p.Summary = name
 			fallthrough
@@ -145,6 +184,13 @@ func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys
 // Write writes the page as dir/index.html. Paths of trial logs and outputs
 // outside dir are linked relative to dir.
 func Write(dir string, p *Page) (string, error) {
+	if p.Summary != "" && p.SummaryHTML == "" {
+		html, err := renderMarkdown(filepath.Join(dir, p.Summary))
+		if err != nil {
+			return "", err
+		}
+		p.SummaryHTML = html
+	}
 	path := filepath.Join(dir, "index.html")
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -166,12 +212,27 @@ func Write(dir string, p *Page) (string, error) {
 type IndexEntry struct {
 	Run  runs.RunListing
 	Href string
+	// Best is, per headline metric of the run's pipeline, its best cell
+	// over seeds (runs.Aggregates).
+	Best []IndexBest
 }
+
+// IndexBest is a run's best cell of a headline metric.
+type IndexBest struct {
+	Metric string
+	Cell   runs.Cell
+	Label  string // the cell's variant and swept settings
+}
+
+// HeadlineFunc returns the headline metrics of a pipeline (stages.Headline).
+type HeadlineFunc func(pipeline string) []runs.Headline
 
 // WriteIndex writes reportsDir/index.html listing every run of the store,
 // newest first, linking the runs whose page exists at
-// reportsDir/<experiment>/run-<id>/index.html.
-func WriteIndex(ctx context.Context, st *runs.Store, reportsDir string) (string, error) {
+// reportsDir/<experiment>/run-<id>/index.html, with each run's status,
+// note, tags and the best cell of each headline metric (headline may be
+// nil), and filters over them.
+func WriteIndex(ctx context.Context, st *runs.Store, reportsDir string, headline HeadlineFunc) (string, error) {
 	list, err := st.ListRuns(ctx, runs.RunFilter{})
 	if err != nil {
 		return "", err
@@ -180,6 +241,11 @@ func WriteIndex(ctx context.Context, st *runs.Store, reportsDir string) (string,
 	for i := len(list) - 1; i >= 0; i-- {
 		l := list[i]
 		e := IndexEntry{Run: l}
+		if headline != nil {
+			if e.Best, err = bestOf(ctx, st, l, headline); err != nil {
+				return "", err
+			}
+		}
 		rel := filepath.Join(l.Experiment, fmt.Sprintf("run-%d", l.ID), "index.html")
 		if _, err := os.Stat(filepath.Join(reportsDir, rel)); err == nil {
 			e.Href = filepath.ToSlash(rel)
@@ -200,25 +266,137 @@ func WriteIndex(ctx context.Context, st *runs.Store, reportsDir string) (string,
 	return path, nil
 }
 
+// bestOf returns the best cell of each headline metric of a run.
+func bestOf(ctx context.Context, st *runs.Store, l runs.RunListing, headline HeadlineFunc) ([]IndexBest, error) {
+	var cfg struct {
+		Pipeline string `json:"pipeline"`
+	}
+	if json.Unmarshal([]byte(l.ConfigJSON), &cfg) != nil || cfg.Pipeline == "" {
+		return nil, nil
+	}
+	heads := headline(cfg.Pipeline)
+	if len(heads) == 0 {
+		return nil, nil
+	}
+	trials, err := st.TrialTable(ctx, l.ID)
+	if err != nil {
+		return nil, err
+	}
+	var out []IndexBest
+	for _, a := range runs.Aggregates(trials, heads) {
+		for _, c := range a.Cells {
+			if c.Best || len(a.Cells) == 1 {
+				label := c.Variant
+				for i, s := range a.Settings {
+					label += " " + s + "=" + c.Settings[i]
+				}
+				out = append(out, IndexBest{Metric: a.Metric, Cell: c, Label: strings.TrimSpace(label)})
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
 // pageView adds the template helpers that need the page's directory.
 type pageView struct {
 	*Page
 	dir string
 }
 
-// Rel links a file path from the page: relative to its directory.
+// Rel links a file from the page: its copy inside the page's directory
+// (Localize), or the file itself when it is inside; "" (no link) for a
+// file outside, so that a copied reports folder has no link that leads
+// out of it.
 func (v *pageView) Rel(path string) string {
 	if path == "" {
 		return ""
 	}
-	if !filepath.IsAbs(path) {
-		return filepath.ToSlash(path)
+	if l, ok := v.Local[path]; ok {
+		return l
 	}
-	rel, err := filepath.Rel(v.dir, path)
-	if err != nil {
-		return "file://" + filepath.ToSlash(path)
+	abs := path
+	if !filepath.IsAbs(abs) {
+		var err error
+		if abs, err = filepath.Abs(path); err != nil {
+			return ""
+		}
+	}
+	rel, err := filepath.Rel(v.dir, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return ""
 	}
 	return filepath.ToSlash(rel)
+}
+
+// MaxLocalOutput is the largest cache output Localize copies into a
+// report (trained parameters of a large model stay in the cache).
+const MaxLocalOutput = 2 << 20
+
+// Localize copies into dir what the page would link outside it, so that a
+// copied reports folder works on its own: each trial's log to
+// logs/<trial>.log and each recorded cache output of at most maxOutput
+// bytes to outputs/<trial, or shared>/<stage>/<file>. It records the copies
+// in p.Local and returns their paths (the run's report files). A source
+// that no longer exists is skipped.
+func Localize(dir string, p *Page, maxOutput int64) ([]string, error) {
+	if p.Local == nil {
+		p.Local = map[string]string{}
+	}
+	var copied []string
+	cp := func(src, rel string) error {
+		fi, err := os.Stat(src)
+		if err != nil || fi.IsDir() {
+			return nil
+		}
+		dst := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o777); err != nil {
+			return err
+		}
+		b, err := os.ReadFile(src)
+		if err != nil {
+			return err
+		}
+		if err := atomicfile.WriteFile(dst, b); err != nil {
+			return err
+		}
+		p.Local[src] = rel
+		copied = append(copied, dst)
+		return nil
+	}
+	for _, t := range p.Trials {
+		if t.LogPath != "" {
+			if err := cp(t.LogPath, "logs/"+safeName(t.ID)+".log"); err != nil {
+				return copied, fmt.Errorf("html report: copy the log of %s: %w", t.ID, err)
+			}
+		}
+	}
+	for _, o := range p.Outputs {
+		if o.Bytes > maxOutput {
+			continue
+		}
+		owner := o.Trial
+		if owner == "" {
+			owner = "shared"
+		}
+		rel := "outputs/" + safeName(owner) + "/" + safeName(filepath.Base(filepath.Dir(o.CacheDir))) + "/" + filepath.ToSlash(o.File)
+		if strings.Contains(o.File, "..") {
+			continue
+		}
+		if err := cp(o.Path(), rel); err != nil {
+			return copied, fmt.Errorf("html report: copy %s: %w", o.Path(), err)
+		}
+	}
+	return copied, nil
+}
+
+// safeName keeps a path element inside its directory.
+func safeName(s string) string {
+	s = strings.NewReplacer("/", "_", "\\", "_", "..", "_").Replace(s)
+	if s == "" || s == "." {
+		return "_"
+	}
+	return s
 }
 
 // ParamKeys are the parameter columns of the trials table: the variant and
@@ -301,7 +479,7 @@ var funcs = template.FuncMap{
 		if !ok {
 			return "", nil
 		}
-		return formatFloat(v), nil
+		return runs.ValueText(v, 6), nil
 	},
 	"mv": func(t runs.TrialRow, k string) string { // sort key: "" for NaN and infinities sort last
 		v := t.Summary[k]
@@ -311,6 +489,7 @@ var funcs = template.FuncMap{
 		return strconv.FormatFloat(v, 'g', -1, 64)
 	},
 	"hasMetric": func(t runs.TrialRow, k string) bool { _, ok := t.Summary[k]; return ok },
+	"never":     neverText,
 	"num":       formatFloat,
 	"time": func(t time.Time) string {
 		if t.IsZero() {
@@ -335,12 +514,165 @@ var funcs = template.FuncMap{
 		}
 		return strings.Join(parts, " ")
 	},
+	"stat":   statText,
+	"join":   strings.Join,
+	"better": betterText,
+	"values": func(c runs.Cell) string {
+		if len(c.Values) > 5 {
+			return ""
+		}
+		parts := make([]string, len(c.Values))
+		for i, v := range c.Values {
+			parts[i] = runs.ValueText(v, 4)
+		}
+		return strings.Join(parts, ", ")
+	},
+	"ci": func(c runs.Cell) string {
+		if math.IsNaN(c.Lo) {
+			return ""
+		}
+		return "[" + statText(c.Lo) + ", " + statText(c.Hi) + "]"
+	},
+	"experiments": func(es []IndexEntry) []string {
+		return distinct(es, func(e IndexEntry) []string { return []string{e.Run.Experiment} })
+	},
+	"statuses": func(es []IndexEntry) []string {
+		return distinct(es, func(e IndexEntry) []string { return []string{e.Run.Status} })
+	},
+	"tagList": func(es []IndexEntry) []string {
+		return distinct(es, func(e IndexEntry) []string {
+			var out []string
+			for k, v := range e.Run.Tags {
+				out = append(out, k+"="+v)
+			}
+			return out
+		})
+	},
 	"runDur": func(l runs.RunListing) string {
 		if l.Ended.IsZero() {
 			return ""
 		}
 		return formatDuration(l.Ended.Sub(l.Started))
 	},
+}
+
+// distinct returns the distinct values of f over es, sorted.
+func distinct(es []IndexEntry, f func(IndexEntry) []string) []string {
+	set := map[string]bool{}
+	for _, e := range es {
+		for _, v := range f(e) {
+			set[v] = true
+		}
+	}
+	return sortedKeys(set)
+}
+
+// statText is a statistic for a table: 4 significant digits, "" for NaN
+// (too few values), never for Never.
+func statText(v float64) string {
+	if math.IsNaN(v) {
+		return ""
+	}
+	return runs.ValueText(v, 4)
+}
+
+func betterText(h runs.Headline) string {
+	if h.Lower {
+		return "lower is better"
+	}
+	return "higher is better"
+}
+
+// renderMarkdown renders a report's Markdown summary as HTML (goldmark,
+// GitHub tables; raw HTML in it is not passed through), without the run
+// header that the runner puts between two header marks (the page shows
+// all of it itself).
+func renderMarkdown(path string) (template.HTML, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("html report: %w", err)
+	}
+	const mark = "<!-- goldstone run header -->\n"
+	if i := bytes.Index(b, []byte(mark)); i >= 0 {
+		if j := bytes.Index(b[i+len(mark):], []byte(mark)); j >= 0 {
+			b = append(b[:i:i], b[i+len(mark)+j+len(mark):]...)
+		}
+	}
+	var out bytes.Buffer
+	if err := goldmark.New(goldmark.WithExtensions(extension.Table)).Convert(b, &out); err != nil {
+		return "", fmt.Errorf("html report: render %s: %w", path, err)
+	}
+	return template.HTML(out.String()), nil
+}
+
+// AggregatesMarkdown renders the aggregate tables as Markdown (for
+// summary.md): one table per headline metric, the best cell in bold.
+func AggregatesMarkdown(aggs []runs.Aggregate) string {
+	if len(aggs) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(aggregatesIntro + "\n")
+	for _, a := range aggs {
+		fmt.Fprintf(&b, "\n### %s (%s)\n\n| variant |", mdText(a.Metric), betterText(a.Headline))
+		for _, s := range a.Settings {
+			fmt.Fprintf(&b, " %s |", mdText(s))
+		}
+		b.WriteString(" n | never | mean | sd | 95% CI | median |\n|---|")
+		b.WriteString(strings.Repeat("---|", len(a.Settings)+6) + "\n")
+		for _, c := range a.Cells {
+			cells := []string{mdText(c.Variant)}
+			for _, s := range c.Settings {
+				cells = append(cells, mdText(s))
+			}
+			ci := ""
+			if !math.IsNaN(c.Lo) {
+				ci = "[" + statText(c.Lo) + ", " + statText(c.Hi) + "]"
+			}
+			cells = append(cells, strconv.Itoa(c.N), neverText(c), statText(c.Mean), statText(c.SD), ci, statText(c.Median))
+			if c.Best {
+				for i, x := range cells {
+					if x != "" {
+						cells[i] = "**" + x + "**"
+					}
+				}
+			}
+			b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+		}
+	}
+	return b.String()
+}
+
+// aggregatesIntro says what the aggregate tables hold.
+const aggregatesIntro = "Each headline metric over the seeds of each variant and swept setting: n trials, " +
+	"how many never reached the threshold (never), mean and standard deviation of the values that did " +
+	"(with the 95% t-interval of the mean, cut to the metric's range: steps are never negative), and the median counting never as infinitely many steps. " +
+	"Best (bold): the fewest nevers, then the best mean."
+
+func neverText(c runs.Cell) string { return strconv.Itoa(c.Never) }
+
+// mdText escapes text for a Markdown table cell as stages.MarkdownText
+// does: HTML's special characters as entities, '|' escaped, line breaks
+// and other control characters (a terminal's escapes) as spaces.
+func mdText(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '&':
+			b.WriteString("&amp;")
+		case r == '<':
+			b.WriteString("&lt;")
+		case r == '>':
+			b.WriteString("&gt;")
+		case r == '|':
+			b.WriteString(`\|`)
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			b.WriteByte(' ')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 func formatFloat(v float64) string {

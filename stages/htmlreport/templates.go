@@ -12,7 +12,8 @@ th.asc:after { content: " \2191"; color: #222; } th.desc:after { content: " \219
 td.num { text-align: right; font-variant-numeric: tabular-nums; } .muted { color: #777; } .bad { color: #b00; }
 .failed { background: #fff3f3; } .interrupted { background: #fffbe6; } code, pre { font: 12px/1.4 ui-monospace, monospace; }
 pre { white-space: pre-wrap; background: #f8f8f8; padding: .5em; } figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #eee; }
-.wide { overflow-x: auto; } dl { display: grid; grid-template-columns: max-content auto; gap: .1em 1em; } dt { color: #555; } dd { margin: 0; }
+.wide, .markdown { overflow-x: auto; } .markdown table td, .markdown table th { font-size: 12px; } tr.best td { background: #eaf6ea; font-weight: 600; } tr.best td:first-child:before { content: "\2605 "; color: #2a7a2a; }
+td.never { color: #a05a00; } figcaption { color: #444; max-width: 60em; } figcaption b { color: #222; } dl { display: grid; grid-template-columns: max-content auto; gap: .1em 1em; } dt { color: #555; } dd { margin: 0; }
 `
 
 // sortScript makes every table with class "sortable" sortable by clicking
@@ -52,6 +53,31 @@ const sortScript = `
 })();
 `
 
+// filterScript filters the rows of the runs index by experiment, status,
+// tag and a text (matched, case-insensitive, against the whole row: note,
+// tags, headline metrics and their variants).
+const filterScript = `
+(function () {
+  var ids = ["f-experiment", "f-status", "f-tag", "f-text"];
+  function apply() {
+    var ex = document.getElementById("f-experiment").value, st = document.getElementById("f-status").value;
+    var tag = document.getElementById("f-tag").value, text = document.getElementById("f-text").value.toLowerCase();
+    var rows = document.getElementById("runs").tBodies[0].rows, shown = 0;
+    for (var i = 0; i < rows.length; i++) {
+      var r = rows[i];
+      if (!r.hasAttribute("data-status")) continue;
+      var ok = (!ex || r.getAttribute("data-experiment") === ex) && (!st || r.getAttribute("data-status") === st) &&
+        (!tag || r.getAttribute("data-tags").indexOf("|" + tag + "|") >= 0) && (!text || r.textContent.toLowerCase().indexOf(text) >= 0);
+      r.style.display = ok ? "" : "none";
+      if (ok) shown++;
+    }
+    document.getElementById("f-count").textContent = shown + " of " + rows.length + " runs";
+  }
+  ids.forEach(function (id) { var el = document.getElementById(id); el.addEventListener("input", apply); el.addEventListener("change", apply); });
+  apply();
+})();
+`
+
 var pageTmpl = template.Must(template.New("page").Funcs(funcs).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -84,6 +110,13 @@ var pageTmpl = template.Must(template.New("page").Funcs(funcs).Parse(`<!DOCTYPE 
 <table id="settings"><tbody>{{range .All}}<tr><td><code>{{.Key}}</code></td><td><code>{{.Value}}</code></td></tr>{{end}}</tbody></table>
 </details>
 
+{{with .Aggregates}}<h2 id="aggregates">Aggregates over seeds</h2>
+<p class="muted">Each headline metric over the seeds of each variant and swept setting: n trials, how many never reached the threshold (never), mean and standard deviation of the values that did, with the 95% t-interval of the mean (cut to the metric&#39;s range: steps are never negative), and the median counting never as infinitely many steps. ★ best: the fewest nevers, then the best mean.</p>
+{{range .}}<h3>{{.Metric}} <span class="muted">({{better .Headline}})</span></h3>
+<div class="wide"><table class="aggregate sortable" data-metric="{{.Metric}}"><thead><tr><th>variant</th>{{range .Settings}}<th>{{.}}</th>{{end}}<th>n</th><th>never</th><th>mean</th><th>sd</th><th>95% CI</th><th>median</th><th>values</th></tr></thead><tbody>
+{{range .Cells}}<tr{{if .Best}} class="best"{{end}}><td>{{.Variant}}</td>{{range .Settings}}<td>{{.}}</td>{{end}}<td class="num" data-v="{{.N}}">{{.N}}</td><td class="num{{if .Never}} never{{end}}" data-v="{{.Never}}">{{never .}}</td><td class="num" data-v="{{stat .Mean}}">{{stat .Mean}}</td><td class="num" data-v="{{stat .SD}}">{{stat .SD}}</td><td class="num">{{ci .}}</td><td class="num">{{stat .Median}}</td><td class="num">{{values .}}</td></tr>
+{{end}}</tbody></table></div>
+{{end}}{{end}}
 <h2>Trials</h2>
 <div class="wide"><table id="trials" class="sortable"><thead><tr>
 <th>#</th><th>name</th><th>status</th>{{range $.ParamKeys}}<th>{{.}}</th>{{end}}{{range $.MetricKeys}}<th>{{.}}</th>{{end}}<th>wall</th><th>log</th>
@@ -91,25 +124,28 @@ var pageTmpl = template.Must(template.New("page").Funcs(funcs).Parse(`<!DOCTYPE 
 {{range .Trials}}{{$t := .}}<tr class="{{.Status}}"><td class="num" data-v="{{.Seq}}">{{.Seq}}</td><td title="{{.ID}}">{{.Name}}</td><td>{{.Status}}</td>
 {{- range $.ParamKeys}}<td>{{param $t .}}</td>{{end}}
 {{- range $.MetricKeys}}{{if hasMetric $t .}}<td class="num" data-v="{{mv $t .}}">{{metric $t .}}</td>{{else}}<td class="num" data-v=""></td>{{end}}{{end}}
-<td class="num" data-v="{{.WallSeconds}}">{{num .WallSeconds}} s</td><td>{{with .LogPath}}<a href="{{$.Rel .}}">log</a>{{end}}</td></tr>
+<td class="num" data-v="{{.WallSeconds}}">{{num .WallSeconds}} s</td><td>{{with $.Rel .LogPath}}<a href="{{.}}">log</a>{{end}}</td></tr>
 {{end}}</tbody></table></div>
 
 {{with .Failed}}<h2>Failed trials</h2>
 {{range .}}<h3 class="bad">{{.Name}} <span class="muted">({{.Status}}, {{.ID}})</span></h3>
-<pre>{{.Error}}</pre>{{with .LogPath}}<p><a href="{{$.Rel .}}">trial log</a></p>{{end}}
+<pre>{{.Error}}</pre>{{with $.Rel .LogPath}}<p><a href="{{.}}">trial log</a></p>{{end}}
 {{end}}{{end}}
 
 <h2>Figures</h2>
-{{range .Figures}}<figure><img src="{{.}}" alt="{{.}}"><figcaption>{{.}}</figcaption></figure>
+{{range .Figures}}<figure id="fig-{{.File}}"><img src="{{.File}}" alt="{{.File}}"><figcaption><b>{{.File}}</b>{{with .SVG}} (<a href="{{.}}">SVG</a>){{end}}{{with .Caption}}: {{.}}{{end}}</figcaption></figure>
 {{else}}<p class="muted">No figures.</p>{{end}}
 
+{{with .SummaryHTML}}<h2 id="summary">Summary <span class="muted">({{$.Summary}})</span></h2>
+<div class="markdown">{{.}}</div>
+{{end}}
 <h2>Files</h2>
 <table id="files"><thead><tr><th>file</th><th>size</th></tr></thead><tbody>
 {{range .Files}}<tr><td><a href="{{.Href}}">{{.Name}}</a></td><td class="num">{{size .Bytes}}</td></tr>
 {{end}}</tbody></table>
-{{if .Outputs}}<details><summary>trial outputs in the cache ({{len .Outputs}} files)</summary>
+{{if .Outputs}}<details><summary>trial outputs ({{len .Outputs}} files; copies of those up to 2 MiB are in outputs/)</summary>
 <table id="outputs"><thead><tr><th>trial</th><th>stage</th><th>file</th><th>size</th><th>sha256</th></tr></thead><tbody>
-{{range .Outputs}}<tr><td>{{if .Trial}}{{.Trial}}{{else}}<span class="muted">(shared)</span>{{end}}</td><td>{{.Stage}}</td><td><a href="{{$.Rel .Path}}">{{.File}}</a></td><td class="num">{{size .Bytes}}</td><td><code>{{short .SHA256}}</code></td></tr>
+{{range .Outputs}}{{$o := .}}<tr><td>{{if .Trial}}{{.Trial}}{{else}}<span class="muted">(shared)</span>{{end}}</td><td>{{.Stage}}</td><td>{{with $.Rel .Path}}<a href="{{.}}">{{$o.File}}</a>{{else}}{{.File}} <span class="muted">(not copied: too large; in the cache)</span>{{end}}</td><td class="num">{{size .Bytes}}</td><td><code>{{short .SHA256}}</code></td></tr>
 {{end}}</tbody></table></details>{{end}}
 
 <h2>Environment</h2>
@@ -133,14 +169,22 @@ var indexTmpl = template.Must(template.New("index").Funcs(funcs).Parse(`<!DOCTYP
 </head>
 <body>
 <h1>Runs</h1>
-<table id="runs" class="sortable"><thead><tr><th>run</th><th>experiment</th><th>kind</th><th>status</th><th>started</th><th>duration</th><th>trials</th><th>commit</th><th>note</th><th>tags</th></tr></thead><tbody>
-{{range .}}<tr class="{{.Run.Status}}"><td class="num" data-v="{{.Run.ID}}">{{if .Href}}<a href="{{.Href}}">{{.Run.ID}}</a>{{else}}{{.Run.ID}}{{end}}</td>
+<form id="filters" onsubmit="return false">
+<label>experiment <select id="f-experiment"><option value="">all</option>{{range experiments .}}<option>{{.}}</option>{{end}}</select></label>
+<label>status <select id="f-status"><option value="">all</option>{{range statuses .}}<option>{{.}}</option>{{end}}</select></label>
+<label>tag <select id="f-tag"><option value="">all</option>{{range tagList .}}<option>{{.}}</option>{{end}}</select></label>
+<label>text <input id="f-text" type="search" placeholder="note, tag, metric, variant"></label>
+<span id="f-count" class="muted"></span>
+</form>
+<table id="runs" class="sortable"><thead><tr><th>run</th><th>experiment</th><th>kind</th><th>status</th><th>started</th><th>duration</th><th>trials</th><th>headline metrics (best over seeds)</th><th>commit</th><th>note</th><th>tags</th></tr></thead><tbody>
+{{range .}}<tr class="{{.Run.Status}}" data-experiment="{{.Run.Experiment}}" data-status="{{.Run.Status}}" data-tags="{{range $k, $v := .Run.Tags}}|{{$k}}={{$v}}{{end}}|"><td class="num" data-v="{{.Run.ID}}">{{if .Href}}<a href="{{.Href}}">{{.Run.ID}}</a>{{else}}{{.Run.ID}}{{end}}</td>
 <td>{{.Run.Experiment}}</td><td>{{.Run.Kind}}</td><td>{{.Run.Status}}</td><td>{{time .Run.Started}}</td><td>{{runDur .Run}}</td>
 <td>{{.Run.Trials}}{{with counts .Run.Counts}} <span class="muted">({{.}})</span>{{end}}</td>
+<td class="headline">{{range .Best}}<div><code>{{.Metric}}</code> {{stat .Cell.Mean}}{{if .Cell.Never}} <span class="never">({{.Cell.Never}}/{{.Cell.N}} never)</span>{{end}} <span class="muted">{{.Label}}, n={{.Cell.N}}</span></div>{{end}}</td>
 <td><code>{{short .Run.GitCommit}}{{if .Run.GitDirty}}+{{end}}</code></td><td>{{.Run.Note}}</td><td>{{tags .Run.Tags}}</td></tr>
-{{else}}<tr><td colspan="10" class="muted">no runs</td></tr>
+{{else}}<tr><td colspan="11" class="muted">no runs</td></tr>
 {{end}}</tbody></table>
-<script>` + sortScript + `</script>
+<script>` + sortScript + filterScript + `</script>
 </body>
 </html>
 `))

@@ -76,6 +76,14 @@ func Report(ctx context.Context, experiment string, all []report.TrialResult, io
 	if err != nil {
 		return "", err
 	}
+	if err := figures.AddCaptions(dir, map[string]string{
+		"figure3.png": "The paper's Fig. 3 counterpart: the training loss L and psi (the coupling across time bins) on log axes against the training step " +
+			"on a linear axis. " + figures.LinesNote + " " + figures.BandsNote,
+		"curves.png": "The same on log-log axes, with the gauge gap psi - min_R psi (how much a gauge fix would still lower psi) and the " +
+			"validation log-likelihood per rating (linear axes; recorded every valid_every steps). " + figures.LinesNote + " " + figures.BandsNote,
+	}); err != nil {
+		return "", err
+	}
 	var md strings.Builder
 	md.WriteString(PaperFigures)
 	if io.HasInput("activity") {

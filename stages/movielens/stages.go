@@ -15,6 +15,7 @@ import (
 	"goldstone/models"
 	"goldstone/optim"
 	"goldstone/pipeline"
+	"goldstone/runs"
 	"goldstone/stages"
 	"goldstone/stages/report"
 	"goldstone/stages/settings"
@@ -39,6 +40,19 @@ type Pipeline struct{}
 
 // Name implements stages.Pipeline.
 func (Pipeline) Name() string { return "movielens" }
+
+// Headline: held-out fit (log-likelihood, AUC; RMSE for explicit ratings
+// models that report it), then the steps until the gauge gap relaxed
+// (stages.Headliner). A run shows those its trials have.
+func (Pipeline) Headline() []runs.Headline {
+	return []runs.Headline{
+		{Metric: "test_ll"},
+		{Metric: "valid_ll"},
+		{Metric: "test_auc", Range: runs.UnitInterval},
+		{Metric: "test_rmse", Lower: true, Range: runs.NonNegative},
+		{Metric: "steps_to_gap_1pct", Lower: true, Range: runs.NonNegative},
+	}
+}
 
 // Settings implements stages.Pipeline.
 func (Pipeline) Settings() any { return &Settings{} }
@@ -422,7 +436,7 @@ type modelMeta struct {
 // series.arrow, series.parquet and summary.json into dir. Every
 // valid_every steps it records the model's cheap validation metrics as
 // series valid_<name> (valid_ll; gaussian: also valid_rmse, valid_mae).
-func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, pool *optim.Pool, dir string, progress func(step, total int, loss float64)) error {
+func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, pool *optim.Pool, dir string, progress train.Progress) error {
 	var info binInfo
 	if err := trialio.ReadJSON(filepath.Join(binnedDir, "info.json"), &info); err != nil {
 		return err

@@ -3,12 +3,12 @@ package report
 import (
 	"fmt"
 	"maps"
-	"math"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"goldstone/pipeline"
+	"goldstone/runs"
 	"goldstone/stages"
 	"goldstone/stages/figures"
 	"goldstone/stages/settings"
@@ -62,13 +62,35 @@ func VariantName(t stages.Trial) string {
 }
 
 // Curve is a metric of a trial as a figure series, steps shifted by one
-// for log axes when shifted is set; one legend entry per variant.
+// for log axes when shifted is set: the colour is the variant's; the
+// trial's grid values other than the seed (GridSetting) are its dash and
+// marker style, so that lines of different settings stay apart, and its
+// legend entry ("goldstone lr=0.5"); the seeds of one setting share one.
 func (r TrialResult) Curve(metric string, shifted bool) figures.Series {
 	x, y := r.Series.Of(metric)
 	if shifted {
 		x = Shift(x)
 	}
-	return figures.Series{Name: r.Variant, Group: r.Variant, X: x, Y: y}
+	v := r.Variant
+	g := GridSetting(r.Trial)
+	name := v
+	if g != "" {
+		name = strings.TrimSpace(v + " " + g)
+	}
+	return figures.Series{Name: name, Group: v, Style: g, X: x, Y: y}
+}
+
+// GridSetting is a trial's grid values other than the seed, as in its
+// name ("lr=0.5 dim=10"); "" when the grid sweeps the seed only.
+func GridSetting(t stages.Trial) string {
+	rest := strings.TrimPrefix(t.Name, t.Variant)
+	var parts []string
+	for _, f := range strings.Fields(rest) {
+		if strings.Contains(f, "=") && !strings.HasPrefix(f, "seed=") {
+			parts = append(parts, f)
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 // Shift turns steps into step+1 so step 0 shows on a log axis.
@@ -80,7 +102,8 @@ func Shift(xs []float64) []float64 {
 	return out
 }
 
-// MarkdownTable renders one row per trial with every summary metric.
+// MarkdownTable renders one row per trial with every summary metric
+// (runs.ValueText: "never" for a threshold never reached).
 func MarkdownTable(title string, results []TrialResult) string {
 	var ks []string
 	for _, r := range results {
@@ -94,13 +117,10 @@ func MarkdownTable(title string, results []TrialResult) string {
 		fmt.Fprintf(&b, "| %s | %s |", r.Trial.ID, MarkdownText(r.Trial.Name))
 		for _, k := range ks {
 			v, ok := r.Summary[k]
-			switch {
-			case !ok:
+			if !ok {
 				b.WriteString("  |")
-			case math.IsNaN(v):
-				b.WriteString(" null |")
-			default:
-				fmt.Fprintf(&b, " %.6g |", v)
+			} else {
+				fmt.Fprintf(&b, " %s |", runs.ValueText(v, 6))
 			}
 		}
 		b.WriteString("\n")

@@ -7,11 +7,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"goldstone/internal/atomicfile"
 	"goldstone/pipeline"
 	"goldstone/stages"
+	"goldstone/stages/figures"
 )
 
 // DrawFunc draws a pipeline's figures into dir from the results of the
@@ -47,8 +49,11 @@ func (s *Stage) Name() string { return s.Def.Stage }
 // Version is the scaffolding's version and Draw's. Scaffolding version 2:
 // the report runs when some trials failed, over the others, and lists the
 // failed ones with their errors; 3: names and errors in the Markdown are
-// HTML-escaped.
-func (s *Stage) Version() string { return "3." + s.Def.Version }
+// HTML-escaped; 4: every figure has an SVG twin and a caption
+// (figures.CaptionsFile) that ends with the trials it shows, lines of
+// different grid settings differ in dash and marker, never (+Inf) reads
+// "never" in the Markdown.
+func (s *Stage) Version() string { return "4." + s.Def.Version }
 func (s *Stage) Params() any {
 	return map[string]any{"experiment": s.Experiment, "trials": trialNames(s.Trials)}
 }
@@ -88,6 +93,9 @@ func (s *Stage) Run(ctx context.Context, io *pipeline.IO) error {
 		if err != nil {
 			return err
 		}
+		if err := captionTrials(dir, ok, len(s.Trials)); err != nil {
+			return err
+		}
 		if err := atomicfile.WriteFile(path, []byte(MarkdownTable(s.Experiment, results)+md)); err != nil {
 			return err
 		}
@@ -96,6 +104,70 @@ func (s *Stage) Run(ctx context.Context, io *pipeline.IO) error {
 		return nil
 	}
 	return appendFailures(path, s.Experiment, failed)
+}
+
+// captionTrials ends every caption the report's Draw wrote with the
+// trials its figures show (TrialsCaption).
+func captionTrials(dir string, ok []stages.Trial, total int) error {
+	caps, err := figures.ReadCaptions(dir)
+	if err != nil || len(caps) == 0 {
+		return err
+	}
+	tail := TrialsCaption(ok, total)
+	for k, v := range caps {
+		caps[k] = strings.TrimSpace(v + " " + tail)
+	}
+	return figures.AddCaptions(dir, caps)
+}
+
+// TrialsCaption says which trials a figure shows: how many of the run's,
+// the variants, the seeds and the values of every other grid setting.
+func TrialsCaption(trials []stages.Trial, total int) string {
+	var variants, seeds []string
+	var keys []string
+	vals := map[string][]string{}
+	for _, t := range trials {
+		if v := VariantName(t); v != "" && !slices.Contains(variants, v) {
+			variants = append(variants, v)
+		}
+		for _, f := range strings.Fields(strings.TrimPrefix(t.Name, t.Variant)) {
+			k, v, ok := strings.Cut(f, "=")
+			if !ok {
+				continue
+			}
+			if k == "seed" {
+				if !slices.Contains(seeds, v) {
+					seeds = append(seeds, v)
+				}
+				continue
+			}
+			if _, seen := vals[k]; !seen {
+				keys = append(keys, k)
+			}
+			if !slices.Contains(vals[k], v) {
+				vals[k] = append(vals[k], v)
+			}
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Trials: %d", len(trials))
+	if total > len(trials) {
+		fmt.Fprintf(&b, " of %d (the others failed)", total)
+	}
+	var parts []string
+	if len(variants) > 0 {
+		parts = append(parts, "variants "+strings.Join(variants, ", "))
+	}
+	if len(seeds) > 0 {
+		parts = append(parts, "seeds "+strings.Join(seeds, ", "))
+	}
+	for _, k := range keys {
+		parts = append(parts, k+" = "+strings.Join(vals[k], ", "))
+	}
+	if len(parts) > 0 {
+		b.WriteString(" (" + strings.Join(parts, "; ") + ")")
+	}
+	return b.String() + "."
 }
 
 // appendFailures adds a "Failed trials" table (name, error) to the report's

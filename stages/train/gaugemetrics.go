@@ -1,9 +1,8 @@
 package train
 
 import (
-	"math"
-
 	"goldstone/optim"
+	"goldstone/runs"
 	"goldstone/stages/trialio"
 )
 
@@ -57,7 +56,7 @@ func (m *gapMeter) record(s *trialio.Series, iterate int, x []float64) {
 
 // StepsToGapBelow returns the first recorded iterate from which the relative
 // gauge gap (series gauge_gap_rel) stays below tol up to the last recorded
-// one, or NaN when it is below tol only at the last record or not at all
+// one, or runs.Never (+Inf) when it is below tol only at the last record or not at all
 // (staying below needs two records: with exact gauge fixing the gap is
 // zero right after every round, so a last record that falls on a round
 // alone says nothing). It does not depend on what the final value is, only on the
@@ -70,7 +69,7 @@ func StepsToGapBelow(s *trialio.Series, tol float64) float64 {
 		k--
 	}
 	if k >= len(rel)-1 {
-		return math.NaN()
+		return runs.Never
 	}
 	return steps[k]
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"goldstone/optim"
+	"goldstone/runs"
 	"goldstone/stages/trialio"
 )
 
@@ -25,15 +26,15 @@ func TestStepsToGapBelow(t *testing.T) {
 		{"falls and stays", rel(0.5, 0.2, 0.009, 0.001, 0), 20},
 		{"dips then rises then falls", rel(0.5, 0.005, 0.3, 0.002, 0.001), 30},
 		{"below from the start", rel(0.001, 0.002), 0},
-		{"above at the end", rel(0.5, 0.001, 0.02), math.NaN()},
-		{"NaN at the end", rel(0.001, math.NaN()), math.NaN()},
-		{"exactly the tolerance is not below", rel(0.5, 0.01), math.NaN()},
-		{"no series", &trialio.Series{}, math.NaN()},
-		{"below at the last record only", rel(0.5, 0.3, 0), math.NaN()},
-		{"one record", rel(0), math.NaN()},
+		{"above at the end", rel(0.5, 0.001, 0.02), runs.Never},
+		{"NaN at the end", rel(0.001, math.NaN()), runs.Never},
+		{"exactly the tolerance is not below", rel(0.5, 0.01), runs.Never},
+		{"no series", &trialio.Series{}, runs.Never},
+		{"below at the last record only", rel(0.5, 0.3, 0), runs.Never},
+		{"one record", rel(0), runs.Never},
 	} {
 		got := StepsToGapBelow(c.s, GapTolerance)
-		if !(got == c.want || math.IsNaN(got) && math.IsNaN(c.want)) {
+		if got != c.want {
 			t.Errorf("%s: got %v, want %v", c.name, got, c.want)
 		}
 	}
@@ -114,8 +115,8 @@ func TestLoopGapMetrics(t *testing.T) {
 	if psi0 := optim.Psi(x0, b, g); math.Abs(gap[0]/psi0-rel[0]) > 1e-12 || !(rel[0] > 0.01) {
 		t.Fatalf("rel gap at x_0 = %v, gap/psi = %v", rel[0], gap[0]/psi0)
 	}
-	if v := sum["steps_to_gap_1pct"]; !math.IsNaN(v) {
-		t.Errorf("plain GD: steps_to_gap_1pct = %v, want NaN (gap not relaxed)", v)
+	if v := sum["steps_to_gap_1pct"]; !runs.IsNever(v) {
+		t.Errorf("plain GD: steps_to_gap_1pct = %v, want never (+Inf: gap not relaxed)", v)
 	}
 	if _, ok := sum["gauge_rounds"]; ok {
 		t.Errorf("plain GD has gauge totals: %v", sum)

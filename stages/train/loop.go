@@ -6,6 +6,7 @@ import (
 
 	"goldstone/optim"
 	"goldstone/pipeline"
+	"goldstone/runs"
 	"goldstone/stages/trialio"
 )
 
@@ -38,9 +39,9 @@ type Loop struct {
 	Extra func(it *optim.Iter, x []float64) error
 	// AtStep is called before step s is taken (for snapshots); optional.
 	AtStep func(step int, x []float64)
-	// Progress reports the current step and the loss at the last one (for
-	// progress displays); optional.
-	Progress func(step, total int, loss float64)
+	// Progress reports the current step, the loss at the last one and the
+	// series so far (for progress displays); optional.
+	Progress Progress
 }
 
 // Loop returns the training loop of these settings for a problem, with the
@@ -103,7 +104,7 @@ func (l *Loop) Run(x []float64) error {
 			l.AtStep(it.Step+1, x)
 		}
 		if l.Progress != nil {
-			l.Progress(it.Step+1, l.Steps, it.Loss)
+			l.Progress(it.Step+1, l.Steps, it.Loss, l.Series)
 		}
 		return nil
 	})
@@ -128,14 +129,15 @@ func (l *Loop) Run(x []float64) error {
 	return err
 }
 
-// FirstBelow returns the first step at which metric falls below thr, or NaN.
+// FirstBelow returns the first step at which metric falls below thr, or
+// runs.Never (+Inf) when it never does.
 func FirstBelow(s *trialio.Series, metric string, thr float64) float64 {
 	for i, m := range s.Metric {
 		if m == metric && s.Value[i] < thr {
 			return float64(s.Step[i])
 		}
 	}
-	return math.NaN()
+	return runs.Never
 }
 
 // gapMeter measures the gauge gap psi(Z) - min_R psi(R Z) on a tree coupling
@@ -169,14 +171,26 @@ func (m *gapMeter) gap(x []float64) float64 {
 	return m.p.Gap(x)
 }
 
-// ProgressFunc rate-limits a stage's step progress, with the latest loss,
-// to a few events a second.
-func ProgressFunc(io *pipeline.IO) func(step, total int, loss float64) {
+// Progress reports a training stage's step of total, the loss at the last
+// step and the series recorded so far (nil: none).
+type Progress func(step, total int, loss float64, series *trialio.Series)
+
+// ProgressFunc rate-limits a stage's step progress to a few events a
+// second, each with the latest loss and the latest value of every series
+// metric (valid_ll, psi, ...: what runner run --progress-metric shows).
+func ProgressFunc(io *pipeline.IO) Progress {
 	var last time.Time
-	return func(step, total int, loss float64) {
+	return func(step, total int, loss float64, series *trialio.Series) {
 		if step == total || time.Since(last) > 250*time.Millisecond {
 			last = time.Now()
-			io.ProgressValues(int64(step), int64(total), map[string]float64{"loss": loss})
+			vals := map[string]float64{}
+			if series != nil {
+				for k, v := range series.Latest() {
+					vals[k] = v
+				}
+			}
+			vals["loss"] = loss
+			io.ProgressValues(int64(step), int64(total), vals)
 		}
 	}
 }

@@ -27,6 +27,7 @@ type Series struct {
 	Metric []string
 	Step   []int64
 	Value  []float64
+	last   map[string]float64 // the latest value of each metric (Latest)
 }
 
 // Add appends one point.
@@ -34,7 +35,15 @@ func (s *Series) Add(metric string, step int, v float64) {
 	s.Metric = append(s.Metric, metric)
 	s.Step = append(s.Step, int64(step))
 	s.Value = append(s.Value, v)
+	if s.last == nil {
+		s.last = map[string]float64{}
+	}
+	s.last[metric] = v
 }
+
+// Latest returns the latest value added of each metric (a progress
+// display's chosen metric).
+func (s *Series) Latest() map[string]float64 { return s.last }
 
 // Len is the number of points.
 func (s *Series) Len() int { return len(s.Step) }
@@ -158,8 +167,10 @@ func ReadSeries(path string) (*Series, error) {
 	return s, nil
 }
 
-// Summary holds a trial's summary metrics. NaN means "no value" (for example
-// a threshold never reached) and is stored as NULL in the results database.
+// Summary holds a trial's summary metrics. runs.Never (+Inf) means a
+// threshold never reached (a censored metric, see runs.Never for its
+// spelling in every output); NaN means "no value" and is stored as NULL in
+// the results database.
 type Summary map[string]float64
 
 // WriteSummary writes m as a JSON object of numbers, keys sorted, each

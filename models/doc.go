@@ -35,6 +35,11 @@
 //   - LocalLoss allocates nothing after the first call and splits its work into
 //     chunks that depend only on the data, reducing partial sums in chunk
 //     order, so results are bit-identical at any worker count.
+//   - Results are the same bits on every build (see optim's doc): products
+//     are rounded before they are added, the FMA kernels (lmf_amd64.s) and
+//     their Go twins (math.FMA; forced by the purego tag) agree bit for bit,
+//     and exp, log and normal draws are optim's (optim.Exp, optim.Log,
+//     optim.NormFloat64), never the standard library's.
 //   - A model value is not safe for concurrent use; its exported fields must
 //     not change after the first call of a method.
 package models

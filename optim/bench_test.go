@@ -3,8 +3,14 @@ package optim
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
+
+	"gonum.org/v1/gonum/blas"
+	blasgonum "gonum.org/v1/gonum/blas/gonum"
+	"gonum.org/v1/gonum/lapack"
+	lapackgonum "gonum.org/v1/gonum/lapack/gonum"
 )
 
 var benchSink float64
@@ -179,4 +185,70 @@ func BenchmarkFusedPass(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkSmallDense compares the d x d work of a gauge round on optim's
+// own code (gemm on GemmAcc, the one-sided Jacobi SVD: the same bits on
+// every build) with gonum's Dgemm and Dgesvd that it replaced, alternately
+// in every iteration (so load affects both alike), at d = 3 (artificial),
+// 30 (MovieLens) and 100 (DWE). It reports each op's median time and the
+// median ratio ours/gonum (and the ratio of the fastest times). A Goldstone round at k2 = 10 takes 2 + 4 deg(s)
+// products per node and step (H_s) plus exp(Gamma_t); a Procrustes round or
+// a gauge-gap measurement takes one SVD and one product per edge.
+func BenchmarkSmallDense(b *testing.B) {
+	for _, d := range []int{3, 30, 100} {
+		rng := rand.New(rand.NewPCG(71, uint64(d)))
+		a, m := randVec(rng, d*d, 1), randVec(rng, d*d, 1)
+		c, work := make([]float64, d*d), make([]float64, 2*d*d)
+		ut, s, vt := make([]float64, d*d), make([]float64, d), make([]float64, d*d)
+		impl := blasgonum.Implementation{}
+		lw := []float64{0}
+		lapackgonum.Implementation{}.Dgesvd(lapack.SVDAll, lapack.SVDAll, d, d, make([]float64, d*d), d, make([]float64, d), make([]float64, d*d), d, make([]float64, d*d), d, lw, -1)
+		lwork := make([]float64, int(lw[0]))
+		ga, gs, gu, gvt := make([]float64, d*d), make([]float64, d), make([]float64, d*d), make([]float64, d*d)
+		ops := []struct {
+			name       string
+			ours, them func()
+		}{
+			{"gemm(T,N)", func() { gemm(true, false, d, d, d, 0.5, a, d, m, d, 1, c, d, work) },
+				func() { impl.Dgemm(blas.Trans, blas.NoTrans, d, d, d, 0.5, a, d, m, d, 1, c, d) }},
+			{"gemm(N,T)", func() { gemm(false, true, d, d, d, -0.5, a, d, m, d, 1, c, d, work) },
+				func() { impl.Dgemm(blas.NoTrans, blas.Trans, d, d, d, -0.5, a, d, m, d, 1, c, d) }},
+			{"SVD", func() { SVD(ut, s, vt, m, d, d) },
+				func() {
+					copy(ga, m)
+					lapackgonum.Implementation{}.Dgesvd(lapack.SVDAll, lapack.SVDAll, d, d, ga, d, gs, gu, d, gvt, d, lwork, len(lwork))
+				}},
+		}
+		for _, op := range ops {
+			b.Run(fmt.Sprintf("%s/d=%d", op.name, d), func(b *testing.B) {
+				reps := max(1, 200000/(d*d*d))
+				var ours, them, ratios []float64
+				for b.Loop() {
+					t0 := time.Now()
+					for range reps {
+						op.ours()
+					}
+					t1 := time.Now()
+					for range reps {
+						op.them()
+					}
+					t2 := time.Now()
+					o, g := t1.Sub(t0).Seconds()/float64(reps), t2.Sub(t1).Seconds()/float64(reps)
+					ours, them, ratios = append(ours, o), append(them, g), append(ratios, o/g)
+				}
+				b.ReportMetric(medianOf(ours)*1e6, "us/ours")
+				b.ReportMetric(medianOf(them)*1e6, "us/gonum")
+				b.ReportMetric(medianOf(ratios), "ours/gonum")
+				// The fastest of each: robust to bursts of load on a shared machine.
+				b.ReportMetric(slices.Min(ours)/slices.Min(them), "min_ours/min_gonum")
+			})
+		}
+	}
+}
+
+func medianOf(x []float64) float64 {
+	s := slices.Clone(x)
+	slices.Sort(s)
+	return s[len(s)/2]
 }

@@ -64,15 +64,18 @@ func gemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []flo
 // (Hestenes; Demmel and Veselic, "Jacobi's method is more accurate than QR",
 // 1992): the columns of W = A V are rotated pairwise, in the cyclic order
 // (0,1), (0,2), ..., (n-2,n-1), until every pair is orthogonal to a relative
-// m eps (|w_p . w_q| <= m eps ||w_p|| ||w_q||), and then s_j = ||w_j||, u_j = w_j / s_j. It writes the left
+// m eps (|w_p . w_q| <= m eps ||w_p|| ||w_q||, the squared norms recomputed
+// at the start of every sweep and updated through its rotations; columns
+// zero to working precision are not rotated), and then s_j = ||w_j||,
+// u_j = w_j / s_j. It writes the left
 // singular vectors as the rows of ut (n x m: ut[j*m:(j+1)*m] = u_j), the
 // singular values in s (n, descending; ties keep their column order) and
 // the right singular vectors as the rows of vt (n x n: V^T). Columns with a
 // zero singular value (below m eps s_0) get unit vectors orthogonal to the
 // others (Gram-Schmidt on the standard basis, in order), so U has
 // orthonormal columns even for a rank-deficient a. a is not changed; ut,
-// s and vt must not overlap it. It returns false if 100 sweeps did not
-// converge (or a holds a NaN or an infinity).
+// s and vt must not overlap it. It returns false if a holds a NaN or an
+// infinity or its squares overflow, or if 100 sweeps did not converge.
 //
 // Every operation is in a fixed order with every product rounded, so the
 // result is the same bits on every build (gonum's LAPACK is not; see
@@ -91,6 +94,7 @@ func SVD(ut, s, vt, a []float64, m, n int) bool {
 	setIdentity(vt, n)
 	const eps = 0x1p-52
 	tol := float64(max(m, 4)) * eps
+	norms := s // ||w_j||^2, kept up to date through the rotations
 	// A column whose norm squared is at most tiny (tol^2 ||A||_F^2) is zero
 	// to working precision: rotating it against another only stirs rounding
 	// noise, which never becomes orthogonal to a relative tol (a
@@ -107,36 +111,30 @@ func SVD(ut, s, vt, a []float64, m, n int) bool {
 	ok := false
 	for sweep := 0; sweep < 100 && !ok; sweep++ {
 		ok = true
+		for j := 0; j < n; j++ {
+			norms[j] = sumSquares(ut[j*m : (j+1)*m])
+		}
 		for p := 0; p < n-1; p++ {
 			for q := p + 1; q < n; q++ {
-				wp, wq := ut[p*m:(p+1)*m], ut[q*m : (q+1)*m][:len(ut[p*m:(p+1)*m])]
-				var alpha, beta, gamma float64
+				wp := ut[p*m : (p+1)*m]
+				wq := ut[q*m : (q+1)*m][:len(wp)]
+				alpha, beta := norms[p], norms[q]
+				var gamma float64
 				for i, x := range wp {
-					y := wq[i]
-					alpha += float64(x * x)
-					beta += float64(y * y)
-					gamma += float64(x * y)
+					gamma += float64(x * wq[i])
 				}
 				if !(math.Abs(gamma) <= tol*math.Sqrt(alpha)*math.Sqrt(beta)) && alpha > tiny && beta > tiny {
 					if math.IsNaN(gamma) || math.IsInf(gamma, 0) {
 						return false
 					}
 					ok = false
-					// Rotate so that w_p' . w_q' = 0 (Rutishauser's formulas).
-					zeta := (beta - alpha) / (2 * gamma)
-					var t float64
-					if math.Abs(zeta) < 1e150 {
-						t = 1 / (math.Abs(zeta) + math.Sqrt(1+float64(zeta*zeta)))
-					} else {
-						t = 0.5 / math.Abs(zeta)
-					}
-					if zeta < 0 {
-						t = -t
-					}
-					c := 1 / math.Sqrt(1+float64(t*t))
-					sn := c * t
+					// Rotate so that w_p' . w_q' = 0; the squared norms
+					// change by -+ t gamma.
+					t, c, sn := jacobiRotation(alpha, beta, gamma)
 					rotPair(wp, wq, c, sn)
 					rotPair(vt[p*n:(p+1)*n], vt[q*n:(q+1)*n], c, sn)
+					tg := float64(t * gamma)
+					norms[p], norms[q] = alpha-tg, beta+tg
 				}
 			}
 		}
@@ -145,12 +143,7 @@ func SVD(ut, s, vt, a []float64, m, n int) bool {
 		return false
 	}
 	for j := 0; j < n; j++ {
-		w := ut[j*m : (j+1)*m]
-		var ss float64
-		for _, x := range w {
-			ss += float64(x * x)
-		}
-		s[j] = math.Sqrt(ss)
+		s[j] = math.Sqrt(sumSquares(ut[j*m : (j+1)*m]))
 	}
 	sortSingular(ut, s, vt, m, n)
 	zero := 0.0
@@ -170,6 +163,32 @@ func SVD(ut, s, vt, a []float64, m, n int) bool {
 		completeBasis(ut, j, m)
 	}
 	return true
+}
+
+// sumSquares is the sum of the squares of w, in order, every product rounded.
+func sumSquares(w []float64) float64 {
+	var ss float64
+	for _, x := range w {
+		ss += float64(x * x)
+	}
+	return ss
+}
+
+// jacobiRotation gives the rotation (cosine c, sine sn, tangent t) that
+// makes two columns with squared norms alpha, beta and dot product gamma
+// orthogonal (Rutishauser's formulas).
+func jacobiRotation(alpha, beta, gamma float64) (t, c, sn float64) {
+	zeta := (beta - alpha) / (2 * gamma)
+	if math.Abs(zeta) < 1e150 {
+		t = 1 / (math.Abs(zeta) + math.Sqrt(1+float64(zeta*zeta)))
+	} else {
+		t = 0.5 / math.Abs(zeta)
+	}
+	if zeta < 0 {
+		t = -t
+	}
+	c = 1 / math.Sqrt(1+float64(t*t))
+	return t, c, c * t
 }
 
 // sortSingular sorts the singular values s descending (selection sort:

@@ -20,7 +20,17 @@
 //   - No allocation inside an iteration once an optimizer or gauge is
 //     initialised (Method.Update, Gauge.Round, Pool.Chunks, a Driver step).
 //   - The AVX kernels (amd64) perform the same IEEE operations in the same
-//     order as the Go loops they replace: results do not depend on them.
+//     order as the Go loops they replace (the Go twins), so results do not
+//     depend on them; the purego build tag forces the twins on amd64.
+//   - Results are the same bits on every build (GOAMD64=v1..v4, purego,
+//     arm64): every product that is added is rounded first (float64(x*y) +
+//     z) so that no compiler fuses it, fused multiply-adds are explicit
+//     (math.FMA), and the elementary functions (Exp, Log, Log1p, Pow), the
+//     normal and exponential variates (NormFloat64, ExpFloat64) and the
+//     dense linear algebra (gemm on GemmAcc, SVD, Cholesky, LaplacianPinv)
+//     are optim's own, never the standard library's or gonum's, whose bits
+//     depend on the build (detmath.go, dense.go). internal/fmacheck checks
+//     the compiled code; TestBits checks the values.
 //   - *Pool is the one parallel abstraction: every parallel loop runs on a
 //     *Pool handed in by the caller (a trial's core budget; nil runs inline),
 //     and no type builds a private pool.

@@ -197,3 +197,26 @@ func TestProcrustesDivergedIterate(t *testing.T) {
 		t.Errorf("a round of a diverged iterate left the last block at %v, want NaN", z[0])
 	}
 }
+
+// TestProcrustesDiverged: an iterate holding an infinite or NaN entry (a
+// diverged run) gives a NaN gauge gap and a round that does not panic.
+func TestProcrustesDiverged(t *testing.T) {
+	b := Blocks{T: 4, N: 5, D: 3}
+	g := Chain(b.T, 1)
+	for _, bad := range []float64{math.Inf(1), math.NaN()} {
+		x := detVec(rand.New(rand.NewPCG(9, 9)), b.Len(), 1)
+		x[b.N*b.D+4] = bad // in Z_1
+		gap, err := GaugeGap(x, b, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !math.IsNaN(gap) {
+			t.Errorf("entry %v: gap %v, want NaN", bad, gap)
+		}
+		var p Procrustes
+		if err := p.Init(b, g); err != nil {
+			t.Fatal(err)
+		}
+		p.Round(x)
+	}
+}

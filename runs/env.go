@@ -115,3 +115,62 @@ func gitState(ctx context.Context, dir string) (commit string, dirty bool) {
 	}
 	return commit, dirty
 }
+
+// Target is the build a binary was compiled for: operating system,
+// architecture, its instruction-set level (GOAMD64, GOARM64, ...) and build
+// tags (purego forces the pure-Go twins of the assembly kernels). Numeric
+// results do not depend on it (README, "Same results on every machine");
+// it is recorded so that a reproduction on another build says so.
+type Target struct {
+	OS, Arch string // GOOS, GOARCH
+	Level    string // e.g. "GOAMD64=v3", "GOARM64=v8.0"; "" if not known
+	Tags     string // the build's -tags value; "" for none
+}
+
+// String renders the target as "linux/amd64 GOAMD64=v3 -tags=purego".
+func (t Target) String() string {
+	s := t.OS + "/" + t.Arch
+	if t.Level != "" {
+		s += " " + t.Level
+	}
+	if t.Tags != "" {
+		s += " -tags=" + t.Tags
+	}
+	return s
+}
+
+// BuildTarget returns the target of the running binary, from its build
+// information (GOOS, GOARCH, the architecture's level setting, -tags), with
+// runtime.GOOS and runtime.GOARCH where that is missing.
+func BuildTarget() Target {
+	t := Target{OS: runtime.GOOS, Arch: runtime.GOARCH}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return t
+	}
+	return targetOf(bi.Settings, t)
+}
+
+// targetOf fills t from build settings.
+func targetOf(settings []debug.BuildSetting, t Target) Target {
+	for _, s := range settings {
+		switch s.Key {
+		case "GOOS":
+			t.OS = s.Value
+		case "GOARCH":
+			t.Arch = s.Value
+		case "-tags":
+			t.Tags = s.Value
+		}
+	}
+	for _, s := range settings {
+		// GOAMD64, GOARM64, GOARM, GO386, GOPPC64, GORISCV64, ...: the
+		// level variable of the target architecture (GOPPC64 also for
+		// ppc64le).
+		if strings.HasPrefix(s.Key, "GO") && s.Key != "GOOS" && s.Key != "GOARCH" &&
+			strings.EqualFold(s.Key[2:], strings.TrimSuffix(t.Arch, "le")) {
+			t.Level = s.Key + "=" + s.Value
+		}
+	}
+	return t
+}

@@ -15,6 +15,7 @@ import (
 // digests use InputEnvKey.
 const (
 	EnvCommand = "command" // the command line, shell-quoted
+	EnvTarget  = "target"  // the build target: BuildTarget().String()
 	EnvModule  = "module"  // the main module path and version
 	EnvDepPre  = "dep "    // "dep <module path>" -> version
 	EnvBuild   = "build "  // "build <setting>" -> value (vcs.revision, CGO_ENABLED, ...)
@@ -26,10 +27,11 @@ const (
 func InputEnvKey(path string) string { return envInput + path }
 
 // BuildEnv returns the environment of this process that RunInfo has no
-// column for: the command line, and from the build information the main
+// column for: the command line, the build target (GOOS/GOARCH, GOAMD64 or
+// GOARM64, build tags: EnvTarget), and from the build information the main
 // module, every dependency module's version and the build settings.
 func BuildEnv() map[string]string {
-	env := map[string]string{EnvCommand: shellJoin(os.Args)}
+	env := map[string]string{EnvCommand: shellJoin(os.Args), EnvTarget: BuildTarget().String()}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		env[EnvModule] = bi.Main.Path + " " + bi.Main.Version
 		for _, d := range bi.Deps {
@@ -100,4 +102,21 @@ func (s *Store) Env(ctx context.Context, runID int64) (map[string]string, error)
 		out[k] = v
 	}
 	return out, rows.Err()
+}
+
+// RecordedTarget returns the build target a run recorded (EnvTarget); for
+// runs recorded before that key, it is rebuilt from the recorded build
+// settings ("build GOARCH", ...), else from the run's OS and Arch.
+func RecordedTarget(ri RunInfo, env map[string]string) string {
+	if t := env[EnvTarget]; t != "" {
+		return t
+	}
+	var settings []debug.BuildSetting
+	for k, v := range env {
+		if s, ok := strings.CutPrefix(k, EnvBuild); ok {
+			settings = append(settings, debug.BuildSetting{Key: s, Value: v})
+		}
+	}
+	slices.SortFunc(settings, func(a, b debug.BuildSetting) int { return strings.Compare(a.Key, b.Key) })
+	return targetOf(settings, Target{OS: ri.OS, Arch: ri.Arch}).String()
 }

@@ -55,6 +55,16 @@ func runRepro(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string
 	if err != nil {
 		return err
 	}
+	renv, err := st.Env(ctx, ri.ID)
+	if err != nil {
+		return err
+	}
+	recOn, hereOn := machine(ri.Host, ri.CPUModel, runs.RecordedTarget(*ri, renv)), currentMachine()
+	fmt.Fprintf(g.stdout, "recorded: run %d on %s\n", ri.ID, recOn)
+	fmt.Fprintf(g.stdout, "now:      %s\n", hereOn)
+	if recOn != hereOn {
+		fmt.Fprintf(g.stdout, "(another machine or build: results are the same bits on every machine and build, so any drift below is a change of code, data or settings)\n")
+	}
 	if err := os.MkdirAll(g.workdir, 0o777); err != nil {
 		return err
 	}
@@ -118,3 +128,20 @@ func runRepro(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string
 }
 
 func fmtF(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// machine describes where a run ran: host, CPU and build target.
+func machine(host, cpu, target string) string {
+	if host == "" {
+		host = "an unknown host"
+	}
+	if cpu == "" {
+		cpu = "unknown CPU"
+	}
+	return fmt.Sprintf("%s (%s; %s)", host, cpu, target)
+}
+
+// currentMachine describes this process's machine and build.
+func currentMachine() string {
+	e := runs.Environment()
+	return machine(e.Host, e.CPUModel, runs.BuildTarget().String())
+}

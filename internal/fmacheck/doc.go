@@ -12,12 +12,12 @@
 //     product: write float64(x*y) + z);
 //   - every call from goldstone code to a function whose bits depend on the
 //     build: math functions other than the exactly rounded ones (math.Exp is
-//     assembly using FMA when the CPU has it on amd64, other assembly on
-//     arm64; Log, Log1p, Pow and the rest are assembly on amd64 and fused
-//     pure Go on arm64), math/rand's NormFloat64 and ExpFloat64 (they call
-//     math.Exp and math.Log), and gonum (its Go loops are compiled with
-//     fusion under v3 and on arm64, and its amd64 assembly sums in another
-//     order than its Go fallback).
+//     assembly that uses FMA when the CPU has it on amd64 and other assembly
+//     on arm64; math.Log is assembly on amd64; Log1p, Pow and the rest are
+//     pure Go compiled with fusion under v3 and on arm64), math/rand's
+//     NormFloat64, ExpFloat64 and Zipf (they call math.Exp and math.Log), and
+//     gonum (its Go loops are compiled with fusion under v3 and on arm64, and
+//     its amd64 assembly sums in another order than its Go fallback).
 //
 // Packages whose floating-point values never reach a result (plots' axes and
 // layout) are exempt, each with its reason (Exempt). The test in this package

@@ -24,7 +24,12 @@ package movielens
 // reached (steps_to_gap_1pct) is runs.Never (+Inf), not NaN (train; 22
 // with the seam's); captions (figures.CaptionsFile) for every figure, and a
 // figure at least as wide as its title (report; 23 with the seam's).
-// Train 23: summary gap_seconds (the time spent measuring the gauge gap);
+//
+// Train and evaluate 24 (issue 17): optim.SVD tracks the squared column
+// norms through a sweep's rotations (other bits at d > 2: Procrustes, the
+// wall flips, the gauge gap, the planted distance); 23 is skipped, the
+// seam branch's pipeline-wide version of train-movielens before issue 18.
+// Train 25: summary gap_seconds (the time spent measuring the gauge gap);
 // report 24: its table shows it.
 const (
 	GenerateVersion   = "20" // generate-planted
@@ -33,8 +38,8 @@ const (
 	BinVersion        = "21" // bin (and bin-explicit)
 	SplitVersion      = "21" // split (and split-explicit)
 	ActivityVersion   = "20" // activity
-	TrainVersion      = "23" // train-movielens
-	EvaluateVersion   = "21" // evaluate-movielens
+	TrainVersion      = "25" // train-movielens
+	EvaluateVersion   = "24" // evaluate-movielens
 	EmbeddingsVersion = "20" // export-embeddings
 	ReportVersion     = "24" // report-movielens (its Draw)
 )

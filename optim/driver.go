@@ -43,6 +43,17 @@ type Driver struct {
 	Gauge  Gauge // nil: no gauge rounds
 	K1     int   // gauge round after every K1 steps; <= 0: none
 	Pool   *Pool // runs the fused pass of every step; nil runs it inline
+
+	// Start is the first step Run takes: a run resumed from a checkpoint
+	// takes steps Start..steps-1 (0: all of them). The learning-rate
+	// schedule and the gauge rounds follow the step number, so they are
+	// those of an uninterrupted run.
+	Start int
+	// Restore, when set, is called once after Run has initialised the
+	// Method and the Gauge and before the first step, to put a
+	// checkpoint's state back: the parameters x, and the slices of the
+	// Method's and Gauge's State (see Stateful). An error stops Run.
+	Restore func() error
 }
 
 // Iter describes one step of Driver.Run.
@@ -68,8 +79,10 @@ type Iter struct {
 // optimizer state once.
 //
 // Run initialises the Method (Init(len(x))) and the Gauge, so every Run starts
-// from fresh optimizer state and step 0. The gradient buffer is allocated once
-// per Run; the *Iter passed to each is reused and must not be retained.
+// from fresh optimizer state at step Start (0 unless resumed), then calls
+// Restore. The gradient buffer is allocated once per Run; the *Iter passed to
+// each is reused and must not be retained; its GaugeSeconds counts the gauge
+// rounds of this Run only.
 func (d *Driver) Run(p Problem, x []float64, steps int, each func(it *Iter) error) error {
 	if d.Method == nil {
 		return errors.New("optim: driver has no method")
@@ -93,11 +106,19 @@ func (d *Driver) Run(p Problem, x []float64, steps int, each func(it *Iter) erro
 		}
 	}
 	d.Method.Init(len(x))
+	if d.Start < 0 {
+		return fmt.Errorf("optim: driver start step %d", d.Start)
+	}
+	if d.Restore != nil {
+		if err := d.Restore(); err != nil {
+			return fmt.Errorf("restore step %d: %w", d.Start, err)
+		}
+	}
 	grad := make([]float64, len(x))
 	f := newFused(d.Pool, d.Method, p.Blocks, p.Graph, p.L2, len(x))
 	var it Iter
 	var stats RoundStats
-	for s := 0; s < steps; s++ {
+	for s := d.Start; s < steps; s++ {
 		local := p.Local(grad, x)
 		if math.IsNaN(local) || math.IsInf(local, 0) {
 			return fmt.Errorf("step %d: local loss %v: %w", s, local, ErrDiverged)

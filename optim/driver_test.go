@@ -159,9 +159,84 @@ func TestDriver(t *testing.T) {
 						}
 					}
 				}
+				// Stopped after a random step (the state a checkpoint
+				// holds), then resumed by a new Driver: the same bits.
+				for _, k := range []int{1 + rng.IntN(steps-2), 20 * (1 + rng.IntN(steps/20-1))} {
+					y, rits := resumeAt(t, p, x0, steps, k, func() *Driver {
+						return &Driver{Method: m.m(), Gauge: gg.g(testPool(2)), K1: 20}
+					})
+					for i := range x {
+						if math.Float64bits(x[i]) != math.Float64bits(y[i]) {
+							t.Fatalf("resumed after step %d: x[%d] = %v, uninterrupted %v", k-1, i, y[i], x[i])
+						}
+					}
+					for j, it := range rits {
+						w := its[k+j]
+						if it.Step != w.Step || math.Float64bits(it.Loss) != math.Float64bits(w.Loss) || math.Float64bits(it.Psi) != math.Float64bits(w.Psi) {
+							t.Fatalf("resumed after step %d: step %d loss %v psi %v, uninterrupted step %d %v %v", k-1, it.Step, it.Loss, it.Psi, w.Step, w.Loss, w.Psi)
+						}
+					}
+				}
 			})
 		}
 	}
+}
+
+// resumeAt runs newDriver() on a copy of x0 and stops it after k steps,
+// keeping what a checkpoint holds (x and the states of the method and the
+// gauge), then resumes with a second newDriver() from step k to steps. It
+// returns the final x and the iterations of the resumed part.
+func resumeAt(t *testing.T, p Problem, x0 []float64, steps, k int, newDriver func() *Driver) ([]float64, []Iter) {
+	t.Helper()
+	stop := errors.New("stop")
+	x := append([]float64(nil), x0...)
+	d := newDriver()
+	var saved [][]float64
+	err := d.Run(p, x, steps, func(it *Iter) error {
+		if it.Step == k-1 {
+			for _, s := range append(StateOf(d.Method), StateOf(d.Gauge)...) {
+				saved = append(saved, append([]float64(nil), s...))
+			}
+			return stop
+		}
+		return nil
+	})
+	if err != stop {
+		t.Fatalf("first part: %v", err)
+	}
+	// The resumed run starts from a scrambled x: Restore must set it.
+	y := append([]float64(nil), x...)
+	for i := range x {
+		x[i] = math.NaN()
+	}
+	d = newDriver()
+	d.Start = k
+	d.Restore = func() error {
+		copy(x, y)
+		cur := append(StateOf(d.Method), StateOf(d.Gauge)...)
+		if len(cur) != len(saved) {
+			t.Fatalf("state has %d slices, saved %d", len(cur), len(saved))
+		}
+		for i := range cur {
+			if len(cur[i]) != len(saved[i]) {
+				t.Fatalf("state slice %d has %d values, saved %d", i, len(cur[i]), len(saved[i]))
+			}
+			copy(cur[i], saved[i])
+		}
+		return nil
+	}
+	var its []Iter
+	err = d.Run(p, x, steps, func(it *Iter) error {
+		its = append(its, *it)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(its) != steps-k || its[0].Step != k {
+		t.Fatalf("resumed run took %d steps from %d, want %d from %d", len(its), its[0].Step, steps-k, k)
+	}
+	return x, its
 }
 
 func TestDriverErrors(t *testing.T) {

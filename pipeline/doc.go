@@ -33,6 +33,15 @@
 // Verify checks the whole cache. Cache entries must be treated as read-only
 // by stages.
 //
+// # Checkpoints
+//
+// A long stage may save its state part-way (IO.Checkpoint) under
+// WorkDir/checkpoints/<stage>/<key>/, keyed like its cache entry, so that a
+// run stopped part-way (cancelled, killed, a node lost) continues the node
+// from its last checkpoint instead of from the start, with the same outputs.
+// The directory is removed once the node has ended (done, or failed), and
+// before a forced run of it.
+//
 // A Tolerant node (a report over trials that may fail) runs once all its
 // upstream nodes have ended, without the inputs of those that failed.
 //

@@ -16,6 +16,7 @@ type IO struct {
 	workers          int
 	emit             func(Event)
 	failed           map[string]string // Tolerant node: input name -> upstream error
+	ckpt             Checkpoint
 }
 
 // NewIO returns an IO outside of a runner, for testing a Stage on its own:

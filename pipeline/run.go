@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"goldstone/internal/atomicfile"
+	"goldstone/internal/checkpoint"
 	"goldstone/internal/fault"
 )
 
@@ -39,6 +40,9 @@ type Options struct {
 	// Run then neither takes nor releases the lock itself. It lets a caller
 	// hold the workdir before it records anything about the run.
 	Lock *Lock
+	// Checkpoint is when long stages save their state (IO.Checkpoint);
+	// the zero value: every 10 minutes (checkpoint.DefaultInterval).
+	Checkpoint checkpoint.Policy
 	// Idle, when set, is called each time the scheduler has started every
 	// node that is ready and job slots stay free: some nodes run, fewer
 	// than Jobs, and the others wait for them (or none are left). The
@@ -666,6 +670,10 @@ func (s *session) execute(ctx context.Context, t *task) (o outcome) {
 		node: t.n.ID, stage: t.stage, key: t.key,
 		inputs: map[string]string{}, outputs: map[string]string{},
 		workers: s.workers, emit: s.emit, failed: t.failedInputs,
+		ckpt: s.checkpointOf(t),
+	}
+	if s.opts.Force {
+		io.ckpt.Remove() // forced: the node runs from its start
 	}
 	for name, r := range t.n.Inputs {
 		if _, bad := t.failedInputs[name]; bad {
@@ -682,6 +690,9 @@ func (s *session) execute(ctx context.Context, t *task) (o outcome) {
 	}
 	fault.Point("start:" + t.stage)
 	if o.err = runStage(ctx, t.n.Stage, io); o.err != nil {
+		if ctx.Err() == nil {
+			io.ckpt.Remove() // the node ended: failed
+		}
 		return o
 	}
 	if o.err = ctx.Err(); o.err != nil {
@@ -723,6 +734,7 @@ func (s *session) execute(ctx context.Context, t *task) (o outcome) {
 		return o
 	}
 	fault.Point("promoted:" + t.stage)
+	io.ckpt.Remove() // the node ended: its outputs are in the cache
 	if existing != nil {
 		digests = existing
 	}

@@ -10,7 +10,7 @@ type SlurmConfig struct {
 	Partition   string `toml:"partition"`    // sbatch --partition
 	Account     string `toml:"account"`      // sbatch --account
 	Time        string `toml:"time"`         // time limit per trial: HH:MM:SS, MM or D-HH:MM:SS
-	MaxParallel int    `toml:"max_parallel"` // trials running at once (--array=...%K); 0: no limit
+	MaxParallel *int   `toml:"max_parallel"` // trials running at once (--array=...%K); 0: no limit; absent: the runner's default
 	Extra       string `toml:"extra"`        // further sbatch arguments, split as a shell splits words
 	CPUs        int    `toml:"cpus"`         // cores per trial; 0: derived from the size of the trial's inputs
 	MemMB       int    `toml:"mem_mb"`       // memory per trial in MiB; 0: derived from the size of the trial's inputs
@@ -24,8 +24,8 @@ func (c *Config) slurmConfig(path string, s SlurmConfig) (SlurmConfig, error) {
 	switch {
 	case s.Time != "" && !slurmTimeRE.MatchString(s.Time):
 		return s, c.errorf(path+".time", "%q: want HH:MM:SS, MM or D-HH:MM:SS", s.Time)
-	case s.MaxParallel < 0:
-		return s, c.errorf(path+".max_parallel", "must be >= 0, got %d", s.MaxParallel)
+	case s.MaxParallel != nil && *s.MaxParallel < 0:
+		return s, c.errorf(path+".max_parallel", "must be >= 0, got %d", *s.MaxParallel)
 	case s.CPUs < 0:
 		return s, c.errorf(path+".cpus", "must be >= 0, got %d", s.CPUs)
 	case s.MemMB < 0:

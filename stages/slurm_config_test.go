@@ -1,6 +1,7 @@
 package stages_test
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -33,9 +34,13 @@ func TestSlurmTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := stages.SlurmConfig{Partition: "cpu", Account: "lab", Time: "1-02:00:00", MaxParallel: 4, Extra: "--qos=long", CPUs: 2, MemMB: 4096}
-	if got := c.Experiments["a"].Slurm; got != want {
+	four := 4
+	want := stages.SlurmConfig{Partition: "cpu", Account: "lab", Time: "1-02:00:00", MaxParallel: &four, Extra: "--qos=long", CPUs: 2, MemMB: 4096}
+	if got := c.Experiments["a"].Slurm; !reflect.DeepEqual(got, want) {
 		t.Errorf("slurm table %+v, want %+v", got, want)
+	}
+	if got := c.Experiments["b"].Slurm.MaxParallel; got != nil {
+		t.Errorf("no slurm table: max_parallel %d, want none (the runner's default)", *got)
 	}
 	// Where trials run is not part of the configuration: a and b resolve
 	// to the same hash but for their names.

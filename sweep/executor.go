@@ -35,6 +35,24 @@ type Executor interface {
 	Run(ctx context.Context, job *Job) error
 }
 
+// Checker is an Executor that can tell, before a run is created or
+// resumed, that it would refuse it (a cluster that refuses the request:
+// a bad partition, account or time limit). Execute calls Check after the
+// graph is built and the run to resume (if any) is chosen, before it
+// records anything: an error ends Execute with no run created and none
+// marked running. Job.RunID is the run to resume, or 0 for a new one.
+type Checker interface {
+	Check(ctx context.Context, job *Job) error
+}
+
+// check runs x's Check when x is a Checker.
+func (job *Job) check(ctx context.Context, x Executor) error {
+	if c, ok := x.(Checker); ok {
+		return c.Check(ctx, job)
+	}
+	return nil
+}
+
 // Job is a run as Execute hands it to an executor.
 type Job struct {
 	Store      *runs.Store
@@ -84,13 +102,14 @@ func (Local) Run(ctx context.Context, job *Job) error {
 	defer rec.logs.close()
 	opts := job.Options
 	_, job.runErr = pipeline.Run(ctx, job.Built.Graph, pipeline.Options{
-		Lock:     job.Lock,
-		WorkDir:  opts.WorkDir,
-		Jobs:     opts.Jobs,
-		Force:    opts.Force,
-		FailFast: opts.FailFast,
-		Workers:  workersPerTrial(opts.Jobs, opts.Cores),
-		Observer: rec.observer(ctx),
+		Lock:       job.Lock,
+		WorkDir:    opts.WorkDir,
+		Jobs:       opts.Jobs,
+		Force:      opts.Force,
+		FailFast:   opts.FailFast,
+		Checkpoint: opts.Checkpoint,
+		Workers:    workersPerTrial(opts.Jobs, opts.Cores),
+		Observer:   rec.observer(ctx),
 		// Spread waits for loops running on the pools it grows: not on
 		// the scheduler's goroutine.
 		Idle: func(int) { go job.Budget.Spread() },

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 
+	"goldstone/internal/checkpoint"
 	"goldstone/optim"
 	"goldstone/pipeline"
 	"goldstone/runs"
@@ -34,6 +35,9 @@ type RunOptions struct {
 	Env         map[string]string // environment recorded with the run beyond runs.Environment (see runs.BuildEnv)
 	LogDir      string            // per-trial log files go to LogDir/<experiment>/run-<id>/ ("" writes none)
 	Lock        *pipeline.Lock    // the caller's lock on WorkDir (nil: Execute takes it)
+	// Checkpoint is when trials save their state part-way (the zero
+	// value: every checkpoint.DefaultInterval); see pipeline.Options.
+	Checkpoint checkpoint.Policy
 }
 
 // Outcome is what a run did.
@@ -149,6 +153,11 @@ func Execute(ctx context.Context, st *runs.Store, e *stages.Experiment, x Execut
 			return job.Outcome, err
 		}
 	}
+	if job.RunID == 0 {
+		if err := job.check(ctx, x); err != nil {
+			return nil, err
+		}
+	}
 	if err := job.open(ctx, x); err != nil {
 		return nil, err
 	}
@@ -224,6 +233,9 @@ func (job *Job) resumeOrSkip(ctx context.Context, x Executor) (done bool, err er
 			last.ID, e.Name, executorText(exe), last.ID, last.ID, exe)
 	}
 	job.RunID, out.Resumed = last.ID, true
+	if err := job.check(ctx, x); err != nil {
+		return false, err
+	}
 	if job.Keep, err = st.ResumeTrials(ctx, job.RunID, opts.RetryFailed); err != nil {
 		return false, err
 	}

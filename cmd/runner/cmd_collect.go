@@ -25,7 +25,9 @@ func init() {
 }
 
 func runCollect(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) error {
-	st, err := g.openDB(ctx, false)
+	// Never a new database: collect on a host (or a path) that cannot see
+	// the run's database must say so, not leave an empty one behind.
+	st, err := g.openDB(ctx, true)
 	if err != nil {
 		return &exitError{exitUsage, fmt.Errorf("open results database: %w", err)}
 	}
@@ -38,6 +40,12 @@ func runCollect(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []stri
 	if err != nil {
 		return &exitError{exitUsage, err}
 	}
+	return endCollect(g, id, c)
+}
+
+// endCollect says what a collect found and did, and returns its error: a
+// failed trial (exit 1).
+func endCollect(g *globalOptions, id int64, c *slurmexec.Collection) error {
 	fmt.Fprintf(g.stdout, "run %d: %d trials: %d done, %d failed, %d interrupted, %d without a result; %d new result(s) collected\n",
 		id, c.Trials, c.Done, c.Failed, c.Interrupted, c.Missing, c.Ingested)
 	if c.Finished == nil {

@@ -107,15 +107,21 @@ func gcWith(ctx context.Context, g *globalOptions, st *runs.Store, keepLast int,
 		return err
 	}
 	verb := "deleted"
+	ckpts := scanCheckpoints(g.workdir)
 	if dryRun {
 		verb = "would delete"
-	} else if len(old) > 0 {
+	} else if len(old) > 0 || ckpts.stale > 0 {
 		// No runner may use the cache while its entries are removed.
 		lock, err := pipeline.LockWorkDir(g.workdir)
 		if err != nil {
 			return &exitError{exitUsage, fmt.Errorf("gc: lock %s: %w", g.workdir, err)}
 		}
 		defer lock.Unlock()
+		// Scanned again under the lock: a runner may have ended nodes.
+		ckpts = scanCheckpoints(g.workdir)
+		if err := ckpts.remove(); err != nil {
+			return err
+		}
 	}
 	ids := make([]int64, len(old))
 	for i, r := range old {
@@ -164,20 +170,9 @@ func gcWith(ctx context.Context, g *globalOptions, st *runs.Store, keepLast int,
 			return err
 		}
 	}
-	var idText []string
-	for _, r := range old {
-		idText = append(idText, fmt.Sprintf("%d (%s)", r.ID, termText(r.Experiment)))
-	}
-	if len(old) == 0 {
-		fmt.Fprintf(w, "nothing to delete: no experiment has more than %d runs\n", keepLast)
+	if !gcSay(w, keepLast, verb, old, c, ckpts) {
 		return nil
 	}
-	fmt.Fprintf(w, "%s %d runs: %s\n", verb, len(old), strings.Join(idText, ", "))
-	batchText := ""
-	if c.batches > 0 {
-		batchText = fmt.Sprintf(", %d Slurm batch directories", c.batches)
-	}
-	fmt.Fprintf(w, "%s %d cache entries%s and %d report and log files no remaining run uses: %s freed\n", verb, c.entries, batchText, c.files, byteText(c.freed))
 	if !dryRun {
 		if fi, err := os.Stat(g.reports); err == nil && fi.IsDir() {
 			if _, err := htmlreport.WriteIndex(ctx, st, g.reports, stages.Headline); err != nil {
@@ -186,6 +181,28 @@ func gcWith(ctx context.Context, g *globalOptions, st *runs.Store, keepLast int,
 		}
 	}
 	return nil
+}
+
+// gcSay prints what gc did (or would do) on w; false when it deleted no run.
+func gcSay(w io.Writer, keepLast int, verb string, old []runs.RunInfo, c *gcFiles, ckpts *gcCheckpoints) bool {
+	var idText []string
+	for _, r := range old {
+		idText = append(idText, fmt.Sprintf("%d (%s)", r.ID, termText(r.Experiment)))
+	}
+	if t := ckpts.text(verb); t != "" {
+		fmt.Fprintln(w, t)
+	}
+	if len(old) == 0 {
+		fmt.Fprintf(w, "nothing to delete: no experiment has more than %d runs\n", keepLast)
+		return false
+	}
+	fmt.Fprintf(w, "%s %d runs: %s\n", verb, len(old), strings.Join(idText, ", "))
+	batchText := ""
+	if c.batches > 0 {
+		batchText = fmt.Sprintf(", %d Slurm batch directories", c.batches)
+	}
+	fmt.Fprintf(w, "%s %d cache entries%s and %d report and log files no remaining run uses: %s freed\n", verb, c.entries, batchText, c.files, byteText(c.freed))
+	return true
 }
 
 // gcFiles removes (or, on a dry run, counts) the files of the runs gc

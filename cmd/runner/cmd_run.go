@@ -58,6 +58,7 @@ func runRun(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) 
 		Log:         g.log,
 		Observer:    prog,
 		ReportDir:   g.reports,
+		Checkpoint:  g.checkpointPolicy(),
 	})
 	if err != nil {
 		return err

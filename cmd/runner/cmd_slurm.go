@@ -5,12 +5,15 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"strings"
+	"time"
 
 	"goldstone/internal/slurm"
 	"goldstone/runs"
 	"goldstone/stages"
 	"goldstone/sweep"
 	"goldstone/sweep/slurmexec"
+	"goldstone/sweep/slurmexec/batch"
 )
 
 // slurmFlags are run's executor flags; each overrides the experiment's
@@ -22,7 +25,15 @@ var slurmFlags struct {
 	time         string
 	maxParallel  int
 	extra        string
+	cpus         int
+	mem          string
 	noCollectJob bool
+	collectJob   bool
+	detach       bool
+	poll         time.Duration
+	memScale     float64
+	timeScale    float64
+	maxArraySize int
 }
 
 // registerSlurmFlags adds run's executor flags.
@@ -31,9 +42,17 @@ func registerSlurmFlags(fs *flag.FlagSet) {
 	fs.StringVar(&slurmFlags.partition, "slurm-partition", "", "Slurm partition (sbatch --partition)")
 	fs.StringVar(&slurmFlags.account, "slurm-account", "", "Slurm account (sbatch --account)")
 	fs.StringVar(&slurmFlags.time, "slurm-time", "", "time limit per trial, HH:MM:SS or D-HH:MM:SS (sbatch --time)")
-	fs.IntVar(&slurmFlags.maxParallel, "slurm-max-parallel", -1, "trials running at once on the cluster (--array=...%K); 0: no limit; -1: the experiment's slurm.max_parallel, else no limit")
-	fs.StringVar(&slurmFlags.extra, "slurm-extra", "", "further sbatch arguments, e.g. '--qos=long --constraint=avx2'")
-	fs.BoolVar(&slurmFlags.noCollectJob, "slurm-no-collect-job", false, "submit no dependent collect job; run 'runner collect --run ID' on this host instead")
+	fs.IntVar(&slurmFlags.maxParallel, "slurm-max-parallel", -1, fmt.Sprintf("trials running at once on the cluster (--array=...%%K); 0: no limit; -1: the experiment's slurm.max_parallel, else %d", slurmexec.DefaultMaxParallel))
+	fs.StringVar(&slurmFlags.extra, "slurm-extra", "", "further sbatch arguments, added after the experiment's slurm.extra, e.g. '--qos=long --constraint=avx2' (not given to the collect job)")
+	fs.IntVar(&slurmFlags.cpus, "slurm-cpus", 0, "cpus per trial (sbatch --cpus-per-task); 0: the experiment's slurm.cpus, else derived from the input size; resolved at each submission")
+	fs.StringVar(&slurmFlags.mem, "slurm-mem", "", "memory per trial, MiB or with K/M/G/T (sbatch --mem, e.g. 8G); default: the experiment's slurm.mem_mb, else derived from the input size; resolved at each submission")
+	fs.BoolVar(&slurmFlags.noCollectJob, "slurm-no-collect-job", false, "no dependent collect job (the default; kept for scripts)")
+	fs.BoolVar(&slurmFlags.collectJob, "slurm-collect-job", false, "also submit a dependent job that runs 'runner collect' on a compute node when the trials end: only when the database is on the shared filesystem and no other host writes it then (SQLite's WAL works on one host)")
+	fs.BoolVar(&slurmFlags.detach, "detach", false, "submit and return at once (results then wait in the run's directory for 'runner collect', 'runner status --watch' or the collect job); by default the submit waits, shows progress and collects results here as they arrive")
+	fs.Float64Var(&slurmFlags.memScale, "slurm-mem-retry-scale", 0, "on a resubmission, multiply the memory by this when a trial's task was killed for memory in the previous one (sacct OUT_OF_MEMORY); 0: never")
+	fs.Float64Var(&slurmFlags.timeScale, "slurm-time-retry-scale", 0, "on a resubmission, multiply the time limit by this when a trial's task reached it in the previous one (sacct TIMEOUT); 0: never")
+	fs.IntVar(&slurmFlags.maxArraySize, "slurm-max-array-size", 0, "the cluster's MaxArraySize: a larger sweep goes as several arrays; 0: read it with 'scontrol show config', else 1001")
+	fs.DurationVar(&slurmFlags.poll, "slurm-poll", 10*time.Second, "how often a waiting submit collects results and asks squeue")
 }
 
 // slurmOptions resolves the executor options: flags over the experiment's
@@ -41,8 +60,10 @@ func registerSlurmFlags(fs *flag.FlagSet) {
 func slurmOptions(g *globalOptions, e *stages.Experiment, retryFailed bool) (slurmexec.Options, error) {
 	sc := e.Slurm
 	o := slurmexec.Options{DB: g.db, WorkDir: g.workdir, DataDir: g.dataDir, Reports: g.reports, ConfigPath: g.config,
-		Sets: g.sets, Jobs: g.jobs, Partition: sc.Partition, Account: sc.Account, Time: sc.Time, MaxParallel: sc.MaxParallel,
-		CPUs: sc.CPUs, MemMB: sc.MemMB, NoCollectJob: slurmFlags.noCollectJob, RetryFailed: retryFailed, Log: g.log}
+		Sets: g.sets, Jobs: g.jobs, Partition: sc.Partition, Account: sc.Account, Time: sc.Time, MaxParallel: slurmexec.DefaultMaxParallel,
+		CPUs: sc.CPUs, MemMB: sc.MemMB, NoCollectJob: !slurmFlags.collectJob || slurmFlags.noCollectJob, RetryFailed: retryFailed, Log: g.log,
+		CheckpointArgs: checkpointArgs(g.checkpointPolicy()), MemRetryScale: slurmFlags.memScale,
+		TimeRetryScale: slurmFlags.timeScale, MaxArraySize: slurmFlags.maxArraySize}
 	extra, extraFrom := sc.Extra, fmt.Sprintf("%s: experiments.%s.slurm.extra", g.config, e.Name)
 	if slurmFlags.partition != "" {
 		o.Partition = slurmFlags.partition
@@ -53,17 +74,36 @@ func slurmOptions(g *globalOptions, e *stages.Experiment, retryFailed bool) (slu
 	if slurmFlags.time != "" {
 		o.Time = slurmFlags.time
 	}
+	if sc.MaxParallel != nil {
+		o.MaxParallel = *sc.MaxParallel
+	}
 	if slurmFlags.maxParallel >= 0 {
 		o.MaxParallel = slurmFlags.maxParallel
 	}
-	if slurmFlags.extra != "" {
-		extra, extraFrom = slurmFlags.extra, "--slurm-extra"
+	if slurmFlags.cpus < 0 {
+		return o, usageErr("--slurm-cpus %d: want >= 0", slurmFlags.cpus)
+	}
+	if slurmFlags.cpus > 0 {
+		o.CPUs = slurmFlags.cpus
+	}
+	if slurmFlags.mem != "" {
+		mb, err := slurmexec.ParseMem(slurmFlags.mem)
+		if err != nil {
+			return o, usageErr("--slurm-mem: %v", err)
+		}
+		o.MemMB = mb
 	}
 	args, err := slurm.SplitArgs(extra)
 	if err != nil {
 		return o, usageErr("%s: %v", extraFrom, err)
 	}
-	o.Extra = args
+	// --slurm-extra adds to the table's extra (a QOS or constraint there
+	// stays); the later of two same flags wins in sbatch.
+	more, err := slurm.SplitArgs(slurmFlags.extra)
+	if err != nil {
+		return o, usageErr("--slurm-extra: %v", err)
+	}
+	o.Extra = append(args, more...)
 	ro, err := withResultOptions(g, sweep.RunOptions{})
 	if err != nil {
 		return o, &exitError{exitUsage, err}
@@ -110,15 +150,96 @@ func runSlurm(ctx context.Context, g *globalOptions, e *stages.Experiment, st *r
 	if s.Resumed {
 		verb = fmt.Sprintf("resumed (%d done, %d failed, %d without a result)", s.Collected.Done, s.Collected.Failed, len(s.Collected.Pending))
 	}
-	fmt.Fprintf(w, "%s: run %d %s: %d of %d trials as Slurm job %s (array %s, %d cpu, %d MiB per task)\n",
-		e.Name, s.RunID, verb, len(s.Submitted), s.Trials, s.ArrayJob, s.Array, s.CPUs, s.MemMB)
+	jobs := fmt.Sprintf("job %s (array %s", s.ArrayJob, s.Array)
+	if len(s.ArrayJobs) > 1 {
+		// Split: larger than the cluster's MaxArraySize.
+		var parts []string
+		for i, id := range s.ArrayJobs {
+			parts = append(parts, id+" "+s.Arrays[i])
+		}
+		jobs = fmt.Sprintf("%d jobs (%s: trial = offset+array index", len(parts), strings.Join(parts, ", "))
+	}
+	fmt.Fprintf(w, "%s: run %d %s: %d of %d trials as Slurm %s, %d cpu, %d MiB per task)\n",
+		e.Name, s.RunID, verb, len(s.Submitted), s.Trials, jobs, s.CPUs, s.MemMB)
+	if !slurmFlags.detach {
+		fmt.Fprintf(w, "waiting for them (Ctrl-C stops waiting, not the trials); logs: %s\n", s.Dir.Logs())
+		return waitSlurm(ctx, g, st, s.RunID, o)
+	}
 	if s.CollectJob != "" {
 		fmt.Fprintf(w, "collect: job %s runs 'runner collect --run %d' when they end\n", s.CollectJob, s.RunID)
 	} else {
-		fmt.Fprintf(w, "collect: run 'runner collect --run %d' when they end\n", s.RunID)
+		fmt.Fprintf(w, "collect: run 'runner collect --run %d' (or 'runner status --run %d --watch') on this host when they end\n", s.RunID, s.RunID)
 	}
 	fmt.Fprintf(w, "watch: runner status --run %d   logs: %s\n", s.RunID, s.Dir.Logs())
 	return nil
+}
+
+// waitSlurm waits for a submitted run: every --slurm-poll it collects the
+// results that arrived (on this host: no compute node opens the database)
+// and prints the progress line when it changed, until the run has ended
+// (report written) or stopped short (trials lost, nothing queued). Ctrl-C
+// stops waiting; the trials go on.
+func waitSlurm(ctx context.Context, g *globalOptions, st *runs.Store, id int64, o slurmexec.Options) error {
+	p := &slurm.Poller{Client: &slurm.Client{}, Interval: slurmFlags.poll}
+	last := ""
+	for {
+		c, err := slurmexec.Collect(ctx, st, id, o)
+		if err != nil {
+			if ctx.Err() != nil {
+				return detached(g, id, ctx.Err())
+			}
+			return &exitError{exitFailed, err}
+		}
+		if c.Finished != nil || c.MarkedInterrupted {
+			return endCollect(g, id, c)
+		}
+		if s, err := slurmexec.Status(ctx, st, id, g.workdir, p); err == nil {
+			if line := progressLine(s); line != last {
+				fmt.Fprintln(g.stdout, line)
+				last = line
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return detached(g, id, ctx.Err())
+		case <-time.After(slurmFlags.poll):
+		}
+	}
+}
+
+// detached says how to follow a run whose submit stopped waiting.
+func detached(g *globalOptions, id int64, err error) error {
+	fmt.Fprintf(g.stdout, "stopped waiting; run %d goes on on the cluster: 'runner status --run %d --watch' follows and collects it, 'runner cancel --run %d' stops it\n", id, id, id)
+	return err
+}
+
+// progressLine is a waiting submit's progress: trials done, failed,
+// running (with the step of each, from its task's output file), pending.
+func progressLine(s *slurmexec.RunStatus) string {
+	var parts []string
+	n := len(s.Trials)
+	parts = append(parts, fmt.Sprintf("%d/%d done", s.Counts[batch.Done], n))
+	for _, k := range []string{batch.Failed, batch.Interrupted, batch.Missing, batch.Pending} {
+		if c := s.Counts[k]; c > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", c, k))
+		}
+	}
+	if c := s.Counts[batch.Running]; c > 0 {
+		var steps []string
+		for _, t := range s.Trials {
+			if t.State == batch.Running {
+				if st := slurmexec.TaskStep(s.Dir, s.Task(t.Index)); st != "" {
+					steps = append(steps, fmt.Sprintf("%d: %s", t.Index, st))
+				}
+			}
+		}
+		r := fmt.Sprintf("%d running", c)
+		if len(steps) > 0 {
+			r += " (" + strings.Join(steps, ", ") + ")"
+		}
+		parts = append(parts, r)
+	}
+	return fmt.Sprintf("run %d: trials %s", s.Run.ID, strings.Join(parts, ", "))
 }
 
 // printFinished says how a Slurm run ended.

@@ -25,7 +25,7 @@ func init() {
 		summary: "a Slurm run's trials: pending/running/done/failed from the result files, the queue as a hint: --run ID [--watch]",
 		flags: func(fs *flag.FlagSet) {
 			fs.Int64Var(&statusFlags.run, "run", 0, "run id (default: the latest run of --experiment)")
-			fs.BoolVar(&statusFlags.watch, "watch", false, "repeat every 30 s until no trial is pending or running")
+			fs.BoolVar(&statusFlags.watch, "watch", false, "repeat every 30 s, collecting the results that arrived (as 'runner collect'), until the run has ended or nothing is pending or running")
 		},
 		run: runStatus,
 	})
@@ -48,6 +48,20 @@ func runStatus(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []strin
 	}
 	p := &slurm.Poller{Client: &slurm.Client{}}
 	for {
+		if statusFlags.watch {
+			// A watching status collects on this host, as a waiting
+			// submit does: the results of a detached run arrive.
+			c, err := slurmexec.Collect(ctx, st, id, slurmexec.Options{WorkDir: g.workdir, Reports: g.reports, Jobs: g.jobs, Log: g.log, OnReport: htmlPage(g)})
+			if err != nil {
+				return &exitError{exitFailed, err}
+			}
+			if c.Finished != nil || c.MarkedInterrupted {
+				if s, err := slurmexec.Status(ctx, st, id, g.workdir, p); err == nil {
+					printStatus(g, s)
+				}
+				return endCollect(g, id, c)
+			}
+		}
 		s, err := slurmexec.Status(ctx, st, id, g.workdir, p)
 		if err != nil {
 			return &exitError{exitUsage, err}
@@ -76,7 +90,11 @@ func printStatus(g *globalOptions, s *slurmexec.RunStatus) {
 		if r := []rune(errText); len(r) > 60 {
 			errText = string(r[:57]) + "..."
 		}
-		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%d\t%s\t%s\n", t.Index, t.Trial, termText(t.Name), t.State, t.Attempt, q, errText)
+		state := t.State
+		if t.Ended != "" {
+			state += " (" + t.Ended + ")"
+		}
+		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%d\t%s\t%s\n", t.Index, t.Trial, termText(t.Name), state, t.Attempt, q, errText)
 	}
 	w.Flush()
 	var parts []string
@@ -92,6 +110,24 @@ func printStatus(g *globalOptions, s *slurmexec.RunStatus) {
 		fmt.Fprintf(g.stdout, "queue: squeue failed (%v); states are from the result files only\n", s.QueueErr)
 	case s.QueueJob != "":
 		fmt.Fprintf(g.stdout, "queue: job %s asked at %s\n", s.QueueJob, s.QueueAt.Format("15:04:05"))
+	}
+	why := map[string]int{}
+	for _, t := range s.Trials {
+		if t.Ended != "" {
+			why[t.Ended]++
+		}
+	}
+	if why["OUT_OF_MEMORY"] > 0 {
+		fmt.Fprintf(g.stdout, "%d task(s) ran out of memory: resubmit with more (--slurm-mem)\n", why["OUT_OF_MEMORY"])
+	}
+	if why["TIMEOUT"] > 0 {
+		fmt.Fprintf(g.stdout, "%d task(s) reached their time limit: resubmitting continues them from their checkpoints (or raise --slurm-time)\n", why["TIMEOUT"])
+	}
+	if why["NODE_FAIL"]+why["PREEMPTED"] > 0 {
+		fmt.Fprintf(g.stdout, "%d task(s) lost to a node failure or preemption: resubmitting continues them from their checkpoints\n", why["NODE_FAIL"]+why["PREEMPTED"])
+	}
+	if s.AcctErr != nil && s.Counts[batch.Missing] > 0 {
+		fmt.Fprintf(g.stdout, "why tasks are missing is unknown: sacct failed (%v)\n", oneLine(s.AcctErr.Error()))
 	}
 	if s.Counts[batch.Missing]+s.Counts[batch.Interrupted] > 0 && s.Counts[batch.Pending]+s.Counts[batch.Running] == 0 {
 		fmt.Fprintln(g.stdout, "to resubmit the trials without a result, run the submitting command again")

@@ -39,10 +39,10 @@ func runWorker(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []strin
 	if err != nil {
 		return &exitError{exitUsage, err}
 	}
-	r, err := slurmexec.Worker(ctx, slurmexec.WorkerOptions{Dir: d, Index: workerFlags.index, Attempt: workerFlags.attempt})
+	r, err := slurmexec.Worker(ctx, slurmexec.WorkerOptions{Dir: d, Index: workerFlags.index, Attempt: workerFlags.attempt, Restart: -1, Out: g.stdout, Checkpoint: g.checkpointPolicy()})
 	if r != nil {
-		fmt.Fprintf(g.stdout, "run %d task %d (trial %s) attempt %d: %s in %.1fs; result %s\n", r.RunID, r.Index, r.Trial, r.Attempt,
-			r.Status, r.Ended.Sub(r.Started).Seconds(), d.Result(r.Index, r.Attempt))
+		fmt.Fprintf(g.stdout, "run %d task %d (trial %s) attempt %s: %s in %.1fs; result %s\n", r.RunID, r.Index, r.Trial, r.Exec(),
+			r.Status, r.Ended.Sub(r.Started).Seconds(), d.Result(r.Index, r.Exec()))
 	}
 	switch {
 	case err != nil && errors.Is(err, context.Canceled):

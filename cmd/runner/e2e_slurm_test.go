@@ -135,7 +135,7 @@ func TestSlurmSweepMatchesLocalAndCollectsOnce(t *testing.T) {
 	e.mustRun(0, append(set, "--db", "local.db", "--workdir", "localwork")...)
 	local := resultsOf(t, e, "local.db", "1")
 
-	out := e.mustRun(0, append(set, "--executor", "slurm", "--slurm-max-parallel", "2", "--slurm-time", "00:10:00")...)
+	out := e.mustRun(0, append(set, "--executor", "slurm", "--detach", "--slurm-collect-job", "--slurm-max-parallel", "2", "--slurm-time", "00:10:00")...)
 	s := parseSubmission(t, out)
 	if s.n != 6 || s.array != "0-5%2" {
 		t.Fatalf("submission %+v, want 6 trials as 0-5%%2:\n%s", s, out)
@@ -181,10 +181,10 @@ func TestSlurmCancelledTaskIsResubmittedAndSecondSubmitRefused(t *testing.T) {
 	e.mustRun(0, append(set, "--db", "local.db", "--workdir", "localwork")...)
 	local := resultsOf(t, e, "local.db", "1")
 
-	out := e.mustRun(0, append(set, "--executor", "slurm", "--slurm-max-parallel", "2")...)
+	out := e.mustRun(0, append(set, "--executor", "slurm", "--detach", "--slurm-collect-job", "--slurm-max-parallel", "2")...)
 	s := parseSubmission(t, out)
 	// While its tasks are queued, a second submission of the run is refused.
-	refused, errs, code := e.run(append(set, "--executor", "slurm")...)
+	refused, errs, code := e.run(append(set, "--executor", "slurm", "--detach", "--slurm-collect-job")...)
 	if code == 0 || !strings.Contains(errs, "already submitted") {
 		t.Fatalf("second submission: exit %d\n%s\n%s", code, refused, errs)
 	}
@@ -218,7 +218,7 @@ func TestSlurmCancelledTaskIsResubmittedAndSecondSubmitRefused(t *testing.T) {
 	waitRun(t, db, s.run, time.Minute, "interrupted")
 	// Re-running the command resubmits only trial 1.
 	for {
-		out, errs, code := e.run(append(set, "--executor", "slurm")...)
+		out, errs, code := e.run(append(set, "--executor", "slurm", "--detach", "--slurm-collect-job")...)
 		if code == 0 {
 			s2 := parseSubmission(t, out)
 			if s2.run != s.run || s2.array != "1%1" && s2.array != "1" {

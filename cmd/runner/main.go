@@ -25,16 +25,19 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"goldstone/internal/checkpoint"
 	"goldstone/pipeline"
 	"goldstone/runs"
 	"goldstone/stages"
@@ -116,6 +119,8 @@ type globalOptions struct {
 	dbWait     time.Duration
 	maxTrials  int
 	version    bool
+	ckEvery    int
+	ckMinutes  float64
 	stdout     io.Writer
 	stderr     io.Writer
 	log        *slog.Logger
@@ -134,7 +139,31 @@ func (g *globalOptions) register(fs *flag.FlagSet) {
 	fs.StringVar(&g.experiment, "experiment", "", "experiment name from the experiments file")
 	fs.BoolVar(&g.version, "version", false, "print the module version and VCS revision and exit")
 	fs.IntVar(&g.maxTrials, "max-trials", defaultMaxTrials, "the most trials an experiment's sweep (variants × grid) may have; a larger one is an error before anything is enumerated")
+	fs.IntVar(&g.ckEvery, "checkpoint-every", 0, "a trial saves a checkpoint every this many steps (0: by time only; see --checkpoint-minutes)")
+	fs.Float64Var(&g.ckMinutes, "checkpoint-minutes", checkpoint.DefaultInterval.Minutes(), "a trial saves a checkpoint when this many minutes have passed since its last one; 0 with --checkpoint-every 0: no checkpoints")
 	fs.DurationVar(&g.dbWait, "db-wait", runs.DefaultWait, "how long a write to the results database keeps trying while another process locks it or its disk is full, before the run stops (interrupted, resumable)")
+}
+
+// checkpointPolicy is when trials save checkpoints (--checkpoint-every,
+// --checkpoint-minutes).
+func (g *globalOptions) checkpointPolicy() checkpoint.Policy {
+	if g.ckEvery <= 0 && g.ckMinutes <= 0 {
+		return checkpoint.Policy{Off: true}
+	}
+	p := checkpoint.Policy{Every: max(g.ckEvery, 0)}
+	if g.ckMinutes > 0 {
+		p.Interval = time.Duration(g.ckMinutes * float64(time.Minute))
+	}
+	return p
+}
+
+// checkpointArgs are the checkpoint flags that give p to another runner
+// (a Slurm task's worker).
+func checkpointArgs(p checkpoint.Policy) []string {
+	if p.Off {
+		return []string{"--checkpoint-every", "0", "--checkpoint-minutes", "0"}
+	}
+	return []string{"--checkpoint-every", strconv.Itoa(p.Every), "--checkpoint-minutes", strconv.FormatFloat(p.Interval.Minutes(), 'g', -1, 64)}
 }
 
 // openDB opens the results database for writing, with --db-wait; with
@@ -165,6 +194,9 @@ func defaultDataDir() string {
 func (g *globalOptions) setup() error {
 	if g.jobs < 1 {
 		return usageErr("--jobs must be >= 1, got %d", g.jobs)
+	}
+	if g.ckEvery < 0 || g.ckMinutes < 0 || math.IsNaN(g.ckMinutes) || math.IsInf(g.ckMinutes, 0) {
+		return usageErr("--checkpoint-every %d, --checkpoint-minutes %v: want >= 0", g.ckEvery, g.ckMinutes)
 	}
 	level := slog.LevelInfo
 	if g.quiet {

@@ -11,7 +11,10 @@
 // "runs:sync", "runs:trial" (package runs), "atomicfile:BASENAME" (a file
 // written and not yet renamed into place), "export:file" (after each file
 // of an export), "gc:files", "gc:rows", "repro:ran" and "report:page"
-// (command runner).
+// (command runner), "train:step" (after each step of a training loop,
+// package stages/train; its checkpoint, if due, is written),
+// "slurm:submitted" (sbatch returned the trials job's id, not yet recorded;
+// package sweep/slurmexec).
 package fault
 
 import (

@@ -14,9 +14,11 @@ import (
 // scancel on PATH and retries transient failures 4 times, waiting 2 s, 4 s,
 // 8 s and 16 s.
 type Client struct {
-	Sbatch  string // command or path; default "sbatch"
-	Squeue  string // default "squeue"
-	Scancel string // default "scancel"
+	Sbatch   string // command or path; default "sbatch"
+	Squeue   string // default "squeue"
+	Scancel  string // default "scancel"
+	Sacct    string // default "sacct"
+	Scontrol string // default "scontrol"
 	// Retries is how many times a transiently failing command is run
 	// again; 0 means 4, negative means never.
 	Retries int

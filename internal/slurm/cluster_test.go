@@ -126,3 +126,28 @@ func TestClusterBadPartition(t *testing.T) {
 		t.Errorf("err = %v; want one line naming the partition", err)
 	}
 }
+
+// TestClusterTestSubmitAndMaxArraySize: on a real controller,
+// --test-only accepts a request it can run and refuses a bad partition
+// and an array index at or over MaxArraySize, read from scontrol.
+func TestClusterTestSubmitAndMaxArraySize(t *testing.T) {
+	needCluster(t)
+	ctx := context.Background()
+	c := Client{Retries: -1}
+	max, err := c.MaxArraySize(ctx)
+	if err != nil || max < 1 {
+		t.Fatalf("MaxArraySize = %d, %v", max, err)
+	}
+	ok := &Job{Array: ArraySpec([]int{0, max - 1}, 2), CPUsPerTask: 1, MemMB: 100, Script: "#!/bin/sh\ntrue\n"}
+	if err := c.TestSubmit(ctx, ok); err != nil {
+		t.Errorf("test-only of %s: %v", ok.Array, err)
+	}
+	over := &Job{Array: ArraySpec([]int{0, max}, 0), MemMB: 100, Script: "#!/bin/sh\ntrue\n"}
+	if err := c.TestSubmit(ctx, over); err == nil {
+		t.Errorf("test-only of %s (MaxArraySize %d): accepted", over.Array, max)
+	}
+	bad := &Job{Partition: "no-such-partition", MemMB: 100, Script: "#!/bin/sh\ntrue\n"}
+	if err := c.TestSubmit(ctx, bad); err == nil || !strings.Contains(strings.ToLower(err.Error()), "partition") {
+		t.Errorf("test-only on a bad partition: %v", err)
+	}
+}

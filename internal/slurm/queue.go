@@ -18,12 +18,14 @@ type Task struct {
 	Reason string // why it is pending ("Resources", "JobArrayTaskLimit"), "None" otherwise
 }
 
-// Active reports whether the task still holds or waits for resources:
-// COMPLETING and the final states (a just-ended job squeue still lists) do
-// not count.
+// Active reports whether the task still holds or waits for resources, or
+// may run again: the final states (a just-ended job squeue still lists) do
+// not count; COMPLETING does (its result file may not be written yet, and
+// a task being requeued passes through it), and so do the requeued states
+// (REQUEUED, REQUEUE_HOLD, REQUEUE_FED) and every state not known here.
 func (t Task) Active() bool {
 	switch t.State {
-	case "COMPLETING", "COMPLETED", "CANCELLED", "FAILED", "TIMEOUT", "NODE_FAIL",
+	case "COMPLETED", "CANCELLED", "FAILED", "TIMEOUT", "NODE_FAIL",
 		"PREEMPTED", "BOOT_FAIL", "DEADLINE", "OUT_OF_MEMORY", "SPECIAL_EXIT":
 		return false
 	}
@@ -45,7 +47,54 @@ func (c *Client) Queue(ctx context.Context, jobID string) ([]Task, error) {
 	return parseQueue(jobID, out)
 }
 
-// parseQueue parses squeue -h -r -o '%i|%T|%r' output for job jobID.
+// Accounting returns how the tasks of an array job ended, as sacct says
+// (one call: sacct -n -P -X -j JOB -o JobID,State): by array index, the
+// state of the task's latest run (COMPLETED, FAILED, OUT_OF_MEMORY,
+// TIMEOUT, NODE_FAIL, PREEMPTED, CANCELLED, ...). Many clusters keep no
+// accounting: sacct then fails, and so does Accounting.
+func (c *Client) Accounting(ctx context.Context, jobID string) (map[int]string, error) {
+	out, err := c.exec(ctx, or(c.Sacct, "sacct"), []string{"-n", "-P", "-X", "-j", jobID, "-o", "JobID,State"}, "")
+	if err != nil {
+		return nil, err
+	}
+	states := map[int]string{}
+	for n, line := range strings.Split(out, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		id, state, ok := strings.Cut(line, "|")
+		if !ok {
+			return nil, fmt.Errorf("sacct: line %d: unexpected %q (want jobid|state)", n+1, line)
+		}
+		job, idx, ok := strings.Cut(id, "_")
+		if !ok || job != jobID {
+			continue
+		}
+		i, err := strconv.Atoi(idx)
+		if err != nil {
+			continue // a pending range "[3-5]"
+		}
+		if f := strings.Fields(state); len(f) > 0 {
+			states[i] = f[0] // "CANCELLED by 0" -> CANCELLED
+		}
+	}
+	return states, nil
+}
+
+// QueueByName returns what squeue says about the tasks of every job named
+// name (of any job id): how a submission whose job id was never recorded
+// is found again.
+func (c *Client) QueueByName(ctx context.Context, name string) ([]Task, error) {
+	out, err := c.exec(ctx, or(c.Squeue, "squeue"), []string{"-h", "-r", "--name=" + name, "-o", "%i|%T|%r"}, "")
+	if err != nil {
+		return nil, err
+	}
+	return parseQueue("", out)
+}
+
+// parseQueue parses squeue -h -r -o '%i|%T|%r' output for job jobID ("":
+// every job).
 func parseQueue(jobID, out string) ([]Task, error) {
 	var tasks []Task
 	for n, line := range strings.Split(out, "\n") {
@@ -65,7 +114,7 @@ func parseQueue(jobID, out string) ([]Task, error) {
 			}
 			t.JobID, t.Index = id, i
 		}
-		if t.JobID != jobID {
+		if jobID != "" && t.JobID != jobID {
 			continue // e.g. a heterogeneous job's other components
 		}
 		tasks = append(tasks, t)
@@ -128,4 +177,25 @@ func (p *Poller) Queue(ctx context.Context, jobID string) ([]Task, time.Time, er
 	}
 	st.wait, st.tasks, st.err, st.ok = base, tasks, nil, true
 	return tasks, st.at, nil
+}
+
+// MaxArraySize returns the cluster's MaxArraySize (scontrol show config):
+// an array's task indices must be below it.
+func (c *Client) MaxArraySize(ctx context.Context) (int, error) {
+	out, err := c.exec(ctx, or(c.Scontrol, "scontrol"), []string{"show", "config"}, "")
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(out, "\n") {
+		k, v, ok := strings.Cut(line, "=")
+		if !ok || strings.TrimSpace(k) != "MaxArraySize" {
+			continue
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 1 {
+			return 0, fmt.Errorf("scontrol show config: MaxArraySize %q: want a positive count", strings.TrimSpace(v))
+		}
+		return n, nil
+	}
+	return 0, fmt.Errorf("scontrol show config: no MaxArraySize line")
 }

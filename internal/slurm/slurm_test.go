@@ -117,7 +117,7 @@ func TestJobArgs(t *testing.T) {
 	}
 }
 
-// fakeTools puts fake sbatch, squeue and scancel on PATH. Each records its
+// fakeTools puts fake sbatch, squeue, scancel and scontrol on PATH. Each records its
 // arguments (one per line) in dir/<tool>.args.<n> and its stdin in
 // dir/<tool>.stdin.<n>, where n counts its calls from 1. If dir/<tool>.fail.<n>
 // exists, call n prints that file on stderr and exits 1; otherwise it prints
@@ -129,7 +129,7 @@ func fakeTools(t *testing.T) string {
 	if err := os.Mkdir(bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, tool := range []string{"sbatch", "squeue", "scancel"} {
+	for _, tool := range []string{"sbatch", "squeue", "scancel", "scontrol"} {
 		script := `#!/bin/sh
 d='` + dir + `'; tool=` + tool + `
 n=$(cat "$d/$tool.count" 2>/dev/null || echo 0); n=$((n+1)); echo $n > "$d/$tool.count"
@@ -360,9 +360,38 @@ func TestCancelFake(t *testing.T) {
 
 func TestTaskActive(t *testing.T) {
 	for state, want := range map[string]bool{"PENDING": true, "RUNNING": true, "SUSPENDED": true, "CONFIGURING": true,
-		"COMPLETING": false, "COMPLETED": false, "CANCELLED": false, "TIMEOUT": false} {
+		"COMPLETING": true, "REQUEUED": true, "REQUEUE_HOLD": true, "RESIZING": true,
+		"COMPLETED": false, "CANCELLED": false, "TIMEOUT": false} {
 		if got := (Task{State: state}).Active(); got != want {
 			t.Errorf("%s: Active = %v, want %v", state, got, want)
 		}
+	}
+}
+
+// TestTestSubmitAndMaxArraySize: TestSubmit runs sbatch --test-only (not
+// --parsable) with the job's request and returns sbatch's refusal;
+// MaxArraySize reads scontrol show config and refuses an answer without it.
+func TestTestSubmitAndMaxArraySize(t *testing.T) {
+	dir := fakeTools(t)
+	c := &Client{Retries: -1}
+	j := &Job{Array: "0-3%2", Time: "1:00:00", Script: "#!/bin/sh\ntrue\n"}
+	if err := c.TestSubmit(context.Background(), j); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := os.ReadFile(filepath.Join(dir, "sbatch.args.1"))
+	if got := strings.Fields(string(a)); !reflect.DeepEqual(got, []string{"--test-only", "--array=0-3%2", "--time=1:00:00"}) {
+		t.Errorf("sbatch args %q", got)
+	}
+	write(t, filepath.Join(dir, "sbatch.fail.2"), "sbatch: error: invalid partition specified: nope\nallocation failure: Invalid partition name specified\n")
+	if err := c.TestSubmit(context.Background(), j); err == nil || !strings.Contains(err.Error(), "invalid partition") {
+		t.Errorf("refused request: %v", err)
+	}
+	write(t, filepath.Join(dir, "scontrol.out"), "Configuration data as of 2026-11-26T17:25:05\nMaxArraySize            = 40001\nMaxJobCount             = 10000\n")
+	if n, err := c.MaxArraySize(context.Background()); err != nil || n != 40001 {
+		t.Errorf("MaxArraySize = %d, %v; want 40001", n, err)
+	}
+	write(t, filepath.Join(dir, "scontrol.out"), "MaxJobCount = 10000\n")
+	if n, err := c.MaxArraySize(context.Background()); err == nil {
+		t.Errorf("MaxArraySize without the line = %d, no error", n)
 	}
 }

@@ -18,6 +18,7 @@ type Job struct {
 	CPUsPerTask int    // --cpus-per-task
 	MemMB       int    // --mem, in MiB
 	Output      string // --output path (%A job id, %a array index, %j job id)
+	OpenMode    string // --open-mode: "append" keeps a requeued task's earlier output
 	Dependency  string // --dependency, e.g. "afterany:1234"
 	Signal      string // --signal, e.g. "B:TERM@120"
 	Chdir       string // --chdir
@@ -50,10 +51,28 @@ func (j *Job) Args() []string {
 		add("--mem", strconv.Itoa(j.MemMB)+"M")
 	}
 	add("--output", j.Output)
+	add("--open-mode", j.OpenMode)
 	add("--dependency", j.Dependency)
 	add("--signal", j.Signal)
 	add("--chdir", j.Chdir)
 	return append(args, j.Extra...)
+}
+
+// ScriptText is the batch script with j's sbatch arguments as #SBATCH
+// lines after its first line: a copy that 'sbatch FILE' would submit the
+// same way.
+func (j *Job) ScriptText() string {
+	first, rest, _ := strings.Cut(j.Script, "\n")
+	var b strings.Builder
+	b.WriteString(first + "\n")
+	for _, a := range j.Args() {
+		if a == "--parsable" {
+			continue
+		}
+		b.WriteString("#SBATCH " + a + "\n")
+	}
+	b.WriteString(rest)
+	return b.String()
 }
 
 // Submit submits j and returns its job id. With --parsable sbatch prints
@@ -67,6 +86,19 @@ func (c *Client) Submit(ctx context.Context, j *Job) (string, error) {
 		return "", err
 	}
 	return parseJobID(out)
+}
+
+// TestSubmit asks sbatch whether it would accept j, without submitting it
+// (sbatch --test-only): nil when it would, sbatch's refusal as the error
+// when not.
+func (c *Client) TestSubmit(ctx context.Context, j *Job) error {
+	if !strings.HasPrefix(j.Script, "#!") {
+		return fmt.Errorf("sbatch: the batch script must start with #! (got %.20q)", j.Script)
+	}
+	args := j.Args()
+	args[0] = "--test-only" // for --parsable
+	_, err := c.exec(ctx, or(c.Sbatch, "sbatch"), args, j.Script)
+	return err
 }
 
 func parseJobID(out string) (string, error) {

@@ -12,6 +12,7 @@ import (
 	"strconv"
 
 	"goldstone/internal/atomicfile"
+	"goldstone/internal/checkpoint"
 	"goldstone/models"
 	"goldstone/optim"
 	"goldstone/pipeline"
@@ -96,7 +97,7 @@ func (*TrainStage) Version() string { return TrainVersion }
 func (s *TrainStage) Params() any   { return settings.Keys(s.Settings) }
 func (s *TrainStage) Run(ctx context.Context, io *pipeline.IO) error {
 	// The problem is tiny: one core per trial, whatever the budget.
-	return Train(ctx, s.Settings, nil, io.Output("result"), train.ProgressFunc(io))
+	return Train(ctx, s.Settings, nil, io.Output("result"), train.FromIO(io))
 }
 
 // Snapshot is the embedding tensor of a dense MF trial at one step, laid out
@@ -113,7 +114,7 @@ type Snapshot struct {
 // (Section 5.1): dense dynamic Gaussian MF on X = Ubar^T Vbar + noise, the
 // same X at every time step. It writes series.arrow, series.parquet,
 // summary.json and snapshots.json into dir.
-func Train(ctx context.Context, s TrainSettings, pool *optim.Pool, dir string, progress train.Progress) error {
+func Train(ctx context.Context, s TrainSettings, pool *optim.Pool, dir string, sio train.StageIO) error {
 	seed := uint64(s.Loop.Seed)
 	rows, cols, T, d := s.Data.Rows, s.Data.Cols, s.Data.TimeSteps, s.Loop.Dim
 	x0 := models.Artificial(seed, rows, cols, s.Data.Rank, s.Data.NoiseVar)
@@ -137,14 +138,10 @@ func Train(ctx context.Context, s TrainSettings, pool *optim.Pool, dir string, p
 	var snaps []Snapshot
 	steps := s.Loop.Steps
 	loop := s.Loop.Loop(models.ProblemOf(m), pool)
-	loop.Series, loop.Summary, loop.Progress = series, sum, progress
+	loop.Series, loop.Summary = series, sum
+	loop.Attach(sio)
 	loop.Extra = func(it *optim.Iter, _ []float64) error {
 		series.Add("excess", it.Step, it.Loss-lstar)
-		if it.Step%1024 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
 		return nil
 	}
 	loop.AtStep = func(step int, x []float64) {
@@ -152,7 +149,14 @@ func Train(ctx context.Context, s TrainSettings, pool *optim.Pool, dir string, p
 			snaps = append(snaps, Snapshot{Step: step, T: T, N: rows + cols, D: d, Z: append([]float64(nil), x...)})
 		}
 	}
-	if err := loop.Run(x); err != nil {
+	loop.State = train.StateHooks{
+		Save: func(st *checkpoint.State) { saveSnapshots(st, snaps) },
+		Load: func(st *checkpoint.State) (err error) {
+			snaps, err = loadSnapshots(st, T, rows+cols, d, len(x))
+			return err
+		},
+	}
+	if err := loop.Run(ctx, x); err != nil {
 		return err
 	}
 	final := optim.Psi(x, m.Blocks(), m.Graph())
@@ -175,4 +179,33 @@ func Train(ctx context.Context, s TrainSettings, pool *optim.Pool, dir string, p
 		return fmt.Errorf("snapshots: %w", err)
 	}
 	return atomicfile.WriteFile(filepath.Join(dir, "snapshots.json"), b)
+}
+
+// saveSnapshots adds the snapshots taken so far to a checkpoint.
+func saveSnapshots(st *checkpoint.State, snaps []Snapshot) {
+	steps := make([]int64, len(snaps))
+	var z []float64
+	for i, sn := range snaps {
+		steps[i] = int64(sn.Step)
+		z = append(z, sn.Z...)
+	}
+	st.Ints("snapshots.step", steps...)
+	st.Floats("snapshots.z", z)
+}
+
+// loadSnapshots reads the snapshots of a checkpoint (each of size values).
+func loadSnapshots(st *checkpoint.State, T, n, d, size int) ([]Snapshot, error) {
+	steps, err := st.ReadInts("snapshots.step", -1)
+	if err != nil {
+		return nil, err
+	}
+	z := make([]float64, len(steps)*size)
+	if err := st.ReadFloats("snapshots.z", z); err != nil {
+		return nil, err
+	}
+	snaps := make([]Snapshot, len(steps))
+	for i, s := range steps {
+		snaps[i] = Snapshot{Step: int(s), T: T, N: n, D: d, Z: z[i*size : (i+1)*size : (i+1)*size]}
+	}
+	return snaps, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"goldstone/stages"
 	"goldstone/stages/settings"
+	"goldstone/stages/train"
 	"goldstone/stages/trialio"
 )
 
@@ -26,7 +27,7 @@ func artificialSettings(t *testing.T, sets ...string) TrainSettings {
 func TestTrainWritesResults(t *testing.T) {
 	s := artificialSettings(t, "steps=300", "gauge=goldstone", "k1=50", "clip=0.01", "lr=1", "lr_s0=100", "snapshots=[0, 300]")
 	dir := t.TempDir()
-	if err := Train(context.Background(), s, nil, dir, nil); err != nil {
+	if err := Train(context.Background(), s, nil, dir, train.StageIO{}); err != nil {
 		t.Fatal(err)
 	}
 	sum, err := trialio.ReadSummary(dir + "/summary.json")

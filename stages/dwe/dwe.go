@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"goldstone/internal/atomicfile"
+	"goldstone/internal/checkpoint"
 	mdwe "goldstone/models/dwe"
 	"goldstone/optim"
 	"goldstone/pipeline"
@@ -487,7 +488,8 @@ func Train(ctx context.Context, s TrainSettings, io *pipeline.IO, pool *optim.Po
 	x := make([]float64, model.NumParams())
 	seed := uint64(s.Loop.Seed)
 	model.Init(x, rand.New(rand.NewPCG(seed, 0x696e6974)))
-	rng := rand.New(rand.NewPCG(seed, 0x64776521))
+	src := rand.NewPCG(seed, 0x64776521)
+	rng := rand.New(src)
 	mbSteps, bw, bc := s.MinibatchSteps, s.MinibatchWords, s.BatchContexts
 	if bc == 0 {
 		bc = bw
@@ -496,8 +498,21 @@ func Train(ctx context.Context, s TrainSettings, io *pipeline.IO, pool *optim.Po
 	sum := trialio.Summary{}
 	steps := s.Loop.Steps
 	loop := s.Loop.Loop(model.Problem(), pool)
-	loop.Series, loop.Summary, loop.Progress = series, sum, train.ProgressFunc(io)
-	loop.Extra = func(it *optim.Iter, _ []float64) error { return ctx.Err() }
+	loop.Series, loop.Summary = series, sum
+	loop.Attach(train.FromIO(io))
+	loop.State = train.StateHooks{ // the minibatch and noise source
+		Save: func(st *checkpoint.State) {
+			b, _ := src.MarshalBinary() // never fails
+			st.Bytes("dwe.rng", b)
+		},
+		Load: func(st *checkpoint.State) error {
+			b, err := st.ReadBytes("dwe.rng")
+			if err == nil {
+				err = src.UnmarshalBinary(b)
+			}
+			return err
+		},
+	}
 	loop.AtStep = func(step int, _ []float64) {
 		if step >= steps {
 			return
@@ -508,7 +523,7 @@ func Train(ctx context.Context, s TrainSettings, io *pipeline.IO, pool *optim.Po
 			model.Resample(rng, 0, 0)
 		}
 	}
-	if err := loop.Run(x); err != nil {
+	if err := loop.Run(ctx, x); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {

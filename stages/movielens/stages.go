@@ -12,6 +12,7 @@ import (
 	"slices"
 	"time"
 
+	"goldstone/internal/checkpoint"
 	"goldstone/models"
 	"goldstone/optim"
 	"goldstone/pipeline"
@@ -389,7 +390,7 @@ func (s *TrainStage) Params() any   { return settings.Keys(s.Settings) }
 func (s *TrainStage) Run(ctx context.Context, io *pipeline.IO) error {
 	pool := train.NewPool(s.Budget, io.Workers())
 	defer pool.Close()
-	return Train(ctx, s.Settings, io.Input("binned"), io.Input("split"), pool, io.Output("model"), train.ProgressFunc(io))
+	return Train(ctx, s.Settings, io.Input("binned"), io.Input("split"), pool, io.Output("model"), train.FromIO(io))
 }
 
 // EvaluateStage computes a trained model's held-out metrics (output
@@ -420,6 +421,14 @@ func (s *EvaluateStage) Run(ctx context.Context, io *pipeline.IO) error {
 	return Evaluate(ctx, io, s.Model, s.Prior, planted, io.Output("result"))
 }
 
+// batched is a ratings model whose only state between steps is where it
+// is in its minibatch sequence (models.LogisticMF, models.GaussianMF): a
+// checkpoint keeps it.
+type batched interface {
+	Batch() uint64
+	SetBatch(b uint64)
+}
+
 // modelMeta is a trained model's model.json.
 type modelMeta struct {
 	T      int            `json:"t"`
@@ -436,7 +445,7 @@ type modelMeta struct {
 // series.arrow, series.parquet and summary.json into dir. Every
 // valid_every steps it records the model's cheap validation metrics as
 // series valid_<name> (valid_ll; gaussian: also valid_rmse, valid_mae).
-func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, pool *optim.Pool, dir string, progress train.Progress) error {
+func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, pool *optim.Pool, dir string, sio train.StageIO) error {
 	var info binInfo
 	if err := trialio.ReadJSON(filepath.Join(binnedDir, "info.json"), &info); err != nil {
 		return err
@@ -461,11 +470,9 @@ func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, poo
 	validEvery := s.ValidEvery
 	steps := s.Loop.Steps
 	loop := s.Loop.Loop(models.ProblemOf(m), pool)
-	loop.Series, loop.Summary, loop.Progress = series, sum, progress
+	loop.Series, loop.Summary = series, sum
+	loop.Attach(sio)
 	loop.Extra = func(it *optim.Iter, x []float64) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
 		if it.Step%validEvery == 0 || it.Step == steps-1 {
 			met, err := m.HeldOut(x, valid, false)
 			if err != nil {
@@ -477,7 +484,22 @@ func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, poo
 		}
 		return nil
 	}
-	if err := loop.Run(x); err != nil {
+	// The minibatch sequence goes with the checkpoints. A model that keeps
+	// other state between steps, or does not say where it is in its
+	// sequence, cannot be resumed bit-identically: no checkpoints then.
+	if b, ok := m.(batched); ok {
+		loop.State.Save = func(st *checkpoint.State) { st.Ints("lmf.batch", int64(b.Batch())) }
+		loop.State.Load = func(st *checkpoint.State) error {
+			n, err := st.ReadInts("lmf.batch", 1)
+			if err == nil {
+				b.SetBatch(uint64(n[0]))
+			}
+			return err
+		}
+	} else {
+		loop.Checkpoint.Policy.Off = true
+	}
+	if err := loop.Run(ctx, x); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -1,6 +1,7 @@
 package train
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -97,7 +98,7 @@ func TestLoopGapMetrics(t *testing.T) {
 		l := &Loop{Problem: optim.Problem{Local: local, Blocks: b, Graph: g},
 			Opt:   &Optimizer{Method: &optim.GD{Rate: optim.Constant(0.01)}, Gauge: gauge, K1: k1},
 			Steps: 20, LogEvery: 1, Series: &trialio.Series{}, Summary: trialio.Summary{}}
-		if err := l.Run(x); err != nil {
+		if err := l.Run(context.Background(), x); err != nil {
 			t.Fatal(err)
 		}
 		return l.Series, l.Summary

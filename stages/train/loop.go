@@ -1,9 +1,11 @@
 package train
 
 import (
+	"context"
 	"math"
 	"time"
 
+	"goldstone/internal/fault"
 	"goldstone/optim"
 	"goldstone/pipeline"
 	"goldstone/runs"
@@ -25,7 +27,10 @@ func (s OptimSettings) Build(pool *optim.Pool) *Optimizer {
 
 // Loop is the shared training loop of the MF pipelines: it runs the driver,
 // records loss, local loss, psi and the gauge gap as step-wise metrics, and
-// wall and gauge time as summary metrics.
+// wall and gauge time as summary metrics. With a Checkpoint it saves its
+// state as the policy says and when ctx is cancelled, and a Loop that finds
+// a checkpoint continues from it: the series, summary and parameters are
+// then those of an uninterrupted run, bit for bit (see checkpoint.go).
 type Loop struct {
 	Problem  optim.Problem
 	Opt      *Optimizer
@@ -37,11 +42,22 @@ type Loop struct {
 	// Extra is called at every logged step, after the standard metrics, to
 	// record model-specific ones; it may return an error to stop.
 	Extra func(it *optim.Iter, x []float64) error
-	// AtStep is called before step s is taken (for snapshots); optional.
+	// AtStep is called before step s is taken (for snapshots, and to draw
+	// the step's minibatch); optional. A resumed loop calls it first with
+	// the step it resumes at.
 	AtStep func(step int, x []float64)
 	// Progress reports the current step, the loss at the last one and the
 	// series so far (for progress displays); optional.
 	Progress Progress
+
+	// Checkpoint is where and when the loop saves its state
+	// (pipeline.IO.Checkpoint); an empty directory saves none.
+	Checkpoint pipeline.Checkpoint
+	// State saves and restores what the stage keeps beyond x (a random
+	// source, a minibatch counter, snapshots) with each checkpoint.
+	State StateHooks
+	// Logf reports what the checkpoints did (pipeline.IO.Logf); optional.
+	Logf func(format string, args ...any)
 }
 
 // Loop returns the training loop of these settings for a problem, with the
@@ -50,8 +66,9 @@ func (s LoopSettings) Loop(p optim.Problem, pool *optim.Pool) *Loop {
 	return &Loop{Problem: p, Opt: s.Optim.Build(pool), Steps: s.Steps, LogEvery: s.LogEvery, GapEvery: s.GapEvery}
 }
 
-// Run trains x in place.
-func (l *Loop) Run(x []float64) error {
+// Run trains x in place. It stops with ctx's error, after saving a
+// checkpoint, when ctx is cancelled.
+func (l *Loop) Run(ctx context.Context, x []float64) error {
 	d := &optim.Driver{Method: l.Opt.Method, Gauge: l.Opt.Gauge, K1: l.Opt.K1, Pool: l.Opt.Pool}
 	tree := l.Problem.Graph != nil && l.Problem.Graph.IsTree()
 	gapEvery := l.GapEvery
@@ -65,22 +82,26 @@ func (l *Loop) Run(x []float64) error {
 			return err
 		}
 	}
+	ls := &loopState{}
+	ck := l.checkpointer(d, x, ls)
+	resumed, err := ck.resume(d)
+	if err != nil {
+		return err
+	}
+	if !resumed {
+		if tree {
+			gm.record(l.Series, 0, x) // x_0: series are labelled by iterate index
+		}
+		if l.AtStep != nil {
+			l.AtStep(0, x)
+		}
+	}
 	start := time.Now()
-	var gaugeSeconds, gapSeconds, lastLoss, lastPsi float64
-	var counts gaugeCounts
-	if tree {
-		t0 := time.Now()
-		gm.record(l.Series, 0, x) // x_0: series are labelled by iterate index
-		gapSeconds += time.Since(t0).Seconds()
-	}
-	if l.AtStep != nil {
-		l.AtStep(0, x)
-	}
-	err := d.Run(l.Problem, x, l.Steps, func(it *optim.Iter) error {
-		gaugeSeconds = it.GaugeSeconds
-		lastLoss, lastPsi = it.Loss, it.Psi
+	err = d.Run(l.Problem, x, l.Steps, func(it *optim.Iter) error {
+		ls.gaugeSeconds = ls.gaugeBase + it.GaugeSeconds
+		ls.lastLoss, ls.lastPsi = it.Loss, it.Psi
 		if it.Gauge != nil {
-			counts.add(l.Series, it.Step+1, it.Gauge)
+			ls.counts.add(l.Series, it.Step+1, it.Gauge)
 		}
 		if it.Step%l.LogEvery == 0 || it.Step == l.Steps-1 {
 			l.Series.Add("loss", it.Step, it.Loss)
@@ -92,7 +113,7 @@ func (l *Loop) Run(x []float64) error {
 				// is labelled with its own index.
 				t0 := time.Now()
 				gm.record(l.Series, it.Step+1, x)
-				gapSeconds += time.Since(t0).Seconds()
+				ls.gapSeconds += time.Since(t0).Seconds()
 			}
 			if l.Extra != nil {
 				if err := l.Extra(it, x); err != nil {
@@ -100,32 +121,45 @@ func (l *Loop) Run(x []float64) error {
 				}
 			}
 		}
+		// Step it.Step is recorded whole: a checkpoint now holds the
+		// state before step it.Step+1 (and before AtStep draws for it).
+		if err := ck.after(ctx, it.Step+1, ls.elapsed+time.Since(start).Seconds()); err != nil {
+			return err
+		}
 		if l.AtStep != nil {
 			l.AtStep(it.Step+1, x)
 		}
 		if l.Progress != nil {
 			l.Progress(it.Step+1, l.Steps, it.Loss, l.Series)
 		}
+		fault.Point("train:step")
 		return nil
 	})
+	if err == nil {
+		// Cancelled after the last step's checkpoint decision: its
+		// outputs will not be kept, so keep the steps.
+		err = ck.after(ctx, l.Steps, ls.elapsed+time.Since(start).Seconds())
+	}
 	if gm != nil && err == nil {
 		t0 := time.Now()
 		l.Summary["final_gauge_gap"] = gm.gap(x)
-		gapSeconds += time.Since(t0).Seconds()
+		ls.gapSeconds += time.Since(t0).Seconds()
 		l.Summary["steps_to_gap_1pct"] = StepsToGapBelow(l.Series, GapTolerance)
 	}
 	if l.Opt.Gauge != nil && l.Opt.K1 > 0 {
-		counts.summarize(l.Summary)
+		ls.counts.summarize(l.Summary)
 	}
-	l.Summary["wall_seconds"] = time.Since(start).Seconds()
-	l.Summary["gauge_seconds"] = gaugeSeconds
+	l.Summary["wall_seconds"] = ls.elapsed + time.Since(start).Seconds()
+	l.Summary["gauge_seconds"] = ls.gaugeSeconds
 	if tree {
 		// Measuring the gap is not training: the gauge's share of the
 		// training time is gauge_seconds / (wall_seconds - gap_seconds).
-		l.Summary["gap_seconds"] = gapSeconds
+		// The gap records before a resume are not in a checkpoint, so
+		// after one gap_seconds counts those since the resume only.
+		l.Summary["gap_seconds"] = ls.gapSeconds
 	}
-	l.Summary["final_loss"] = lastLoss
-	l.Summary["final_psi"] = lastPsi
+	l.Summary["final_loss"] = ls.lastLoss
+	l.Summary["final_psi"] = ls.lastPsi
 	return err
 }
 
@@ -193,4 +227,24 @@ func ProgressFunc(io *pipeline.IO) Progress {
 			io.ProgressValues(int64(step), int64(total), vals)
 		}
 	}
+}
+
+// StageIO is what a training loop takes from its stage's pipeline.IO: where
+// and when to save checkpoints, where its log lines go, and step progress.
+// The zero value does none of them.
+type StageIO struct {
+	Checkpoint pipeline.Checkpoint
+	Logf       func(format string, args ...any)
+	Progress   Progress
+}
+
+// FromIO is the StageIO of a running stage.
+func FromIO(io *pipeline.IO) StageIO {
+	return StageIO{Checkpoint: io.Checkpoint(), Logf: io.Logf, Progress: ProgressFunc(io)}
+}
+
+// Attach makes the loop save checkpoints, log and report progress through
+// sio.
+func (l *Loop) Attach(sio StageIO) {
+	l.Checkpoint, l.Logf, l.Progress = sio.Checkpoint, sio.Logf, sio.Progress
 }

@@ -21,17 +21,17 @@ type Collection struct {
 	MarkedInterrupted bool      // trials lack a result and none is queued: the run was marked interrupted
 }
 
-// queued reports whether the run's latest trials job still has tasks in the
-// queue (true when squeue cannot tell).
+// queued reports whether the run's latest trials jobs (one per array of
+// its latest submission) still have tasks in the queue (true when squeue cannot tell).
 func queued(ctx context.Context, st *runs.Store, id int64, o Options) bool {
 	jobs, err := st.SlurmJobs(ctx, id)
 	if err != nil {
 		return true
 	}
-	for i := len(jobs) - 1; i >= 0; i-- {
-		if jobs[i].Role == runs.RoleTrials {
-			tasks, err := o.client().Queue(ctx, jobs[i].JobID)
-			return err != nil || slices.ContainsFunc(tasks, slurm.Task.Active)
+	for _, j := range latestTrialsJobs(jobs) {
+		tasks, err := o.client().Queue(ctx, j.JobID)
+		if err != nil || slices.ContainsFunc(tasks, slurm.Task.Active) {
+			return true
 		}
 	}
 	return false
@@ -69,6 +69,11 @@ func Collect(ctx context.Context, st *runs.Store, id int64, o Options) (*Collect
 		return nil, fmt.Errorf("%s is of run %d of %s (config %s), not of run %d of %s in %s (config %s)",
 			d.Manifest(), m.RunID, m.Experiment, m.ConfigHash, id, ri.Experiment, st.Path(), ri.ConfigHash)
 	}
+	// The queue first, then the files: a task writes its result before it
+	// leaves the queue, so a trial whose task was not queued before the
+	// files were read and that has no result was lost. (Asked the other
+	// way round, a task that ends in between looks lost.)
+	wasQueued := ri.Status != runs.StatusRunning || queued(ctx, st, id, o)
 	c, err := batch.Collect(ctx, st, d, m)
 	if err != nil {
 		return nil, err
@@ -86,7 +91,7 @@ func Collect(ctx context.Context, st *runs.Store, id int64, o Options) (*Collect
 		// Trials lack a result: while tasks are queued the run is running;
 		// once none are, it stopped short (lost node, cancelled task,
 		// preemption) and is interrupted until resubmitted.
-		if ri.Status == runs.StatusRunning && !queued(ctx, st, id, o) {
+		if !wasQueued {
 			if err := st.SetRunStatus(ctx, id, runs.StatusInterrupted); err != nil {
 				return nil, err
 			}

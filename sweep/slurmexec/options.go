@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"path/filepath"
 	"regexp"
 
@@ -24,18 +25,34 @@ type Options struct {
 	Runner     string   // runner binary the tasks run (frozen into the run directory); "" means os.Executable()
 	Jobs       int      // stages at once when running the shared stages locally
 
-	Partition   string   // --slurm-partition
-	Account     string   // --slurm-account
-	Time        string   // --slurm-time, per task, HH:MM:SS or D-HH:MM:SS
-	MaxParallel int      // --slurm-max-parallel: tasks at once (%K); 0: no limit
-	Extra       []string // --slurm-extra: further sbatch arguments
-	CPUs        int      // cpus per task; 0: derived from the trial's input size
-	MemMB       int      // memory per task in MiB; 0: derived from the trial's input size
+	Partition   string // --slurm-partition
+	Account     string // --slurm-account
+	Time        string // --slurm-time, per task, HH:MM:SS or D-HH:MM:SS
+	MaxParallel int    // --slurm-max-parallel: tasks at once (%K) in each array; 0: no limit (the runner's default is DefaultMaxParallel)
+	// MaxArraySize is the cluster's: an array's task indices stay below
+	// it, and a larger sweep is split into several arrays; 0: read it with
+	// `scontrol show config`, else DefaultMaxArraySize.
+	MaxArraySize int
+	Extra        []string // --slurm-extra: further sbatch arguments
+	CPUs         int      // cpus per task; 0: derived from the trial's input size
+	MemMB        int      // memory per task in MiB; 0: derived from the trial's input size
 	// NoCollectJob skips the dependent collect job: run `runner collect`
 	// on the submit host instead (needed when the database is not on the
 	// shared filesystem).
 	NoCollectJob bool
-	RetryFailed  bool // resubmit failed trials too
+	// CheckpointArgs are the runner flags that give the tasks their
+	// checkpoint policy (--checkpoint-every N --checkpoint-minutes M).
+	CheckpointArgs []string
+	RetryFailed    bool // resubmit failed trials too
+	// MemRetryScale, when > 1, multiplies the memory of a resubmission
+	// whose trials' tasks were killed for memory (sacct OUT_OF_MEMORY) in
+	// the previous submission by it (Snakemake's and Nextflow's retry
+	// with more resources); 0 or 1: the memory the options say.
+	MemRetryScale float64
+	// TimeRetryScale, when > 1, multiplies the time limit of a
+	// resubmission whose trials' tasks reached theirs (sacct TIMEOUT) in
+	// the previous submission by it; 0 or 1: the time the options say.
+	TimeRetryScale float64
 
 	// Note, Tags and Env are recorded with a new run, as the local executor
 	// records them (--note, --tag).
@@ -52,6 +69,13 @@ type Options struct {
 	Log    *slog.Logger  // nil: discard
 }
 
+// DefaultMaxParallel is the array throttle (--array=...%K) the runner asks
+// for when neither --slurm-max-parallel nor the experiment's
+// slurm.max_parallel says: a sweep of hundreds of trials does not take a
+// shared partition over at once (Nextflow's Slurm executor queues 100
+// jobs at most by default, executor.queueSize).
+const DefaultMaxParallel = 100
+
 var timeRE = regexp.MustCompile(`^(\d+-)?\d+(:\d\d){0,2}$`)
 
 // Check reports the first bad option, naming its flag.
@@ -59,10 +83,16 @@ func (o *Options) Check() error {
 	switch {
 	case o.Time != "" && !timeRE.MatchString(o.Time):
 		return fmt.Errorf("--slurm-time %q: want HH:MM:SS, MM, or D-HH:MM:SS", o.Time)
+	case o.MaxArraySize < 0:
+		return fmt.Errorf("--slurm-max-array-size %d: want >= 0", o.MaxArraySize)
 	case o.MaxParallel < 0:
 		return fmt.Errorf("--slurm-max-parallel %d: want >= 0", o.MaxParallel)
 	case o.CPUs < 0:
 		return fmt.Errorf("slurm cpus %d: want >= 0", o.CPUs)
+	case o.MemRetryScale < 0 || math.IsNaN(o.MemRetryScale) || math.IsInf(o.MemRetryScale, 0):
+		return fmt.Errorf("--slurm-mem-retry-scale %v: want >= 0", o.MemRetryScale)
+	case o.TimeRetryScale < 0 || math.IsNaN(o.TimeRetryScale) || math.IsInf(o.TimeRetryScale, 0):
+		return fmt.Errorf("--slurm-time-retry-scale %v: want >= 0", o.TimeRetryScale)
 	case o.MemMB < 0:
 		return fmt.Errorf("slurm memory %d MiB: want >= 0", o.MemMB)
 	case o.WorkDir == "":

@@ -1,8 +1,12 @@
 package slurmexec
 
 import (
+	"fmt"
 	"io/fs"
+	"math"
 	"path/filepath"
+	"strconv"
+	"strings"
 )
 
 // Resources per task, derived from the bytes of a trial's inputs (the data
@@ -41,4 +45,136 @@ func sizeOf(path string) int64 {
 		return nil
 	})
 	return n
+}
+
+// ParseMem reads a memory size as sbatch's --mem takes it: a number of
+// MiB, or one with the suffix K, M, G or T (binary units); it returns MiB
+// (at least 1 for a positive size).
+func ParseMem(s string) (int, error) {
+	t := strings.TrimSpace(strings.ToUpper(s))
+	mult := 1.0
+	if t != "" {
+		switch t[len(t)-1] {
+		case 'K':
+			mult, t = 1.0/1024, t[:len(t)-1]
+		case 'M':
+			t = t[:len(t)-1]
+		case 'G':
+			mult, t = 1024, t[:len(t)-1]
+		case 'T':
+			mult, t = 1024*1024, t[:len(t)-1]
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || v < 0 || math.IsInf(v, 0) || v*mult > math.MaxInt32 {
+		return 0, fmt.Errorf("memory %q: want MiB, or a size with K, M, G or T (4096, 4G)", s)
+	}
+	mb := int(math.Ceil(v * mult))
+	return mb, nil
+}
+
+// extraResources returns the cpus per task and memory that the further
+// sbatch arguments set (they come last on sbatch's command line, so they
+// win): --cpus-per-task=N or -c N, --mem=SIZE. ok* say whether each is set.
+func extraResources(extra []string) (cpus int, okCPUs bool, memMB int, okMem bool) {
+	for i := 0; i < len(extra); i++ {
+		a, val, hasVal := extra[i], "", false
+		if k, v, found := strings.Cut(a, "="); found {
+			a, val, hasVal = k, v, true
+		}
+		next := func() string {
+			if hasVal {
+				return val
+			}
+			if i+1 < len(extra) {
+				i++
+				return extra[i]
+			}
+			return ""
+		}
+		switch a {
+		case "--cpus-per-task", "-c":
+			if n, err := strconv.Atoi(next()); err == nil && n > 0 {
+				cpus, okCPUs = n, true
+			}
+		case "--mem":
+			if n, err := ParseMem(next()); err == nil && n > 0 {
+				memMB, okMem = n, true
+			}
+		}
+	}
+	return cpus, okCPUs, memMB, okMem
+}
+
+// ParseTime reads a time limit as sbatch's --time takes it (MM, MM:SS,
+// HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS) and returns it in seconds.
+func ParseTime(s string) (int64, error) {
+	bad := fmt.Errorf("time %q: want MM, HH:MM:SS or D-HH:MM:SS", s)
+	if !timeRE.MatchString(s) {
+		return 0, bad
+	}
+	var days int64
+	rest := s
+	if d, r, ok := strings.Cut(s, "-"); ok {
+		n, err := strconv.ParseInt(d, 10, 64)
+		if err != nil {
+			return 0, bad
+		}
+		days, rest = n, r
+	}
+	var f []int64
+	for _, p := range strings.Split(rest, ":") {
+		n, err := strconv.ParseInt(p, 10, 64)
+		if err != nil {
+			return 0, bad
+		}
+		f = append(f, n)
+	}
+	var h, m, sec int64
+	switch {
+	case strings.Contains(s, "-"): // D-HH[:MM[:SS]]
+		h = f[0]
+		if len(f) > 1 {
+			m = f[1]
+		}
+		if len(f) > 2 {
+			sec = f[2]
+		}
+	case len(f) == 1: // MM
+		m = f[0]
+	case len(f) == 2: // MM:SS
+		m, sec = f[0], f[1]
+	default: // HH:MM:SS
+		h, m, sec = f[0], f[1], f[2]
+	}
+	t := ((days*24+h)*60+m)*60 + sec
+	if t < 0 || t > math.MaxInt32 {
+		return 0, bad
+	}
+	return t, nil
+}
+
+// FormatTime writes seconds as sbatch's --time: HH:MM:SS, or D-HH:MM:SS
+// from a day on.
+func FormatTime(sec int64) string {
+	d, h, m, s := sec/86400, sec/3600%24, sec/60%60, sec%60
+	if d > 0 {
+		return fmt.Sprintf("%d-%02d:%02d:%02d", d, h, m, s)
+	}
+	return fmt.Sprintf("%02d:%02d:%02d", h, m, s)
+}
+
+// extraTime is the time limit the further sbatch arguments set (--time=T,
+// --time T or -t T; the last wins), else def.
+func extraTime(extra []string, def string) string {
+	for i := 0; i < len(extra); i++ {
+		a := extra[i]
+		if v, ok := strings.CutPrefix(a, "--time="); ok {
+			def = v
+		} else if (a == "--time" || a == "-t") && i+1 < len(extra) {
+			i++
+			def = extra[i]
+		}
+	}
+	return def
 }

@@ -3,6 +3,7 @@ package slurmexec
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -63,6 +64,11 @@ func fakeSlurm(t *testing.T) string {
 	}
 	write("sbatch", `#!/bin/sh
 d='`+dir+`'
+if [ "$1" = --test-only ]; then
+  printf '%s\n' "$@" >> "$d/testonly.args"; cat > /dev/null
+  if [ -f "$d/refuse" ]; then cat "$d/refuse" >&2; exit 1; fi
+  echo "sbatch: Job 1 to start at 2026-01-01T00:00:00 using 1 processors on nodes n1 in partition debug" >&2; exit 0
+fi
 n=$(cat "$d/n" 2>/dev/null || echo 100); echo $((n+1)) > "$d/n"
 printf '%s\n' "$@" > "$d/sbatch.$n.args"; cat > "$d/sbatch.$n.script"
 echo $n
@@ -70,6 +76,14 @@ echo $n
 	write("squeue", `#!/bin/sh
 echo call >> '`+dir+`/squeue.calls'
 cat '`+dir+`/squeue.out' 2>/dev/null; true
+`)
+	write("scontrol", `#!/bin/sh
+printf '%s\n' "$@" >> '`+dir+`/scontrol.calls'
+if [ -f '`+dir+`/scontrol.out' ]; then cat '`+dir+`/scontrol.out'; else echo 'MaxArraySize            = 1001'; fi
+`)
+	write("sacct", `#!/bin/sh
+printf '%s\n' "$@" > '`+dir+`/sacct.args'
+if [ -f '`+dir+`/sacct.out' ]; then cat '`+dir+`/sacct.out'; else echo 'sacct: error: Slurm accounting storage is disabled' >&2; exit 1; fi
 `)
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	return dir
@@ -538,5 +552,355 @@ func TestSlurmSharedStagesMatchLocal(t *testing.T) {
 	sameBits(t, "movielens summaries", got, want)
 	if !reflect.DeepEqual(gotSeries, wantSeries) {
 		t.Errorf("movielens series differ from the local run")
+	}
+}
+
+// TestResourcesResolvedAtEachSubmission: a resubmission asks for the
+// resources of its own options (cpus, memory, further arguments added to
+// the experiment's), says so, and the collect job gets none of the
+// trials' further arguments. Before, cpus and memory were frozen at the
+// first submission, and the collect job got --slurm-extra too.
+func TestResourcesResolvedAtEachSubmission(t *testing.T) {
+	fake := fakeSlurm(t)
+	f := newFixture(t)
+	ctx := context.Background()
+	st := openStore(t, f.opts.DB)
+	f.opts.Extra = []string{"--qos=long"}
+	s, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := func(n int) string {
+		b, _ := os.ReadFile(filepath.Join(fake, fmt.Sprintf("sbatch.%d.args", n)))
+		return string(b)
+	}
+	if !strings.Contains(args(100), "--qos=long") || strings.Contains(args(101), "--qos=long") || !strings.Contains(args(101), "--mem=2048M") {
+		t.Errorf("first submission: trials\n%s\ncollect\n%s", args(100), args(101))
+	}
+	runTasks(t, s, 3) // task 3 was lost (out of memory, say)
+	if c, err := Collect(ctx, st, s.RunID, f.opts); err != nil || !c.MarkedInterrupted {
+		t.Fatalf("collect: %+v, %v", c, err)
+	}
+	o := f.opts
+	o.MemMB = 4096
+	o.Extra = []string{"--qos=long", "--constraint=avx2", "--cpus-per-task=3"}
+	s2, err := Submit(ctx, st, f.experiment(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s2.Array != "3" || s2.MemMB != 4096 || s2.CPUs != 3 {
+		t.Errorf("resubmission: %+v", s2)
+	}
+	a := args(102)
+	for _, want := range []string{"--mem=4096M", "--qos=long", "--constraint=avx2", "--cpus-per-task=3"} {
+		if !strings.Contains(a, want) {
+			t.Errorf("resubmitted trials lack %s:\n%s", want, a)
+		}
+	}
+	if c := args(103); strings.Contains(c, "avx2") || strings.Contains(c, "--cpus-per-task=3") {
+		t.Errorf("collect job got the trials' arguments:\n%s", c)
+	}
+}
+
+func TestParseMem(t *testing.T) {
+	for in, want := range map[string]int{"4096": 4096, "4G": 4096, "512M": 512, "1.5g": 1536, "2048K": 2, "1T": 1 << 20} {
+		if got, err := ParseMem(in); err != nil || got != want {
+			t.Errorf("ParseMem(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "lots", "-1", "4X"} {
+		if _, err := ParseMem(in); err == nil {
+			t.Errorf("ParseMem(%q): no error", in)
+		}
+	}
+}
+
+// TestFailedSbatchFailsTheRun: an sbatch that refuses the array (after
+// --test-only accepted it) leaves no "running" run (before, the run stayed running with nothing queued); the
+// same command resubmits once sbatch works.
+func TestFailedSbatchFailsTheRun(t *testing.T) {
+	fake := fakeSlurm(t)
+	f := newFixture(t)
+	ctx := context.Background()
+	st := openStore(t, f.opts.DB)
+	sbatch := filepath.Join(fake, "bin", "sbatch")
+	good, _ := os.ReadFile(sbatch)
+	// --test-only passes; the submission itself fails (a limit reached
+	// in between, a refusal the test cannot foresee).
+	os.WriteFile(sbatch, []byte("#!/bin/sh\n[ \"$1\" = --test-only ] && exit 0\necho 'sbatch: error: Batch job submission failed: Invalid account or account/partition combination specified' >&2\nexit 1\n"), 0o755)
+	_, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err == nil || !strings.Contains(err.Error(), "Invalid account") || !strings.Contains(err.Error(), "marked failed") {
+		t.Fatalf("submission with a failing sbatch: %v", err)
+	}
+	runs1, _ := st.Runs(ctx, "")
+	if len(runs1) != 1 || runs1[0].Status != runs.StatusFailed {
+		t.Fatalf("runs after a failed sbatch: %+v", runs1)
+	}
+	os.WriteFile(sbatch, good, 0o755)
+	s, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err != nil || !s.Resumed || s.RunID != runs1[0].ID || len(s.Submitted) != 4 {
+		t.Fatalf("resubmission once sbatch works: %+v, %v", s, err)
+	}
+	if ri, _ := st.Run(ctx, s.RunID); ri.Status != runs.StatusRunning {
+		t.Errorf("run %s after the resubmission, want running", ri.Status)
+	}
+}
+
+// TestStatusSaysWhyATaskIsMissing: a task that left no result (killed for
+// memory, past its time limit, its node lost) is reported with the state
+// sacct gives it; without accounting, status says it cannot tell.
+func TestStatusSaysWhyATaskIsMissing(t *testing.T) {
+	fake := fakeSlurm(t)
+	f := newFixture(t)
+	ctx := context.Background()
+	st := openStore(t, f.opts.DB)
+	s, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runTasks(t, s, 1, 2, 3)
+	p := &slurm.Poller{Client: &slurm.Client{Retries: -1}}
+	rs, err := Status(ctx, st, s.RunID, f.opts.WorkDir, p)
+	if err != nil || rs.AcctErr == nil || rs.Trials[1].Ended != "" {
+		t.Fatalf("without accounting: %+v, %v", rs, err)
+	}
+	os.WriteFile(filepath.Join(fake, "sacct.out"), []byte("100_0|COMPLETED\n100_1|OUT_OF_MEMORY\n100_2|TIMEOUT\n100_3|NODE_FAIL\n101|PENDING\n"), 0o644)
+	rs, err = Status(ctx, st, s.RunID, f.opts.WorkDir, &slurm.Poller{Client: &slurm.Client{Retries: -1}})
+	if err != nil || rs.AcctErr != nil {
+		t.Fatal(err, rs.AcctErr)
+	}
+	var got []string
+	for _, tr := range rs.Trials {
+		got = append(got, tr.State+"/"+tr.Ended)
+	}
+	if want := []string{"done/", "missing/OUT_OF_MEMORY", "missing/TIMEOUT", "missing/NODE_FAIL"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("states %v, want %v", got, want)
+	}
+	if a, _ := os.ReadFile(filepath.Join(fake, "sacct.args")); !strings.Contains(string(a), "100") {
+		t.Errorf("sacct args: %s", a)
+	}
+}
+
+// TestMemoryScaledAfterOOM: with MemRetryScale, a resubmission of trials
+// whose tasks sacct says ran out of memory asks for the previous memory
+// times the scale; without it, or when the lost task ended otherwise, for
+// the memory the options say.
+func TestMemoryScaledAfterOOM(t *testing.T) {
+	fake := fakeSlurm(t)
+	f := newFixture(t)
+	ctx := context.Background()
+	st := openStore(t, f.opts.DB)
+	f.opts.MemMB, f.opts.MemRetryScale = 1000, 1.5
+	s, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err != nil || s.MemMB != 1000 {
+		t.Fatalf("first submission: %+v, %v", s, err)
+	}
+	runTasks(t, s, 2)
+	if c, err := Collect(ctx, st, s.RunID, f.opts); err != nil || !c.MarkedInterrupted {
+		t.Fatalf("collect: %+v, %v", c, err)
+	}
+	os.WriteFile(filepath.Join(fake, "sacct.out"), []byte("100_2|OUT_OF_MEMORY\n100_0|COMPLETED\n"), 0o644)
+	s2, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err != nil || s2.Array != "2" || s2.MemMB != 1500 {
+		t.Fatalf("resubmission after an OOM: %+v, %v", s2, err)
+	}
+	if a, _ := os.ReadFile(filepath.Join(fake, "sbatch.102.args")); !strings.Contains(string(a), "--mem=1500M") {
+		t.Errorf("resubmitted with:\n%s", a)
+	}
+	// The task is lost again, this time by a node failure: no more memory.
+	if c, err := Collect(ctx, st, s.RunID, f.opts); err != nil || !c.MarkedInterrupted {
+		t.Fatalf("collect: %+v, %v", c, err)
+	}
+	os.WriteFile(filepath.Join(fake, "sacct.out"), []byte("102_2|NODE_FAIL\n"), 0o644)
+	s3, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err != nil || s3.MemMB != 1000 {
+		t.Fatalf("resubmission after a node failure: %+v, %v", s3, err)
+	}
+}
+
+// TestTimeScaledAfterTimeout: with TimeRetryScale, a resubmission of
+// trials whose tasks sacct says reached their time limit asks for the
+// previous limit times the scale (rounded up to a minute), after the
+// further arguments so that it wins; a task lost otherwise gets the
+// options' time again.
+func TestTimeScaledAfterTimeout(t *testing.T) {
+	fake := fakeSlurm(t)
+	f := newFixture(t)
+	ctx := context.Background()
+	st := openStore(t, f.opts.DB)
+	f.opts.Time, f.opts.TimeRetryScale = "1:00:00", 1.5
+	f.opts.Extra = []string{"--time=50"} // the further arguments win over Time
+	s, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err != nil || s.Time != "50" {
+		t.Fatalf("first submission: %+v, %v", s, err)
+	}
+	runTasks(t, s, 1)
+	if c, err := Collect(ctx, st, s.RunID, f.opts); err != nil || !c.MarkedInterrupted {
+		t.Fatalf("collect: %+v, %v", c, err)
+	}
+	os.WriteFile(filepath.Join(fake, "sacct.out"), []byte("100_1|TIMEOUT\n100_0|COMPLETED\n"), 0o644)
+	s2, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err != nil || s2.Array != "1" || s2.Time != "01:15:00" {
+		t.Fatalf("resubmission after a timeout: %+v, %v", s2, err)
+	}
+	a, _ := os.ReadFile(filepath.Join(fake, fmt.Sprintf("sbatch.%s.args", s2.ArrayJob)))
+	if args := strings.Split(strings.TrimSpace(string(a)), "\n"); args[len(args)-1] != "--time=01:15:00" {
+		t.Errorf("resubmitted with:\n%s", a)
+	}
+	if c, err := Collect(ctx, st, s.RunID, f.opts); err != nil || !c.MarkedInterrupted {
+		t.Fatalf("collect: %+v, %v", c, err)
+	}
+	os.WriteFile(filepath.Join(fake, "sacct.out"), []byte(s2.ArrayJob+"_1|PREEMPTED\n"), 0o644)
+	s3, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err != nil || s3.Time != "50" {
+		t.Fatalf("resubmission after a preemption: %+v, %v", s3, err)
+	}
+}
+
+func TestParseTime(t *testing.T) {
+	for in, want := range map[string]int64{"50": 3000, "5:30": 330, "1:00:00": 3600, "2-00:00:00": 172800, "1-2": 93600, "1-02:03": 93780} {
+		if got, err := ParseTime(in); err != nil || got != want {
+			t.Errorf("ParseTime(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "2h", "1:2:3:4", "-5"} {
+		if _, err := ParseTime(in); err == nil {
+			t.Errorf("ParseTime(%q): no error", in)
+		}
+	}
+	if FormatTime(4500) != "01:15:00" || FormatTime(93780) != "1-02:03:00" {
+		t.Errorf("FormatTime: %s %s", FormatTime(4500), FormatTime(93780))
+	}
+}
+
+// TestRefusedRequestRecordsNoRun: a request sbatch --test-only refuses (a
+// time limit over the partition's) ends the submission with sbatch's
+// message before anything is recorded: no run (running or other), no
+// shared stage run, nothing queued; once the request is fixed the same
+// command submits. A resumed run refused so is left as it was.
+func TestRefusedRequestRecordsNoRun(t *testing.T) {
+	fake := fakeSlurm(t)
+	f := newFixture(t)
+	ctx := context.Background()
+	st := openStore(t, f.opts.DB)
+	const msg = "sbatch: error: Batch job submission failed: Requested time limit is invalid (missing or exceeds some limit)"
+	os.WriteFile(filepath.Join(fake, "refuse"), []byte(msg+"\n"), 0o644)
+	f.opts.Time = "30-00:00:00"
+	_, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err == nil || !strings.Contains(err.Error(), "Requested time limit is invalid") || !strings.Contains(err.Error(), "no run recorded") {
+		t.Fatalf("refused request: %v", err)
+	}
+	if rs, _ := st.Runs(ctx, ""); len(rs) != 0 {
+		t.Errorf("runs after a refused request: %+v", rs)
+	}
+	if m, _ := filepath.Glob(filepath.Join(fake, "sbatch.*.args")); len(m) != 0 {
+		t.Errorf("submitted: %v", m)
+	}
+	if _, err := os.Stat(filepath.Join(f.opts.WorkDir, "batch")); err == nil {
+		t.Errorf("a run directory was written")
+	}
+	a, _ := os.ReadFile(filepath.Join(fake, "testonly.args"))
+	if !strings.Contains(string(a), "--time=30-00:00:00") || !strings.Contains(string(a), "--array=0-3%2") {
+		t.Errorf("test-only request:\n%s", a)
+	}
+	os.Remove(filepath.Join(fake, "refuse"))
+	f.opts.Time = "1:00:00"
+	s, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err != nil || s.Resumed || s.ArrayJob != "100" {
+		t.Fatalf("submission once the request is fixed: %+v, %v", s, err)
+	}
+	// A resumed run whose new request is refused stays as it was.
+	if c, err := Collect(ctx, st, s.RunID, f.opts); err != nil || !c.MarkedInterrupted {
+		t.Fatalf("collect: %+v, %v", c, err)
+	}
+	os.WriteFile(filepath.Join(fake, "refuse"), []byte(msg+"\n"), 0o644)
+	if _, err := Submit(ctx, st, f.experiment(), f.opts); err == nil || !strings.Contains(err.Error(), "left as it was") {
+		t.Fatalf("refused resubmission: %v", err)
+	}
+	if ri, _ := st.Run(ctx, s.RunID); ri.Status != runs.StatusInterrupted {
+		t.Errorf("run %s after a refused resubmission, want interrupted", ri.Status)
+	}
+}
+
+// TestLargeSweepSplitIntoArrays: a sweep larger than the cluster's
+// MaxArraySize (scontrol show config) is submitted as several arrays
+// whose task indices stay below it (each task runs trial offset + its
+// index), with the throttle on each and the collect job after all; the
+// run is collected as one, its status maps every array's tasks to their
+// trials, and a resubmission of lost trials splits again.
+func TestLargeSweepSplitIntoArrays(t *testing.T) {
+	fake := fakeSlurm(t)
+	f := newFixture(t)
+	ctx := context.Background()
+	st := openStore(t, f.opts.DB)
+	os.WriteFile(filepath.Join(fake, "scontrol.out"), []byte("MaxJobCount             = 10000\nMaxArraySize            = 3\n"), 0o644)
+	f.opts.MaxParallel = 2
+	s, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Trials 0-3 with MaxArraySize 3: 0-2 as they are, then trial 3 as
+	// task 0 of a second array (offset 3). The test-only request asked
+	// for the first array.
+	if !reflect.DeepEqual(s.Arrays, []string{"0-2%2", "3+0"}) || !reflect.DeepEqual(s.ArrayJobs, []string{"100", "101"}) ||
+		s.CollectJob != "102" || !reflect.DeepEqual(s.Submitted, []int{0, 1, 2, 3}) {
+		t.Fatalf("submission %+v", s)
+	}
+	for id, want := range map[string][]string{"100": {"--array=0-2%2", `--index "$SLURM_ARRAY_TASK_ID"`}, "101": {"--array=0\n", `--index "$((3 + SLURM_ARRAY_TASK_ID))"`}} {
+		a, _ := os.ReadFile(filepath.Join(fake, "sbatch."+id+".args"))
+		sc, _ := os.ReadFile(filepath.Join(fake, "sbatch."+id+".script"))
+		if !strings.Contains(string(a), want[0]) || !strings.Contains(string(sc), want[1]) {
+			t.Errorf("job %s:\n%s\n%s", id, a, sc)
+		}
+	}
+	if a, _ := os.ReadFile(filepath.Join(fake, "sbatch.102.args")); !strings.Contains(string(a), "--dependency=afterany:100:101") {
+		t.Errorf("collect job args:\n%s", a)
+	}
+	if a, _ := os.ReadFile(filepath.Join(fake, "testonly.args")); !strings.Contains(string(a), "--array=0-2%2") {
+		t.Errorf("test-only request:\n%s", a)
+	}
+	// Task 0 of the second array (trial 3) is running, trial 1 is lost:
+	// status maps the second array's task to trial 3.
+	runTasks(t, s, 1, 3)
+	os.WriteFile(filepath.Join(fake, "squeue.out"), []byte("101_0|RUNNING|None\n"), 0o644)
+	os.MkdirAll(s.Dir.Logs(), 0o755)
+	os.WriteFile(filepath.Join(s.Dir.Logs(), "101_0.out"), []byte("step 40 of 150\n"), 0o644)
+	rs, err := Status(ctx, st, s.RunID, f.opts.WorkDir, &slurm.Poller{Client: &slurm.Client{Retries: -1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := rs.Trials[3].Queue; q != "RUNNING" || rs.Task(3) != "101_0" || rs.Trials[0].Queue != "" {
+		t.Errorf("status: trial 3 queue %q task %q, trial 0 queue %q", q, rs.Task(3), rs.Trials[0].Queue)
+	}
+	os.Remove(filepath.Join(fake, "squeue.out"))
+	runTasks(t, &Submission{Dir: s.Dir, Attempt: 1, Submitted: []int{3}})
+	c, err := Collect(ctx, st, s.RunID, f.opts)
+	if err != nil || c.Done != 3 || !c.MarkedInterrupted {
+		t.Fatalf("collect: %+v, %v", c, err)
+	}
+	os.WriteFile(filepath.Join(fake, "scontrol.out"), []byte("MaxArraySize = 1\n"), 0o644)
+	s2, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err != nil || !reflect.DeepEqual(s2.Arrays, []string{"1+0"}) {
+		t.Fatalf("resubmission: %+v, %v", s2, err)
+	}
+	runTasks(t, s2)
+	if c, err := Collect(ctx, st, s.RunID, f.opts); err != nil || c.Finished == nil || c.Finished.Status != runs.StatusFinished {
+		t.Fatalf("collect: %+v, %v", c, err)
+	}
+}
+
+func TestChunks(t *testing.T) {
+	for _, tc := range []struct {
+		todo []int
+		max  int
+		want []chunk
+	}{
+		{[]int{0, 1, 2}, 1001, []chunk{{0, []int{0, 1, 2}}}},
+		{[]int{0, 1, 2, 3, 4}, 2, []chunk{{0, []int{0, 1}}, {2, []int{2, 3}}, {4, []int{4}}}},
+		{[]int{1, 5, 6, 9}, 4, []chunk{{0, []int{1}}, {5, []int{5, 6}}, {9, []int{9}}}},
+	} {
+		if got := chunks(tc.todo, tc.max); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("chunks(%v, %d) = %v, want %v", tc.todo, tc.max, got, tc.want)
+		}
 	}
 }

@@ -3,8 +3,12 @@ package slurmexec
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"time"
 
 	"goldstone/internal/atomicfile"
@@ -15,16 +19,27 @@ import (
 
 // RunStatus is a run's state on the cluster.
 type RunStatus struct {
-	Run       *runs.RunInfo
-	Dir       batch.Dir
-	Jobs      []runs.SlurmJob
-	Trials    []batch.TrialState
-	Counts    map[string]int
-	QueueJob  string    // the job squeue was asked about ("" when none)
-	QueueAt   time.Time // when
-	QueueErr  error     // squeue failed: the states come from the result files only
-	Collected int       // trials whose latest result is in the database
+	Run      *runs.RunInfo
+	Dir      batch.Dir
+	Jobs     []runs.SlurmJob
+	Trials   []batch.TrialState
+	Counts   map[string]int
+	QueueJob string    // the job squeue was asked about ("" when none)
+	QueueAt  time.Time // when
+	QueueErr error     // squeue failed: the states come from the result files only
+	// AcctErr is why sacct could not say how tasks ended (no accounting
+	// on this cluster); nil when it did or was not asked.
+	AcctErr   error
+	Collected int // trials whose latest result is in the database
+	// tasks is the latest submission's task of each trial it submitted:
+	// "JOB_ARRAYINDEX", by trial index.
+	tasks map[int]string
 }
+
+// Task is the latest submission's Slurm task of trial index
+// ("JOB_ARRAYINDEX", the name of its output file), "" when it submitted
+// none.
+func (s *RunStatus) Task(index int) string { return s.tasks[index] }
 
 // Status reads a run's result files (the truth) and asks the queue, once,
 // about its latest array job (a hint). p rate-limits squeue calls: pass the
@@ -45,24 +60,34 @@ func Status(ctx context.Context, st *runs.Store, id int64, workdir string, p *sl
 	}
 	queue := map[int]string{}
 	attempt := 0
-	for i := len(out.Jobs) - 1; i >= 0; i-- {
-		if out.Jobs[i].Role != runs.RoleTrials {
-			continue
+	out.tasks = map[int]string{}
+	for k, j := range latestTrialsJobs(out.Jobs) {
+		attempt = j.Attempt
+		if k == 0 {
+			out.QueueJob = j.JobID
 		}
-		out.QueueJob, attempt = out.Jobs[i].JobID, out.Jobs[i].Attempt
-		var tasks []slurm.Task
-		tasks, out.QueueAt, out.QueueErr = queueOf(ctx, d, out.QueueJob, p)
+		tasks, at, err := queueOf(ctx, d, j.JobID, p)
+		if k == 0 || err != nil {
+			out.QueueAt, out.QueueErr = at, err
+		}
+		off := offsetOf(j)
 		for _, t := range tasks {
 			if t.Index >= 0 {
-				queue[t.Index] = t.State
+				queue[off+t.Index] = t.State
 			}
 		}
-		break
+		// Every trial of the array, queued or not: its output file.
+		if idx, _, err := slurm.ParseArraySpec(arraySpec(j)); err == nil {
+			for _, i := range idx {
+				out.tasks[off+i] = fmt.Sprintf("%s_%d", j.JobID, i)
+			}
+		}
 	}
 	if out.Trials, err = batch.Status(d, m, queue, attempt); err != nil {
 		return nil, err
 	}
 	out.Counts = batch.Count(out.Trials)
+	out.AcctErr = ended(ctx, out, p.Client)
 	atts, err := st.Attempts(ctx, id)
 	if err != nil {
 		return nil, err
@@ -109,4 +134,69 @@ func queueOf(ctx context.Context, d batch.Dir, job string, p *slurm.Poller) ([]s
 		}
 	}
 	return tasks, at, err
+}
+
+// TaskStep returns the last "step N of M" a task ("JOB_ARRAYINDEX", see
+// RunStatus.Task) wrote to its output file (logs/<task>.out), or "".
+func TaskStep(d batch.Dir, task string) string {
+	if task == "" {
+		return ""
+	}
+	f, err := os.Open(filepath.Join(d.Logs(), task+".out"))
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return ""
+	}
+	const tail = 4096
+	off := max(0, fi.Size()-tail)
+	b := make([]byte, fi.Size()-off)
+	if _, err := f.ReadAt(b, off); err != nil && !errors.Is(err, io.EOF) {
+		return ""
+	}
+	m := stepLine.FindAllSubmatch(b, -1)
+	if len(m) == 0 {
+		return ""
+	}
+	return "step " + string(m[len(m)-1][1]) + "/" + string(m[len(m)-1][2])
+}
+
+var stepLine = regexp.MustCompile(`: step (\d+) of (\d+)`)
+
+// ended asks sacct, once per trials job of the run, how the tasks of the
+// trials that lack a done or failed result and are not queued ended (the
+// reason a task is missing or interrupted: OOM, time limit, node failure,
+// preemption), when there are such trials.
+func ended(ctx context.Context, s *RunStatus, c *slurm.Client) error {
+	need := false
+	for _, t := range s.Trials {
+		need = need || (t.State == batch.Missing || t.State == batch.Interrupted)
+	}
+	if !need || c == nil {
+		return nil
+	}
+	byIndex := map[int]string{}
+	for _, j := range s.Jobs { // oldest first: a later job's answer wins
+		if j.Role != runs.RoleTrials {
+			continue
+		}
+		states, err := c.Accounting(ctx, j.JobID)
+		if err != nil {
+			return err
+		}
+		off := offsetOf(j)
+		for i, st := range states {
+			byIndex[off+i] = st
+		}
+	}
+	for i := range s.Trials {
+		t := &s.Trials[i]
+		if t.State == batch.Missing || t.State == batch.Interrupted {
+			t.Ended = byIndex[t.Index]
+		}
+	}
+	return nil
 }

@@ -2,14 +2,20 @@ package slurmexec
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
 
+	"goldstone/internal/atomicfile"
+	"goldstone/internal/fault"
 	"goldstone/internal/slurm"
 	"goldstone/pipeline"
 	"goldstone/runs"
@@ -24,18 +30,25 @@ var ErrAlreadySubmitted = errors.New("already submitted")
 
 // Submission is what Submit did.
 type Submission struct {
-	RunID      int64
-	Dir        batch.Dir
-	Resumed    bool // an earlier submission of the same run was resumed
-	UpToDate   bool // the run had ended: nothing submitted
-	Trials     int
-	Attempt    int    // of this submission (0 when nothing was submitted)
-	Array      string // sbatch --array of the trials submitted
-	ArrayJob   string
+	RunID    int64
+	Dir      batch.Dir
+	Resumed  bool // an earlier submission of the same run was resumed
+	UpToDate bool // the run had ended: nothing submitted
+	Trials   int
+	Attempt  int    // of this submission (0 when nothing was submitted)
+	Array    string // sbatch --array of the trials submitted (of the first array; see Arrays)
+	ArrayJob string // the (first) array job
+	// ArrayJobs and Arrays are every array job of the submission and its
+	// recorded array_spec: more than one when the sweep is larger than
+	// the cluster's MaxArraySize ("OFFSET+SPEC": trial index = OFFSET +
+	// array index).
+	ArrayJobs  []string
+	Arrays     []string
 	CollectJob string // "" with NoCollectJob or when nothing was submitted
 	Submitted  []int  // task indices submitted
 	CPUs       int    // per task
 	MemMB      int    // per task
+	Time       string // time limit per task ("" leaves it to the partition)
 	Collected  *batch.Collected
 	Finished   *Finished // nothing was left to run: the run was ended
 }
@@ -137,7 +150,18 @@ func (x *Executor) Run(ctx context.Context, job *sweep.Job) error {
 	for _, j := range jobs {
 		out.Attempt = max(out.Attempt, j.Attempt+1)
 	}
-	return submitTasks(ctx, st, d, m, todo, out, o)
+	err = submitTasks(ctx, st, d, m, todo, out, o)
+	if err != nil && out.ArrayJob == "" {
+		// Nothing was queued: the run must not stay "running". It ends
+		// failed, saying why; its trials stay pending, so the same
+		// command (once sbatch works) resumes it.
+		if ferr := st.FinishRun(context.WithoutCancel(ctx), job.RunID, runs.StatusFailed, ""); ferr != nil {
+			return errors.Join(err, ferr)
+		}
+		job.Outcome.Status = runs.StatusFailed
+		return fmt.Errorf("%w; run %d is marked failed, its trials pending: the same command resubmits them", err, job.RunID)
+	}
+	return err
 }
 
 // resume reads a resumed run's manifest, refuses a run whose tasks are
@@ -150,6 +174,9 @@ func (x *Executor) resume(ctx context.Context, st *runs.Store, d batch.Dir, job 
 	}
 	if m.ConfigHash != job.ConfigHash {
 		return nil, nil, fmt.Errorf("%s: config hash %s, run %d has %s", d.Manifest(), m.ConfigHash, job.RunID, job.ConfigHash)
+	}
+	if _, err := adopt(ctx, st, d, m, x.o); err != nil {
+		return nil, nil, err
 	}
 	if err := refuseQueued(ctx, st, job.RunID, x.o); err != nil {
 		return nil, nil, err
@@ -232,9 +259,13 @@ func freeze(d batch.Dir, job *sweep.Job, inBytes []int64, o Options) (*batch.Man
 	if err := batch.Freeze(o.ConfigPath, d.Config(), 0o644); err != nil {
 		return nil, err
 	}
+	token := make([]byte, 4)
+	if _, err := rand.Read(token); err != nil {
+		return nil, err
+	}
 	m := &batch.Manifest{Format: batch.ManifestFormat, RunID: job.RunID, Experiment: job.Experiment.Name, ConfigHash: job.ConfigHash,
 		Sets: slices.Clone(o.Sets), DB: o.DB, WorkDir: o.WorkDir, DataDir: o.DataDir, Reports: o.Reports,
-		Created: time.Now().UTC()}
+		Created: time.Now().UTC(), Token: hex.EncodeToString(token)}
 	for i, tr := range job.Trials {
 		cpus, mem := derive(inBytes[i])
 		if o.CPUs > 0 {
@@ -274,19 +305,111 @@ func refuseQueued(ctx context.Context, st *runs.Store, runID int64, o Options) e
 	return nil
 }
 
+// trialsJob is the request of a submission's array job: the options'
+// partition, account and time, cpus and memory per task, the warning
+// signal before a time limit, and the further arguments extra (last: they
+// win).
+func trialsJob(o Options, name, array string, cpus, memMB int, extra []string, script string) *slurm.Job {
+	return &slurm.Job{Name: name, Array: array, Partition: o.Partition, Account: o.Account, Time: o.Time,
+		CPUsPerTask: cpus, MemMB: memMB, OpenMode: "append", Signal: "B:TERM@120", Extra: extra, Script: script}
+}
+
+// Check implements sweep.Checker: before the run is created or resumed,
+// sbatch --test-only is asked whether it would accept the trials' array
+// job (partition, account, time limit, QOS and the further arguments, the
+// array's size, cpus and memory: the options', or the manifest's of a
+// resumed run, or the smallest derived request for a new one, whose
+// derived resources are only known once the shared stages ran). A refusal
+// ends the submission with sbatch's message and no run recorded.
+func (x *Executor) Check(ctx context.Context, job *sweep.Job) error {
+	o := x.o
+	n := len(job.Trials)
+	if n == 0 {
+		return nil
+	}
+	cpus, mem := derive(0)
+	if job.RunID != 0 {
+		if m, err := batch.ReadManifest(batch.RunDir(o.WorkDir, job.Experiment.Name, job.RunID)); err == nil {
+			for _, tr := range m.Trials {
+				cpus, mem = max(cpus, tr.CPUs), max(mem, tr.MemMB)
+			}
+		}
+	}
+	if o.CPUs > 0 {
+		cpus = o.CPUs
+	}
+	if o.MemMB > 0 {
+		mem = o.MemMB
+	}
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	// The first array of the submission (the largest, when the sweep is
+	// split: see chunks).
+	first := chunks(idx, x.o.maxArraySize(ctx))[0]
+	j := trialsJob(o, "gs-"+job.Experiment.Name+"-check", first.spec(o.MaxParallel), cpus, mem, o.Extra, "#!/bin/sh\ntrue\n")
+	if err := o.client().TestSubmit(ctx, j); err != nil {
+		if job.RunID != 0 {
+			return fmt.Errorf("sbatch --test-only refuses the trials of run %d (nothing submitted; the run is left as it was): %w", job.RunID, err)
+		}
+		return fmt.Errorf("sbatch --test-only refuses the trials of %s (nothing submitted, no run recorded): %w", job.Experiment.Name, err)
+	}
+	return nil
+}
+
 // quote quotes s for a POSIX shell.
 func quote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// resolveRequest sets the cpus, memory and time limit per task of a
+// submission of the trials todo, and returns its further sbatch arguments.
+// Resources are resolved at each submission: the options (flags over the
+// experiment's table) over what the manifest derived, the further sbatch
+// arguments over both (they come last), and a retry scale over all.
+func resolveRequest(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest, todo []int, out *Submission, o Options) []string {
+	for _, i := range todo {
+		cpus, mem := m.Trials[i].CPUs, m.Trials[i].MemMB
+		if o.CPUs > 0 {
+			cpus = o.CPUs
+		}
+		if o.MemMB > 0 {
+			mem = o.MemMB
+		}
+		out.CPUs, out.MemMB = max(out.CPUs, cpus), max(out.MemMB, mem)
+	}
+	if cpus, ok, _, _ := extraResources(o.Extra); ok {
+		out.CPUs = cpus
+	}
+	if _, _, mem, ok := extraResources(o.Extra); ok {
+		out.MemMB = mem
+	}
+	out.Time = extraTime(o.Extra, o.Time)
+	extra := slices.Clone(o.Extra)
+	if o.MemRetryScale > 1 || o.TimeRetryScale > 1 {
+		lost := lostAs(ctx, st, m.RunID, todo, out.Attempt, o)
+		// A scaled request goes last, after the further arguments: the
+		// last of two same flags wins in sbatch.
+		if mem := scaledMem(d, out.Attempt, lost, o); mem > out.MemMB {
+			o.log().Warn("more memory: the previous submission's tasks ran out of it", "run", m.RunID, "mem_mb", mem, "was", out.MemMB)
+			out.MemMB = mem
+			extra = append(extra, fmt.Sprintf("--mem=%dM", mem))
+		}
+		if t := scaledTime(d, out.Attempt, lost, o); t != "" {
+			o.log().Warn("more time: the previous submission's tasks reached their limit", "run", m.RunID, "time", t, "was", out.Time)
+			out.Time = t
+			extra = append(extra, "--time="+t)
+		}
+	}
+	return extra
 }
 
 // submitTasks submits the array job of the trials todo and the dependent
 // collect job, and records them.
 func submitTasks(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest, todo []int, out *Submission, o Options) error {
 	c := o.client()
-	for _, i := range todo {
-		out.CPUs = max(out.CPUs, m.Trials[i].CPUs)
-		out.MemMB = max(out.MemMB, m.Trials[i].MemMB)
-	}
+	extra := resolveRequest(ctx, st, d, m, todo, out, o)
 	if err := os.MkdirAll(d.Logs(), 0o755); err != nil {
 		return err
 	}
@@ -304,38 +427,237 @@ func submitTasks(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Mani
 	}
 	runner := quote(d.Runner(out.Attempt))
 	common := fmt.Sprintf("--workdir %s --experiment %s --run %d", quote(m.WorkDir), quote(m.Experiment), m.RunID)
-	name := fmt.Sprintf("gs-%s-%d", m.Experiment, m.RunID)
-	limit := o.MaxParallel
-	if limit >= len(todo) {
-		limit = 0 // no limit to state
-	}
-	out.Array = slurm.ArraySpec(todo, limit)
+	name := m.JobName()
 	// exec: the task's shell is the runner, so --signal=B:TERM reaches it.
-	script := fmt.Sprintf("#!/bin/sh\n# goldstone %s run %d, submission %d: one trial per array task\nexec %s worker %s --attempt %d --index \"$SLURM_ARRAY_TASK_ID\"\n",
-		m.Experiment, m.RunID, out.Attempt, runner, common, out.Attempt)
-	job := &slurm.Job{Name: name, Array: out.Array, Partition: o.Partition, Account: o.Account, Time: o.Time,
-		CPUsPerTask: out.CPUs, MemMB: out.MemMB, Output: filepath.Join(d.Logs(), "%A_%a.out"), Signal: "B:TERM@120",
-		Chdir: m.WorkDir, Extra: o.Extra, Script: script}
-	id, err := c.Submit(ctx, job)
-	if err != nil {
-		return fmt.Errorf("submit the trials of run %d: %w", m.RunID, err)
+	ck := ""
+	for _, a := range o.CheckpointArgs {
+		ck += " " + quote(a)
 	}
-	out.ArrayJob, out.Submitted = id, slices.Clone(todo)
-	if err := st.RecordSlurmJob(ctx, runs.SlurmJob{RunID: m.RunID, JobID: id, Role: runs.RoleTrials, Attempt: out.Attempt, Array: out.Array, Submitted: time.Now()}); err != nil {
-		return err
+	// A sweep larger than the cluster's MaxArraySize goes as several
+	// arrays (their task indices below it), collected as one run.
+	parts := chunks(todo, o.maxArraySize(ctx))
+	for k, part := range parts {
+		spec := part.spec(o.MaxParallel)
+		recorded := part.recorded(spec)
+		index, jobName, scriptPath := `"$SLURM_ARRAY_TASK_ID"`, name, d.Script(out.Attempt)
+		if part.Offset > 0 {
+			index = fmt.Sprintf(`"$((%d + SLURM_ARRAY_TASK_ID))"`, part.Offset)
+		}
+		if k > 0 {
+			jobName = fmt.Sprintf("%s-part%d", name, k)
+			scriptPath = strings.TrimSuffix(scriptPath, ".sh") + fmt.Sprintf(".part%d.sh", k)
+		}
+		script := fmt.Sprintf("#!/bin/sh\n# goldstone %s run %d, submission %d: one trial per array task\nexec %s worker %s%s --attempt %d --index %s\n",
+			m.Experiment, m.RunID, out.Attempt, runner, common, ck, out.Attempt, index)
+		job := trialsJob(o, jobName, spec, out.CPUs, out.MemMB, extra, script)
+		job.Output, job.Chdir = filepath.Join(d.Logs(), "%A_%a.out"), m.WorkDir
+		// The intent first: a runner killed between sbatch and recording
+		// the job leaves it, and the next submission adopts the job
+		// (adopt).
+		if err := batch.WriteIntent(d, &batch.Intent{Attempt: out.Attempt, Name: jobName, Array: recorded, Created: time.Now().UTC()}); err != nil {
+			return err
+		}
+		if err := atomicfile.WriteFile(scriptPath, []byte(job.ScriptText())); err != nil {
+			return err
+		}
+		id, err := c.Submit(ctx, job)
+		if err != nil {
+			batch.RemoveIntent(d)
+			if k > 0 {
+				return fmt.Errorf("submit the trials of run %d: array %d of %d (the trials of jobs %s are queued; the others stay pending and a later submission of the run submits them): %w",
+					m.RunID, k+1, len(parts), strings.Join(out.ArrayJobs, ", "), err)
+			}
+			return fmt.Errorf("submit the trials of run %d: %w", m.RunID, err)
+		}
+		fault.Point("slurm:submitted")
+		if k == 0 {
+			out.ArrayJob, out.Array = id, recorded
+		}
+		out.ArrayJobs, out.Arrays = append(out.ArrayJobs, id), append(out.Arrays, recorded)
+		out.Submitted = append(out.Submitted, part.Indices...)
+		if err := st.RecordSlurmJob(ctx, runs.SlurmJob{RunID: m.RunID, JobID: id, Role: runs.RoleTrials, Attempt: out.Attempt, Array: recorded, Submitted: time.Now()}); err != nil {
+			return err
+		}
+		if err := batch.RemoveIntent(d); err != nil {
+			return err
+		}
+		o.log().Info("submitted trials", "run", m.RunID, "job", id, "array", recorded, "cpus", out.CPUs, "mem_mb", out.MemMB)
 	}
-	o.log().Info("submitted trials", "run", m.RunID, "job", id, "array", out.Array, "cpus", out.CPUs, "mem_mb", out.MemMB)
-	if o.NoCollectJob {
-		return nil
+	if !o.NoCollectJob {
+		var err error
+		if out.CollectJob, err = submitCollect(ctx, st, d, m, out.ArrayJobs, out.Attempt, o); err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+// submitCollect submits the collect job of a submission's trials jobs ids
+// (it runs once they all ended) and records it.
+func submitCollect(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest, ids []string, attempt int, o Options) (string, error) {
+	id := strings.Join(ids, ":")
+	c := o.client()
+	runner := quote(d.Runner(attempt))
+	common := fmt.Sprintf("--workdir %s --experiment %s --run %d", quote(m.WorkDir), quote(m.Experiment), m.RunID)
+	name := m.JobName()
 	cscript := fmt.Sprintf("#!/bin/sh\n# goldstone %s run %d: collect the results of job %s\nexec %s collect %s --db %s --reports %s --data-dir %s\n",
 		m.Experiment, m.RunID, id, runner, common, quote(m.DB), quote(m.Reports), quote(m.DataDir))
+	// The collect job asks for its own small request: none of the
+	// trials' further arguments (--mem, --gres, --qos=long...).
 	cjob := &slurm.Job{Name: name + "-collect", Partition: o.Partition, Account: o.Account, Time: o.Time, CPUsPerTask: 1, MemMB: 2048,
-		Output: filepath.Join(d.Logs(), "collect-%j.out"), Dependency: "afterany:" + id, Chdir: m.WorkDir, Extra: o.Extra, Script: cscript}
+		Output: filepath.Join(d.Logs(), "collect-%j.out"), Dependency: "afterany:" + id, Chdir: m.WorkDir, Script: cscript}
 	cid, err := c.Submit(ctx, cjob)
 	if err != nil {
-		return fmt.Errorf("submit the collect job of run %d (the trials are submitted as job %s; run 'runner collect --run %d' when they end): %w", m.RunID, id, m.RunID, err)
+		return "", fmt.Errorf("submit the collect job of run %d (the trials are submitted as job %s; run 'runner collect --run %d' when they end): %w", m.RunID, id, m.RunID, err)
 	}
-	out.CollectJob = cid
-	return st.RecordSlurmJob(ctx, runs.SlurmJob{RunID: m.RunID, JobID: cid, Role: runs.RoleCollect, Attempt: out.Attempt, Submitted: time.Now()})
+	return cid, st.RecordSlurmJob(ctx, runs.SlurmJob{RunID: m.RunID, JobID: cid, Role: runs.RoleCollect, Attempt: attempt, Submitted: time.Now()})
+}
+
+// adopt finds the jobs of a submission that a killed runner made but did
+// not record (its intent is left in the run's directory): it asks the
+// queue for jobs of the intent's name, records those it finds as the
+// run's, submits the collect job the runner did not live to submit, and
+// removes the intent. A job not in the queue has ended: its tasks' result
+// files are collected as any others. It returns the job ids adopted.
+func adopt(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest, o Options) ([]string, error) {
+	in, err := batch.ReadIntent(d)
+	if err != nil || in == nil {
+		return nil, err
+	}
+	recorded, err := st.SlurmJobs(ctx, m.RunID)
+	if err != nil {
+		return nil, err
+	}
+	known := map[string]bool{}
+	collectOf := map[int]bool{} // attempts with a collect job
+	trialsOf := map[int][]string{}
+	for _, j := range recorded {
+		known[j.JobID] = true
+		if j.Role == runs.RoleCollect {
+			collectOf[j.Attempt] = true
+		} else {
+			trialsOf[j.Attempt] = append(trialsOf[j.Attempt], j.JobID)
+		}
+	}
+	var adopted []string
+	for _, role := range []string{runs.RoleTrials, runs.RoleCollect} {
+		name := in.Name
+		if role == runs.RoleCollect {
+			name = m.JobName() + "-collect"
+		}
+		tasks, err := o.client().QueueByName(ctx, name)
+		if err != nil {
+			return nil, fmt.Errorf("run %d: a submission was interrupted (%s); cannot tell whether its job is queued: %w", m.RunID, d.IntentPath(), err)
+		}
+		for _, t := range tasks {
+			if known[t.JobID] {
+				continue
+			}
+			known[t.JobID] = true
+			j := runs.SlurmJob{RunID: m.RunID, JobID: t.JobID, Role: role, Attempt: in.Attempt, Submitted: in.Created}
+			if role == runs.RoleTrials {
+				j.Array = in.Array
+				trialsOf[in.Attempt] = append(trialsOf[in.Attempt], t.JobID)
+			} else {
+				collectOf[in.Attempt] = true
+			}
+			if err := st.RecordSlurmJob(ctx, j); err != nil {
+				return nil, err
+			}
+			adopted = append(adopted, t.JobID)
+			o.log().Warn("adopted a job of an interrupted submission", "run", m.RunID, "job", t.JobID, "role", role, "name", name)
+		}
+	}
+	if ids := trialsOf[in.Attempt]; len(ids) > 0 && !collectOf[in.Attempt] && !o.NoCollectJob {
+		if _, err := submitCollect(ctx, st, d, m, ids, in.Attempt, o); err != nil {
+			return nil, err
+		}
+	}
+	return adopted, batch.RemoveIntent(d)
+}
+
+// sbatchMem and sbatchTime read the memory and time limit a submission
+// asked for from the copy of its batch script (its #SBATCH lines; the last
+// wins, as in sbatch).
+var (
+	sbatchMem  = regexp.MustCompile(`(?m)^#SBATCH --mem=(\S+)$`)
+	sbatchTime = regexp.MustCompile(`(?m)^#SBATCH (?:--time=|-t=?)(\S+)$`)
+)
+
+// lostAs returns the sacct states (OUT_OF_MEMORY, TIMEOUT, ...) in which
+// the tasks of the trials todo ended in the previous submission (attempt
+// - 1); nil when there is none or sacct cannot tell.
+func lostAs(ctx context.Context, st *runs.Store, runID int64, todo []int, attempt int, o Options) map[string]bool {
+	if attempt < 2 {
+		return nil
+	}
+	jobs, err := st.SlurmJobs(ctx, runID)
+	if err != nil {
+		return nil
+	}
+	why := map[string]bool{}
+	for _, j := range jobs {
+		if j.Role != runs.RoleTrials || j.Attempt != attempt-1 {
+			continue
+		}
+		states, err := o.client().Accounting(ctx, j.JobID)
+		if err != nil {
+			o.log().Info("cannot tell how the previous submission's tasks ended", "job", j.JobID, "err", err)
+			return nil
+		}
+		off := offsetOf(j)
+		for _, i := range todo {
+			if s, ok := states[i-off]; ok && i >= off {
+				why[s] = true
+			}
+		}
+	}
+	return why
+}
+
+// lastSbatch is the last value re finds in the copy of a submission's
+// batch script; "" when there is none.
+func lastSbatch(d batch.Dir, attempt int, re *regexp.Regexp) string {
+	b, err := os.ReadFile(d.Script(attempt))
+	if err != nil {
+		return ""
+	}
+	ms := re.FindAllSubmatch(b, -1)
+	if len(ms) == 0 {
+		return ""
+	}
+	return string(ms[len(ms)-1][1])
+}
+
+// scaledMem is the memory of a resubmission when Options.MemRetryScale is
+// set and a trial to submit was killed for memory (sacct OUT_OF_MEMORY) in
+// the previous submission: that submission's memory times the scale; 0
+// otherwise (or when sacct or the script copy cannot tell).
+func scaledMem(d batch.Dir, attempt int, lost map[string]bool, o Options) int {
+	if o.MemRetryScale <= 1 || !lost["OUT_OF_MEMORY"] {
+		return 0
+	}
+	prev, err := ParseMem(lastSbatch(d, attempt-1, sbatchMem))
+	if err != nil || prev == 0 {
+		return 0
+	}
+	return int(math.Ceil(float64(prev) * o.MemRetryScale))
+}
+
+// scaledTime is the time limit of a resubmission when
+// Options.TimeRetryScale is set and a trial to submit reached its limit
+// (sacct TIMEOUT) in the previous submission: that submission's limit
+// times the scale, rounded up to a minute (Slurm's unit); "" otherwise (or
+// when sacct cannot tell, or that submission left the limit to the
+// partition's default).
+func scaledTime(d batch.Dir, attempt int, lost map[string]bool, o Options) string {
+	if o.TimeRetryScale <= 1 || !lost["TIMEOUT"] {
+		return ""
+	}
+	prev, err := ParseTime(lastSbatch(d, attempt-1, sbatchTime))
+	if err != nil || prev == 0 {
+		return ""
+	}
+	t := int64(math.Ceil(float64(prev)*o.TimeRetryScale/60)) * 60
+	return FormatTime(t)
 }

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"time"
 
+	"goldstone/internal/checkpoint"
 	"goldstone/pipeline"
 	"goldstone/stages"
 	"goldstone/stages/trialio"
@@ -74,6 +76,18 @@ type WorkerOptions struct {
 	// Workers is the cores the trial may use; 0 means $SLURM_CPUS_PER_TASK,
 	// else the number of CPUs.
 	Workers int
+	// Restart is how often Slurm restarted this task (requeue,
+	// preemption); < 0 means $SLURM_RESTART_COUNT (0 when unset).
+	Restart int
+	// Out, when set, gets the task's log lines while it runs (the task's
+	// Slurm output file): each stage's start and end, its log lines
+	// (checkpoints written and resumed) and, at most every ProgressEvery
+	// (default 30 s), its step.
+	Out           io.Writer
+	ProgressEvery time.Duration
+	// Checkpoint is when the trial saves its state: a task stopped (time
+	// limit, preemption, requeue) continues from it when it runs again.
+	Checkpoint checkpoint.Policy
 }
 
 // Worker runs one task: the trial at opts.Index, into the shared cache, and
@@ -93,9 +107,18 @@ func Worker(ctx context.Context, opts WorkerOptions) (*batch.Result, error) {
 	if opts.Attempt < 1 {
 		return nil, fmt.Errorf("attempt %d: want >= 1", opts.Attempt)
 	}
+	restart := opts.Restart
+	if restart < 0 {
+		restart = 0
+		if s := os.Getenv("SLURM_RESTART_COUNT"); s != "" {
+			if restart, err = strconv.Atoi(s); err != nil || restart < 0 {
+				return nil, fmt.Errorf("SLURM_RESTART_COUNT %q: want a count", s)
+			}
+		}
+	}
 	tr := m.Trials[opts.Index]
 	host, _ := os.Hostname()
-	res := &batch.Result{RunID: m.RunID, Index: opts.Index, Attempt: opts.Attempt, Trial: tr.ID, Host: host, Started: time.Now().UTC()}
+	res := &batch.Result{RunID: m.RunID, Index: opts.Index, Attempt: opts.Attempt, Restart: restart, Trial: tr.ID, Host: host, Started: time.Now().UTC()}
 	if j, t := os.Getenv("SLURM_ARRAY_JOB_ID"), os.Getenv("SLURM_ARRAY_TASK_ID"); j != "" {
 		res.JobID = j + "_" + t
 	}
@@ -152,12 +175,8 @@ func runTrial(ctx context.Context, d batch.Dir, m *batch.Manifest, opts WorkerOp
 	for _, n := range tn.Nodes {
 		mine[n] = true
 	}
-	obs := pipeline.ObserverFunc(func(ev pipeline.Event) {
-		if ev.Kind == pipeline.Failed && failure == "" && ev.Err != nil && !errors.Is(ev.Err, context.Canceled) {
-			failure = ev.Node + ": " + ev.Err.Error()
-		}
-	})
-	r, err := pipeline.Run(ctx, subgraph(built.Graph, tn.Nodes...), pipeline.Options{WorkDir: w, Jobs: 1, Workers: workers, Observer: obs})
+	obs := taskObserver(opts, &failure)
+	r, err := pipeline.Run(ctx, subgraph(built.Graph, tn.Nodes...), pipeline.Options{WorkDir: w, Jobs: 1, Workers: workers, Observer: obs, Checkpoint: opts.Checkpoint})
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -198,4 +217,40 @@ func runTrial(ctx context.Context, d batch.Dir, m *batch.Manifest, opts WorkerOp
 		res.Series[k].Values = append(res.Series[k].Values, batch.Num(ser.Value[i]))
 	}
 	return nil
+}
+
+// taskObserver records the first failure of the task's nodes in *failure
+// (worded as the local executor words it) and writes the task's progress
+// lines to opts.Out.
+func taskObserver(opts WorkerOptions, failure *string) pipeline.Observer {
+	every := opts.ProgressEvery
+	if every <= 0 {
+		every = 30 * time.Second
+	}
+	var lastProgress time.Time
+	say := func(format string, args ...any) {
+		if opts.Out != nil {
+			fmt.Fprintf(opts.Out, time.Now().UTC().Format("2006-01-02T15:04:05Z")+" "+format+"\n", args...)
+		}
+	}
+	return pipeline.ObserverFunc(func(ev pipeline.Event) {
+		if ev.Kind == pipeline.Failed && *failure == "" && ev.Err != nil && !errors.Is(ev.Err, context.Canceled) {
+			*failure = ev.Node + ": " + ev.Err.Error()
+		}
+		switch ev.Kind {
+		case pipeline.Started:
+			say("%s: started", ev.Node)
+		case pipeline.Done:
+			say("%s: done in %.1fs", ev.Node, ev.Elapsed.Seconds())
+		case pipeline.Failed:
+			say("%s: stopped: %v", ev.Node, ev.Err)
+		case pipeline.Log:
+			say("%s: %s", ev.Node, ev.Msg)
+		case pipeline.Progress:
+			if ev.Total > 0 && (ev.Count == ev.Total || time.Since(lastProgress) >= every) {
+				lastProgress = time.Now()
+				say("%s: step %d of %d", ev.Node, ev.Count, ev.Total)
+			}
+		}
+	})
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -98,7 +99,7 @@ func TestResultRoundTrip(t *testing.T) {
 	if err := WriteResult(d, r); err != nil {
 		t.Fatal(err)
 	}
-	got, err := ReadResult(d, 1, 2)
+	got, err := ReadResult(d, 1, Exec{2, 0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,14 +108,14 @@ func TestResultRoundTrip(t *testing.T) {
 		t.Errorf("values changed: %+v", got)
 	}
 	files, err := d.ResultFiles()
-	if err != nil || !reflect.DeepEqual(files, map[int][]int{1: {2}}) {
+	if err != nil || !reflect.DeepEqual(files, map[int][]Exec{1: {{2, 0}}}) {
 		t.Errorf("ResultFiles = %v, %v", files, err)
 	}
 	if err := WriteResult(d, &Result{Trial: "x", Attempt: 1, Status: "ok"}); err == nil {
 		t.Error("a result with status ok was written")
 	}
 	// A leftover temporary file is not a result.
-	os.WriteFile(filepath.Join(filepath.Dir(d.Result(0, 1)), ".result-123"), []byte("{"), 0o644)
+	os.WriteFile(filepath.Join(filepath.Dir(d.Result(0, Exec{1, 0})), ".result-123"), []byte("{"), 0o644)
 	if files, _ := d.ResultFiles(); len(files) != 1 {
 		t.Errorf("temporary file listed: %v", files)
 	}
@@ -324,5 +325,66 @@ func TestFreezeShared(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(a.Runner(1)); string(got) != "binary v1" {
 		t.Errorf("frozen runner holds %q", got)
+	}
+}
+
+// TestRequeuedTaskIsCollected: a task that Slurm restarted (requeue,
+// preemption) after its first execution was collected as interrupted
+// writes a result of its own (SLURM_RESTART_COUNT in its name) and is
+// collected: before, the restarted task overwrote <index>.<attempt>.json,
+// whose (trial, attempt) was already recorded, and its result was lost.
+func TestRequeuedTaskIsCollected(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st, err := runs.Open(ctx, filepath.Join(dir, "results.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	id, err := st.CreateRun(ctx, runs.RunInfo{Experiment: "small"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := testManifest(id, 2)
+	d := RunDir(dir, "small", id)
+	for _, tr := range m.Trials {
+		if err := st.UpsertTrial(ctx, runs.Trial{RunID: id, ID: tr.ID, Params: tr.Params, Seed: tr.Seed, Status: runs.StatusPending}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	WriteResult(d, doneResult(m, 0, 1, 1))
+	stopped := doneResult(m, 1, 1, 2)
+	stopped.Status, stopped.Error, stopped.Summary, stopped.Series = Interrupted, "interrupted", nil, nil
+	WriteResult(d, stopped)
+	c, err := Collect(ctx, st, d, m)
+	if err != nil || c.Done != 1 || c.Interrupted != 1 {
+		t.Fatalf("first collect: %+v, %v", c, err)
+	}
+	again := doneResult(m, 1, 1, 2)
+	again.Restart, again.JobID = 1, "7_1"
+	if err := WriteResult(d, again); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(d.Result(1, Exec{1, 1})); err != nil || filepath.Base(d.Result(1, Exec{1, 1})) != "1.1.1.json" {
+		t.Fatalf("restarted execution's file: %v", err)
+	}
+	c, err = Collect(ctx, st, d, m)
+	if err != nil || c.Done != 2 || c.Interrupted != 0 || c.Ingested != 1 || len(c.Pending) != 0 {
+		t.Fatalf("collect after the requeued task ended: %+v, %v", c, err)
+	}
+	sums, err := st.Summaries(ctx, m.RunID)
+	if err != nil || len(sums[m.Trials[1].ID]) == 0 {
+		t.Fatalf("the requeued trial's summary was not recorded: %v, %v", sums, err)
+	}
+	atts, _ := st.Attempts(ctx, m.RunID)
+	var got []string
+	for _, a := range atts {
+		got = append(got, fmt.Sprintf("%s/%d/%s", a.Trial, a.Attempt, a.Status))
+	}
+	want := []string{m.Trials[0].ID + "/1/done", m.Trials[1].ID + "/1/interrupted", m.Trials[1].ID + "/2/done"}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("attempts %v, want %v", got, want)
 	}
 }

@@ -20,10 +20,13 @@ type Collected struct {
 }
 
 // Collect ingests d's result files into the results store: for every trial
-// its latest attempt sets the trial's status, error and times and, when
-// done, its series and summary; every attempt is recorded in
-// trial_attempts. An attempt already recorded is not ingested again, so
-// collecting twice changes nothing. The trials' rows are assumed to exist
+// its latest execution sets the trial's status, error and times and, when
+// done, its series and summary; every execution is recorded in
+// trial_attempts, numbered 1, 2, ... in the order they ran (a submission's
+// task, then its restarts by Slurm, then the next submission's: see Exec),
+// with its job id. An execution already recorded is not ingested again, so
+// collecting twice changes nothing, and a requeued task's new result is
+// collected as the next attempt. The trials' rows are assumed to exist
 // (the submission wrote them as pending).
 func Collect(ctx context.Context, st *runs.Store, d Dir, m *Manifest) (*Collected, error) {
 	files, err := d.ResultFiles()
@@ -51,14 +54,15 @@ func Collect(ctx context.Context, st *runs.Store, d Dir, m *Manifest) (*Collecte
 			continue
 		}
 		var latest *Result
-		for k, a := range as {
-			r, err := ReadResult(d, tr.Index, a)
+		for k, ex := range as {
+			a := k + 1 // the execution's number
+			r, err := ReadResult(d, tr.Index, ex)
 			if err != nil {
 				return nil, fmt.Errorf("collect run %d: %w", m.RunID, err)
 			}
 			if r.Trial != tr.ID || r.RunID != m.RunID {
 				return nil, fmt.Errorf("collect run %d: %s holds trial %s of run %d, the manifest says trial %s",
-					m.RunID, d.Result(tr.Index, a), r.Trial, r.RunID, tr.ID)
+					m.RunID, d.Result(tr.Index, ex), r.Trial, r.RunID, tr.ID)
 			}
 			if have[key{tr.ID, a}] {
 				if k == len(as)-1 {

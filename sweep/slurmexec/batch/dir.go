@@ -33,31 +33,57 @@ func (d Dir) Config() string { return d.path("experiments.toml") }
 // execute.
 func (d Dir) Runner(attempt int) string { return d.path("bin", fmt.Sprintf("runner.%d", attempt)) }
 
+// Script is the path of the copy of submission attempt's batch script, with
+// the #SBATCH lines of its sbatch arguments.
+func (d Dir) Script(attempt int) string { return d.path(fmt.Sprintf("submit.%d.sh", attempt)) }
+
 // Logs is the directory of the scheduler's output files.
 func (d Dir) Logs() string { return d.path("logs") }
 
-// Result is the path of the result file of a task's attempt.
-func (d Dir) Result(index, attempt int) string {
-	return d.path("results", fmt.Sprintf("%d.%d.json", index, attempt))
+// Exec identifies one execution of a task: the submission that queued it
+// (Attempt, 1, 2, ...) and how often Slurm restarted it since
+// (SLURM_RESTART_COUNT: a requeue, a preemption that requeues). Every
+// execution writes its own result file.
+type Exec struct {
+	Attempt int
+	Restart int
+}
+
+func (e Exec) String() string {
+	if e.Restart == 0 {
+		return strconv.Itoa(e.Attempt)
+	}
+	return fmt.Sprintf("%d (restart %d)", e.Attempt, e.Restart)
+}
+
+// Result is the path of the result file of a task's execution:
+// results/<index>.<attempt>.json, or <index>.<attempt>.<restart>.json for
+// a restarted one.
+func (d Dir) Result(index int, e Exec) string {
+	if e.Restart == 0 {
+		return d.path("results", fmt.Sprintf("%d.%d.json", index, e.Attempt))
+	}
+	return d.path("results", fmt.Sprintf("%d.%d.%d.json", index, e.Attempt, e.Restart))
 }
 
 // TaskWorkDir is the private pipeline workdir of task index: its own lock,
 // state and temporary files, with cache/ a link to the shared cache.
 func (d Dir) TaskWorkDir(index int) string { return d.path("tasks", strconv.Itoa(index)) }
 
-var resultName = regexp.MustCompile(`^(\d+)\.(\d+)\.json$`)
+var resultName = regexp.MustCompile(`^(\d+)\.(\d+)(?:\.(\d+))?\.json$`)
 
 // ResultFiles lists the result files present: for each task index, its
-// attempts in increasing order. Other files (temporaries) are ignored.
-func (d Dir) ResultFiles() (map[int][]int, error) {
+// executions in the order they ran (by attempt, then restart). Other files
+// (temporaries) are ignored.
+func (d Dir) ResultFiles() (map[int][]Exec, error) {
 	ents, err := os.ReadDir(d.path("results"))
 	if errors.Is(err, os.ErrNotExist) {
-		return map[int][]int{}, nil
+		return map[int][]Exec{}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	out := map[int][]int{}
+	out := map[int][]Exec{}
 	for _, e := range ents {
 		m := resultName.FindStringSubmatch(e.Name())
 		if m == nil {
@@ -65,13 +91,22 @@ func (d Dir) ResultFiles() (map[int][]int, error) {
 		}
 		i, err1 := strconv.Atoi(m[1])
 		a, err2 := strconv.Atoi(m[2])
-		if err1 != nil || err2 != nil {
+		r, err3 := 0, error(nil)
+		if m[3] != "" {
+			r, err3 = strconv.Atoi(m[3])
+		}
+		if err1 != nil || err2 != nil || err3 != nil || (m[3] != "" && r == 0) {
 			continue
 		}
-		out[i] = append(out[i], a)
+		out[i] = append(out[i], Exec{a, r})
 	}
 	for i := range out {
-		slices.Sort(out[i])
+		slices.SortFunc(out[i], func(x, y Exec) int {
+			if x.Attempt != y.Attempt {
+				return x.Attempt - y.Attempt
+			}
+			return x.Restart - y.Restart
+		})
 	}
 	return out, nil
 }

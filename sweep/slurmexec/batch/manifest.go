@@ -26,7 +26,11 @@ type Manifest struct {
 	DataDir    string    `json:"data_dir"`    // absolute path of the data directory
 	Reports    string    `json:"reports"`     // absolute path of the reports directory
 	Created    time.Time `json:"created"`
-	Trials     []Trial   `json:"trials"` // in enumeration order; Trials[i].Index == i
+	// Token makes the run's Slurm job names unique on the cluster
+	// (JobName): a submission the runner did not live to record is found
+	// by its name and adopted, never submitted twice.
+	Token  string  `json:"token,omitempty"`
+	Trials []Trial `json:"trials"` // in enumeration order; Trials[i].Index == i
 }
 
 // Trial is one trial of a manifest: the task with array index Index runs it.
@@ -66,6 +70,15 @@ func (m *Manifest) Check() error {
 		seen[t.ID] = true
 	}
 	return nil
+}
+
+// JobName is the name of the run's array jobs (its collect jobs add
+// "-collect"): gs-<experiment>-<run>-<token>.
+func (m *Manifest) JobName() string {
+	if m.Token == "" {
+		return fmt.Sprintf("gs-%s-%d", m.Experiment, m.RunID)
+	}
+	return fmt.Sprintf("gs-%s-%d-%s", m.Experiment, m.RunID, m.Token)
 }
 
 // TrialByID returns the trial with id, or nil.

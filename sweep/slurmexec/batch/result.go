@@ -25,10 +25,13 @@ const (
 // Result is what one task attempt wrote: its trial's outcome, and for a
 // done trial its summary metrics and step-wise series.
 type Result struct {
-	Format  int    `json:"format"`
-	RunID   int64  `json:"run_id"`
-	Index   int    `json:"index"`
-	Attempt int    `json:"attempt"`
+	Format  int   `json:"format"`
+	RunID   int64 `json:"run_id"`
+	Index   int   `json:"index"`
+	Attempt int   `json:"attempt"`
+	// Restart is SLURM_RESTART_COUNT: how often Slurm restarted this
+	// attempt's task (requeue, preemption) before this execution.
+	Restart int    `json:"restart,omitempty"`
 	Trial   string `json:"trial"`
 	Status  string `json:"status"`
 	Error   string `json:"error,omitempty"`
@@ -59,6 +62,8 @@ func (r *Result) Check() error {
 		return fmt.Errorf("trial is empty")
 	case r.Attempt < 1:
 		return fmt.Errorf("attempt %d", r.Attempt)
+	case r.Restart < 0:
+		return fmt.Errorf("restart %d", r.Restart)
 	case r.Status != Done && r.Status != Failed && r.Status != Interrupted:
 		return fmt.Errorf("status %q (want done, failed or interrupted)", r.Status)
 	}
@@ -92,7 +97,7 @@ func WriteResult(d Dir, r *Result) error {
 	if err != nil {
 		return fmt.Errorf("write result of task %d: %w", r.Index, err)
 	}
-	dst := d.Result(r.Index, r.Attempt)
+	dst := d.Result(r.Index, r.Exec())
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err
 	}
@@ -105,9 +110,12 @@ func WriteResult(d Dir, r *Result) error {
 	return nil
 }
 
-// ReadResult reads and checks the result file of a task's attempt.
-func ReadResult(d Dir, index, attempt int) (*Result, error) {
-	path := d.Result(index, attempt)
+// Exec is the execution r is of.
+func (r *Result) Exec() Exec { return Exec{r.Attempt, r.Restart} }
+
+// ReadResult reads and checks the result file of a task's execution.
+func ReadResult(d Dir, index int, e Exec) (*Result, error) {
+	path := d.Result(index, e)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -119,13 +127,13 @@ func ReadResult(d Dir, index, attempt int) (*Result, error) {
 	if err := r.Check(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if r.Index != index || r.Attempt != attempt {
-		return nil, fmt.Errorf("%s: holds task %d attempt %d", path, r.Index, r.Attempt)
+	if r.Index != index || r.Exec() != e {
+		return nil, fmt.Errorf("%s: holds task %d attempt %s", path, r.Index, r.Exec())
 	}
 	return &r, nil
 }
 
-// Latest returns the latest attempt's result of every task that has one,
+// Latest returns the latest execution's result of every task that has one,
 // by index.
 func Latest(d Dir) (map[int]*Result, error) {
 	files, err := d.ResultFiles()

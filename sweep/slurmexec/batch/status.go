@@ -18,6 +18,10 @@ type TrialState struct {
 	Attempt int    // of the latest result file; 0 without one
 	Error   string // of a failed or interrupted result
 	Queue   string // the queue's state of the task in the latest submission ("" when not queued)
+	// Ended is how the scheduler says the task's latest run ended
+	// (sacct: OUT_OF_MEMORY, TIMEOUT, NODE_FAIL, PREEMPTED, CANCELLED,
+	// FAILED...), for a trial without a done result; "" when unknown.
+	Ended string
 }
 
 // Status combines the result files (the truth) with the queue's view of the

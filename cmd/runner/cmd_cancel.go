@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"slices"
+	"strings"
+
+	"goldstone/internal/slurm"
+	"goldstone/runs"
+)
+
+var cancelFlags struct {
+	run int64
+}
+
+func init() {
+	commands = append(commands, &command{
+		name:    "cancel",
+		summary: "cancel a Slurm run's queued and running jobs (scancel); the same command that submitted it resumes it: --run ID",
+		flags: func(fs *flag.FlagSet) {
+			fs.Int64Var(&cancelFlags.run, "run", 0, "run id (default: the latest run of --experiment)")
+		},
+		run: runCancel,
+	})
+}
+
+// runCancel cancels every job of a Slurm run that still has tasks in the
+// queue (its trials jobs and its collect jobs). The running tasks get
+// SIGTERM: each saves a checkpoint and records "interrupted". The run is
+// marked interrupted; the submitting command resumes it.
+func runCancel(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) error {
+	st, err := g.openDB(ctx, true)
+	if err != nil {
+		return &exitError{exitUsage, err}
+	}
+	defer st.Close()
+	id, err := runArg(ctx, g, st, cancelFlags.run)
+	if err != nil {
+		return err
+	}
+	if exe, err := st.Executor(ctx, id); err != nil {
+		return &exitError{exitUsage, err}
+	} else if exe != runs.ExecutorSlurm {
+		return usageErr("run %d ran with the %s executor: stop it with Ctrl-C where it runs", id, exe)
+	}
+	jobs, err := st.SlurmJobs(ctx, id)
+	if err != nil {
+		return err
+	}
+	c := &slurm.Client{}
+	var cancelled []string
+	for _, j := range jobs {
+		tasks, err := c.Queue(ctx, j.JobID)
+		if err != nil {
+			return &exitError{exitFailed, fmt.Errorf("run %d: cannot tell whether job %s is queued: %w", id, j.JobID, err)}
+		}
+		if !slices.ContainsFunc(tasks, slurm.Task.Active) {
+			continue
+		}
+		if err := c.Cancel(ctx, j.JobID, -1); err != nil {
+			return &exitError{exitFailed, fmt.Errorf("run %d: cancel job %s: %w", id, j.JobID, err)}
+		}
+		cancelled = append(cancelled, j.JobID+" ("+j.Role+")")
+	}
+	ri, err := st.Run(ctx, id)
+	if err != nil {
+		return err
+	}
+	if ri.Status == runs.StatusRunning {
+		if err := st.SetRunStatus(ctx, id, runs.StatusInterrupted); err != nil {
+			return err
+		}
+	}
+	if len(cancelled) == 0 {
+		fmt.Fprintf(g.stdout, "run %d (%s): no job of it is queued; nothing to cancel\n", id, ri.Status)
+		return nil
+	}
+	fmt.Fprintf(g.stdout, "run %d: cancelled job %s; running trials save a checkpoint and stop; run %d is interrupted: the command that submitted it resumes it\n",
+		id, strings.Join(cancelled, ", "), id)
+	return nil
+}

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCollectNeedsTheDatabase: collect on a database path that does not
+// exist (a host that cannot see it, a typo) fails with one line and
+// creates nothing there. Before, it created an empty database and then
+// failed with "run 1: runs: not found".
+func TestCollectNeedsTheDatabase(t *testing.T) {
+	e := newEnv(t)
+	db := filepath.Join(e.dir, "elsewhere", "results.db")
+	os.MkdirAll(filepath.Dir(db), 0o755)
+	_, errs, code := e.run("collect", "--run", "1", "--db", db)
+	if code != 2 || !strings.Contains(errs, "no such results database") {
+		t.Errorf("collect on a missing database: exit %d: %s", code, errs)
+	}
+	if ents, _ := os.ReadDir(filepath.Dir(db)); len(ents) != 0 {
+		t.Errorf("collect left %v behind", ents)
+	}
+}
+
+// fakeSlurmBin puts an sbatch that answers job ids 100, 101, ... (saving
+// each call's arguments and script) and an squeue that prints
+// dir/squeue.out on PATH, and returns dir.
+func fakeSlurmBin(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bin")
+	os.Mkdir(bin, 0o755)
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte(text), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("sbatch", `#!/bin/sh
+d='`+dir+`'
+if [ "$1" = --test-only ]; then
+  printf '%s\n' "$@" >> "$d/testonly.args"; cat > /dev/null
+  if [ -f "$d/refuse" ]; then cat "$d/refuse" >&2; exit 1; fi
+  echo "sbatch: Job 1 to start at 2026-01-01T00:00:00 using 1 processors on nodes n1 in partition debug" >&2; exit 0
+fi
+n=$(cat "$d/n" 2>/dev/null || echo 100); echo $((n+1)) > "$d/n"
+printf '%s\n' "$@" > "$d/sbatch.$n.args"; cat > "$d/sbatch.$n.script"
+echo $n
+`)
+	write("squeue", `#!/bin/sh
+printf '%s\n' "$@" >> '`+dir+`/squeue.calls'
+cat '`+dir+`/squeue.out' 2>/dev/null; true
+`)
+	write("scontrol", `#!/bin/sh
+printf '%s\n' "$@" >> '`+dir+`/scontrol.calls'
+if [ -f '`+dir+`/scontrol.out' ]; then cat '`+dir+`/scontrol.out'; else echo 'MaxArraySize            = 1001'; fi
+`)
+	write("scancel", `#!/bin/sh
+printf '%s\n' "$@" >> '`+dir+`/scancel.calls'
+`)
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return dir
+}
+
+// TestKilledSubmitterNeverSubmitsTwice: the submitting runner killed
+// between sbatch and recording the job (fault point slurm:submitted) left
+// the array queued and unrecorded; the same command finds it by its job
+// name, adopts it (and submits the collect job the killed runner never
+// did) and refuses to submit the trials again. Before, it submitted a
+// second array that ran every trial again.
+func TestKilledSubmitterNeverSubmitsTwice(t *testing.T) {
+	fake := fakeSlurmBin(t)
+	e := newEnv(t)
+	args := []string{"--experiment", "small", "--executor", "slurm", "--detach", "--slurm-collect-job", "--set", "seed=1", "--quiet"}
+	e.runKilled("slurm:submitted", args...)
+	calls := func() []string {
+		m, _ := filepath.Glob(filepath.Join(fake, "sbatch.*.args"))
+		return m
+	}
+	if len(calls()) != 1 {
+		t.Fatalf("sbatch calls before the kill: %v", calls())
+	}
+	first, _ := os.ReadFile(filepath.Join(fake, "sbatch.100.args"))
+	var name string
+	for _, a := range strings.Split(string(first), "\n") {
+		if v, ok := strings.CutPrefix(a, "--job-name="); ok {
+			name = v
+		}
+	}
+	if !strings.HasPrefix(name, "gs-small-1-") {
+		t.Fatalf("job name %q: want gs-small-1-<token>", name)
+	}
+	os.WriteFile(filepath.Join(fake, "squeue.out"), []byte("100_0|PENDING|Resources\n100_1|RUNNING|None\n"), 0o644)
+	_, errs, code := e.run(args...)
+	if code != 1 || !strings.Contains(errs, "already submitted") || !strings.Contains(errs, "job 100") {
+		t.Errorf("re-run after the kill: exit %d: %s", code, errs)
+	}
+	if got := calls(); len(got) != 2 {
+		t.Fatalf("sbatch calls after the re-run: %v (want the one array and its collect job)", got)
+	}
+	second, _ := os.ReadFile(filepath.Join(fake, "sbatch.101.args"))
+	if strings.Contains(string(second), "--array") || !strings.Contains(string(second), "--dependency=afterany:100") {
+		t.Errorf("second sbatch call:\n%s", second)
+	}
+	sq, _ := os.ReadFile(filepath.Join(fake, "squeue.calls"))
+	if !strings.Contains(string(sq), "--name="+name) {
+		t.Errorf("squeue was not asked for the job name %s:\n%s", name, sq)
+	}
+	var jobs string
+	e.db().QueryRow(`SELECT group_concat(job_id || ':' || role || ':' || attempt, ' ') FROM slurm_jobs`).Scan(&jobs)
+	if jobs != "100:trials:1 101:collect:1" {
+		t.Errorf("recorded jobs %q", jobs)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "work", "batch", "small", "run-1", "submitting.json")); !os.IsNotExist(err) {
+		t.Errorf("intent left after the adoption: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(e.dir, "work", "batch", "small", "run-1", "submit.1.sh")); err != nil || !strings.Contains(string(b), "#SBATCH --array=") {
+		t.Errorf("copy of the batch script: %v\n%s", err, b)
+	}
+}
+
+// TestCancelRun: runner cancel scancels the run's queued jobs and marks the
+// run interrupted (the submitting command resumes it).
+func TestCancelRun(t *testing.T) {
+	fake := fakeSlurmBin(t)
+	e := newEnv(t)
+	e.mustRun(0, "--experiment", "small", "--executor", "slurm", "--detach", "--slurm-collect-job", "--set", "seed=1", "--quiet")
+	os.WriteFile(filepath.Join(fake, "squeue.out"), []byte("100_0|RUNNING|None\n100_1|PENDING|Resources\n"), 0o644)
+	out := e.mustRun(0, "cancel", "--run", "1")
+	if !strings.Contains(out, "cancelled job 100 (trials)") {
+		t.Errorf("cancel: %s", out)
+	}
+	calls, _ := os.ReadFile(filepath.Join(fake, "scancel.calls"))
+	if strings.TrimSpace(string(calls)) != "100" {
+		t.Errorf("scancel calls %q", calls)
+	}
+	var status string
+	e.db().QueryRow(`SELECT status FROM runs WHERE id = 1`).Scan(&status)
+	if status != "interrupted" {
+		t.Errorf("run %s after cancel", status)
+	}
+	if _, errs, code := e.run("cancel", "--run", "7"); code != 2 || !strings.Contains(errs, "7") {
+		t.Errorf("cancel of an unknown run: exit %d %s", code, errs)
+	}
+}

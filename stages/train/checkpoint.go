@@ -1,0 +1,217 @@
+package train
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"goldstone/internal/checkpoint"
+	"goldstone/optim"
+)
+
+// A Loop's checkpoint holds, after step s-1 was taken and recorded (its
+// series points, its gauge round) and before AtStep(s) draws anything for
+// step s:
+//
+//	x                    the parameters
+//	method.<i>, gauge.<i> the optimizer's and the symmetry step's state (optim.Stateful)
+//	series.metric/step/value  every series point recorded so far
+//	loop.floats          gauge seconds, last loss, last psi, seconds trained
+//	loop.counts          gauge rounds, rejected rounds, flipped time steps
+//	whatever StateHooks.Save adds (the stage's random source, snapshots)
+//
+// Its step is s. The one exception is a checkpoint of step Steps, written
+// when a run is stopped after its last step and its AtStep(Steps): it holds
+// the state after that call, which a resumed run therefore does not repeat.
+// A Loop that finds one (of its node's key: same code, same
+// settings, same inputs) restores all of it, calls AtStep(s) and continues
+// with step s: the rest of the run is the uninterrupted run's, bit for bit.
+// Anything a new feature keeps across steps must be added here; the tests
+// (TestLoopResume) compare every value of resumed runs.
+
+// StateHooks save and restore a stage's own state with the Loop's
+// checkpoints. Save adds sections to st (names must not clash with the
+// Loop's); Load reads them back and may fail on a checkpoint that does not
+// match (checkpoint.ErrMismatch).
+type StateHooks struct {
+	Save func(st *checkpoint.State)
+	Load func(st *checkpoint.State) error
+}
+
+// loopState is what Loop.Run keeps across steps beyond x, the optimizer and
+// the series.
+type loopState struct {
+	gaugeBase    float64 // gauge seconds of the runs before a resume
+	gaugeSeconds float64
+	gapSeconds   float64 // time in gauge-gap records since the start or resume
+	lastLoss     float64
+	lastPsi      float64
+	elapsed      float64 // seconds trained before a resume
+	counts       gaugeCounts
+	savedAt      int // step of the last checkpoint written or read
+	savedTime    time.Time
+}
+
+// checkpointer saves and restores a Loop's state.
+type checkpointer struct {
+	l  *Loop
+	d  *optim.Driver
+	x  []float64
+	ls *loopState
+}
+
+func (l *Loop) checkpointer(d *optim.Driver, x []float64, ls *loopState) *checkpointer {
+	ls.savedTime = time.Now()
+	return &checkpointer{l: l, d: d, x: x, ls: ls}
+}
+
+func (c *checkpointer) on() bool {
+	return c.l.Checkpoint.Path != "" && !c.l.Checkpoint.Policy.Off
+}
+
+func (c *checkpointer) logf(format string, args ...any) {
+	if c.l.Logf != nil {
+		c.l.Logf(format, args...)
+	}
+}
+
+// resume finds the newest usable checkpoint and, when there is one, sets
+// the driver to continue from it (the state is restored by Driver.Restore,
+// after the optimizer's Init).
+func (c *checkpointer) resume(d *optim.Driver) (bool, error) {
+	if !c.on() {
+		return false, nil
+	}
+	st, skipped, err := c.l.Checkpoint.Load()
+	if err != nil {
+		return false, err
+	}
+	for _, s := range skipped {
+		c.logf("checkpoint %s not used: %s", s.Path, s.Reason)
+	}
+	if st == nil {
+		return false, nil
+	}
+	if st.Step < 0 || st.Step > c.l.Steps {
+		return false, fmt.Errorf("checkpoint %s: step %d of a run of %d steps: %w", st.Path(), st.Step, c.l.Steps, checkpoint.ErrMismatch)
+	}
+	d.Start = st.Step
+	d.Restore = func() error {
+		t0 := time.Now()
+		if err := c.restore(st); err != nil {
+			return fmt.Errorf("checkpoint %s: %w (delete it to start the trial afresh)", st.Path(), err)
+		}
+		c.logf("resumed from the checkpoint of step %d of %d (written %s; read in %.3fs)", st.Step, c.l.Steps,
+			st.Created().Local().Format(time.DateTime), time.Since(t0).Seconds())
+		// A checkpoint of the last step is written after AtStep(Steps)
+		// (when a run is stopped after its last step): nothing to draw.
+		if c.l.AtStep != nil && st.Step < c.l.Steps {
+			c.l.AtStep(st.Step, c.x)
+		}
+		return nil
+	}
+	return true, nil
+}
+
+// states lists the optimizer's and the symmetry step's state slices with
+// their section names.
+func (c *checkpointer) states() (names []string, vals [][]float64) {
+	for i, v := range optim.StateOf(c.d.Method) {
+		names, vals = append(names, fmt.Sprintf("method.%d", i)), append(vals, v)
+	}
+	for i, v := range optim.StateOf(c.d.Gauge) {
+		names, vals = append(names, fmt.Sprintf("gauge.%d", i)), append(vals, v)
+	}
+	return names, vals
+}
+
+func (c *checkpointer) restore(st *checkpoint.State) error {
+	ls, l := c.ls, c.l
+	if err := st.ReadFloats("x", c.x); err != nil {
+		return err
+	}
+	names, vals := c.states()
+	for i, n := range names {
+		if err := st.ReadFloats(n, vals[i]); err != nil {
+			return err
+		}
+	}
+	metric, err := st.ReadStrings("series.metric")
+	if err != nil {
+		return err
+	}
+	steps, err := st.ReadInts("series.step", len(metric))
+	if err != nil {
+		return err
+	}
+	values := make([]float64, len(metric))
+	if err := st.ReadFloats("series.value", values); err != nil {
+		return err
+	}
+	l.Series.Metric, l.Series.Step, l.Series.Value = metric, steps, values
+	f := make([]float64, 4)
+	if err := st.ReadFloats("loop.floats", f); err != nil {
+		return err
+	}
+	ls.gaugeBase, ls.lastLoss, ls.lastPsi, ls.elapsed = f[0], f[1], f[2], f[3]
+	ls.gaugeSeconds = ls.gaugeBase
+	n, err := st.ReadInts("loop.counts", 3)
+	if err != nil {
+		return err
+	}
+	ls.counts = gaugeCounts{rounds: int(n[0]), rejected: int(n[1]), flips: int(n[2])}
+	if l.State.Load != nil {
+		if err := l.State.Load(st); err != nil {
+			return err
+		}
+	}
+	ls.savedAt, ls.savedTime = st.Step, time.Now()
+	return nil
+}
+
+// after is called once step-1 is recorded: it saves a checkpoint when the
+// policy says one is due, and when ctx is cancelled (then it returns ctx's
+// error, to stop the run).
+func (c *checkpointer) after(ctx context.Context, step int, trained float64) error {
+	cancelled := ctx.Err() != nil
+	if !c.on() {
+		return ctx.Err()
+	}
+	due := step < c.l.Steps && c.l.Checkpoint.Policy.Due(step-c.ls.savedAt, time.Since(c.ls.savedTime))
+	if (due || cancelled) && step > c.ls.savedAt {
+		if err := c.save(step, trained); err != nil {
+			if cancelled {
+				return errors.Join(ctx.Err(), err)
+			}
+			return err
+		}
+	}
+	return ctx.Err()
+}
+
+func (c *checkpointer) save(step int, trained float64) error {
+	t0 := time.Now()
+	ls, l := c.ls, c.l
+	st := checkpoint.NewState(step)
+	st.Floats("x", c.x)
+	names, vals := c.states()
+	for i, n := range names {
+		st.Floats(n, vals[i])
+	}
+	st.Strings("series.metric", l.Series.Metric)
+	st.Ints("series.step", l.Series.Step...)
+	st.Floats("series.value", l.Series.Value)
+	st.Floats("loop.floats", []float64{ls.gaugeSeconds, ls.lastLoss, ls.lastPsi, trained})
+	st.Ints("loop.counts", int64(ls.counts.rounds), int64(ls.counts.rejected), int64(ls.counts.flips))
+	if l.State.Save != nil {
+		l.State.Save(st)
+	}
+	size, err := l.Checkpoint.Save(st)
+	if err != nil {
+		return fmt.Errorf("checkpoint at step %d: %w", step, err)
+	}
+	ls.savedAt, ls.savedTime = step, time.Now()
+	c.logf("checkpoint at step %d of %d: %d bytes in %.3fs", step, l.Steps, size, time.Since(t0).Seconds())
+	return nil
+}

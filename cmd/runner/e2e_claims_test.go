@@ -22,10 +22,33 @@ seed = [1, 2]
 name = "gd"
 gauge = "none"
 [[experiments.artificial.variants]]
+name = "goldstone-linear"
+gauge = "goldstone"
+rotation = "linear"
+guard = false
+flip_walls = false
+[[experiments.artificial.variants]]
 name = "goldstone-so"
 gauge = "goldstone"
 flip_walls = false
 [[experiments.artificial.variants]]
+name = "goldstone"
+gauge = "goldstone"
+
+[experiments.artificial-init]
+pipeline = "artificial"
+[experiments.artificial-init.settings]
+time_steps = 5
+steps = 300
+k1 = 50
+log_every = 10
+[experiments.artificial-init.grid]
+init_scale = [0.01, 0.1]
+seed = [1, 2]
+[[experiments.artificial-init.variants]]
+name = "gd"
+gauge = "none"
+[[experiments.artificial-init.variants]]
 name = "goldstone"
 gauge = "goldstone"
 
@@ -44,6 +67,9 @@ gauge = "none"
 name = "goldstone"
 gauge = "goldstone"
 `
+
+// fig2Paper is the claim of the Fig. 2 row of the paper's own algorithm.
+const fig2Paper = "Fig. 2 (Sec. 5.1): the paper's model and algorithm (goldstone-linear)"
 
 // claimRowOf returns the table line of a claim.
 func claimRowOf(t *testing.T, table, claim string) string {
@@ -66,7 +92,7 @@ func TestClaimsEndToEnd(t *testing.T) {
 	e.writeConfig(claimsConfig)
 	e.mustRun(0, "--experiment", "artificial-scaling", "--set", "steps=200", "--quiet")
 	table := e.mustRun(0, "claims")
-	if row := claimRowOf(t, table, "Fig. 2 (Sec. 5.1)"); !strings.Contains(row, "| not measured yet |") {
+	if row := claimRowOf(t, table, fig2Paper); !strings.Contains(row, "| not measured yet |") {
 		t.Errorf("artificial not run yet: %s", row)
 	}
 	if row := claimRowOf(t, table, "Fig. 2 mechanism (beyond the paper)"); !strings.Contains(row, "1 ended runs with other settings do not count") {
@@ -78,15 +104,31 @@ func TestClaimsEndToEnd(t *testing.T) {
 
 	e.mustRun(0, "--experiment", "artificial", "--quiet")
 	e.mustRun(0, "--experiment", "artificial-scaling", "--quiet")
+	e.mustRun(0, "--experiment", "artificial-init", "--quiet")
 	table = e.mustRun(0, "claims")
-	row := claimRowOf(t, table, "Fig. 2 (Sec. 5.1)")
-	for _, want := range []string{"gd: median", "goldstone-so: median", "paper's algorithm (goldstone-so): ", "run 2 (", "2/2 seeds)"} {
-		if !strings.Contains(row, want) && !(want == "2/2 seeds)" && strings.Contains(row, "seeds reach it)")) {
+	row := claimRowOf(t, table, fig2Paper)
+	for _, want := range []string{"2 seeds; L-L* < 1: gd ", "goldstone-linear ", "L-L* < 0.1: ", "L-L* < 0.01: ", "gd/goldstone-linear ", "run 2 ("} {
+		if !strings.Contains(row, want) {
 			t.Errorf("artificial row lacks %q: %s", want, row)
 		}
 	}
 	if strings.Contains(row, notMeasured) {
 		t.Errorf("artificial measured but: %s", row)
+	}
+	if row := claimRowOf(t, table, "Fig. 2 (Sec. 5.1), goldstone (beyond the paper)"); !strings.Contains(row, "gd/goldstone ") {
+		t.Errorf("goldstone row: %s", row)
+	}
+	if row := claimRowOf(t, table, "Fig. 2 (Sec. 5.1), procrustes (beyond the paper)"); !strings.Contains(row, "needs variants gd and procrustes") {
+		t.Errorf("procrustes row without the variant: %s", row)
+	}
+	row = claimRowOf(t, table, "Fig. 2 (Sec. 5.1), initialisation scale")
+	if !strings.Contains(row, "init_scale 0.01/0.1 x L-L* < 1/0.1/0.01, 2 seeds; goldstone reproduces at ") || !strings.Contains(row, " of 6 settings") {
+		t.Errorf("init row: %s", row)
+	}
+	// The per-setting table follows the claims table: 2 scales x 3 targets.
+	if !strings.Contains(table, "`runner --experiment artificial-init`; run 4 (") ||
+		strings.Count(table, "\n| 0.01 | L-L* < ") != 3 || strings.Count(table, "\n| 0.1 | L-L* < ") != 3 {
+		t.Errorf("no per-setting table for artificial-init:\n%s", table)
 	}
 	row = claimRowOf(t, table, "Fig. 2 mechanism (beyond the paper)")
 	if !strings.Contains(row, "gd steps_to_excess_1: slope") || !strings.Contains(row, "run 3 (") {

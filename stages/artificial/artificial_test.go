@@ -45,7 +45,7 @@ func TestTrainWritesResults(t *testing.T) {
 	if !(ex[len(ex)-1] < ex[0]) {
 		t.Fatalf("excess did not fall: %v -> %v", ex[0], ex[len(ex)-1])
 	}
-	for _, k := range []string{"final_excess", "final_psi", "l_star", "wall_seconds", "gauge_seconds", "steps_to_excess_1", "steps_to_excess_0.01"} {
+	for _, k := range []string{"final_excess", "final_psi", "l_star", "wall_seconds", "gauge_seconds", "gap_seconds", "steps_to_excess_1", "steps_to_excess_0.1", "steps_to_excess_0.01"} {
 		if _, ok := sum[k]; !ok {
 			t.Errorf("summary lacks %s", k)
 		}

@@ -141,8 +141,8 @@ const PaperFigures = `
   L - L*, against training iterations, GD against Goldstone-GD): figure2.png,
   L - L* on a log axis against the step on a linear axis (left) and on a log
   axis (right), one line per trial, colour = variant. The steps to
-  L - L* < 1 and < 0.01 are steps_to_excess_1 and steps_to_excess_0.01 in the
-  table.
+  L - L* < 1, < 0.1 and < 0.01 are steps_to_excess_1, steps_to_excess_0.1
+  and steps_to_excess_0.01 in the table.
 - The paper's picture of the embeddings along t during training:
   trajectories.png (lowest seed, first two variants).
 - curves.png: L - L*, psi and the gauge gap (beyond the paper) on log-log axes.

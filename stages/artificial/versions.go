@@ -14,9 +14,12 @@ package artificial
 // (issue 17): optim.SVD tracks the squared column norms through a sweep's
 // rotations (other bits at d > 2: the artificial L*, Procrustes, the wall
 // flips, the gauge gap).
-// Train 14 (issue 23): gauge round records (round_*) and
-// gauge_accepted_share.
+// Train 14 (issue 23, Fig. 3 work): gauge round records (round_*) and
+// gauge_accepted_share; train 14 (issue 23, Fig. 2 work):
+// steps_to_excess_0.1 (a third threshold between 1 and 0.01), report 14:
+// its paper-figures text names it. Train 15 and report 15: both together
+// (the two branches had each bumped to 14).
 const (
-	TrainVersion  = "14" // train-artificial
-	ReportVersion = "13" // report-artificial (its Draw)
+	TrainVersion  = "15" // train-artificial
+	ReportVersion = "15" // report-artificial (its Draw)
 )

@@ -19,13 +19,16 @@ package dwe
 // optim.SVD tracks the squared column norms through a sweep's rotations
 // (other bits at d > 2: Procrustes, the wall flips, the gauge gap).
 // Train 16 (issue 23): gauge round records (round_*) and
-// gauge_accepted_share.
+// gauge_accepted_share; train 16 (issue 23, the DWE verdicts): summary
+// gap_seconds (the time spent measuring the gauge gap, for the gauge
+// overhead without the measurement), report 16: its table shows it. Train
+// 17 and report 17: both together (the two branches had each bumped to 16).
 const (
 	IngestVersion   = "13" // ingest-corpus
 	BinVersion      = "13" // bin-corpus
 	VocabVersion    = "13" // vocab
 	CountVersion    = "13" // count
-	TrainVersion    = "16" // train-dwe
+	TrainVersion    = "17" // train-dwe
 	EvaluateVersion = "13" // evaluate-dwe
-	ReportVersion   = "15" // report-dwe (its Draw)
+	ReportVersion   = "17" // report-dwe (its Draw)
 )

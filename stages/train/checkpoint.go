@@ -44,6 +44,7 @@ type StateHooks struct {
 type loopState struct {
 	gaugeBase    float64 // gauge seconds of the runs before a resume
 	gaugeSeconds float64
+	gapSeconds   float64 // time in gauge-gap records since the start or resume
 	lastLoss     float64
 	lastPsi      float64
 	elapsed      float64 // seconds trained before a resume

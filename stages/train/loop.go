@@ -121,24 +121,8 @@ func (l *Loop) Run(ctx context.Context, x []float64) error {
 		if it.Gauge != nil {
 			ls.counts.add(l.Series, it.Step+1, it.Gauge)
 		}
-		logged := it.Step%l.LogEvery == 0 || it.Step == l.Steps-1
-		// loss and psi are those of x_{it.Step}; x has moved on to
-		// x_{it.Step+1} (after any gauge round), whose gap is labelled
-		// with its own index.
-		if logged {
-			l.Series.Add("loss", it.Step, it.Loss)
-			l.Series.Add("local_loss", it.Step, it.Local)
-			l.Series.Add("psi", it.Step, it.Psi)
-		}
-		if tree && (logged && (it.Step%gapEvery == 0 || it.Step == l.Steps-1) || l.nearRound(it.Step+1)) {
-			gm.record(l.Series, it.Step+1, x)
-		}
-		if logged {
-			if l.Extra != nil {
-				if err := l.Extra(it, x); err != nil {
-					return err
-				}
-			}
+		if err := l.logStep(it, x, gm, gapEvery, ls); err != nil {
+			return err
 		}
 		// Step it.Step is recorded whole: a checkpoint now holds the
 		// state before step it.Step+1 (and before AtStep draws for it).
@@ -159,8 +143,41 @@ func (l *Loop) Run(ctx context.Context, x []float64) error {
 		// outputs will not be kept, so keep the steps.
 		err = ck.after(ctx, l.Steps, ls.elapsed+time.Since(start).Seconds())
 	}
-	if gm != nil && err == nil {
+	l.summarize(x, gm, ls, err == nil, start)
+	return err
+}
+
+// logStep records step it.Step's metrics when it is logged, and the gauge
+// gap of the iterate after it when that is due (every gapEvery logged
+// steps, the last one, and around the gauge rounds).
+func (l *Loop) logStep(it *optim.Iter, x []float64, gm *gapMeter, gapEvery int, ls *loopState) error {
+	logged := it.Step%l.LogEvery == 0 || it.Step == l.Steps-1
+	if logged {
+		l.Series.Add("loss", it.Step, it.Loss)
+		l.Series.Add("local_loss", it.Step, it.Local)
+		l.Series.Add("psi", it.Step, it.Psi)
+	}
+	if gm != nil && (logged && (it.Step%gapEvery == 0 || it.Step == l.Steps-1) || l.nearRound(it.Step+1)) {
+		// loss and psi above are those of x_{it.Step}; x has moved on
+		// to x_{it.Step+1} (after any gauge round), whose gap is
+		// labelled with its own index.
+		t0 := time.Now()
+		gm.record(l.Series, it.Step+1, x)
+		ls.gapSeconds += time.Since(t0).Seconds()
+	}
+	if logged && l.Extra != nil {
+		return l.Extra(it, x)
+	}
+	return nil
+}
+
+// summarize writes the run's summary metrics (the final gap and
+// steps_to_gap_1pct only after a run that ended well).
+func (l *Loop) summarize(x []float64, gm *gapMeter, ls *loopState, ok bool, start time.Time) {
+	if gm != nil && ok {
+		t0 := time.Now()
 		l.Summary["final_gauge_gap"] = gm.gap(x)
+		ls.gapSeconds += time.Since(t0).Seconds()
 		l.Summary["steps_to_gap_1pct"] = StepsToGapBelow(l.Series, GapTolerance)
 	}
 	if l.Opt.Gauge != nil && l.Opt.K1 > 0 {
@@ -168,9 +185,15 @@ func (l *Loop) Run(ctx context.Context, x []float64) error {
 	}
 	l.Summary["wall_seconds"] = ls.elapsed + time.Since(start).Seconds()
 	l.Summary["gauge_seconds"] = ls.gaugeSeconds
+	if gm != nil {
+		// Measuring the gap is not training: the gauge's share of the
+		// training time is gauge_seconds / (wall_seconds - gap_seconds).
+		// The gap records before a resume are not in a checkpoint, so
+		// after one gap_seconds counts those since the resume only.
+		l.Summary["gap_seconds"] = ls.gapSeconds
+	}
 	l.Summary["final_loss"] = ls.lastLoss
 	l.Summary["final_psi"] = ls.lastPsi
-	return err
 }
 
 // roundRecorder wraps d's gauge in a roundRecorder when the loop records

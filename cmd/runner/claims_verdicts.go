@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"goldstone/runs"
 	"goldstone/stages"
 	"goldstone/stages/artificial"
 	"goldstone/stages/figures"
@@ -854,7 +853,7 @@ var claimSections = []claimSection{
 }
 
 // claimSectionsMarkdown renders the sections whose experiment has a run.
-func claimSectionsMarkdown(ctx context.Context, st *runs.Store, cfg *stages.Config) (string, error) {
+func claimSectionsMarkdown(ctx context.Context, ss claimStores, cfg *stages.Config) (string, error) {
 	var b strings.Builder
 	for _, s := range claimSections {
 		e, ok := cfg.Experiments[s.experiment]
@@ -862,7 +861,7 @@ func claimSectionsMarkdown(ctx context.Context, st *runs.Store, cfg *stages.Conf
 			continue
 		}
 		_, hash := e.Resolved()
-		r, _, err := latestEnded(ctx, st, s.experiment, hash)
+		r, _, err := ss.latestEnded(ctx, s.experiment, hash)
 		if err != nil {
 			return "", err
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -19,6 +20,7 @@ import (
 
 var claimsFlags struct {
 	readme string
+	also   multiFlag
 }
 
 func init() {
@@ -26,6 +28,7 @@ func init() {
 		name:    "claims",
 		summary: "the paper's claims against our measurements, from the results database (Markdown table)",
 		flags: func(fs *flag.FlagSet) {
+			fs.Var(&claimsFlags.also, "also-db", "a further results database to read (repeatable): each row comes from the first database, --db first, that holds an ended run of its experiment at the defined settings")
 			fs.StringVar(&claimsFlags.readme, "readme", "", "replace the table between the lines '"+claimsBegin+"' and '"+claimsEnd+"' of this file instead of printing it")
 		},
 		run: runClaims,
@@ -52,6 +55,7 @@ type claimRun struct {
 	// The store the run was read from, for rows that read series.
 	store *runs.Store
 	ctx   context.Context
+	db    string // the database's file name when claims reads several
 }
 
 type claimTrial struct {
@@ -154,7 +158,11 @@ func (r *claimRun) source() string {
 	if r.info.GitDirty {
 		c += "+dirty"
 	}
-	return fmt.Sprintf("run %d (%s, commit %s, %d/%d trials done)", r.info.ID, r.info.Started.UTC().Format("2006-01-02"), c, len(r.trials), r.total)
+	db := ""
+	if r.db != "" {
+		db = " of " + r.db
+	}
+	return fmt.Sprintf("run %d%s (%s, commit %s, %d/%d trials done)", r.info.ID, db, r.info.Started.UTC().Format("2006-01-02"), c, len(r.trials), r.total)
 }
 
 func reached(xs []float64) int {
@@ -319,10 +327,36 @@ var claimSpecs = []claimSpec{
 	{"Gauge fields kept between rounds, SOTU", "keeping the gauge fields between rounds (not resetting them) speeds up convergence", "State of the Union, 10-year steps; MAP; goldstone (" + dweLabels["goldstone"] + ") with keep_fields true (the paper's) and false", "dwe-sotu-keep", dweKeepClaim},
 }
 
-// Claims computes the claims table from the results database: each row
+// claimStores are the results databases claims reads, in order: each
+// experiment's run comes from the first that holds one.
+type claimStores []*runs.Store
+
+// latestEnded is latestEnded over the stores: the first store's run, and
+// the ended runs with other settings summed over all of them. With more
+// than one store the run names its database.
+func (ss claimStores) latestEnded(ctx context.Context, experiment, configHash string) (*claimRun, int, error) {
+	others := 0
+	for _, st := range ss {
+		r, other, err := latestEnded(ctx, st, experiment, configHash)
+		if err != nil {
+			return nil, 0, err
+		}
+		others += other
+		if r != nil {
+			if len(ss) > 1 {
+				r.db = filepath.Base(st.Path())
+			}
+			return r, others, nil
+		}
+	}
+	return nil, others, nil
+}
+
+// Claims computes the claims table from the results databases: each row
 // from the latest ended run of its experiment as cfg defines it (runs with
-// --set overrides or older settings do not count).
-func Claims(ctx context.Context, st *runs.Store, cfg *stages.Config) ([]claimRow, error) {
+// --set overrides or older settings do not count), from the first database
+// that has one.
+func Claims(ctx context.Context, ss claimStores, cfg *stages.Config) ([]claimRow, error) {
 	var rows []claimRow
 	for _, c := range claimSpecs {
 		row := claimRow{Claim: c.claim, Paper: c.paper, Data: c.data, Command: "runner --experiment " + c.experiment}
@@ -333,7 +367,7 @@ func Claims(ctx context.Context, st *runs.Store, cfg *stages.Config) ([]claimRow
 			continue
 		}
 		_, hash := e.Resolved()
-		r, other, err := latestEnded(ctx, st, c.experiment, hash)
+		r, other, err := ss.latestEnded(ctx, c.experiment, hash)
 		if err != nil {
 			return nil, err
 		}
@@ -378,15 +412,24 @@ func runClaims(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []strin
 		return err
 	}
 	defer st.Close()
+	ss := claimStores{st}
+	for _, path := range claimsFlags.also {
+		o, err := runs.OpenReadOnly(ctx, path)
+		if err != nil {
+			return usageErr("--also-db: %v", err)
+		}
+		defer o.Close()
+		ss = append(ss, o)
+	}
 	cfg, err := stages.LoadConfig(g.config)
 	if err != nil {
 		return err // a *stages.ConfigError: exit 2
 	}
-	rows, err := Claims(ctx, st, cfg)
+	rows, err := Claims(ctx, ss, cfg)
 	if err != nil {
 		return err
 	}
-	sections, err := claimSectionsMarkdown(ctx, st, cfg)
+	sections, err := claimSectionsMarkdown(ctx, ss, cfg)
 	if err != nil {
 		return err
 	}

@@ -147,6 +147,21 @@ func TestClaimsEndToEnd(t *testing.T) {
 	if b, _ := os.ReadFile(readme); string(b) != "# no markers\n" {
 		t.Errorf("README without markers was changed: %q", b)
 	}
+
+	// Several databases: each row from the first that has a run at the
+	// defined settings, named with its database; the overridden run in
+	// other.db does not count but is counted.
+	e.mustRun(0, "--experiment", "artificial-scaling", "--set", "steps=200", "--quiet", "--db", "other.db")
+	table = e.mustRun(0, "claims", "--db", "other.db", "--also-db", "results.db")
+	if row := claimRowOf(t, table, fig2Paper); !strings.Contains(row, "run 2 of results.db (") {
+		t.Errorf("artificial row from the second database: %s", row)
+	}
+	if row := claimRowOf(t, table, "Fig. 2 mechanism (beyond the paper)"); !strings.Contains(row, "run 3 of results.db (") {
+		t.Errorf("scaling row from the second database: %s", row)
+	}
+	if _, errs, code := e.run("claims", "--also-db", "missing.db"); code != 2 || !strings.Contains(errs, "--also-db") {
+		t.Errorf("a missing --also-db: exit %d %s", code, errs)
+	}
 }
 
 func TestSpeedupVerdict(t *testing.T) {

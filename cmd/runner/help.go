@@ -51,7 +51,7 @@ var commandExamples = map[string][]string{
 	"verify":       {"runner verify", "runner verify --evict"},
 	"report":       {"runner report --run 3"},
 	"repro":        {"runner repro --experiment artificial"},
-	"claims":       {"runner claims", "runner claims --readme README.md"},
+	"claims":       {"runner claims", "runner claims --readme docs/results.md --db results.db --also-db older.db"},
 	"words":        {"runner words --experiment dwe-sotu --age car --to 1800 --k 5"},
 	"example-data": {"runner example-data", "runner example-data --out data/examples"},
 	"status":       {"runner status --run 7", "runner status --run 7 --watch"},

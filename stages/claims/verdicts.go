@@ -1,13 +1,11 @@
-package main
+package claims
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
 
-	"goldstone/stages"
 	"goldstone/stages/artificial"
 	"goldstone/stages/figures"
 )
@@ -40,7 +38,7 @@ const (
 )
 
 // seedOf is a trial's seed (0 when it has none).
-func seedOf(t claimTrial) int {
+func seedOf(t trial) int {
 	s, _ := t.params["seed"].(float64)
 	return int(s)
 }
@@ -48,9 +46,9 @@ func seedOf(t claimTrial) int {
 // bySeed returns each variant's metric by seed over the trials keep
 // accepts (nil: all). Failed trials give NaN (a censored step count: never
 // reached) when withFailed is set, and are left out otherwise.
-func (r *claimRun) bySeed(metric string, keep func(claimTrial) bool, withFailed bool) map[string]map[int]float64 {
+func (r *Run) bySeed(metric string, keep func(trial) bool, withFailed bool) map[string]map[int]float64 {
 	out := map[string]map[int]float64{}
-	add := func(t claimTrial, v float64) {
+	add := func(t trial, v float64) {
 		if keep != nil && !keep(t) {
 			return
 		}
@@ -92,7 +90,7 @@ func pairOf(m map[string]map[int]float64, a, b string) (x, y []float64) {
 }
 
 // failedOf counts the failed trials of a variant that keep accepts.
-func (r *claimRun) failedOf(variant string, keep func(claimTrial) bool) int {
+func (r *Run) failedOf(variant string, keep func(trial) bool) int {
 	n := 0
 	for _, t := range r.failed {
 		if t.variant == variant && (keep == nil || keep(t)) {
@@ -106,7 +104,7 @@ func (r *claimRun) failedOf(variant string, keep func(claimTrial) bool) int {
 // the first error of each ("goldstone-linear failed on 3 of 3 seeds
 // (train: step 60: local loss +Inf: optim: loss diverged)"), in variant
 // order; total counts each variant's trials.
-func (r *claimRun) failures() []string {
+func (r *Run) failures() []string {
 	total, failed, first := map[string]int{}, map[string]int{}, map[string]string{}
 	for _, t := range r.trials {
 		total[t.variant]++
@@ -129,7 +127,7 @@ func (r *claimRun) failures() []string {
 }
 
 // failedAll is the verdict of a row whose method failed on every seed.
-func failedAll(r *claimRun, method string) (string, bool) {
+func failedAll(r *Run, method string) (string, bool) {
 	if r.failedOf(method, nil) == 0 {
 		return "", false
 	}
@@ -161,7 +159,7 @@ type speedup struct {
 // horizonOf is the run length a censored step count exceeds: the trials'
 // steps setting, else (runs whose trials do not record it) the largest
 // step count reached, which every censored one exceeds too.
-func (r *claimRun) horizonOf() float64 {
+func (r *Run) horizonOf() float64 {
 	h := 0.0
 	for _, t := range append(slices.Clip(r.trials), r.failed...) {
 		if v, ok := t.params["steps"].(float64); ok {
@@ -268,8 +266,11 @@ type ratioBands struct {
 	Neither           string // the verdict when neither median reaches the target
 }
 
-// fig2Bands: the paper's Fig. 2 speed-up is about 10x; half of it counts.
-var fig2Bands = ratioBands{Reproduce: 5, Effect: 1.5, Neither: "not reproduced: neither reaches it on most seeds"}
+// speedupBands are the bands of a speed-up the paper states as factor (Fig.
+// 2: about 10x): half of it reproduces the claim.
+func speedupBands(factor float64) ratioBands {
+	return ratioBands{Reproduce: factor / 2, Effect: 1.5, Neither: "not reproduced: neither reaches it on most seeds"}
+}
 
 // Word is the verdict of the interval against the bands:
 //
@@ -314,52 +315,44 @@ func stepsShort(xs []float64) string {
 // thresholdText names an excess threshold: "L-L* < 0.1".
 func thresholdText(thr float64) string { return fmt.Sprintf("L-L* < %g", thr) }
 
-// The variants of the artificial experiments and what each is.
-var artificialLabels = map[string]string{
-	"goldstone-linear": "the paper's algorithm: Z + (Gamma - Gamma^T) Z, fields kept, no guard, no flips",
-	"goldstone-so":     "beyond the paper: exact rotation exp(Gamma) + guard, SO(d) only",
-	"goldstone":        "beyond the paper: exp(Gamma) + guard + reflection flips",
-	"procrustes":       "beyond the paper: exact gauge fixing on the chain, O(d)",
-}
-
-// fig2Claim is the Fig. 2 row of one method against GD on the artificial
-// data: at every threshold of artificial.ExcessThresholds the censored
-// median steps of both, the ratio GD/method with its bootstrap interval, and
-// the verdict the interval gives.
-func fig2Claim(method string) func(r *claimRun) (string, string) {
-	return func(r *claimRun) (string, string) {
-		var ours, verdicts []string
-		var m0 []float64
-		for i, thr := range artificial.ExcessThresholds {
-			m := r.bySeed(artificial.ExcessMetric(thr), nil, true)
-			if m["gd"] == nil || m[method] == nil {
-				return "", notMeasured + " (needs variants gd and " + method + ")"
-			}
-			gd, me := pairOf(m, "gd", method)
-			m0 = gd
-			s := newSpeedup(gd, me, r.horizonOf())
-			prefix := thresholdText(thr)
-			if i == 0 {
-				prefix = fmt.Sprintf("%d seeds; %s", len(gd), prefix)
-			}
-			o := fmt.Sprintf("%s: gd %s, %s %s, gd/%s %s", prefix, stepsShort(gd), method, stepsShort(me), method, s.Text())
-			if both := s.BothText(); both != "" {
-				o += " (" + both + ")"
-			}
-			ours = append(ours, o)
-			verdicts = append(verdicts, fmt.Sprintf("%s: %s", thresholdText(thr), s.Verdict(fig2Bands, "gd", method)))
+// fig2Claim (kind "speedup") is the Fig. 2 row of one method against the
+// baseline (GD) on the artificial data: at every threshold of
+// artificial.ExcessThresholds the censored median steps of both, the ratio
+// baseline/method with its bootstrap interval, and the verdict the
+// interval gives against the paper's factor.
+func fig2Claim(r *Run, p Params) (string, string) {
+	method, base, bands := p.Method, p.Baseline, speedupBands(p.Factor)
+	var ours, verdicts []string
+	var m0 []float64
+	for i, thr := range artificial.ExcessThresholds {
+		m := r.bySeed(artificial.ExcessMetric(thr), nil, true)
+		if m[base] == nil || m[method] == nil {
+			return "", notMeasured + " (needs variants " + base + " and " + method + ")"
 		}
-		for _, v := range []string{method, "gd"} {
-			if n := r.failedOf(v, nil); n > 0 {
-				ours = append(ours, fmt.Sprintf("%s diverged on %d of %d seeds (counted as never)", v, n, len(m0)))
-			}
+		gd, me := pairOf(m, base, method)
+		m0 = gd
+		s := newSpeedup(gd, me, r.horizonOf())
+		prefix := thresholdText(thr)
+		if i == 0 {
+			prefix = fmt.Sprintf("%d seeds; %s", len(gd), prefix)
 		}
-		return strings.Join(ours, "; "), strings.Join(verdicts, "; ")
+		o := fmt.Sprintf("%s: %s %s, %s %s, %s/%s %s", prefix, base, stepsShort(gd), method, stepsShort(me), base, method, s.Text())
+		if both := s.BothText(); both != "" {
+			o += " (" + both + ")"
+		}
+		ours = append(ours, o)
+		verdicts = append(verdicts, fmt.Sprintf("%s: %s", thresholdText(thr), s.Verdict(bands, base, method)))
 	}
+	for _, v := range []string{method, base} {
+		if n := r.failedOf(v, nil); n > 0 {
+			ours = append(ours, fmt.Sprintf("%s diverged on %d of %d seeds (counted as never)", v, n, len(m0)))
+		}
+	}
+	return strings.Join(ours, "; "), strings.Join(verdicts, "; ")
 }
 
 // initScales returns the init_scale values of a run's trials, sorted.
-func (r *claimRun) initScales() []float64 {
+func (r *Run) initScales() []float64 {
 	var out []float64
 	for _, t := range append(slices.Clip(r.trials), r.failed...) {
 		if v, ok := t.params["init_scale"].(float64); ok && !slices.Contains(out, v) {
@@ -370,10 +363,6 @@ func (r *claimRun) initScales() []float64 {
 	return out
 }
 
-// fig2Methods are the methods the sensitivity table compares with GD, the
-// paper's first.
-var fig2Methods = []string{"goldstone-linear", "goldstone-so", "goldstone", "procrustes"}
-
 // fig2Setting is one (init scale, threshold) cell row of the sensitivity
 // table.
 type fig2Setting struct {
@@ -382,18 +371,20 @@ type fig2Setting struct {
 	cmp       map[string]speedup
 }
 
-func fig2Settings(r *claimRun) []fig2Setting {
+// fig2Settings compares each of p.Methods with p.Baseline at every
+// (init_scale, threshold) of the run.
+func fig2Settings(r *Run, p Params) []fig2Setting {
 	var out []fig2Setting
 	for _, init := range r.initScales() {
-		keep := func(t claimTrial) bool { v, _ := t.params["init_scale"].(float64); return v == init }
+		keep := func(t trial) bool { v, _ := t.params["init_scale"].(float64); return v == init }
 		for _, thr := range artificial.ExcessThresholds {
 			m := r.bySeed(artificial.ExcessMetric(thr), keep, true)
 			st := fig2Setting{init: init, thr: thr, cmp: map[string]speedup{}}
-			for _, meth := range fig2Methods {
-				if m["gd"] == nil || m[meth] == nil {
+			for _, meth := range p.Methods {
+				if m[p.Baseline] == nil || m[meth] == nil {
 					continue
 				}
-				gd, me := pairOf(m, "gd", meth)
+				gd, me := pairOf(m, p.Baseline, meth)
 				st.gd = gd
 				st.cmp[meth] = newSpeedup(gd, me, r.horizonOf())
 			}
@@ -403,15 +394,17 @@ func fig2Settings(r *claimRun) []fig2Setting {
 	return out
 }
 
-// initClaim summarises the sensitivity table: at how many (init scale,
-// threshold) settings each method's speed-up over GD reproduces the paper's.
-func initClaim(r *claimRun) (string, string) {
-	sets := fig2Settings(r)
+// initClaim (kind "init-scale") summarises the sensitivity table: at how
+// many (init scale, threshold) settings each method's speed-up over the
+// baseline (GD) reproduces the paper's factor.
+func initClaim(r *Run, p Params) (string, string) {
+	bands := speedupBands(p.Factor)
+	sets := fig2Settings(r, p)
 	if len(sets) == 0 {
 		return "no init_scale in the run's settings", notMeasured
 	}
 	var ours, verdict []string
-	for _, meth := range fig2Methods {
+	for _, meth := range p.Methods {
 		var yes []string
 		n := 0
 		for _, st := range sets {
@@ -420,7 +413,7 @@ func initClaim(r *claimRun) (string, string) {
 				continue
 			}
 			n++
-			if s.Word(fig2Bands) == "reproduces" {
+			if s.Word(bands) == "reproduces" {
 				yes = append(yes, fmt.Sprintf("init %g %s", st.init, thresholdText(st.thr)))
 			}
 		}
@@ -439,7 +432,7 @@ func initClaim(r *claimRun) (string, string) {
 	}
 	return fmt.Sprintf("init_scale %s x %s, %d seeds; ", floatsText(r.initScales()), thresholdsText(), len(sets[0].gd)) +
 			strings.Join(ours, "; ") + " (table below)",
-		"reproduces (interval of gd/method steps >= 5x) " + strings.Join(verdict, "; ")
+		fmt.Sprintf("reproduces (interval of %s/method steps >= %gx) ", p.Baseline, bands.Reproduce) + strings.Join(verdict, "; ")
 }
 
 func floatsText(xs []float64) string {
@@ -458,24 +451,26 @@ func thresholdsText() string {
 	return "L-L* < " + strings.Join(s, "/")
 }
 
-// initSection renders the sensitivity table: one line per (init scale,
-// threshold), one column per method.
-func initSection(r *claimRun) string {
+// initSection (section kind "speedup-per-setting") renders the
+// sensitivity table: one line per (init scale, threshold), one column per
+// method.
+func initSection(r *Run, p Params) string {
+	bands := speedupBands(p.Factor)
 	var b strings.Builder
-	b.WriteString("| init_scale | target | gd: median steps (reached) |")
-	for _, m := range fig2Methods {
+	fmt.Fprintf(&b, "| init_scale | target | %s: median steps (reached) |", p.Baseline)
+	for _, m := range p.Methods {
 		b.WriteString(" " + m + " |")
 	}
-	b.WriteString("\n|---|---|---|" + strings.Repeat("---|", len(fig2Methods)) + "\n")
-	for _, st := range fig2Settings(r) {
+	b.WriteString("\n|---|---|---|" + strings.Repeat("---|", len(p.Methods)) + "\n")
+	for _, st := range fig2Settings(r, p) {
 		fmt.Fprintf(&b, "| %g | %s | %s |", st.init, thresholdText(st.thr), stepsShort(st.gd))
-		for _, m := range fig2Methods {
+		for _, m := range p.Methods {
 			s, ok := st.cmp[m]
 			if !ok {
 				b.WriteString(" - |")
 				continue
 			}
-			fmt.Fprintf(&b, " %s; gd/%s %s: %s |", stepsShort(s.Method), m, s.Text(), s.Word(fig2Bands))
+			fmt.Fprintf(&b, " %s; %s/%s %s: %s |", stepsShort(s.Method), p.Baseline, m, s.Text(), s.Word(bands))
 		}
 		b.WriteString("\n")
 	}
@@ -486,13 +481,14 @@ func initSection(r *claimRun) string {
 // of at least 1.5x (the whole interval) counts.
 var keepBands = ratioBands{Reproduce: 1.5, Effect: 1.5, Neither: "not testable: neither reaches it on most seeds"}
 
-// keepClaim compares each Goldstone-GD variant with fields kept between
-// rounds (the paper's) against the same with fields reset (variant
-// "<name>-reset"): steps(reset)/steps(kept) per threshold.
-func keepClaim(r *claimRun) (string, string) {
+// keepClaim (kind "keep-fields") compares each Goldstone-GD variant of
+// p.Methods with fields kept between rounds (the paper's) against the same
+// with fields reset (variant "<name>-reset"): steps(reset)/steps(kept) per
+// threshold.
+func keepClaim(r *Run, p Params) (string, string) {
 	var ours, verdicts []string
 	var seeds int
-	for _, meth := range fig2Methods {
+	for _, meth := range p.Methods {
 		var parts, vparts []string
 		for _, thr := range artificial.ExcessThresholds {
 			m := r.bySeed(artificial.ExcessMetric(thr), nil, true)
@@ -512,7 +508,7 @@ func keepClaim(r *claimRun) (string, string) {
 		if len(parts) == 0 {
 			continue
 		}
-		ours = append(ours, meth+" ("+artificialLabels[meth]+"): "+strings.Join(parts, ", "))
+		ours = append(ours, meth+" ("+p.Labels[meth]+"): "+strings.Join(parts, ", "))
 		verdicts = append(verdicts, meth+": "+strings.Join(vparts, ", "))
 	}
 	if len(ours) == 0 {
@@ -587,7 +583,8 @@ func (p pairedDiff) Word(b diffBands) string {
 	return "inconclusive"
 }
 
-// table2Bands: the paper's Table 2 difference is +0.0006 nats.
+// table2Bands: differences of the held-out log-likelihood within ±0.0005
+// nats are no difference (the paper's Table 2 difference is +0.0006).
 var table2Bands = diffBands{Band: 0.0005}
 
 // fig4Bands: differences of the median cos(first, last) within ±0.02 are no
@@ -617,98 +614,98 @@ func sortedVariants(m map[string]map[int]float64, skip string) []string {
 	return vs
 }
 
-// llIntervalClaim is Table 2 with an interval: held-out log-likelihood per
-// test point, each method minus the baseline, paired by seed. The verdict
-// is judged on method (the row's algorithm); the others are reported.
-func llIntervalClaim(method string) func(r *claimRun) (string, string) {
-	return func(r *claimRun) (string, string) {
-		m := r.bySeed("test_ll", nil, false)
-		base := dweBase(m)
-		fails := strings.Join(r.failures(), "; ")
-		if v, ok := failedAll(r, method); ok {
-			return fails, v
-		}
-		if base == "" || m[method] == nil {
-			return fails, notMeasured + " (needs a baseline and " + method + ")"
-		}
-		var parts []string
-		var verdict string
-		for _, v := range sortedVariants(m, base) {
-			b, x := pairOf(m, base, v)
-			p := newPairedDiff(b, x)
-			parts = append(parts, fmt.Sprintf("%s %.4f vs %s %.4f, difference %s", v, p.MethodM, base, p.BaseM, p.Text(5)))
-			if v != method {
-				continue
-			}
-			switch p.Word(table2Bands) {
-			case "no difference":
-				verdict = fmt.Sprintf("no difference: %s nats, interval within ±%g (paper +0.0006)", p.Text(5), table2Bands.Band)
-			case "higher":
-				verdict = fmt.Sprintf("reproduces the sign: %s better by %s nats (paper +0.0006)", method, p.Text(5))
-			case "lower":
-				verdict = fmt.Sprintf("reversed: %s worse, %s nats (paper +0.0006)", method, p.Text(5))
-			case "no interval":
-				verdict = fmt.Sprintf("not judged: %s nats from one seed, no interval", p.Text(5))
-			default:
-				verdict = fmt.Sprintf("inconclusive: %s nats, the interval is wider than ±%g and includes 0", p.Text(5), table2Bands.Band)
-			}
-		}
-		if fails != "" {
-			parts = append(parts, fails)
-		}
-		return fmt.Sprintf("test_ll (mean over %d seeds; difference to %s with its 95%% t interval) ", len(m[base]), base) + strings.Join(parts, "; "), verdict
+// llIntervalClaim (kind "heldout-ll") is Table 2 with an interval:
+// held-out log-likelihood per test point, each method minus the baseline,
+// paired by seed. The verdict is judged on p.Method (the row's algorithm)
+// and quotes the paper's difference p.PaperGain; the others are reported.
+func llIntervalClaim(r *Run, p Params) (string, string) {
+	method, paper := p.Method, fmt.Sprintf("(paper %+g)", p.PaperGain)
+	m := r.bySeed("test_ll", nil, false)
+	base := dweBase(m)
+	fails := strings.Join(r.failures(), "; ")
+	if v, ok := failedAll(r, method); ok {
+		return fails, v
 	}
+	if base == "" || m[method] == nil {
+		return fails, notMeasured + " (needs a baseline and " + method + ")"
+	}
+	var parts []string
+	var verdict string
+	for _, v := range sortedVariants(m, base) {
+		b, x := pairOf(m, base, v)
+		p := newPairedDiff(b, x)
+		parts = append(parts, fmt.Sprintf("%s %.4f vs %s %.4f, difference %s", v, p.MethodM, base, p.BaseM, p.Text(5)))
+		if v != method {
+			continue
+		}
+		switch p.Word(table2Bands) {
+		case "no difference":
+			verdict = fmt.Sprintf("no difference: %s nats, interval within ±%g %s", p.Text(5), table2Bands.Band, paper)
+		case "higher":
+			verdict = fmt.Sprintf("reproduces the sign: %s better by %s nats %s", method, p.Text(5), paper)
+		case "lower":
+			verdict = fmt.Sprintf("reversed: %s worse, %s nats %s", method, p.Text(5), paper)
+		case "no interval":
+			verdict = fmt.Sprintf("not judged: %s nats from one seed, no interval", p.Text(5))
+		default:
+			verdict = fmt.Sprintf("inconclusive: %s nats, the interval is wider than ±%g and includes 0", p.Text(5), table2Bands.Band)
+		}
+	}
+	if fails != "" {
+		parts = append(parts, fails)
+	}
+	return fmt.Sprintf("test_ll (mean over %d seeds; difference to %s with its 95%% t interval) ", len(m[base]), base) + strings.Join(parts, "; "), verdict
 }
 
-// alignIntervalClaim is Fig. 4 with an interval: each trial's median over
-// words of cos(first, last), method minus baseline, paired by seed.
-func alignIntervalClaim(method string) func(r *claimRun) (string, string) {
-	return func(r *claimRun) (string, string) {
-		m := r.bySeed("median_first_last_cos", nil, false)
-		base := dweBase(m)
-		fails := strings.Join(r.failures(), "; ")
-		if v, ok := failedAll(r, method); ok {
-			return fails, v
-		}
-		if base == "" || m[method] == nil {
-			return fails, notMeasured + " (needs a baseline and " + method + ")"
-		}
-		var parts []string
-		var verdict string
-		for _, v := range sortedVariants(m, base) {
-			b, x := pairOf(m, base, v)
-			p := newPairedDiff(b, x)
-			parts = append(parts, fmt.Sprintf("%s %.3f vs %s %.3f, difference %s", v, p.MethodM, base, p.BaseM, p.Text(3)))
-			if v != method {
-				continue
-			}
-			switch p.Word(fig4Bands) {
-			case "no difference":
-				verdict = fmt.Sprintf("no effect: %s, interval within ±%g", p.Text(3), fig4Bands.Band)
-			case "reproduces":
-				verdict = fmt.Sprintf("reproduces: %s more aligned by %s (interval >= %g)", method, p.Text(3), fig4Bands.Reproduce)
-			case "higher":
-				verdict = fmt.Sprintf("smaller effect: %s more aligned by %s (interval above 0, not above %g)", method, p.Text(3), fig4Bands.Reproduce)
-			case "lower":
-				verdict = fmt.Sprintf("reversed: %s less aligned, %s", method, p.Text(3))
-			case "no interval":
-				verdict = fmt.Sprintf("not judged: %s from one seed, no interval", p.Text(3))
-			default:
-				verdict = fmt.Sprintf("inconclusive: %s, the interval is wider than ±%g and includes 0", p.Text(3), fig4Bands.Band)
-			}
-		}
-		if fails != "" {
-			parts = append(parts, fails)
-		}
-		return fmt.Sprintf("median cos(first, last) (mean over %d seeds; difference to %s with its 95%% t interval) ", len(m[base]), base) + strings.Join(parts, "; "), verdict
+// alignIntervalClaim (kind "alignment") is Fig. 4 with an interval: each
+// trial's median over words of cos(first, last), p.Method minus the
+// baseline, paired by seed.
+func alignIntervalClaim(r *Run, p Params) (string, string) {
+	method := p.Method
+	m := r.bySeed("median_first_last_cos", nil, false)
+	base := dweBase(m)
+	fails := strings.Join(r.failures(), "; ")
+	if v, ok := failedAll(r, method); ok {
+		return fails, v
 	}
+	if base == "" || m[method] == nil {
+		return fails, notMeasured + " (needs a baseline and " + method + ")"
+	}
+	var parts []string
+	var verdict string
+	for _, v := range sortedVariants(m, base) {
+		b, x := pairOf(m, base, v)
+		p := newPairedDiff(b, x)
+		parts = append(parts, fmt.Sprintf("%s %.3f vs %s %.3f, difference %s", v, p.MethodM, base, p.BaseM, p.Text(3)))
+		if v != method {
+			continue
+		}
+		switch p.Word(fig4Bands) {
+		case "no difference":
+			verdict = fmt.Sprintf("no effect: %s, interval within ±%g", p.Text(3), fig4Bands.Band)
+		case "reproduces":
+			verdict = fmt.Sprintf("reproduces: %s more aligned by %s (interval >= %g)", method, p.Text(3), fig4Bands.Reproduce)
+		case "higher":
+			verdict = fmt.Sprintf("smaller effect: %s more aligned by %s (interval above 0, not above %g)", method, p.Text(3), fig4Bands.Reproduce)
+		case "lower":
+			verdict = fmt.Sprintf("reversed: %s less aligned, %s", method, p.Text(3))
+		case "no interval":
+			verdict = fmt.Sprintf("not judged: %s from one seed, no interval", p.Text(3))
+		default:
+			verdict = fmt.Sprintf("inconclusive: %s, the interval is wider than ±%g and includes 0", p.Text(3), fig4Bands.Band)
+		}
+	}
+	if fails != "" {
+		parts = append(parts, fails)
+	}
+	return fmt.Sprintf("median cos(first, last) (mean over %d seeds; difference to %s with its 95%% t interval) ", len(m[base]), base) + strings.Join(parts, "; "), verdict
 }
 
-// scheduleClaim: the decaying learning-rate schedule (variant NAME) against
+// scheduleClaim (kind "schedule"): the decaying learning-rate schedule (variant NAME) against
 // a constant rate (variant NAME-constant), paired by seed: held-out
 // log-likelihood (decaying minus constant; the verdict, with Table 2's band)
 // and the final training loss (reported).
-func scheduleClaim(r *claimRun) (string, string) {
+func scheduleClaim(r *Run, _ Params) (string, string) {
 	ll := r.bySeed("test_ll", nil, false)
 	loss := r.bySeed("final_loss", nil, false)
 	var ours, verdicts []string
@@ -741,55 +738,55 @@ func scheduleClaim(r *claimRun) (string, string) {
 	return strings.Join(ours, "; "), "held-out log-likelihood, ±0.0005 band: " + strings.Join(verdicts, "; ")
 }
 
-// overheadClaim: the share of Goldstone-GD's training time spent in gauge
-// rounds, gauge_seconds / (wall_seconds - gap_seconds) (the gap records are
-// a measurement every variant pays), per trial of the goldstone variants.
-func overheadClaim(paper float64) func(r *claimRun) (string, string) {
-	return func(r *claimRun) (string, string) {
-		g := r.bySeed("gauge_seconds", nil, false)
-		w := r.bySeed("wall_seconds", nil, false)
-		gp := r.bySeed("gap_seconds", nil, false)
-		rounds := r.bySeed("gauge_rounds", nil, false)
-		rejected := r.bySeed("gauge_rejected", nil, false)
-		var parts []string
-		var verdict []string
-		for _, v := range sortedVariants(g, "") {
-			if !strings.HasPrefix(v, "goldstone") {
-				continue
-			}
-			var share []float64
-			for s, gs := range g[v] {
-				gap := gp[v][s]
-				if math.IsNaN(gap) {
-					gap = 0
-				}
-				share = append(share, gs/(w[v][s]-gap))
-			}
-			slices.Sort(share)
-			if len(share) == 0 {
-				continue
-			}
-			med := figures.Median(share)
-			p := fmt.Sprintf("%s: %.1f%% (median of %d trials; %.1f%%-%.1f%%)", v, 100*med, len(share), 100*share[0], 100*share[len(share)-1])
-			if a := acceptedText(rounds[v], rejected[v]); a != "" {
-				p += "; " + a
-			}
-			parts = append(parts, p)
-			word := "about the paper's"
-			switch {
-			case med > 2*paper:
-				word = "higher than the paper's"
-			case med < paper/2:
-				word = "lower than the paper's"
-			}
-			verdict = append(verdict, fmt.Sprintf("%s: %s (%.1f%% vs %.0f%%)", v, word, 100*med, 100*paper))
+// overheadClaim (kind "overhead"): the share of Goldstone-GD's training
+// time spent in gauge rounds, gauge_seconds / (wall_seconds - gap_seconds)
+// (the gap records are a measurement every variant pays), per trial of the
+// goldstone variants, against the paper's share p.PaperShare.
+func overheadClaim(r *Run, p Params) (string, string) {
+	paper := p.PaperShare
+	g := r.bySeed("gauge_seconds", nil, false)
+	w := r.bySeed("wall_seconds", nil, false)
+	gp := r.bySeed("gap_seconds", nil, false)
+	rounds := r.bySeed("gauge_rounds", nil, false)
+	rejected := r.bySeed("gauge_rejected", nil, false)
+	var parts []string
+	var verdict []string
+	for _, v := range sortedVariants(g, "") {
+		if !strings.HasPrefix(v, "goldstone") {
+			continue
 		}
-		if len(parts) == 0 {
-			return "", notMeasured + " (needs a goldstone variant)"
+		var share []float64
+		for s, gs := range g[v] {
+			gap := gp[v][s]
+			if math.IsNaN(gap) {
+				gap = 0
+			}
+			share = append(share, gs/(w[v][s]-gap))
 		}
-		return "share of training time in gauge rounds, gauge_seconds / (wall_seconds - gap_seconds): " + strings.Join(parts, "; "),
-			strings.Join(verdict, "; ") + " (within a factor 2 of the paper's counts as about the paper's; machine and sizes differ)"
+		slices.Sort(share)
+		if len(share) == 0 {
+			continue
+		}
+		med := figures.Median(share)
+		p := fmt.Sprintf("%s: %.1f%% (median of %d trials; %.1f%%-%.1f%%)", v, 100*med, len(share), 100*share[0], 100*share[len(share)-1])
+		if a := acceptedText(rounds[v], rejected[v]); a != "" {
+			p += "; " + a
+		}
+		parts = append(parts, p)
+		word := "about the paper's"
+		switch {
+		case med > 2*paper:
+			word = "higher than the paper's"
+		case med < paper/2:
+			word = "lower than the paper's"
+		}
+		verdict = append(verdict, fmt.Sprintf("%s: %s (%.1f%% vs %.0f%%)", v, word, 100*med, 100*paper))
 	}
+	if len(parts) == 0 {
+		return "", notMeasured + " (needs a goldstone variant)"
+	}
+	return "share of training time in gauge rounds, gauge_seconds / (wall_seconds - gap_seconds): " + strings.Join(parts, "; "),
+		strings.Join(verdict, "; ") + " (within a factor 2 of the paper's counts as about the paper's; machine and sizes differ)"
 }
 
 // acceptedText is the share of gauge rounds the guard kept, summed over a
@@ -809,11 +806,11 @@ func acceptedText(rounds, rejected map[int]float64) string {
 	return fmt.Sprintf("accepted %.0f of %.0f gauge rounds (%.1f%%)", n-rej, n, 100*(n-rej)/n)
 }
 
-// dweKeepClaim: Goldstone-GD with the fields kept (variant NAME) against
+// dweKeepClaim (kind "keep-fields-gap"): Goldstone-GD with the fields kept (variant NAME) against
 // reset (NAME-reset) on word embeddings: steps until the gauge gap stays
 // below 1% of psi (reset/kept, censored ratio with its bootstrap interval),
 // and the held-out log-likelihood (reported).
-func dweKeepClaim(r *claimRun) (string, string) {
+func dweKeepClaim(r *Run, _ Params) (string, string) {
 	st := r.bySeed("steps_to_gap_1pct", nil, true)
 	ll := r.bySeed("test_ll", nil, false)
 	var ours, verdicts []string
@@ -833,42 +830,4 @@ func dweKeepClaim(r *claimRun) (string, string) {
 		return "", notMeasured + " (needs a variant and its -reset twin)"
 	}
 	return strings.Join(ours, "; "), "keeping the fields (reset/kept steps, interval >= 1.5x: reproduces) " + strings.Join(verdicts, "; ")
-}
-
-// The Goldstone-GD variants of the dwe experiments and what each is.
-var dweLabels = map[string]string{
-	"goldstone-linear": "the paper's algorithm, Z + (Gamma - Gamma^T) Z on the means, fields kept, no guard, no flips, on Adam",
-	"goldstone":        "beyond the paper, exp(Gamma) + guard + reflection flips on the means, on Adam",
-}
-
-// claimSection is a table that follows the claims table, computed from the
-// latest ended run of an experiment as the experiments file defines it.
-type claimSection struct {
-	title, experiment string
-	render            func(r *claimRun) string
-}
-
-var claimSections = []claimSection{
-	{"Fig. 2 per setting: steps to each target (censored median over seeds, seeds reaching it) and the speed-up over GD, gd/method, with its 95% bootstrap interval and verdict", "artificial-init", initSection},
-}
-
-// claimSectionsMarkdown renders the sections whose experiment has a run.
-func claimSectionsMarkdown(ctx context.Context, ss claimStores, cfg *stages.Config) (string, error) {
-	var b strings.Builder
-	for _, s := range claimSections {
-		e, ok := cfg.Experiments[s.experiment]
-		if !ok {
-			continue
-		}
-		_, hash := e.Resolved()
-		r, _, err := ss.latestEnded(ctx, s.experiment, hash)
-		if err != nil {
-			return "", err
-		}
-		if r == nil {
-			continue
-		}
-		fmt.Fprintf(&b, "\n%s (`runner --experiment %s`; %s):\n\n%s", s.title, s.experiment, r.source(), s.render(r))
-	}
-	return b.String(), nil
 }

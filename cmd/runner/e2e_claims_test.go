@@ -107,12 +107,22 @@ func claimRowOf(t *testing.T, table, claim string) string {
 	return ""
 }
 
-// TestClaimsEndToEnd: rows come from the latest ended run of each
+// TestClaimsEndToEnd: a file without claims or with a bad one is exit 2;
+// rows come from the latest ended run of each
 // experiment as defined in the experiments file; experiments without such
 // a run, or absent from the file, say "not measured yet"; a run with --set
 // overrides does not count; --readme replaces only the marked block.
 func TestClaimsEndToEnd(t *testing.T) {
 	e := newEnv(t)
+	// A file without [[claims]] has no table to print: exit 2, saying so.
+	if _, errs, code := e.run("claims"); code != 2 || !strings.Contains(errs, "experiments.toml: no [[claims]] tables") {
+		t.Errorf("claims without [[claims]]: exit %d %s", code, errs)
+	}
+	// A bad claim fails every command that reads the file, naming its line.
+	e.writeConfig(claimsConfig + strings.Replace(repoClaims(t), "verdict = 'speedup'", "verdict = 'speed-up'", 1))
+	if _, errs, code := e.run("list"); code != 2 || !strings.Contains(errs, `.verdict: unknown kind "speed-up" (did you mean "speedup"?)`) {
+		t.Errorf("a bad verdict kind: exit %d %s", code, errs)
+	}
 	e.writeConfig(claimsConfig + repoClaims(t))
 	e.mustRun(0, "--experiment", "artificial-scaling", "--set", "steps=200", "--quiet")
 	table := e.mustRun(0, "claims")

@@ -1,6 +1,7 @@
 package claims
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
@@ -89,7 +90,7 @@ type fig3Variant struct {
 // and computes the psi-convergence metric over all its done trials (the
 // reference: the lowest final psi of the trials that share all but
 // variant and seed).
-func fig3Variants(r *Run) ([]*fig3Variant, error) {
+func fig3Variants(ctx context.Context, r *Run) ([]*fig3Variant, error) {
 	var settings []map[string]any
 	var names []string
 	var trials []report.PsiTrial
@@ -101,7 +102,7 @@ func fig3Variants(r *Run) ([]*fig3Variant, error) {
 			trials = append(trials, pt)
 			continue
 		}
-		pts, err := r.store.Series(r.ctx, r.info.ID, t.id, "psi")
+		pts, err := r.store.Series(ctx, r.info.ID, t.id, "psi")
 		if err != nil {
 			return nil, err
 		}
@@ -272,9 +273,9 @@ func speedupVerdict(base, method []float64, factor float64, name string) (ratio 
 // log-likelihood next to the static references. The verdict judges each
 // method (the paper's algorithm or ours) by the censored median steps to
 // the 1% band against the base's, with the paper's factor p.Factor.
-func fig3Claim(r *Run, p Params) (string, string) {
+func fig3Claim(ctx context.Context, r *Run, p Params) (string, string) {
 	base, methods := p.Baseline, p.Methods
-	vs, err := fig3Variants(r)
+	vs, err := fig3Variants(ctx, r)
 	if err != nil {
 		return "cannot read the psi series: " + err.Error(), notMeasured
 	}
@@ -318,8 +319,8 @@ func fig3Claim(r *Run, p Params) (string, string) {
 // own held-out gain over the base rate (planted_oracle_test_ll) next to
 // the recovery bar (mean cos >= 0.8 over well-rated pairs, test_ll
 // >= base rate + 0.05).
-func plantedFig3Claim(r *Run, p Params) (string, string) {
-	ours, verdict := fig3Claim(r, p)
+func plantedFig3Claim(ctx context.Context, r *Run, p Params) (string, string) {
+	ours, verdict := fig3Claim(ctx, r, p)
 	vs, or := r.values("planted_oracle_test_ll")
 	_, bl := r.values("baseline_test_ll")
 	_, ll := r.values("test_ll")
@@ -360,8 +361,8 @@ type roundSeries struct {
 }
 
 // readRounds reads a trial's round_* series (round_accepted gives the rounds).
-func readRounds(r *Run, trial string) (*roundSeries, error) {
-	acc, err := r.store.Series(r.ctx, r.info.ID, trial, "round_accepted")
+func readRounds(ctx context.Context, r *Run, trial string) (*roundSeries, error) {
+	acc, err := r.store.Series(ctx, r.info.ID, trial, "round_accepted")
 	if err != nil {
 		return nil, err
 	}
@@ -376,7 +377,7 @@ func readRounds(r *Run, trial string) (*roundSeries, error) {
 		for k := range col {
 			col[k] = math.NaN()
 		}
-		pts, err := r.store.Series(r.ctx, r.info.ID, trial, name)
+		pts, err := r.store.Series(ctx, r.info.ID, trial, name)
 		if err != nil {
 			return nil, err
 		}
@@ -482,8 +483,8 @@ func (f *roundFacts) text(v *fig3Variant) string {
 // diverged, those whose applied rounds raised psi in all (unguarded ones
 // can: the driver stops only at a NaN or infinite loss) and those that
 // applied every round.
-func roundsClaim(r *Run, _ Params) (string, string) {
-	vs, err := fig3Variants(r)
+func roundsClaim(ctx context.Context, r *Run, _ Params) (string, string) {
+	vs, err := fig3Variants(ctx, r)
 	if err != nil {
 		return "cannot read the psi series: " + err.Error(), notMeasured
 	}
@@ -494,7 +495,7 @@ func roundsClaim(r *Run, _ Params) (string, string) {
 			if r.store == nil {
 				break
 			}
-			rs, err := readRounds(r, t.id)
+			rs, err := readRounds(ctx, r, t.id)
 			if err != nil {
 				return "cannot read the round series: " + err.Error(), notMeasured
 			}

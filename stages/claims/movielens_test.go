@@ -1,6 +1,7 @@
 package claims
 
 import (
+	"context"
 	"math"
 	"strings"
 	"testing"
@@ -89,7 +90,7 @@ func TestPlantedClaim(t *testing.T) {
 		{-0.60, -0.69, 0.1, "recovery bar (cos >= 0.8, test_ll >= base + 0.05) not met"},
 		{-0.60, -0.62, 0.9, "recovery bar met by every variant"},
 	} {
-		ours, v := plantedFig3Claim(run(c.oracle, c.ll, c.cos), Params{Baseline: "adagrad", Methods: []string{"goldstone"}, Factor: 10})
+		ours, v := plantedFig3Claim(context.Background(), run(c.oracle, c.ll, c.cos), Params{Baseline: "adagrad", Methods: []string{"goldstone"}, Factor: 10})
 		if !strings.Contains(v, c.want) {
 			t.Errorf("oracle %v, test_ll %v, cos %v: verdict %q, want %q", c.oracle, c.ll, c.cos, v, c.want)
 		}

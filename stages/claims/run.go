@@ -24,7 +24,6 @@ type Run struct {
 	// The store the run was read from, for rows that read series (nil: a
 	// run built by hand in a test).
 	store *runs.Store
-	ctx   context.Context
 	db    string // the database's file name when claims reads several
 }
 
@@ -83,7 +82,7 @@ func readRun(ctx context.Context, st *runs.Store, r runs.RunInfo) (*Run, error) 
 			r.GitCommit, r.GitDirty = env["build vcs.revision"], env["build vcs.modified"] == "true"
 		}
 	}
-	cr := &Run{info: r, total: len(trials), store: st, ctx: ctx}
+	cr := &Run{info: r, total: len(trials), store: st}
 	for _, t := range trials {
 		done := t.Status == runs.StatusDone || t.Status == runs.StatusCached
 		if !done && t.Status != runs.StatusFailed {

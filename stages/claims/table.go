@@ -44,7 +44,7 @@ func Rows(ctx context.Context, ss Stores, cfg *stages.Config, spec *Spec) ([]Row
 				row.Verdict += fmt.Sprintf(" (%d ended runs with other settings do not count)", other)
 			}
 		} else {
-			row.Ours, row.Verdict = c.row(r, c.Params)
+			row.Ours, row.Verdict = c.row(ctx, r, c.Params)
 			row.Data += "; " + r.source()
 		}
 		rows = append(rows, row)

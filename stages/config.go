@@ -26,7 +26,22 @@ import (
 type Config struct {
 	Path        string
 	Experiments map[string]*Experiment
-	lines       map[string]int // dotted key path -> line
+	// Claims are the [[claims]] tables and ClaimSections the
+	// [[claim_sections]] tables, in file order, undecoded: the paper's
+	// claims and the experiments that test them, which package
+	// stages/claims decodes (Table.Key names each, "claims[3]", for
+	// KeyError). They are no part of any experiment or its hash.
+	Claims, ClaimSections []Table
+	lines                 map[string]int // dotted key path -> line
+}
+
+// Table is one element of an array of tables the decoder leaves to
+// another package: its dotted key path ("claims[3]") and its fields as
+// go-toml decodes them (string, int64, float64, bool, []any,
+// map[string]any).
+type Table struct {
+	Key    string
+	Fields map[string]any
 }
 
 // Experiment is one named experiment: a pipeline, base settings, variants and
@@ -64,7 +79,9 @@ type Trial struct {
 }
 
 type rawFile struct {
-	Experiments map[string]rawExp `toml:"experiments"`
+	Experiments   map[string]rawExp `toml:"experiments"`
+	Claims        []map[string]any  `toml:"claims"`
+	ClaimSections []map[string]any  `toml:"claim_sections"`
 }
 
 type rawExp struct {
@@ -129,7 +146,20 @@ func ParseConfig(path string, data []byte) (*Config, error) {
 	if len(c.Experiments) == 0 {
 		return nil, &ConfigError{File: path, Err: errors.New("no [experiments.NAME] tables")}
 	}
+	for i, f := range raw.Claims {
+		c.Claims = append(c.Claims, Table{Key: fmt.Sprintf("claims[%d]", i), Fields: f})
+	}
+	for i, f := range raw.ClaimSections {
+		c.ClaimSections = append(c.ClaimSections, Table{Key: fmt.Sprintf("claim_sections[%d]", i), Fields: f})
+	}
 	return c, nil
+}
+
+// KeyError is err as a *ConfigError naming the file and the dotted key
+// path (its line, or its nearest parent's): for packages that decode parts
+// of the file the decoder leaves to them (Config.Claims).
+func (c *Config) KeyError(key string, err error) *ConfigError {
+	return &ConfigError{File: c.Path, Line: c.line(key), Key: key, Err: err}
 }
 
 func tomlError(path string, err error) error {
@@ -634,6 +664,8 @@ func keyLines(data []byte) map[string]int {
 				i := arrays[key]
 				arrays[key] = i + 1
 				key = key + "[" + strconv.Itoa(i) + "]"
+			} else {
+				key = inLastElement(key, arrays)
 			}
 			table = key
 			lines[key] = line
@@ -655,6 +687,22 @@ func keyLines(data []byte) map[string]int {
 		}
 	}
 	return lines
+}
+
+// inLastElement names a sub-table of an array of tables ([claims.labels]
+// after [[claims]]) by the element it belongs to, the last one so far
+// ("claims[3].labels").
+func inLastElement(key string, arrays map[string]int) string {
+	best := ""
+	for a := range arrays {
+		if strings.HasPrefix(key, a+".") && len(a) > len(best) {
+			best = a
+		}
+	}
+	if best == "" {
+		return key
+	}
+	return best + "[" + strconv.Itoa(arrays[best]-1) + "]" + key[len(best):]
 }
 
 func joinKey(it unstable.Iterator) string {

@@ -7,8 +7,6 @@ import (
 	"maps"
 	"slices"
 	"text/tabwriter"
-
-	"goldstone/stages"
 )
 
 func init() {
@@ -16,9 +14,9 @@ func init() {
 }
 
 func runList(_ context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) error {
-	cfg, err := stages.LoadConfig(g.config)
+	cfg, err := loadConfig(g.config)
 	if err != nil {
-		return &exitError{exitUsage, err}
+		return err
 	}
 	tw := tabwriter.NewWriter(g.stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "EXPERIMENT\tPIPELINE\tTRIALS\tDESCRIPTION")

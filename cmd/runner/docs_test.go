@@ -15,6 +15,7 @@ import (
 	"unicode"
 
 	"goldstone/stages"
+	"goldstone/stages/claims"
 )
 
 // The repository's documentation: README.md and every docs/*.md.
@@ -586,8 +587,8 @@ func TestDocsClaimsTableMarkers(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := string(b)
-	i, j := strings.Index(s, claimsBegin+"\n"), strings.Index(s, claimsEnd+"\n")
-	if i < 0 || j < i || strings.Count(s, claimsBegin) != 1 || strings.Count(s, claimsEnd) != 1 {
-		t.Errorf("docs/results.md: want the claims table once between %q and %q", claimsBegin, claimsEnd)
+	i, j := strings.Index(s, claims.Begin+"\n"), strings.Index(s, claims.End+"\n")
+	if i < 0 || j < i || strings.Count(s, claims.Begin) != 1 || strings.Count(s, claims.End) != 1 {
+		t.Errorf("docs/results.md: want the claims table once between %q and %q", claims.Begin, claims.End)
 	}
 }

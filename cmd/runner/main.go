@@ -224,9 +224,9 @@ func (g *globalOptions) loadExperiment() (*stages.Experiment, error) {
 	if g.experiment == "" {
 		return nil, usageErr("missing --experiment NAME (see 'runner list')")
 	}
-	cfg, err := stages.LoadConfig(g.config)
+	cfg, err := loadConfig(g.config)
 	if err != nil {
-		return nil, &exitError{exitUsage, err}
+		return nil, err
 	}
 	e, ok := cfg.Experiments[g.experiment]
 	if !ok {

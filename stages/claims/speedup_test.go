@@ -1,4 +1,4 @@
-package main
+package claims
 
 import (
 	"math"
@@ -6,13 +6,30 @@ import (
 	"testing"
 )
 
+// fig2Params are the parameters of the paper's Fig. 2 rows (experiments.toml).
+func fig2Params(method string) Params {
+	return Params{Baseline: "gd", Method: method, Factor: 10}
+}
+
+// initParams are those of its init-scale and keep-fields rows.
+var initParams = Params{
+	Baseline: "gd", Factor: 10,
+	Methods: []string{"goldstone-linear", "goldstone-so", "goldstone", "procrustes"},
+	Labels: map[string]string{
+		"goldstone-linear": "the paper's algorithm: Z + (Gamma - Gamma^T) Z, fields kept, no guard, no flips",
+		"goldstone-so":     "beyond the paper: exact rotation exp(Gamma) + guard, SO(d) only",
+		"goldstone":        "beyond the paper: exp(Gamma) + guard + reflection flips",
+		"procrustes":       "beyond the paper: exact gauge fixing on the chain, O(d)",
+	},
+}
+
 // synthRun builds a claimRun: one trial per (variant, seed) with the given
 // summary metrics; fail lists the (variant, seed) pairs whose trial failed.
-func synthRun(sums map[string][]map[string]float64, fail map[string][]int) *claimRun {
-	r := &claimRun{}
+func synthRun(sums map[string][]map[string]float64, fail map[string][]int) *Run {
+	r := &Run{}
 	for v, per := range sums {
 		for i, s := range per {
-			t := claimTrial{variant: v, params: map[string]any{"seed": float64(i + 1)}, sum: s}
+			t := trial{variant: v, params: map[string]any{"seed": float64(i + 1)}, sum: s}
 			failed := false
 			for _, f := range fail[v] {
 				failed = failed || f == i+1
@@ -29,8 +46,8 @@ func synthRun(sums map[string][]map[string]float64, fail map[string][]int) *clai
 }
 
 // withSteps records the run length of every trial of r.
-func withSteps(r *claimRun, n float64) {
-	for _, ts := range [][]claimTrial{r.trials, r.failed} {
+func withSteps(r *Run, n float64) {
+	for _, ts := range [][]trial{r.trials, r.failed} {
 		for _, t := range ts {
 			t.params["steps"] = n
 		}
@@ -48,7 +65,7 @@ func TestCensoredSpeedupIsBounded(t *testing.T) {
 	gs := steps(11444, 11000, 12000, 11500, 11300)
 	r := synthRun(map[string][]map[string]float64{"gd": gd, "goldstone": gs}, nil)
 	withSteps(r, 20000)
-	_, verdict := fig2Claim("goldstone")(r)
+	_, verdict := fig2Claim(r, fig2Params("goldstone"))
 	if !strings.HasPrefix(verdict, "L-L* < 1: faster (gd/goldstone >= 1.75x [1.3x, inf])") {
 		t.Errorf("verdict = %q", verdict)
 	}
@@ -56,7 +73,7 @@ func TestCensoredSpeedupIsBounded(t *testing.T) {
 	gs = steps(400, 410, 390, 400, 405)
 	r = synthRun(map[string][]map[string]float64{"gd": gd, "goldstone": gs}, nil)
 	withSteps(r, 20000)
-	if _, verdict := fig2Claim("goldstone")(r); !strings.HasPrefix(verdict, "L-L* < 1: reproduces (gd/goldstone >= 50x [37.5x, inf])") {
+	if _, verdict := fig2Claim(r, fig2Params("goldstone")); !strings.HasPrefix(verdict, "L-L* < 1: reproduces (gd/goldstone >= 50x [37.5x, inf])") {
 		t.Errorf("verdict = %q", verdict)
 	}
 }
@@ -78,7 +95,7 @@ func TestSpeedupWord(t *testing.T) {
 		{speedup{Low: 1.75, High: inf, Lo: 1.2, Hi: inf}, "faster"},
 		{speedup{Low: nan, High: nan, Lo: nan, Hi: nan}, "inconclusive"},
 	} {
-		if got := c.s.Word(fig2Bands); got != c.want {
+		if got := c.s.Word(speedupBands(10)); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.s, got, c.want)
 		}
 	}
@@ -105,7 +122,7 @@ func TestFig2ClaimCountsDivergedAsNever(t *testing.T) {
 	lin := steps(100, 110, 90, 100, 120, 95, 100, 100, 100, 100)
 	r := synthRun(map[string][]map[string]float64{"gd": gd, "goldstone-linear": lin},
 		map[string][]int{"goldstone-linear": {1, 2, 3, 4, 5, 6}})
-	ours, verdict := fig2Claim("goldstone-linear")(r)
+	ours, verdict := fig2Claim(r, fig2Params("goldstone-linear"))
 	if !strings.Contains(ours, "goldstone-linear diverged on 6 of 10 seeds (counted as never)") || !strings.Contains(ours, "10 seeds; ") {
 		t.Errorf("ours = %q", ours)
 	}
@@ -122,23 +139,23 @@ func TestFig2ClaimCountsDivergedAsNever(t *testing.T) {
 		map[string][]int{"goldstone-linear": {1, 2, 3, 4, 5, 6, 7, 8, 9}})
 	// With the largest reached step (1200) as the horizon the method is at
 	// most 1000/1200 as fast: slower, but not surely by 1.5x.
-	if _, verdict := fig2Claim("goldstone-linear")(r); !strings.HasPrefix(verdict, "L-L* < 1: slower (gd/goldstone-linear <= 0.833x [0x, 0.875x])") {
+	if _, verdict := fig2Claim(r, fig2Params("goldstone-linear")); !strings.HasPrefix(verdict, "L-L* < 1: slower (gd/goldstone-linear <= 0.833x [0x, 0.875x])") {
 		t.Errorf("9 of 10 diverged: verdict = %q", verdict)
 	}
 	// Runs of 20,000 steps: at most 1000/20000 = 0.05x, reversed.
 	withSteps(r, 20000)
-	if _, verdict := fig2Claim("goldstone-linear")(r); !strings.HasPrefix(verdict, "L-L* < 1: reversed (gd/goldstone-linear <= 0.05x [0x, 0.05") {
+	if _, verdict := fig2Claim(r, fig2Params("goldstone-linear")); !strings.HasPrefix(verdict, "L-L* < 1: reversed (gd/goldstone-linear <= 0.05x [0x, 0.05") {
 		t.Errorf("9 of 10 diverged, 20000 steps: verdict = %q", verdict)
 	}
 
 	// Without failures the method is 10x faster on every seed that gd
 	// reaches and gd is censored on 4: the interval's lower end decides.
 	r = synthRun(map[string][]map[string]float64{"gd": gd, "goldstone-linear": lin}, nil)
-	_, verdict = fig2Claim("goldstone-linear")(r)
+	_, verdict = fig2Claim(r, fig2Params("goldstone-linear"))
 	if !strings.HasPrefix(verdict, "L-L* < 1: reproduces (gd/goldstone-linear 11.5x [10x, inf])") {
 		t.Errorf("verdict = %q", verdict)
 	}
-	if ours, _ := fig2Claim("goldstone-linear")(r); !strings.Contains(ours, "(on the 6 seeds both reach, median per-seed ratio 10x)") {
+	if ours, _ := fig2Claim(r, fig2Params("goldstone-linear")); !strings.Contains(ours, "(on the 6 seeds both reach, median per-seed ratio 10x)") {
 		t.Errorf("ours = %q", ours)
 	}
 	if strings.Count(verdict, "reproduces") != 3 {
@@ -146,16 +163,16 @@ func TestFig2ClaimCountsDivergedAsNever(t *testing.T) {
 	}
 	few := steps(100, nan, nan, nan)
 	r2 := synthRun(map[string][]map[string]float64{"gd": few, "goldstone-linear": few}, nil)
-	if _, v := fig2Claim("goldstone-linear")(r2); !strings.HasPrefix(v, "L-L* < 1: not reproduced: neither reaches it on most seeds (gd 1/4, goldstone-linear 1/4); ") {
+	if _, v := fig2Claim(r2, fig2Params("goldstone-linear")); !strings.HasPrefix(v, "L-L* < 1: not reproduced: neither reaches it on most seeds (gd 1/4, goldstone-linear 1/4); ") {
 		t.Errorf("neither: %q", v)
 	}
-	if _, v := fig2Claim("procrustes")(r); !strings.Contains(v, "needs variants gd and procrustes") {
+	if _, v := fig2Claim(r, fig2Params("procrustes")); !strings.Contains(v, "needs variants gd and procrustes") {
 		t.Errorf("missing method: %q", v)
 	}
 }
 
 func TestInitClaim(t *testing.T) {
-	r := &claimRun{}
+	r := &Run{}
 	for _, init := range []float64{0.01, 1} {
 		for seed := 1; seed <= 5; seed++ {
 			gd, gs := 1000.0, 100.0
@@ -167,18 +184,18 @@ func TestInitClaim(t *testing.T) {
 				for _, thr := range []string{"1", "0.1", "0.01"} {
 					sum["steps_to_excess_"+thr] = x + float64(seed)
 				}
-				r.trials = append(r.trials, claimTrial{variant: v, params: map[string]any{"seed": float64(seed), "init_scale": init}, sum: sum})
+				r.trials = append(r.trials, trial{variant: v, params: map[string]any{"seed": float64(seed), "init_scale": init}, sum: sum})
 			}
 		}
 	}
-	ours, verdict := initClaim(r)
+	ours, verdict := initClaim(r, initParams)
 	if !strings.Contains(ours, "init_scale 0.01/1 x L-L* < 1/0.1/0.01, 5 seeds; goldstone reproduces at 3 of 6 settings") {
 		t.Errorf("ours = %q", ours)
 	}
 	if !strings.Contains(verdict, "goldstone: only at init 0.01 L-L* < 1, init 0.01 L-L* < 0.1, init 0.01 L-L* < 0.01") {
 		t.Errorf("verdict = %q", verdict)
 	}
-	sec := initSection(r)
+	sec := initSection(r, initParams)
 	if strings.Count(sec, "\n| 1 | L-L* < ") != 3 || !strings.Contains(sec, "gd/goldstone 1.11x [1.11x, 1.11x]: no effect |") || !strings.Contains(sec, ": no effect |") {
 		t.Errorf("section:\n%s", sec)
 	}
@@ -211,7 +228,7 @@ func TestPairedDiffWord(t *testing.T) {
 	}
 }
 
-func dweRun(metric string, vals map[string][]float64) *claimRun {
+func dweRun(metric string, vals map[string][]float64) *Run {
 	sums := map[string][]map[string]float64{}
 	for v, xs := range vals {
 		for _, x := range xs {
@@ -227,7 +244,7 @@ func TestLLIntervalClaim(t *testing.T) {
 		"goldstone":        {-0.6380, -0.6384, -0.6378},
 		"goldstone-linear": {-0.6381, -0.6395, -0.6370},
 	})
-	ours, v := llIntervalClaim("goldstone")(r)
+	ours, v := llIntervalClaim(r, Params{Method: "goldstone", PaperGain: 0.0006})
 	if !strings.HasPrefix(v, "no difference: +0.00010 [+0.00010, +0.00010] nats, interval within ±0.0005") {
 		t.Errorf("verdict = %q", v)
 	}
@@ -235,10 +252,10 @@ func TestLLIntervalClaim(t *testing.T) {
 		!strings.Contains(ours, "goldstone-linear -0.6382 vs adam -0.6382") {
 		t.Errorf("ours = %q", ours)
 	}
-	if _, v := llIntervalClaim("goldstone-linear")(r); !strings.HasPrefix(v, "inconclusive: ") {
+	if _, v := llIntervalClaim(r, Params{Method: "goldstone-linear", PaperGain: 0.0006}); !strings.HasPrefix(v, "inconclusive: ") {
 		t.Errorf("spread seeds: %q", v)
 	}
-	if _, v := llIntervalClaim("procrustes")(r); !strings.Contains(v, notMeasured) {
+	if _, v := llIntervalClaim(r, Params{Method: "procrustes", PaperGain: 0.0006}); !strings.Contains(v, notMeasured) {
 		t.Errorf("missing method: %q", v)
 	}
 	// The paper's algorithm diverged on every seed: said so, not "not measured".
@@ -250,13 +267,13 @@ func TestLLIntervalClaim(t *testing.T) {
 	for i := range r.failed {
 		r.failed[i].err = "train: step 60: local loss +Inf: optim: loss diverged"
 	}
-	ours, v = llIntervalClaim("goldstone-linear")(r)
+	ours, v = llIntervalClaim(r, Params{Method: "goldstone-linear", PaperGain: 0.0006})
 	if v != "not reproducible as run: goldstone-linear failed on every seed (3)" ||
 		ours != "goldstone-linear failed on 3 of 3 seeds (train: step 60: local loss +Inf: optim: loss diverged)" {
 		t.Errorf("all failed: %q\n%q", ours, v)
 	}
 	r = dweRun("median_first_last_cos", map[string][]float64{"adam": {0.82}, "goldstone": {0.84}})
-	if _, v := alignIntervalClaim("goldstone")(r); !strings.HasPrefix(v, "not judged: +0.020 (no interval: 1 paired seeds) from one seed") {
+	if _, v := alignIntervalClaim(r, Params{Method: "goldstone"}); !strings.HasPrefix(v, "not judged: +0.020 (no interval: 1 paired seeds) from one seed") {
 		t.Errorf("one seed: %q", v)
 	}
 }
@@ -274,15 +291,15 @@ func TestScheduleAndKeepAndOverheadClaims(t *testing.T) {
 			"steps_to_gap_1pct": 400 + float64(i)})
 	}
 	r := synthRun(sums, nil)
-	ours, v := scheduleClaim(r)
+	ours, v := scheduleClaim(r, Params{})
 	if !strings.Contains(v, "adam: decaying better (test_ll +0.01200 [+0.01200, +0.01200])") || !strings.Contains(ours, "final loss decaying/constant - 1 = -9.09%") {
 		t.Errorf("schedule: %q\n%q", ours, v)
 	}
-	ours, v = dweKeepClaim(r)
+	ours, v = dweKeepClaim(r, Params{})
 	if !strings.Contains(v, "goldstone: reproduces (reset/kept 3.97x [3.94x, 4x])") || !strings.Contains(ours, "kept 101 (3/3 reach), reset 401 (3/3 reach)") {
 		t.Errorf("keep: %q\n%q", ours, v)
 	}
-	ours, v = overheadClaim(0.08)(r)
+	ours, v = overheadClaim(r, Params{PaperShare: 0.08})
 	if !strings.Contains(ours, "goldstone: 10.0% (median of 3 trials; 10.0%-10.0%); accepted 117 of 120 gauge rounds (97.5%)") || !strings.HasPrefix(v, "goldstone: about the paper's (10.0% vs 8%)") {
 		t.Errorf("overhead: %q\n%q", ours, v)
 	}
@@ -296,7 +313,7 @@ func TestKeepClaim(t *testing.T) {
 		"goldstone-linear":       steps(100, nan, nan, nan),
 		"goldstone-linear-reset": steps(300, nan, nan, 200),
 	}, nil)
-	ours, v := keepClaim(r)
+	ours, v := keepClaim(r, initParams)
 	if !strings.Contains(v, "goldstone: L-L* < 1 reproduces (reset/kept 2x [") {
 		t.Errorf("verdict = %q", v)
 	}
@@ -307,7 +324,7 @@ func TestKeepClaim(t *testing.T) {
 		!strings.Contains(ours, "reset/kept undefined [0x, inf] (on the 1 seeds both reach, median per-seed ratio 3x)") {
 		t.Errorf("ours = %q", ours)
 	}
-	if _, v := keepClaim(synthRun(map[string][]map[string]float64{"goldstone": steps(1)}, nil)); !strings.Contains(v, "needs a variant and its -reset twin") {
+	if _, v := keepClaim(synthRun(map[string][]map[string]float64{"goldstone": steps(1)}, nil), initParams); !strings.Contains(v, "needs a variant and its -reset twin") {
 		t.Errorf("no twin: %q", v)
 	}
 }

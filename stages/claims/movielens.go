@@ -1,6 +1,7 @@
-package main
+package claims
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
@@ -79,7 +80,7 @@ func algorithmLabel(p map[string]any) string {
 type fig3Variant struct {
 	name          string
 	params        map[string]any // of its first trial
-	done, failed  []claimTrial
+	done, failed  []trial
 	psi1, psi10   []float64 // steps to psi within 1% / 10% of the reference; failed trials +Inf
 	accepted      []float64 // gauge_accepted_share of the done trials
 	firstFailures []string
@@ -89,7 +90,7 @@ type fig3Variant struct {
 // and computes the psi-convergence metric over all its done trials (the
 // reference: the lowest final psi of the trials that share all but
 // variant and seed).
-func fig3Variants(r *claimRun) ([]*fig3Variant, error) {
+func fig3Variants(ctx context.Context, r *Run) ([]*fig3Variant, error) {
 	var settings []map[string]any
 	var names []string
 	var trials []report.PsiTrial
@@ -101,7 +102,7 @@ func fig3Variants(r *claimRun) ([]*fig3Variant, error) {
 			trials = append(trials, pt)
 			continue
 		}
-		pts, err := r.store.Series(r.ctx, r.info.ID, t.id, "psi")
+		pts, err := r.store.Series(ctx, r.info.ID, t.id, "psi")
 		if err != nil {
 			return nil, err
 		}
@@ -210,7 +211,7 @@ func (v *fig3Variant) text() string {
 
 // fig3References describes the static references of a run (median over
 // its trials: they depend on the trial's model and training only).
-func fig3References(r *claimRun) string {
+func fig3References(r *Run) string {
 	var parts []string
 	for _, c := range []struct{ key, label string }{
 		{"baseline_test_ll", "base rate"},
@@ -234,93 +235,122 @@ func fig3References(r *claimRun) string {
 	return "static references on the same split (test_ll): " + strings.Join(parts, ", ")
 }
 
-// fig3Claim is a Fig. 3 row: psi convergence (steps until psi stays within
-// 1% of the lowest final psi of the run, the paper's quantity) of the
-// methods against the base optimizer, with every variant's exact label,
-// accepted gauge rounds and held-out log-likelihood next to the static
-// references. The verdict judges each method (the paper's algorithm or
-// ours) by the censored median steps to the 1% band against the base's.
-func fig3Claim(base string, methods ...string) func(r *claimRun) (string, string) {
-	return func(r *claimRun) (string, string) {
-		vs, err := fig3Variants(r)
-		if err != nil {
-			return "cannot read the psi series: " + err.Error(), notMeasured
-		}
-		by := map[string]*fig3Variant{}
-		for _, v := range vs {
-			by[v.name] = v
-		}
-		var parts []string
-		if len(vs) > 0 {
-			parts = append(parts, "model: "+modelLabel(vs[0].params))
-		}
-		show := append([]string{base}, methods...)
-		for _, name := range show {
-			if v := by[name]; v != nil {
-				parts = append(parts, v.text())
-			}
-		}
-		if ref := fig3References(r); ref != "" {
-			parts = append(parts, ref)
-		}
-		ours := strings.Join(parts, "; ")
-		b := by[base]
-		if b == nil {
-			return ours, notMeasured + " (needs variant " + base + ")"
-		}
-		var verdicts []string
-		for _, name := range methods {
-			v := by[name]
-			if v == nil {
-				verdicts = append(verdicts, name+": "+notMeasured)
-				continue
-			}
-			_, verdict := speedupVerdict(b.psi1, v.psi1, 10, name)
-			verdicts = append(verdicts, name+": "+verdict)
-		}
-		return ours, strings.Join(verdicts, "; ")
+// speedupVerdict compares the censored median steps of a base method and a
+// method against the paper's speed-up factor: at least half the factor
+// reproduces it; 1.5x up to that is a smaller effect; within 1.5x either
+// way is no effect; slower is a reversal.
+func speedupVerdict(base, method []float64, factor float64, name string) (ratio string, verdict string) {
+	b, m := figures.CensoredMedian(base), figures.CensoredMedian(method)
+	switch {
+	case math.IsNaN(b) || math.IsNaN(m):
+		return "", notMeasured
+	case math.IsInf(b, 1) && math.IsInf(m, 1):
+		return "neither reaches it", "not reproduced: neither method reaches the target on most seeds"
+	case math.IsInf(m, 1):
+		return "the baseline only", fmt.Sprintf("does not reproduce: %s does not reach the target on most seeds, the baseline does", name)
+	case math.IsInf(b, 1):
+		return "only " + name, fmt.Sprintf("reproduces qualitatively: only %s reaches the target on most seeds", name)
 	}
+	s := b / m
+	ratio = fmt.Sprintf("%.2gx", s)
+	switch {
+	case s >= factor/2:
+		verdict = fmt.Sprintf("reproduces (%s faster, paper about %gx)", ratio, factor)
+	case s >= 1.5:
+		verdict = fmt.Sprintf("smaller effect than the paper (%s faster, paper about %gx)", ratio, factor)
+	case s > 1/1.5:
+		verdict = fmt.Sprintf("no effect (%s)", ratio)
+	default:
+		verdict = fmt.Sprintf("reversed: %s is %.2gx slower", name, 1/s)
+	}
+	return ratio, verdict
 }
 
-// plantedFig3Claim is fig3Claim on planted data, with what the data allow a
-// model to learn: the planted vectors' own held-out gain over the base rate
-// (planted_oracle_test_ll) next to the recovery bar (mean cos >= 0.8
-// over well-rated pairs, test_ll >= base rate + 0.05).
-func plantedFig3Claim(base string, methods ...string) func(r *claimRun) (string, string) {
-	g := fig3Claim(base, methods...)
-	return func(r *claimRun) (string, string) {
-		ours, verdict := g(r)
-		vs, or := r.values("planted_oracle_test_ll")
-		_, bl := r.values("baseline_test_ll")
-		_, ll := r.values("test_ll")
-		_, pc := r.values("planted_mean_cos_rated")
-		_, np := r.values("planted_rated_pairs")
-		var oracle []float64
-		recovered := true
-		for _, v := range vs {
-			if m := figures.Median(pc[v]); !math.IsNaN(m) {
-				ours += fmt.Sprintf("; %s recovery: mean cos %.3f to the planted vectors over the %.0f (entity, bin) pairs with >= 10 training ratings", v, m, figures.Median(np[v]))
-			}
-			for i := range or[v] {
-				oracle = append(oracle, or[v][i]-bl[v][i])
-				recovered = recovered && pc[v][i] >= 0.8 && ll[v][i]-bl[v][i] >= 0.05
-			}
+// fig3Claim (kind "psi-speedup") is a Fig. 3 row: psi convergence (steps
+// until psi stays within 1% of the lowest final psi of the run, the
+// paper's quantity) of p.Methods against the base optimizer p.Baseline,
+// with every variant's exact label, accepted gauge rounds and held-out
+// log-likelihood next to the static references. The verdict judges each
+// method (the paper's algorithm or ours) by the censored median steps to
+// the 1% band against the base's, with the paper's factor p.Factor.
+func fig3Claim(ctx context.Context, r *Run, p Params) (string, string) {
+	base, methods := p.Baseline, p.Methods
+	vs, err := fig3Variants(ctx, r)
+	if err != nil {
+		return "cannot read the psi series: " + err.Error(), notMeasured
+	}
+	by := map[string]*fig3Variant{}
+	for _, v := range vs {
+		by[v.name] = v
+	}
+	var parts []string
+	if len(vs) > 0 {
+		parts = append(parts, "model: "+modelLabel(vs[0].params))
+	}
+	show := append([]string{base}, methods...)
+	for _, name := range show {
+		if v := by[name]; v != nil {
+			parts = append(parts, v.text())
 		}
-		og := figures.Median(oracle)
-		if math.IsNaN(og) {
-			return ours, verdict
+	}
+	if ref := fig3References(r); ref != "" {
+		parts = append(parts, ref)
+	}
+	ours := strings.Join(parts, "; ")
+	b := by[base]
+	if b == nil {
+		return ours, notMeasured + " (needs variant " + base + ")"
+	}
+	var verdicts []string
+	for _, name := range methods {
+		v := by[name]
+		if v == nil {
+			verdicts = append(verdicts, name+": "+notMeasured)
+			continue
 		}
-		ours += fmt.Sprintf("; the planted vectors themselves gain %.4f nats over the base rate", og)
-		switch {
-		case recovered:
-			verdict += "; recovery bar met by every variant"
-		case og < 0.05:
-			verdict += fmt.Sprintf("; recovery not testable: the planted vectors themselves gain only %.4f nats (bar 0.05), and the trained models do not meet the recovery bar", og)
-		default:
-			verdict += "; recovery bar (cos >= 0.8, test_ll >= base + 0.05) not met"
+		_, verdict := speedupVerdict(b.psi1, v.psi1, p.Factor, name)
+		verdicts = append(verdicts, name+": "+verdict)
+	}
+	return ours, strings.Join(verdicts, "; ")
+}
+
+// plantedFig3Claim (kind "psi-speedup-planted") is fig3Claim on planted
+// data, with what the data allow a model to learn: the planted vectors'
+// own held-out gain over the base rate (planted_oracle_test_ll) next to
+// the recovery bar (mean cos >= 0.8 over well-rated pairs, test_ll
+// >= base rate + 0.05).
+func plantedFig3Claim(ctx context.Context, r *Run, p Params) (string, string) {
+	ours, verdict := fig3Claim(ctx, r, p)
+	vs, or := r.values("planted_oracle_test_ll")
+	_, bl := r.values("baseline_test_ll")
+	_, ll := r.values("test_ll")
+	_, pc := r.values("planted_mean_cos_rated")
+	_, np := r.values("planted_rated_pairs")
+	var oracle []float64
+	recovered := true
+	for _, v := range vs {
+		if m := figures.Median(pc[v]); !math.IsNaN(m) {
+			ours += fmt.Sprintf("; %s recovery: mean cos %.3f to the planted vectors over the %.0f (entity, bin) pairs with >= 10 training ratings", v, m, figures.Median(np[v]))
 		}
+		for i := range or[v] {
+			oracle = append(oracle, or[v][i]-bl[v][i])
+			recovered = recovered && pc[v][i] >= 0.8 && ll[v][i]-bl[v][i] >= 0.05
+		}
+	}
+	og := figures.Median(oracle)
+	if math.IsNaN(og) {
 		return ours, verdict
 	}
+	ours += fmt.Sprintf("; the planted vectors themselves gain %.4f nats over the base rate", og)
+	switch {
+	case recovered:
+		verdict += "; recovery bar met by every variant"
+	case og < 0.05:
+		verdict += fmt.Sprintf("; recovery not testable: the planted vectors themselves gain only %.4f nats (bar 0.05), and the trained models do not meet the recovery bar", og)
+	default:
+		verdict += "; recovery bar (cos >= 0.8, test_ll >= base + 0.05) not met"
+	}
+	return ours, verdict
 }
 
 // roundSeries are one trial's round records by name, aligned by the
@@ -331,8 +361,8 @@ type roundSeries struct {
 }
 
 // readRounds reads a trial's round_* series (round_accepted gives the rounds).
-func readRounds(r *claimRun, trial string) (*roundSeries, error) {
-	acc, err := r.store.Series(r.ctx, r.info.ID, trial, "round_accepted")
+func readRounds(ctx context.Context, r *Run, trial string) (*roundSeries, error) {
+	acc, err := r.store.Series(ctx, r.info.ID, trial, "round_accepted")
 	if err != nil {
 		return nil, err
 	}
@@ -347,7 +377,7 @@ func readRounds(r *claimRun, trial string) (*roundSeries, error) {
 		for k := range col {
 			col[k] = math.NaN()
 		}
-		pts, err := r.store.Series(r.ctx, r.info.ID, trial, name)
+		pts, err := r.store.Series(ctx, r.info.ID, trial, name)
 		if err != nil {
 			return nil, err
 		}
@@ -443,7 +473,7 @@ func (f *roundFacts) text(v *fig3Variant) string {
 	return b + fmt.Sprintf("; final psi %.6g, test_ll %s", v.median("final_psi"), fmtLL(v.median("test_ll")))
 }
 
-// roundsClaim is the row of movielens-rounds (beyond the paper): per
+// roundsClaim (kind "rounds") is the row of movielens-rounds (beyond the paper): per
 // Goldstone variant, the gauge rounds applied, the change of psi (and of
 // the loss) they made, the gauge gap the rounds started from (the most any
 // rotation could lower psi), the share of it the applied rounds took, the
@@ -453,8 +483,8 @@ func (f *roundFacts) text(v *fig3Variant) string {
 // diverged, those whose applied rounds raised psi in all (unguarded ones
 // can: the driver stops only at a NaN or infinite loss) and those that
 // applied every round.
-func roundsClaim(r *claimRun) (string, string) {
-	vs, err := fig3Variants(r)
+func roundsClaim(ctx context.Context, r *Run, _ Params) (string, string) {
+	vs, err := fig3Variants(ctx, r)
 	if err != nil {
 		return "cannot read the psi series: " + err.Error(), notMeasured
 	}
@@ -465,7 +495,7 @@ func roundsClaim(r *claimRun) (string, string) {
 			if r.store == nil {
 				break
 			}
-			rs, err := readRounds(r, t.id)
+			rs, err := readRounds(ctx, r, t.id)
 			if err != nil {
 				return "cannot read the round series: " + err.Error(), notMeasured
 			}

@@ -23,6 +23,7 @@ var migrations = []migration{
 	{name: "trial_rows.seq: a trial's number in its run", sql: schemaV5},
 	{name: "runs.report_state, report_error: a run's report written, failed or unfinished", sql: schemaV6},
 	{name: "latest_finished view: the latest finished run of each experiment", sql: schemaV7},
+	{name: "slurm_jobs.role 'shared': the job of the stages every trial shares", sql: schemaV8},
 }
 
 const schemaV1 = `

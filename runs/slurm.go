@@ -77,6 +77,7 @@ func (s *Store) Executor(ctx context.Context, runID int64) (string, error) {
 
 // Slurm job roles (slurm_jobs.role).
 const (
+	RoleShared  = "shared"  // the job that runs the stages every trial shares, before the array
 	RoleTrials  = "trials"  // the array job of a submission's trials
 	RoleCollect = "collect" // the dependent job that collects the results
 )
@@ -85,7 +86,7 @@ const (
 type SlurmJob struct {
 	RunID     int64
 	JobID     string
-	Role      string // RoleTrials or RoleCollect
+	Role      string // RoleShared, RoleTrials or RoleCollect
 	Attempt   int    // the submission it belongs to, from 1
 	Array     string // sbatch --array value of a trials job
 	Submitted time.Time
@@ -93,7 +94,7 @@ type SlurmJob struct {
 
 // RecordSlurmJob records a submitted job.
 func (s *Store) RecordSlurmJob(ctx context.Context, j SlurmJob) error {
-	if j.Role != RoleTrials && j.Role != RoleCollect {
+	if j.Role != RoleShared && j.Role != RoleTrials && j.Role != RoleCollect {
 		return fmt.Errorf("record slurm job %s of run %d: invalid role %q", j.JobID, j.RunID, j.Role)
 	}
 	err := s.do(ctx, func(ctx context.Context, tx *sql.Tx) error {

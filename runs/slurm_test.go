@@ -2,6 +2,7 @@ package runs
 
 import (
 	"context"
+	"database/sql"
 	"path/filepath"
 	"testing"
 	"time"
@@ -72,5 +73,69 @@ func TestExecutorRecords(t *testing.T) {
 	}
 	if _, err := st.RecordAttempt(ctx, Attempt{RunID: id, Trial: "t2", Attempt: 1, Status: "bogus"}); err == nil {
 		t.Error("an invalid attempt status was accepted")
+	}
+}
+
+// TestMigrateSlurmJobsShared opens a database of schema version 7, whose
+// slurm_jobs refuse the role 'shared', and records a shared job after the
+// migration; the jobs recorded before it are kept.
+func TestMigrateSlurmJobsShared(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "v7.db")
+	db, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`CREATE TABLE schema_version (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	for v, m := range migrations[:7] {
+		if _, err := db.Exec(m.sql); err != nil {
+			t.Fatalf("migration %d: %v", v+1, err)
+		}
+		if _, err := db.Exec(`INSERT INTO schema_version VALUES (?, ?, '2026-01-01T00:00:00.000000000Z')`, v+1, m.name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, q := range []string{
+		`INSERT INTO runs (id, experiment, status, executor) VALUES (3, 'old', 'finished', 'slurm')`,
+		`INSERT INTO slurm_jobs (run_id, job_id, role, attempt, array_spec) VALUES (3, '40', 'trials', 1, '0-3')`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if _, err := db.Exec(`INSERT INTO slurm_jobs (run_id, job_id, role, attempt) VALUES (3, '41', 'shared', 2)`); err == nil {
+		t.Fatal("schema 7 accepted the role shared: the test does not test the migration")
+	}
+	db.Close()
+	st, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.RecordSlurmJob(ctx, SlurmJob{RunID: 3, JobID: "41", Role: RoleShared, Attempt: 2}); err != nil {
+		t.Fatalf("record a shared job after the migration: %v", err)
+	}
+	jobs, err := st.SlurmJobs(ctx, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(jobs) != 2 || jobs[0].JobID != "40" || jobs[0].Role != RoleTrials || jobs[0].Array != "0-3" ||
+		jobs[1].JobID != "41" || jobs[1].Role != RoleShared {
+		t.Errorf("jobs after the migration: %+v", jobs)
+	}
+	if err := st.RecordSlurmJob(ctx, SlurmJob{RunID: 3, JobID: "42", Role: "login"}); err == nil {
+		t.Error("an unknown role was accepted")
+	}
+	if _, err := st.DB().ExecContext(ctx, `INSERT INTO slurm_jobs (run_id, job_id, role, attempt) VALUES (3, '43', 'login', 1)`); err == nil {
+		t.Error("the rebuilt table lost its CHECK on role")
+	}
+	// The rebuilt table keeps its foreign key: deleting the run removes its jobs.
+	if _, err := st.DeleteRuns(ctx, []int64{3}, false); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, st.DB(), `SELECT count(*) FROM slurm_jobs`); n != 0 {
+		t.Errorf("slurm_jobs after deleting the run: %d rows", n)
 	}
 }

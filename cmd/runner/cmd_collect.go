@@ -48,6 +48,9 @@ func runCollect(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []stri
 func endCollect(g *globalOptions, id int64, c *slurmexec.Collection) error {
 	fmt.Fprintf(g.stdout, "run %d: %d trials: %d done, %d failed, %d interrupted, %d without a result; %d new result(s) collected\n",
 		id, c.Trials, c.Done, c.Failed, c.Interrupted, c.Missing, c.Ingested)
+	if c.SharedFailed != "" {
+		return &exitError{exitFailed, fmt.Errorf("run %d failed: %s; re-run the submitting command to resubmit", id, c.SharedFailed)}
+	}
 	if c.Finished == nil {
 		if c.MarkedInterrupted {
 			fmt.Fprintf(g.stdout, "run %d interrupted: no task is queued; re-run the submitting command to resubmit the %d trial(s) without a result\n", id, len(c.Pending))

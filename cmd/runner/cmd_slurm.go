@@ -34,6 +34,10 @@ var slurmFlags struct {
 	memScale     float64
 	timeScale    float64
 	maxArraySize int
+	sharedJob    bool
+	sharedCPUs   int
+	sharedMem    string
+	sharedTime   string
 }
 
 // registerSlurmFlags adds run's executor flags.
@@ -52,6 +56,10 @@ func registerSlurmFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&slurmFlags.memScale, "slurm-mem-retry-scale", 0, "on a resubmission, multiply the memory by this when a trial's task was killed for memory in the previous one (sacct OUT_OF_MEMORY); 0: never")
 	fs.Float64Var(&slurmFlags.timeScale, "slurm-time-retry-scale", 0, "on a resubmission, multiply the time limit by this when a trial's task reached it in the previous one (sacct TIMEOUT); 0: never")
 	fs.IntVar(&slurmFlags.maxArraySize, "slurm-max-array-size", 0, "the cluster's MaxArraySize: a larger sweep goes as several arrays; 0: read it with 'scontrol show config', else 1001")
+	fs.BoolVar(&slurmFlags.sharedJob, "slurm-shared-job", false, "run the stages every trial shares (ingest, binning, split, vocabulary, counts) as a Slurm job before the trials' array (afterok) when one of them is not cached, instead of on this host; the trials' resources are then derived from the data set's size")
+	fs.IntVar(&slurmFlags.sharedCPUs, "slurm-shared-cpus", 0, "cpus of the shared job (--slurm-shared-job); 0: derived from the data set's size")
+	fs.StringVar(&slurmFlags.sharedMem, "slurm-shared-mem", "", "memory of the shared job (--slurm-shared-job), MiB or with K/M/G/T; default: derived from the data set's size")
+	fs.StringVar(&slurmFlags.sharedTime, "slurm-shared-time", "", "time limit of the shared job (--slurm-shared-job); default: the trials' (--slurm-time)")
 	fs.DurationVar(&slurmFlags.poll, "slurm-poll", 10*time.Second, "how often a waiting submit collects results and asks squeue")
 }
 
@@ -92,6 +100,14 @@ func slurmOptions(g *globalOptions, e *stages.Experiment, retryFailed bool) (slu
 			return o, usageErr("--slurm-mem: %v", err)
 		}
 		o.MemMB = mb
+	}
+	o.SharedJob, o.SharedCPUs, o.SharedTime = slurmFlags.sharedJob, slurmFlags.sharedCPUs, slurmFlags.sharedTime
+	if slurmFlags.sharedMem != "" {
+		mb, err := slurmexec.ParseMem(slurmFlags.sharedMem)
+		if err != nil {
+			return o, usageErr("--slurm-shared-mem: %v", err)
+		}
+		o.SharedMemMB = mb
 	}
 	args, err := slurm.SplitArgs(extra)
 	if err != nil {
@@ -161,6 +177,9 @@ func runSlurm(ctx context.Context, g *globalOptions, e *stages.Experiment, st *r
 	}
 	fmt.Fprintf(w, "%s: run %d %s: %d of %d trials as Slurm %s, %d cpu, %d MiB per task)\n",
 		e.Name, s.RunID, verb, len(s.Submitted), s.Trials, jobs, s.CPUs, s.MemMB)
+	if s.SharedJob != "" {
+		fmt.Fprintf(w, "shared stages: job %s runs them first (the trials wait for it: afterok); log: %s\n", s.SharedJob, s.Dir.SharedLog(s.SharedJob))
+	}
 	if !slurmFlags.detach {
 		fmt.Fprintf(w, "waiting for them (Ctrl-C stops waiting, not the trials); logs: %s\n", s.Dir.Logs())
 		return waitSlurm(ctx, g, st, s.RunID, o)
@@ -190,7 +209,7 @@ func waitSlurm(ctx context.Context, g *globalOptions, st *runs.Store, id int64, 
 			}
 			return &exitError{exitFailed, err}
 		}
-		if c.Finished != nil || c.MarkedInterrupted {
+		if c.Finished != nil || c.MarkedInterrupted || c.SharedFailed != "" {
 			return endCollect(g, id, c)
 		}
 		if s, err := slurmexec.Status(ctx, st, id, g.workdir, p); err == nil {
@@ -239,7 +258,11 @@ func progressLine(s *slurmexec.RunStatus) string {
 		}
 		parts = append(parts, r)
 	}
-	return fmt.Sprintf("run %d: trials %s", s.Run.ID, strings.Join(parts, ", "))
+	line := fmt.Sprintf("run %d: trials %s", s.Run.ID, strings.Join(parts, ", "))
+	if sh := s.Shared; sh != nil && sh.State != batch.Done {
+		line += fmt.Sprintf("; shared stages: job %s %s", sh.Job, strings.ToLower(sh.State))
+	}
+	return line
 }
 
 // printFinished says how a Slurm run ended.

@@ -105,6 +105,7 @@ func printStatus(g *globalOptions, s *slurmexec.RunStatus) {
 	}
 	fmt.Fprintf(g.stdout, "run %d of %s (%s): %d trials: %s; %d collected into the database\n",
 		s.Run.ID, termText(s.Run.Experiment), s.Run.Status, len(s.Trials), strings.Join(parts, ", "), s.Collected)
+	printShared(g, s.Shared)
 	switch {
 	case s.QueueErr != nil:
 		fmt.Fprintf(g.stdout, "queue: squeue failed (%v); states are from the result files only\n", s.QueueErr)
@@ -132,4 +133,17 @@ func printStatus(g *globalOptions, s *slurmexec.RunStatus) {
 	if s.Counts[batch.Missing]+s.Counts[batch.Interrupted] > 0 && s.Counts[batch.Pending]+s.Counts[batch.Running] == 0 {
 		fmt.Fprintln(g.stdout, "to resubmit the trials without a result, run the submitting command again")
 	}
+}
+
+// printShared says where the latest submission's shared job (the stages
+// every trial shares, run before the array) is.
+func printShared(g *globalOptions, sh *slurmexec.SharedState) {
+	if sh == nil {
+		return
+	}
+	state := strings.ToLower(sh.State)
+	if sh.Reason != "" && sh.Reason != "None" {
+		state += ": " + oneLine(sh.Reason)
+	}
+	fmt.Fprintf(g.stdout, "shared stages: job %s (submission %d) %s; log: %s\n", sh.Job, sh.Attempt, state, sh.Log)
 }

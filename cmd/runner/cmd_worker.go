@@ -14,6 +14,7 @@ var workerFlags struct {
 	run     int64
 	index   int
 	attempt int
+	shared  bool
 }
 
 func init() {
@@ -24,6 +25,7 @@ func init() {
 			fs.Int64Var(&workerFlags.run, "run", 0, "run id")
 			fs.IntVar(&workerFlags.index, "index", -1, "task index: the trial's position in the run's manifest ($SLURM_ARRAY_TASK_ID)")
 			fs.IntVar(&workerFlags.attempt, "attempt", 1, "submission number of this task")
+			fs.BoolVar(&workerFlags.shared, "shared", false, "run the stages every trial shares (the shared job of --slurm-shared-job) instead of a trial: --run ID --attempt N, no --index")
 		},
 		run: runWorker,
 	})
@@ -32,6 +34,9 @@ func init() {
 // runWorker runs one task. It never opens the results database: the task
 // writes its result file under the run's directory.
 func runWorker(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) error {
+	if workerFlags.shared {
+		return runSharedWorker(ctx, g)
+	}
 	if workerFlags.run <= 0 || workerFlags.index < 0 {
 		return usageErr("worker needs --run ID and --index N")
 	}
@@ -51,6 +56,33 @@ func runWorker(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []strin
 		return &exitError{exitUsage, err}
 	case r.Status == batch.Failed:
 		return &exitError{exitFailed, fmt.Errorf("trial %s failed: %s", r.Trial, r.Error)}
+	}
+	return nil
+}
+
+// runSharedWorker runs a submission's shared job: the stages every trial
+// shares, into the shared cache. It never opens the results database; its
+// exit status is what the trials' array waits for (afterok).
+func runSharedWorker(ctx context.Context, g *globalOptions) error {
+	if workerFlags.run <= 0 || workerFlags.index >= 0 {
+		return usageErr("worker --shared needs --run ID (and no --index)")
+	}
+	d, err := slurmexec.FindDir(g.workdir, g.experiment, workerFlags.run)
+	if err != nil {
+		return &exitError{exitUsage, err}
+	}
+	r, err := slurmexec.SharedWorker(ctx, slurmexec.SharedOptions{Dir: d, Attempt: workerFlags.attempt, Out: g.stdout})
+	if r != nil {
+		fmt.Fprintf(g.stdout, "run %d shared stages, submission %d: %s in %.1fs (%d stage(s) ran); result %s\n", r.RunID, r.Attempt,
+			r.Status, r.Ended.Sub(r.Started).Seconds(), len(r.Ran), d.SharedResult(r.Attempt))
+	}
+	switch {
+	case err != nil && errors.Is(err, context.Canceled):
+		return err
+	case err != nil && r != nil:
+		return &exitError{exitFailed, fmt.Errorf("shared stages failed: %w", err)}
+	case err != nil:
+		return &exitError{exitUsage, err}
 	}
 	return nil
 }

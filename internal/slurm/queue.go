@@ -51,7 +51,8 @@ func (c *Client) Queue(ctx context.Context, jobID string) ([]Task, error) {
 // (one call: sacct -n -P -X -j JOB -o JobID,State): by array index, the
 // state of the task's latest run (COMPLETED, FAILED, OUT_OF_MEMORY,
 // TIMEOUT, NODE_FAIL, PREEMPTED, CANCELLED, ...). Many clusters keep no
-// accounting: sacct then fails, and so does Accounting.
+// accounting: sacct then fails, and so does Accounting. A job that is
+// not an array has its state at index -1.
 func (c *Client) Accounting(ctx context.Context, jobID string) (map[int]string, error) {
 	out, err := c.exec(ctx, or(c.Sacct, "sacct"), []string{"-n", "-P", "-X", "-j", jobID, "-o", "JobID,State"}, "")
 	if err != nil {
@@ -68,7 +69,9 @@ func (c *Client) Accounting(ctx context.Context, jobID string) (map[int]string, 
 			return nil, fmt.Errorf("sacct: line %d: unexpected %q (want jobid|state)", n+1, line)
 		}
 		job, idx, ok := strings.Cut(id, "_")
-		if !ok || job != jobID {
+		if !ok && id == jobID {
+			idx = "-1" // a job that is not an array
+		} else if !ok || job != jobID {
 			continue
 		}
 		i, err := strconv.Atoi(idx)

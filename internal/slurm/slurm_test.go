@@ -115,6 +115,10 @@ func TestJobArgs(t *testing.T) {
 	if got := (&Job{}).Args(); !reflect.DeepEqual(got, []string{"--parsable"}) {
 		t.Errorf("empty job Args = %q", got)
 	}
+	k := &Job{Name: "a", Dependency: "afterok:7", KillOnInvalidDep: true}
+	if got, want := k.Args(), []string{"--parsable", "--job-name=a", "--dependency=afterok:7", "--kill-on-invalid-dep=yes"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Args with KillOnInvalidDep:\n got %q\nwant %q", got, want)
+	}
 }
 
 // fakeTools puts fake sbatch, squeue, scancel and scontrol on PATH. Each records its

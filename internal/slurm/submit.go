@@ -20,8 +20,12 @@ type Job struct {
 	Output      string // --output path (%A job id, %a array index, %j job id)
 	OpenMode    string // --open-mode: "append" keeps a requeued task's earlier output
 	Dependency  string // --dependency, e.g. "afterany:1234"
-	Signal      string // --signal, e.g. "B:TERM@120"
-	Chdir       string // --chdir
+	// KillOnInvalidDep cancels the job when its dependency can never be
+	// satisfied (--kill-on-invalid-dep=yes): an afterok job whose
+	// dependency failed.
+	KillOnInvalidDep bool
+	Signal           string // --signal, e.g. "B:TERM@120"
+	Chdir            string // --chdir
 	// Extra are further sbatch arguments given verbatim before the script
 	// (--qos=..., --requeue, --constraint=...); see SplitArgs.
 	Extra []string
@@ -53,6 +57,9 @@ func (j *Job) Args() []string {
 	add("--output", j.Output)
 	add("--open-mode", j.OpenMode)
 	add("--dependency", j.Dependency)
+	if j.KillOnInvalidDep {
+		add("--kill-on-invalid-dep", "yes")
+	}
 	add("--signal", j.Signal)
 	add("--chdir", j.Chdir)
 	return append(args, j.Extra...)

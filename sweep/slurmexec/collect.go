@@ -19,6 +19,10 @@ type Collection struct {
 	RunID             int64
 	Finished          *Finished // nil while trials are missing a result
 	MarkedInterrupted bool      // trials lack a result and none is queued: the run was marked interrupted
+	// SharedFailed says how the shared job of the run's latest submission
+	// failed (Options.SharedJob): its trials were cancelled, and the run
+	// was ended failed. One line, naming the job and its log file.
+	SharedFailed string
 }
 
 // queued reports whether the run's latest trials jobs (one per array of
@@ -91,6 +95,22 @@ func Collect(ctx context.Context, st *runs.Store, id int64, o Options) (*Collect
 		// Trials lack a result: while tasks are queued the run is running;
 		// once none are, it stopped short (lost node, cancelled task,
 		// preemption) and is interrupted until resubmitted.
+		if !wasQueued || ri.Status == runs.StatusFailed {
+			// A failed shared job: Slurm cancelled the array that
+			// depended on it. The run ends failed, saying why; the same
+			// command resubmits it.
+			why, err := sharedFailure(ctx, st, d, id, o)
+			if err != nil {
+				return nil, err
+			}
+			if why != "" {
+				out.SharedFailed = why
+				if ri.Status == runs.StatusRunning {
+					return out, st.FinishRun(ctx, id, runs.StatusFailed, "")
+				}
+				return out, nil
+			}
+		}
 		if !wasQueued {
 			if err := st.SetRunStatus(ctx, id, runs.StatusInterrupted); err != nil {
 				return nil, err

@@ -36,6 +36,16 @@ type Options struct {
 	Extra        []string // --slurm-extra: further sbatch arguments
 	CPUs         int      // cpus per task; 0: derived from the trial's input size
 	MemMB        int      // memory per task in MiB; 0: derived from the trial's input size
+	// SharedJob runs the stages every trial shares (ingest, binning,
+	// split, vocabulary, counts) as a Slurm job before the trials' array
+	// (which depends on it: afterok) when one of them is not cached,
+	// instead of on the submit host. SharedCPUs, SharedMemMB and
+	// SharedTime are its request (0, "": derived from the data set's
+	// size; the trials' Time).
+	SharedJob   bool
+	SharedCPUs  int
+	SharedMemMB int
+	SharedTime  string
 	// NoCollectJob skips the dependent collect job: run `runner collect`
 	// on the submit host instead (needed when the database is not on the
 	// shared filesystem).
@@ -83,6 +93,10 @@ func (o *Options) Check() error {
 	switch {
 	case o.Time != "" && !timeRE.MatchString(o.Time):
 		return fmt.Errorf("--slurm-time %q: want HH:MM:SS, MM, or D-HH:MM:SS", o.Time)
+	case o.SharedTime != "" && !timeRE.MatchString(o.SharedTime):
+		return fmt.Errorf("--slurm-shared-time %q: want HH:MM:SS, MM, or D-HH:MM:SS", o.SharedTime)
+	case o.SharedCPUs < 0 || o.SharedMemMB < 0:
+		return fmt.Errorf("shared job: %d cpus, %d MiB: want >= 0", o.SharedCPUs, o.SharedMemMB)
 	case o.MaxArraySize < 0:
 		return fmt.Errorf("--slurm-max-array-size %d: want >= 0", o.MaxArraySize)
 	case o.MaxParallel < 0:

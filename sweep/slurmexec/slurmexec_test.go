@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -902,5 +903,188 @@ func TestChunks(t *testing.T) {
 		if got := chunks(tc.todo, tc.max); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("chunks(%v, %d) = %v, want %v", tc.todo, tc.max, got, tc.want)
 		}
+	}
+}
+
+// plantedConfig has stages all trials share (generate, ingest, binarize,
+// split) and needs no data set.
+const plantedConfig = `
+[experiments.planted]
+pipeline = "movielens"
+[experiments.planted.settings]
+dataset = "planted"
+planted_users = 120
+planted_items = 60
+planted_ratings = 4000
+planted_dim = 3
+bins = 3
+dim = 10
+steps = 30
+valid_every = 10
+gauge_gap_every = 10
+k1 = 10
+optimizer = "adagrad"
+lr = 0.5
+gamma = 1.0
+[[experiments.planted.variants]]
+name = "goldstone"
+gauge = "goldstone"
+[[experiments.planted.variants]]
+name = "procrustes"
+gauge = "procrustes"
+`
+
+// argsOf returns the arguments the fake sbatch got for job id.
+func argsOf(t *testing.T, fake, id string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(fake, "sbatch."+id+".args"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestSlurmSharedJob: with SharedJob, the stages all trials share run as a
+// Slurm job before the array (afterok, kill-on-invalid-dep), not on the
+// submit host, and the run's values equal a local run's; when they are
+// cached no shared job is submitted.
+func TestSlurmSharedJob(t *testing.T) {
+	fake := fakeSlurm(t)
+	f := newFixture(t)
+	os.WriteFile(f.cfg, []byte(testConfig+plantedConfig), 0o644)
+	ctx := context.Background()
+	lst := openStore(t, filepath.Join(f.dir, "local.db"))
+	lout, err := sweep.Execute(ctx, lst, f.named("planted"), sweep.Local{}, sweep.RunOptions{WorkDir: filepath.Join(f.dir, "localwork"), Jobs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, wantSeries := f.read(lst, lout.RunID)
+
+	f.opts.SharedJob = true
+	st := openStore(t, f.opts.DB)
+	s, err := Submit(ctx, st, f.named("planted"), f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.SharedJob != "100" || s.ArrayJob != "101" {
+		t.Fatalf("shared job %q, array %q; want 100 then 101", s.SharedJob, s.ArrayJob)
+	}
+	if a := argsOf(t, fake, "101"); !strings.Contains(a, "--dependency=afterok:100\n") || !strings.Contains(a, "--kill-on-invalid-dep=yes\n") {
+		t.Errorf("the array does not wait for the shared job:\n%s", a)
+	}
+	if sc, _ := os.ReadFile(filepath.Join(fake, "sbatch.100.script")); !strings.Contains(string(sc), " worker --shared ") || !strings.Contains(string(sc), "--run 1 --attempt 1") {
+		t.Errorf("shared job's script:\n%s", sc)
+	}
+	// Nothing of the shared stages ran on the submit host.
+	entries := func() []string {
+		es, _ := filepath.Glob(filepath.Join(f.opts.WorkDir, "cache", "*", "*"))
+		return es
+	}
+	if es := entries(); len(es) != 0 {
+		t.Fatalf("the submit host ran the shared stages: cache entries %v", es)
+	}
+	r, err := SharedWorker(ctx, SharedOptions{Dir: s.Dir, Attempt: 1, Workers: 1})
+	if err != nil || r.Status != batch.Done || !slices.Contains(r.Ran, "planted/generate") {
+		t.Fatalf("shared job: %+v, %v", r, err)
+	}
+	if es := entries(); len(es) != len(r.Ran) {
+		t.Errorf("the shared job ran %v, the cache holds %v", r.Ran, es)
+	}
+	rs, err := Status(ctx, st, s.RunID, f.opts.WorkDir, &slurm.Poller{Client: &slurm.Client{Retries: -1}})
+	if err != nil || rs.Shared == nil || rs.Shared.Job != "100" || rs.Shared.State != batch.Done {
+		t.Fatalf("status of the shared job: %+v, %v", rs.Shared, err)
+	}
+	runTasks(t, s)
+	c, err := Collect(ctx, st, s.RunID, f.opts)
+	if err != nil || c.Finished == nil || c.Finished.Status != runs.StatusFinished {
+		t.Fatalf("collect: %+v, %v", c, err)
+	}
+	got, gotSeries := f.read(st, s.RunID)
+	sameBits(t, "planted summaries", got, want)
+	if !reflect.DeepEqual(gotSeries, wantSeries) {
+		t.Errorf("planted series differ from the local run")
+	}
+	jobs, _ := st.SlurmJobs(ctx, s.RunID)
+	if len(jobs) != 3 || jobs[0].Role != runs.RoleShared || jobs[0].JobID != "100" {
+		t.Errorf("recorded jobs %+v", jobs)
+	}
+
+	// Other trials over the same data (k1 is the goldstone gauge's, used
+	// by no shared stage): the shared stages are cached, no shared job,
+	// the array depends on nothing.
+	f.opts.Sets = []string{"k1=5"}
+	e2 := f.named("planted")
+	if err := e2.Override(f.opts.Sets); err != nil {
+		t.Fatal(err)
+	}
+	s2, err := Submit(ctx, st, e2, f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// (102 is run 1's collect job.)
+	if s2.RunID == s.RunID || s2.SharedJob != "" || s2.ArrayJob != "103" || strings.Contains(argsOf(t, fake, "103"), "--dependency=afterok") {
+		t.Fatalf("cached shared stages: run %d, shared job %q, array %q:\n%s", s2.RunID, s2.SharedJob, s2.ArrayJob, argsOf(t, fake, "103"))
+	}
+}
+
+// TestSlurmFailedSharedJob: a shared job that fails (here killed for
+// memory, without a result) leaves its array cancelled by Slurm; Collect
+// then ends the run failed with one line naming the job, how it ended and
+// its log, and the same submission resubmits a shared job and the trials.
+func TestSlurmFailedSharedJob(t *testing.T) {
+	fake := fakeSlurm(t)
+	f := newFixture(t)
+	os.WriteFile(f.cfg, []byte(testConfig+plantedConfig), 0o644)
+	ctx := context.Background()
+	f.opts.SharedJob = true
+	st := openStore(t, f.opts.DB)
+	s, err := Submit(ctx, st, f.named("planted"), f.opts)
+	if err != nil || s.SharedJob != "100" {
+		t.Fatalf("submit: %+v, %v", s, err)
+	}
+	// While it is queued the array waits: the run goes on.
+	os.WriteFile(filepath.Join(fake, "squeue.out"), []byte("100|RUNNING|None\n101_0|PENDING|Dependency\n"), 0o644)
+	c, err := Collect(ctx, st, s.RunID, f.opts)
+	if err != nil || c.SharedFailed != "" || c.MarkedInterrupted {
+		t.Fatalf("collect while the shared job runs: %+v, %v", c, err)
+	}
+	// Killed for memory: no result; Slurm cancels the array.
+	os.WriteFile(filepath.Join(fake, "squeue.out"), nil, 0o644)
+	os.WriteFile(filepath.Join(fake, "sacct.out"), []byte("100|OUT_OF_MEMORY\n"), 0o644)
+	c, err = Collect(ctx, st, s.RunID, f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(s.Dir.Logs(), "shared-100.out")
+	for _, w := range []string{"job 100", "OUT_OF_MEMORY", log} {
+		if !strings.Contains(c.SharedFailed, w) || strings.Contains(c.SharedFailed, "\n") {
+			t.Errorf("failure %q does not say %q on one line", c.SharedFailed, w)
+		}
+	}
+	if ri, _ := st.Run(ctx, s.RunID); ri.Status != runs.StatusFailed || c.MarkedInterrupted {
+		t.Fatalf("run %s (marked interrupted %v), want failed", ri.Status, c.MarkedInterrupted)
+	}
+	// Collecting again says the same and changes nothing.
+	if c, err := Collect(ctx, st, s.RunID, f.opts); err != nil || c.SharedFailed == "" {
+		t.Errorf("second collect: %+v, %v", c, err)
+	}
+	rs, err := Status(ctx, st, s.RunID, f.opts.WorkDir, &slurm.Poller{Client: &slurm.Client{Retries: -1}})
+	if err != nil || rs.Shared == nil || rs.Shared.State != "ended" || rs.Shared.Reason != "sacct: OUT_OF_MEMORY" {
+		t.Fatalf("status: %+v, %v", rs.Shared, err)
+	}
+	// The same command resubmits: the shared stages are still not cached.
+	s2, err := Submit(ctx, st, f.named("planted"), f.opts)
+	if err != nil || !s2.Resumed || s2.RunID != s.RunID || s2.SharedJob != "103" || s2.Attempt != 2 {
+		t.Fatalf("resubmission: %+v, %v", s2, err)
+	}
+	if a := argsOf(t, fake, "104"); !strings.Contains(a, "--dependency=afterok:103\n") {
+		t.Errorf("resubmitted array:\n%s", a)
+	}
+	if r, err := SharedWorker(ctx, SharedOptions{Dir: s.Dir, Attempt: 2, Workers: 1}); err != nil || r.Status != batch.Done {
+		t.Fatalf("shared job: %+v, %v", r, err)
+	}
+	runTasks(t, s2)
+	if c, err := Collect(ctx, st, s.RunID, f.opts); err != nil || c.Finished == nil || c.Finished.Status != runs.StatusFinished {
+		t.Fatalf("collect: %+v, %v", c, err)
 	}
 }

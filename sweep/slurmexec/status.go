@@ -31,6 +31,9 @@ type RunStatus struct {
 	// on this cluster); nil when it did or was not asked.
 	AcctErr   error
 	Collected int // trials whose latest result is in the database
+	// Shared is the shared job of the latest submission (nil when it had
+	// none: the shared stages were cached or ran on the submit host).
+	Shared *SharedState
 	// tasks is the latest submission's task of each trial it submitted:
 	// "JOB_ARRAYINDEX", by trial index.
 	tasks map[int]string
@@ -87,6 +90,9 @@ func Status(ctx context.Context, st *runs.Store, id int64, workdir string, p *sl
 		return nil, err
 	}
 	out.Counts = batch.Count(out.Trials)
+	if out.Shared, err = sharedState(ctx, st, d, id, p); err != nil {
+		return nil, err
+	}
 	out.AcctErr = ended(ctx, out, p.Client)
 	atts, err := st.Attempts(ctx, id)
 	if err != nil {
@@ -199,4 +205,50 @@ func ended(ctx context.Context, s *RunStatus, c *slurm.Client) error {
 		}
 	}
 	return nil
+}
+
+// SharedState is the state of a submission's shared job.
+type SharedState struct {
+	Job     string
+	Attempt int
+	// State is done, failed, pending or running (Slurm's state when the
+	// queue holds it: PENDING, RUNNING, ...), or "ended" without a result
+	// (Reason then says how, when sacct can tell).
+	State  string
+	Reason string // the stage's error, squeue's reason, or sacct's state
+	Log    string // its Slurm output file
+}
+
+// sharedState is the state of the shared job of run id's latest
+// submission: its result file, else the queue, else sacct.
+func sharedState(ctx context.Context, st *runs.Store, d batch.Dir, id int64, p *slurm.Poller) (*SharedState, error) {
+	j, err := latestShared(ctx, st, id)
+	if err != nil || j == nil {
+		return nil, err
+	}
+	s := &SharedState{Job: j.JobID, Attempt: j.Attempt, Log: d.SharedLog(j.JobID)}
+	r, err := batch.ReadSharedResult(d, j.Attempt)
+	if err != nil {
+		return nil, err
+	}
+	if r != nil {
+		s.State, s.Reason = r.Status, r.Error
+		return s, nil
+	}
+	if tasks, _, err := p.Queue(ctx, j.JobID); err == nil && len(tasks) > 0 {
+		s.State, s.Reason = tasks[0].State, tasks[0].Reason
+		if tasks[0].Active() {
+			return s, nil
+		}
+	}
+	s.State = "ended"
+	if p.Client == nil {
+		return s, nil
+	}
+	if states, err := p.Client.Accounting(ctx, j.JobID); err == nil && states[-1] != "" {
+		s.Reason = "sacct: " + states[-1]
+	} else {
+		s.Reason = "without a result (sacct cannot tell how)"
+	}
+	return s, nil
 }

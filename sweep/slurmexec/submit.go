@@ -45,12 +45,19 @@ type Submission struct {
 	ArrayJobs  []string
 	Arrays     []string
 	CollectJob string // "" with NoCollectJob or when nothing was submitted
-	Submitted  []int  // task indices submitted
-	CPUs       int    // per task
-	MemMB      int    // per task
-	Time       string // time limit per task ("" leaves it to the partition)
-	Collected  *batch.Collected
-	Finished   *Finished // nothing was left to run: the run was ended
+	// SharedJob runs the stages every trial shares before the array
+	// (Options.SharedJob, when one of them was not cached); "" when none
+	// was submitted.
+	SharedJob string
+	Submitted []int  // task indices submitted
+	CPUs      int    // per task
+	MemMB     int    // per task
+	Time      string // time limit per task ("" leaves it to the partition)
+	Collected *batch.Collected
+	Finished  *Finished // nothing was left to run: the run was ended
+
+	needShared bool  // submit a shared job first
+	rawBytes   int64 // the data set's bytes (the shared stages' external inputs)
 }
 
 // Submit hands the experiment's trials to Slurm through sweep.Execute and
@@ -110,8 +117,7 @@ func (x *Executor) Run(ctx context.Context, job *sweep.Job) error {
 	o, st, e, log := x.o, job.Store, job.Experiment, x.o.log()
 	out := &Submission{RunID: job.RunID, Resumed: job.Outcome.Resumed, Trials: len(job.Trials)}
 	x.Submission = out
-	// The shared stages run here, under the run's workdir lock.
-	inBytes, err := runShared(ctx, job.Built, job.Lock, o)
+	inBytes, err := x.shared(ctx, job)
 	if err != nil {
 		return err
 	}
@@ -164,6 +170,29 @@ func (x *Executor) Run(ctx context.Context, job *sweep.Job) error {
 	return err
 }
 
+// shared runs the stages every trial shares here, under the run's workdir
+// lock, and returns the bytes of each trial's inputs; with
+// Options.SharedJob, when one of them is not cached, it runs none and
+// leaves them to the submission's shared job (Submission.needShared): the
+// bytes are then the data set's, the same for every trial.
+func (x *Executor) shared(ctx context.Context, job *sweep.Job) ([]int64, error) {
+	if x.o.SharedJob {
+		pending, raw, err := sharedPending(ctx, job.Built, x.o)
+		if err != nil {
+			return nil, err
+		}
+		if pending {
+			x.Submission.needShared, x.Submission.rawBytes = true, raw
+			in := make([]int64, len(job.Trials))
+			for i := range in {
+				in[i] = raw
+			}
+			return in, nil
+		}
+	}
+	return runShared(ctx, job.Built, job.Lock, x.o)
+}
+
 // resume reads a resumed run's manifest, refuses a run whose tasks are
 // still queued, collects the results the tasks left, and returns the
 // trials to submit again.
@@ -203,16 +232,7 @@ func (x *Executor) resume(ctx context.Context, st *runs.Store, d batch.Dir, job 
 // report) into the shared cache, and returns the bytes of each trial's
 // inputs, by trial index.
 func runShared(ctx context.Context, built *stages.Built, lock *pipeline.Lock, o Options) ([]int64, error) {
-	drop := map[string]bool{}
-	for _, tn := range built.Trials {
-		for _, n := range tn.Nodes {
-			drop[n] = true
-		}
-	}
-	if built.Report != "" {
-		drop[built.Report] = true
-	}
-	shared := without(built.Graph, drop)
+	shared := sharedGraph(built)
 	outputs := map[string]map[string]string{}
 	if len(shared.Nodes) > 0 {
 		res, err := pipeline.Run(ctx, shared, pipeline.Options{WorkDir: o.WorkDir, Jobs: o.Jobs, Lock: lock})
@@ -436,6 +456,12 @@ func submitTasks(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Mani
 	// A sweep larger than the cluster's MaxArraySize goes as several
 	// arrays (their task indices below it), collected as one run.
 	parts := chunks(todo, o.maxArraySize(ctx))
+	if out.needShared {
+		var err error
+		if out.SharedJob, err = submitShared(ctx, st, d, m, out.Attempt, out.rawBytes, o); err != nil {
+			return err
+		}
+	}
 	for k, part := range parts {
 		spec := part.spec(o.MaxParallel)
 		recorded := part.recorded(spec)
@@ -451,6 +477,11 @@ func submitTasks(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Mani
 			m.Experiment, m.RunID, out.Attempt, runner, common, ck, out.Attempt, index)
 		job := trialsJob(o, jobName, spec, out.CPUs, out.MemMB, extra, script)
 		job.Output, job.Chdir = filepath.Join(d.Logs(), "%A_%a.out"), m.WorkDir
+		if out.SharedJob != "" {
+			// Once the shared stages are in the cache; a failed shared
+			// job cancels the array (Collect then ends the run failed).
+			job.Dependency, job.KillOnInvalidDep = "afterok:"+out.SharedJob, true
+		}
 		// The intent first: a runner killed between sbatch and recording
 		// the job leaves it, and the next submission adopts the job
 		// (adopt).

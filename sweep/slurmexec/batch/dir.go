@@ -116,7 +116,12 @@ func (d Dir) ResultFiles() (map[int][]Exec, error) {
 // into the shared cache (rename within one filesystem) while its lock and
 // temporary files stay its own.
 func (d Dir) LinkCache(index int, sharedCache string) (string, error) {
-	w := d.TaskWorkDir(index)
+	return LinkCacheAt(d.TaskWorkDir(index), sharedCache)
+}
+
+// LinkCacheAt makes the private workdir w with cache/ a symbolic link to
+// sharedCache (see LinkCache).
+func LinkCacheAt(w, sharedCache string) (string, error) {
 	if err := os.MkdirAll(w, 0o755); err != nil {
 		return "", err
 	}

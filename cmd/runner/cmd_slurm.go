@@ -56,7 +56,7 @@ func registerSlurmFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&slurmFlags.memScale, "slurm-mem-retry-scale", 0, "on a resubmission, multiply the memory by this when a trial's task was killed for memory in the previous one (sacct OUT_OF_MEMORY); 0: never")
 	fs.Float64Var(&slurmFlags.timeScale, "slurm-time-retry-scale", 0, "on a resubmission, multiply the time limit by this when a trial's task reached it in the previous one (sacct TIMEOUT); 0: never")
 	fs.IntVar(&slurmFlags.maxArraySize, "slurm-max-array-size", 0, "the cluster's MaxArraySize: a larger sweep goes as several arrays; 0: read it with 'scontrol show config', else 1001")
-	fs.BoolVar(&slurmFlags.sharedJob, "slurm-shared-job", false, "run the stages every trial shares (ingest, binning, split, vocabulary, counts) as a Slurm job before the trials' array (afterok) when one of them is not cached, instead of on this host; the trials' resources are then derived from the data set's size")
+	fs.BoolVar(&slurmFlags.sharedJob, "slurm-shared-job", true, "run the stages every trial shares (ingest, binning, split, vocabulary, counts, references) as a Slurm job before the trials' array (afterok) when one of them is not cached; the trials' resources are then derived from the data set's size; =false runs them on this host")
 	fs.IntVar(&slurmFlags.sharedCPUs, "slurm-shared-cpus", 0, "cpus of the shared job (--slurm-shared-job); 0: derived from the data set's size")
 	fs.StringVar(&slurmFlags.sharedMem, "slurm-shared-mem", "", "memory of the shared job (--slurm-shared-job), MiB or with K/M/G/T; default: derived from the data set's size")
 	fs.StringVar(&slurmFlags.sharedTime, "slurm-shared-time", "", "time limit of the shared job (--slurm-shared-job); default: the trials' (--slurm-time)")

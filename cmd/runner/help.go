@@ -98,6 +98,9 @@ var flagMeta = map[string][2]string{
 	"slurm-mem-retry-scale":  {"FACTOR", "2"},
 	"slurm-time-retry-scale": {"FACTOR", "2"},
 	"slurm-max-array-size":   {"N", "1001"},
+	"slurm-shared-cpus":      {"N", "4"},
+	"slurm-shared-mem":       {"SIZE", "32G"},
+	"slurm-shared-time":      {"HH:MM:SS", "04:00:00"},
 }
 
 // printCommandUsage prints a command's synopsis, summary, its flags (its
@@ -174,6 +177,8 @@ func printFlags(w io.Writer, fs *flag.FlagSet, order []string) {
 		fmt.Fprintf(w, "  %s\n      %s\n", head, line)
 		if meta != "" {
 			fmt.Fprintf(w, "      e.g. --%s %s\n", f.Name, example)
+		} else if f.DefValue == "true" {
+			fmt.Fprintf(w, "      e.g. --%s=false\n", f.Name)
 		} else {
 			fmt.Fprintf(w, "      e.g. --%s\n", f.Name)
 		}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"time"
 
@@ -204,6 +205,14 @@ func sharedFailure(ctx context.Context, st *runs.Store, d batch.Dir, id int64, o
 	r, err := batch.ReadSharedResult(d, j.Attempt)
 	if err != nil {
 		return "", err
+	}
+	if r == nil {
+		// Still queued or running (a submission stopped before its
+		// array): it has not failed.
+		tasks, err := o.client().Queue(ctx, j.JobID)
+		if err != nil || slices.ContainsFunc(tasks, slurm.Task.Active) {
+			return "", nil
+		}
 	}
 	var why string
 	switch {

@@ -55,7 +55,7 @@ func runStatus(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []strin
 			if err != nil {
 				return &exitError{exitFailed, err}
 			}
-			if c.Finished != nil || c.MarkedInterrupted {
+			if c.Finished != nil || c.MarkedInterrupted || c.SharedFailed != "" {
 				if s, err := slurmexec.Status(ctx, st, id, g.workdir, p); err == nil {
 					printStatus(g, s)
 				}

@@ -203,6 +203,9 @@ func TestSlurmFailedSharedJobFailsTheRun(t *testing.T) {
 	if st, _, code := e.run("collect", "--run", s.run); code != 1 {
 		t.Errorf("collect of the failed run: exit %d\n%s", code, st)
 	}
+	if st := e.mustRun(0, "status", "--run", s.run); !strings.Contains(st, "shared stages: job "+m[1]+" (submission 1) failed: own/ingest: ") {
+		t.Errorf("status of the failed run:\n%s", st)
+	}
 	// Fixed: the same command resubmits the shared job and the trials.
 	writeRatings(t, table, 4000, false)
 	out = e.mustRun(0, set...)

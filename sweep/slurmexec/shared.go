@@ -83,6 +83,9 @@ func sharedRequest(raw int64, o Options) (cpus, memMB int) {
 // stages every trial shares into the shared cache) and records it; it
 // returns its job id.
 func submitShared(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest, attempt int, raw int64, o Options) (string, error) {
+	if id, err := adoptShared(ctx, st, m, attempt, o); id != "" || err != nil {
+		return id, err
+	}
 	cpus, mem := sharedRequest(raw, o)
 	t := o.Time
 	if o.SharedTime != "" {
@@ -106,6 +109,33 @@ func submitShared(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Man
 	}
 	o.log().Info("submitted the shared stages", "run", m.RunID, "job", id, "cpus", cpus, "mem_mb", mem)
 	return id, nil
+}
+
+// adoptShared returns the run's shared job still queued that a runner
+// killed between its sbatch and recording it left (found by its name,
+// unique per run), recorded now as this submission's; "" when there is
+// none (or squeue cannot tell: a second shared job then only finds the
+// first one's cache entries).
+func adoptShared(ctx context.Context, st *runs.Store, m *batch.Manifest, attempt int, o Options) (string, error) {
+	tasks, err := o.client().QueueByName(ctx, m.JobName()+"-shared")
+	if err != nil {
+		return "", nil
+	}
+	jobs, err := st.SlurmJobs(ctx, m.RunID)
+	if err != nil {
+		return "", err
+	}
+	for _, t := range tasks {
+		if !t.Active() || slices.ContainsFunc(jobs, func(j runs.SlurmJob) bool { return j.JobID == t.JobID }) {
+			continue
+		}
+		if err := st.RecordSlurmJob(ctx, runs.SlurmJob{RunID: m.RunID, JobID: t.JobID, Role: runs.RoleShared, Attempt: attempt, Submitted: time.Now()}); err != nil {
+			return "", err
+		}
+		o.log().Warn("adopted the shared job of an interrupted submission", "run", m.RunID, "job", t.JobID)
+		return t.JobID, nil
+	}
+	return "", nil
 }
 
 // SharedOptions say which shared job to run.

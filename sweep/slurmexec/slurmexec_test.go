@@ -1088,3 +1088,60 @@ func TestSlurmFailedSharedJob(t *testing.T) {
 		t.Fatalf("collect: %+v, %v", c, err)
 	}
 }
+
+// TestSlurmSharedJobAdopted: a shared job of the run still queued but not
+// recorded (its submitting runner was killed between sbatch and recording
+// it) is adopted, not submitted a second time: the array depends on it.
+func TestSlurmSharedJobAdopted(t *testing.T) {
+	fake := fakeSlurm(t)
+	f := newFixture(t)
+	os.WriteFile(f.cfg, []byte(testConfig+plantedConfig), 0o644)
+	f.opts.SharedJob, f.opts.NoCollectJob = true, true
+	ctx := context.Background()
+	st := openStore(t, f.opts.DB)
+	// (The fake squeue answers every name with this job.)
+	os.WriteFile(filepath.Join(fake, "squeue.out"), []byte("77|PENDING|Priority\n"), 0o644)
+	s, err := Submit(ctx, st, f.named("planted"), f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.SharedJob != "77" || s.ArrayJob != "100" || !strings.Contains(argsOf(t, fake, "100"), "--dependency=afterok:77\n") {
+		t.Fatalf("shared job %q, array %q:\n%s", s.SharedJob, s.ArrayJob, argsOf(t, fake, "100"))
+	}
+	jobs, _ := st.SlurmJobs(ctx, s.RunID)
+	if len(jobs) != 2 || jobs[0].JobID != "77" && jobs[1].JobID != "77" {
+		t.Errorf("recorded jobs %+v", jobs)
+	}
+}
+
+// TestSlurmSharedJobStageFails: a shared stage that fails (a bad row in
+// the ratings table) makes the shared job write a failed result with the
+// stage's error, which Collect reports, naming the file and line.
+func TestSlurmSharedJobStageFails(t *testing.T) {
+	fakeSlurm(t)
+	f := newFixture(t)
+	table := filepath.Join(f.dir, "ratings.csv")
+	var b strings.Builder
+	b.WriteString("userId,movieId,rating,timestamp\n")
+	for i := range 4000 {
+		fmt.Fprintf(&b, "%d,%d,%d.0,%d\n", 1+i%80, 1+i%40, 1+i%5, 1_500_000_000+i*1000)
+	}
+	b.WriteString("7,3,four,1600000000\n")
+	os.WriteFile(table, []byte(b.String()), 0o644)
+	os.WriteFile(f.cfg, []byte(testConfig+strings.Replace(plantedConfig, `dataset = "planted"`, `dataset = "`+table+`"`, 1)), 0o644)
+	f.opts.SharedJob = true
+	ctx := context.Background()
+	st := openStore(t, f.opts.DB)
+	s, err := Submit(ctx, st, f.named("planted"), f.opts)
+	if err != nil || s.SharedJob == "" {
+		t.Fatalf("submit: %+v, %v", s, err)
+	}
+	r, err := SharedWorker(ctx, SharedOptions{Dir: s.Dir, Attempt: 1, Workers: 1})
+	if err == nil || r.Status != batch.Failed || !strings.Contains(r.Error, "ratings.csv:4002") {
+		t.Fatalf("shared job: %+v, %v", r, err)
+	}
+	c, err := Collect(ctx, st, s.RunID, f.opts)
+	if err != nil || !strings.Contains(c.SharedFailed, "ratings.csv:4002") || !strings.Contains(c.SharedFailed, "log: ") {
+		t.Fatalf("collect: %+v, %v", c, err)
+	}
+}

@@ -7,9 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
-	"strconv"
 	"time"
 
 	"goldstone/internal/atomicfile"
@@ -186,21 +184,11 @@ func SharedWorker(ctx context.Context, opts SharedOptions) (*batch.SharedResult,
 // runSharedJob runs the shared stages of run m and lists in res those
 // that ran (were not cached).
 func runSharedJob(ctx context.Context, d batch.Dir, m *batch.Manifest, opts SharedOptions, res *batch.SharedResult) error {
-	e, trials, err := loadFrozen(d, m)
+	built, err := buildFrozen(ctx, d, m)
 	if err != nil {
 		return err
 	}
-	workers := opts.Workers
-	if workers <= 0 {
-		workers, _ = strconv.Atoi(os.Getenv("SLURM_CPUS_PER_TASK"))
-	}
-	if workers <= 0 {
-		workers = runtime.NumCPU()
-	}
-	built, err := stages.Build(ctx, e, trials, stages.Env{DataDir: m.DataDir})
-	if err != nil {
-		return err
-	}
+	workers := taskWorkers(opts.Workers)
 	w, err := batch.LinkCacheAt(d.SharedWorkDir(), filepath.Join(m.WorkDir, "cache"))
 	if err != nil {
 		return err

@@ -143,23 +143,34 @@ func Worker(ctx context.Context, opts WorkerOptions) (*batch.Result, error) {
 	return res, nil
 }
 
-// runTrial runs the trial's stages and fills res's summary and series.
-func runTrial(ctx context.Context, d batch.Dir, m *batch.Manifest, opts WorkerOptions, res *batch.Result) error {
+// buildFrozen rebuilds run m's experiment and trials from its frozen files.
+func buildFrozen(ctx context.Context, d batch.Dir, m *batch.Manifest) (*stages.Built, error) {
 	e, trials, err := loadFrozen(d, m)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	workers := opts.Workers
-	if workers <= 0 {
-		workers, _ = strconv.Atoi(os.Getenv("SLURM_CPUS_PER_TASK"))
+	return stages.Build(ctx, e, trials, stages.Env{DataDir: m.DataDir})
+}
+
+// taskWorkers is a task's worker count: n when set, else the cpus Slurm
+// gave the task ($SLURM_CPUS_PER_TASK), else the machine's.
+func taskWorkers(n int) int {
+	if n <= 0 {
+		n, _ = strconv.Atoi(os.Getenv("SLURM_CPUS_PER_TASK"))
 	}
-	if workers <= 0 {
-		workers = runtime.NumCPU()
+	if n <= 0 {
+		n = runtime.NumCPU()
 	}
-	built, err := stages.Build(ctx, e, trials, stages.Env{DataDir: m.DataDir})
+	return n
+}
+
+// runTrial runs the trial's stages and fills res's summary and series.
+func runTrial(ctx context.Context, d batch.Dir, m *batch.Manifest, opts WorkerOptions, res *batch.Result) error {
+	built, err := buildFrozen(ctx, d, m)
 	if err != nil {
 		return err
 	}
+	workers := taskWorkers(opts.Workers)
 	tn := built.Trials[opts.Index]
 	if tn.Trial.ID != m.Trials[opts.Index].ID {
 		return fmt.Errorf("built trial %d is %s, the manifest says %s", opts.Index, tn.Trial.ID, m.Trials[opts.Index].ID)

@@ -43,13 +43,23 @@ func sortedVariants(m map[string]map[int]float64, skip string) []string {
 	return vs
 }
 
-// llIntervalClaim (kind "heldout-ll") is Table 2 with an interval:
-// held-out log-likelihood per test point, each method minus the baseline,
-// paired by seed. The verdict is judged on p.Method (the row's algorithm)
-// and quotes the paper's difference p.PaperGain; the others are reported.
-func llIntervalClaim(r *Run, p Params) (string, string) {
-	method, paper := p.Method, fmt.Sprintf("(paper %+g)", p.PaperGain)
-	m := r.bySeed("test_ll", nil, false)
+// pairedClaim is a row that compares each variant of a dwe run with the
+// baseline on metric, paired by seed, with a 95% t interval of the
+// difference. title heads the "ours" column; places is the decimal places
+// of the variants' means, digits those of the difference (pairedDiff.Text);
+// verdict words the row's verdict from the method's difference and its
+// band word (pairedDiff.Word of bands).
+type pairedClaim struct {
+	metric, title  string
+	places, digits int
+	bands          diffBands
+	verdict        func(method string, d pairedDiff, word string) string
+}
+
+// row computes the row for p.Method: every variant is reported, the
+// verdict is judged on the method (the row's algorithm).
+func (c pairedClaim) row(r *Run, method string) (string, string) {
+	m := r.bySeed(c.metric, nil, false)
 	base := dweBase(m)
 	fails := strings.Join(r.failures(), "; ")
 	if v, ok := failedAll(r, method); ok {
@@ -62,72 +72,60 @@ func llIntervalClaim(r *Run, p Params) (string, string) {
 	var verdict string
 	for _, v := range sortedVariants(m, base) {
 		b, x := pairOf(m, base, v)
-		p := newPairedDiff(b, x)
-		parts = append(parts, fmt.Sprintf("%s %.4f vs %s %.4f, difference %s", v, p.MethodM, base, p.BaseM, p.Text(5)))
-		if v != method {
-			continue
-		}
-		switch p.Word(table2Bands) {
-		case "no difference":
-			verdict = fmt.Sprintf("no difference: %s nats, interval within ±%g %s", p.Text(5), table2Bands.Band, paper)
-		case "higher":
-			verdict = fmt.Sprintf("reproduces the sign: %s better by %s nats %s", method, p.Text(5), paper)
-		case "lower":
-			verdict = fmt.Sprintf("reversed: %s worse, %s nats %s", method, p.Text(5), paper)
-		case "no interval":
-			verdict = fmt.Sprintf("not judged: %s nats from one seed, no interval", p.Text(5))
-		default:
-			verdict = fmt.Sprintf("inconclusive: %s nats, the interval is wider than ±%g and includes 0", p.Text(5), table2Bands.Band)
+		d := newPairedDiff(b, x)
+		parts = append(parts, fmt.Sprintf("%s %.*f vs %s %.*f, difference %s", v, c.places, d.MethodM, base, c.places, d.BaseM, d.Text(c.digits)))
+		if v == method {
+			verdict = c.verdict(method, d, d.Word(c.bands))
 		}
 	}
 	if fails != "" {
 		parts = append(parts, fails)
 	}
-	return fmt.Sprintf("test_ll (mean over %d seeds; difference to %s with its 95%% t interval) ", len(m[base]), base) + strings.Join(parts, "; "), verdict
+	return fmt.Sprintf("%s (mean over %d seeds; difference to %s with its 95%% t interval) ", c.title, len(m[base]), base) + strings.Join(parts, "; "), verdict
+}
+
+// llIntervalClaim (kind "heldout-ll") is Table 2 with an interval:
+// held-out log-likelihood per test point, each method minus the baseline,
+// paired by seed. The verdict is judged on p.Method (the row's algorithm)
+// and quotes the paper's difference p.PaperGain; the others are reported.
+func llIntervalClaim(r *Run, p Params) (string, string) {
+	paper := fmt.Sprintf("(paper %+g)", p.PaperGain)
+	return pairedClaim{metric: "test_ll", title: "test_ll", places: 4, digits: 5, bands: table2Bands,
+		verdict: func(method string, d pairedDiff, word string) string {
+			switch word {
+			case "no difference":
+				return fmt.Sprintf("no difference: %s nats, interval within ±%g %s", d.Text(5), table2Bands.Band, paper)
+			case "higher":
+				return fmt.Sprintf("reproduces the sign: %s better by %s nats %s", method, d.Text(5), paper)
+			case "lower":
+				return fmt.Sprintf("reversed: %s worse, %s nats %s", method, d.Text(5), paper)
+			case "no interval":
+				return fmt.Sprintf("not judged: %s nats from one seed, no interval", d.Text(5))
+			}
+			return fmt.Sprintf("inconclusive: %s nats, the interval is wider than ±%g and includes 0", d.Text(5), table2Bands.Band)
+		}}.row(r, p.Method)
 }
 
 // alignIntervalClaim (kind "alignment") is Fig. 4 with an interval: each
 // trial's median over words of cos(first, last), p.Method minus the
 // baseline, paired by seed.
 func alignIntervalClaim(r *Run, p Params) (string, string) {
-	method := p.Method
-	m := r.bySeed("median_first_last_cos", nil, false)
-	base := dweBase(m)
-	fails := strings.Join(r.failures(), "; ")
-	if v, ok := failedAll(r, method); ok {
-		return fails, v
-	}
-	if base == "" || m[method] == nil {
-		return fails, notMeasured + " (needs a baseline and " + method + ")"
-	}
-	var parts []string
-	var verdict string
-	for _, v := range sortedVariants(m, base) {
-		b, x := pairOf(m, base, v)
-		p := newPairedDiff(b, x)
-		parts = append(parts, fmt.Sprintf("%s %.3f vs %s %.3f, difference %s", v, p.MethodM, base, p.BaseM, p.Text(3)))
-		if v != method {
-			continue
-		}
-		switch p.Word(fig4Bands) {
-		case "no difference":
-			verdict = fmt.Sprintf("no effect: %s, interval within ±%g", p.Text(3), fig4Bands.Band)
-		case "reproduces":
-			verdict = fmt.Sprintf("reproduces: %s more aligned by %s (interval >= %g)", method, p.Text(3), fig4Bands.Reproduce)
-		case "higher":
-			verdict = fmt.Sprintf("smaller effect: %s more aligned by %s (interval above 0, not above %g)", method, p.Text(3), fig4Bands.Reproduce)
-		case "lower":
-			verdict = fmt.Sprintf("reversed: %s less aligned, %s", method, p.Text(3))
-		case "no interval":
-			verdict = fmt.Sprintf("not judged: %s from one seed, no interval", p.Text(3))
-		default:
-			verdict = fmt.Sprintf("inconclusive: %s, the interval is wider than ±%g and includes 0", p.Text(3), fig4Bands.Band)
-		}
-	}
-	if fails != "" {
-		parts = append(parts, fails)
-	}
-	return fmt.Sprintf("median cos(first, last) (mean over %d seeds; difference to %s with its 95%% t interval) ", len(m[base]), base) + strings.Join(parts, "; "), verdict
+	return pairedClaim{metric: "median_first_last_cos", title: "median cos(first, last)", places: 3, digits: 3, bands: fig4Bands,
+		verdict: func(method string, d pairedDiff, word string) string {
+			switch word {
+			case "no difference":
+				return fmt.Sprintf("no effect: %s, interval within ±%g", d.Text(3), fig4Bands.Band)
+			case "reproduces":
+				return fmt.Sprintf("reproduces: %s more aligned by %s (interval >= %g)", method, d.Text(3), fig4Bands.Reproduce)
+			case "higher":
+				return fmt.Sprintf("smaller effect: %s more aligned by %s (interval above 0, not above %g)", method, d.Text(3), fig4Bands.Reproduce)
+			case "lower":
+				return fmt.Sprintf("reversed: %s less aligned, %s", method, d.Text(3))
+			case "no interval":
+				return fmt.Sprintf("not judged: %s from one seed, no interval", d.Text(3))
+			}
+			return fmt.Sprintf("inconclusive: %s, the interval is wider than ±%g and includes 0", d.Text(3), fig4Bands.Band)
+		}}.row(r, p.Method)
 }
 
 // scheduleClaim (kind "schedule"): the decaying learning-rate schedule (variant NAME) against

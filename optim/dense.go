@@ -70,8 +70,9 @@ func gemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []flo
 // u_j = w_j / s_j. It writes the left
 // singular vectors as the rows of ut (n x m: ut[j*m:(j+1)*m] = u_j), the
 // singular values in s (n, descending; ties keep their column order) and
-// the right singular vectors as the rows of vt (n x n: V^T). Columns with a
-// zero singular value (below m eps s_0) get unit vectors orthogonal to the
+// the right singular vectors as the rows of vt (n x n: V^T). Columns zero
+// to working precision (s_j at most twice the tol ||A||_F below which
+// columns are not rotated, or m eps s_0) get unit vectors orthogonal to the
 // others (Gram-Schmidt on the standard basis, in order), so U has
 // orthonormal columns even for a rank-deficient a. a is not changed; ut,
 // s and vt must not overlap it. It returns false if a holds a NaN or an
@@ -146,10 +147,12 @@ func SVD(ut, s, vt, a []float64, m, n int) bool {
 		s[j] = math.Sqrt(sumSquares(ut[j*m : (j+1)*m]))
 	}
 	sortSingular(ut, s, vt, m, n)
-	zero := 0.0
-	if n > 0 {
-		zero = float64(m) * eps * s[0]
-	}
+	// A column zero to working precision (norm squared at most tiny) was
+	// never rotated against the others, so it is not orthogonal to them: it
+	// must be replaced, not normalised. Twice tol ||A||_F covers every such
+	// column whatever the rounding of the square root (a column just above
+	// it was rotated; replacing it too changes A by at most 2 tol ||A||_F).
+	zero := max(2*math.Sqrt(tiny), float64(m)*eps*s[0])
 	for j := 0; j < n; j++ {
 		w := ut[j*m : (j+1)*m]
 		if s[j] > zero {

@@ -1,6 +1,7 @@
 package optim
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -187,4 +188,60 @@ func TestSVDNotFinite(t *testing.T) {
 		b[i] *= 1e100
 	}
 	checkSVD(t, "scaled by 1e100", b, d, d)
+}
+
+// randOrthogonal returns a random n x n orthogonal matrix (row-major), the
+// Q of the QR factorization of a Gaussian matrix.
+func randOrthogonal(rng *rand.Rand, n int) []float64 {
+	var qr mat.QR
+	qr.Factorize(mat.NewDense(n, n, randVec(rng, n*n, 1)))
+	var q mat.Dense
+	qr.QTo(&q)
+	return slices.Clone(q.RawMatrix().Data)
+}
+
+// TestSVDGradedSingularValues: singular values that fall through the
+// precision of the largest (the overlap of two embeddings whose unused
+// dimensions the prior has shrunk to nearly zero) still give orthonormal
+// singular vectors. The tail below the convergence threshold is not
+// rotated; before the fix its columns were normalised as they stood, so U
+// was not orthogonal and a Procrustes round that applied U V^T changed the
+// loss and raised psi.
+func TestSVDGradedSingularValues(t *testing.T) {
+	rng := rand.New(rand.NewPCG(53, 2))
+	for _, n := range []int{6, 30} {
+		for _, c := range []struct {
+			flat  bool
+			floor float64
+		}{{false, 1e-14}, {false, 1e-16}, {false, 1e-18}, {false, 1e-30},
+			{true, 1e-13}, {true, 1e-14}, {true, 3e-15}, {true, 1e-15}, {true, 1e-17}} {
+			flat, floor := c.flat, c.floor
+			x, y := randOrthogonal(rng, n), randOrthogonal(rng, n)
+			sig := make([]float64, n)
+			for k := range n {
+				// From 1 down to floor.
+				sig[k] = math.Pow(floor, float64(k)/float64(n-1))
+			}
+			if flat {
+				// Two thirds at 1 and a tail between floor and 2 floor.
+				for k := range n {
+					sig[k] = 1
+					if k >= 2*n/3 {
+						sig[k] = floor * (1 + float64(k-2*n/3)/float64(n/3))
+					}
+				}
+			}
+			a := make([]float64, n*n)
+			for i := range n {
+				for j := range n {
+					var v float64
+					for k := range n {
+						v += x[i*n+k] * sig[k] * y[j*n+k]
+					}
+					a[i*n+j] = v
+				}
+			}
+			checkSVD(t, fmt.Sprintf("n=%d flat=%v floor=%g", n, flat, floor), a, n, n)
+		}
+	}
 }

@@ -211,10 +211,11 @@ func TestMovieLensEndToEnd(t *testing.T) {
 		t.Fatalf("second run did work: %s", again)
 	}
 
-	// A new dimension reuses the data preparation and retrains.
+	// A new dimension reuses the data preparation and retrains, and the
+	// static references (trained at the trials' dimension) run again.
 	plan := e.mustRun(0, "plan", "--data-dir", data, "--experiment", "ml", "--set", "dim=4")
-	if !regexp.MustCompile(`(?m)^9 stages: 4 cached, 5 to run$`).MatchString(plan) {
-		t.Errorf("plan --set dim=4: want '9 stages: 4 cached, 5 to run' in:\n%s", plan)
+	if !regexp.MustCompile(`(?m)^10 stages: 4 cached, 6 to run$`).MatchString(plan) {
+		t.Errorf("plan --set dim=4: want '10 stages: 4 cached, 6 to run' in:\n%s", plan)
 	}
 	status := map[string]string{}
 	for _, l := range strings.Split(plan, "\n") {
@@ -228,13 +229,15 @@ func TestMovieLensEndToEnd(t *testing.T) {
 			t.Errorf("plan: stage %s is %q, want cached\n%s", n, status[n], plan)
 		}
 	}
-	var train, eval int
+	var train, eval, refs int
 	for n, st := range status {
 		switch {
 		case strings.HasPrefix(n, "train/"):
 			train++
 		case strings.HasPrefix(n, "evaluate/"):
 			eval++
+		case strings.HasPrefix(n, "references/"):
+			refs++
 		default:
 			continue
 		}
@@ -245,8 +248,8 @@ func TestMovieLensEndToEnd(t *testing.T) {
 	if !strings.Contains(plan, "params changed: dim") {
 		t.Errorf("plan does not say which setting changed:\n%s", plan)
 	}
-	if train != 2 || eval != 2 {
-		t.Errorf("plan lists %d train and %d evaluate nodes, want 2 and 2\n%s", train, eval, plan)
+	if train != 2 || eval != 2 || refs != 1 {
+		t.Errorf("plan lists %d train, %d evaluate and %d references nodes, want 2, 2 and 1 (shared by both trials)\n%s", train, eval, refs, plan)
 	}
 }
 

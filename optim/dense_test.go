@@ -190,16 +190,6 @@ func TestSVDNotFinite(t *testing.T) {
 	checkSVD(t, "scaled by 1e100", b, d, d)
 }
 
-// randOrthogonal returns a random n x n orthogonal matrix (row-major), the
-// Q of the QR factorization of a Gaussian matrix.
-func randOrthogonal(rng *rand.Rand, n int) []float64 {
-	var qr mat.QR
-	qr.Factorize(mat.NewDense(n, n, randVec(rng, n*n, 1)))
-	var q mat.Dense
-	qr.QTo(&q)
-	return slices.Clone(q.RawMatrix().Data)
-}
-
 // TestSVDGradedSingularValues: singular values that fall through the
 // precision of the largest (the overlap of two embeddings whose unused
 // dimensions the prior has shrunk to nearly zero) still give orthonormal
@@ -216,7 +206,7 @@ func TestSVDGradedSingularValues(t *testing.T) {
 		}{{false, 1e-14}, {false, 1e-16}, {false, 1e-18}, {false, 1e-30},
 			{true, 1e-13}, {true, 1e-14}, {true, 3e-15}, {true, 1e-15}, {true, 1e-17}} {
 			flat, floor := c.flat, c.floor
-			x, y := randOrthogonal(rng, n), randOrthogonal(rng, n)
+			x, y := randOrth(rng, n, 1), randOrth(rng, n, 1)
 			sig := make([]float64, n)
 			for k := range n {
 				// From 1 down to floor.

@@ -135,6 +135,60 @@ func TestProcrustesOptimal(t *testing.T) {
 	}
 }
 
+// TestProcrustesCollapsedDimensions: when the prior has shrunk some
+// embedding dimensions to nearly zero (as after 6,000 steps of the paper's
+// MovieLens setting, d = 30, lambda = 10), the overlaps have singular values
+// near the SVD's working precision. The applied maps must still be
+// orthogonal: a round lowers psi by the gauge gap and keeps every block's
+// row Gram matrix (which fixes the likelihood). Before optim.SVD replaced
+// the unrotated near-zero columns, the maps here were far from orthogonal
+// and the round raised psi.
+func TestProcrustesCollapsedDimensions(t *testing.T) {
+	rng := rand.New(rand.NewPCG(16, 1))
+	b := Blocks{T: 6, N: 40, D: 30}
+	for _, tail := range []float64{1e-6, 1e-7, 2e-7, 1e-8} {
+		// 20 live dimensions drifting slowly along the chain, 10 shrunk to tail.
+		x := make([]float64, b.Len())
+		base := randVec(rng, b.N*b.D, 1)
+		for s := 0; s < b.T; s++ {
+			z := b.Block(x, s)
+			for i := 0; i < b.N; i++ {
+				for a := 0; a < b.D; a++ {
+					v := base[i*b.D+a] + 0.1*rng.NormFloat64()
+					if a >= 20 {
+						v *= tail
+					}
+					z[i*b.D+a] = v
+				}
+			}
+		}
+		p := &Procrustes{Pool: testPool(2)}
+		if err := p.Init(b, Chain(b.T, 1)); err != nil {
+			t.Fatal(err)
+		}
+		y := append([]float64(nil), x...)
+		st := p.Round(y)
+		if drop := st.PsiBefore - st.PsiAfter; math.Abs(drop+st.Predicted) > 1e-10*st.PsiBefore {
+			t.Errorf("tail %g: psi fell by %v, predicted %v", tail, drop, -st.Predicted)
+		}
+		for s := 0; s < b.T; s++ {
+			zx, zy := b.Block(x, s), b.Block(y, s)
+			for i := 0; i < b.N; i++ {
+				for j := 0; j <= i; j++ {
+					var gx, gy float64
+					for a := 0; a < b.D; a++ {
+						gx += zx[i*b.D+a] * zx[j*b.D+a]
+						gy += zy[i*b.D+a] * zy[j*b.D+a]
+					}
+					if math.Abs(gx-gy) > 1e-11*float64(b.D) {
+						t.Fatalf("tail %g: step %d: rows %d, %d: Gram %v before the round, %v after: the map is not orthogonal", tail, s, i, j, gx, gy)
+					}
+				}
+			}
+		}
+	}
+}
+
 // TestProcrustesReflection: a reflected time step is undone by O(d) but not by SO(d).
 func TestProcrustesReflection(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 1))

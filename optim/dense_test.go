@@ -209,16 +209,13 @@ func TestSVDGradedSingularValues(t *testing.T) {
 			x, y := randOrth(rng, n, 1), randOrth(rng, n, 1)
 			sig := make([]float64, n)
 			for k := range n {
-				// From 1 down to floor.
-				sig[k] = math.Pow(floor, float64(k)/float64(n-1))
-			}
-			if flat {
-				// Two thirds at 1 and a tail between floor and 2 floor.
-				for k := range n {
+				switch {
+				case !flat: // from 1 down to floor
+					sig[k] = math.Pow(floor, float64(k)/float64(n-1))
+				case k < 2*n/3: // two thirds at 1
 					sig[k] = 1
-					if k >= 2*n/3 {
-						sig[k] = floor * (1 + float64(k-2*n/3)/float64(n/3))
-					}
+				default: // and a tail between floor and 2 floor
+					sig[k] = floor * (1 + float64(k-2*n/3)/float64(n/3))
 				}
 			}
 			a := make([]float64, n*n)

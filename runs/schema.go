@@ -24,6 +24,7 @@ var migrations = []migration{
 	{name: "runs.report_state, report_error: a run's report written, failed or unfinished", sql: schemaV6},
 	{name: "latest_finished view: the latest finished run of each experiment", sql: schemaV7},
 	{name: "slurm_jobs.role 'shared': the job of the stages every trial shares", sql: schemaV8},
+	{name: "trial status 'diverged'; runs.owner_token, owner_started: the live owner of a run", sql: schemaV9},
 }
 
 const schemaV1 = `

@@ -139,3 +139,86 @@ func TestMigrateSlurmJobsShared(t *testing.T) {
 		t.Errorf("slurm_jobs after deleting the run: %d rows", n)
 	}
 }
+
+// TestMigrateDivergedAndOwner opens a database of schema version 8, whose
+// trial rows refuse the status 'diverged' and whose runs have no owner
+// columns, and checks that the migration keeps every trial row (and the
+// views over them) and accepts both after it.
+func TestMigrateDivergedAndOwner(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "v8.db")
+	db, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`CREATE TABLE schema_version (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	for v, m := range migrations[:8] {
+		if _, err := db.Exec(m.sql); err != nil {
+			t.Fatalf("migration %d: %v", v+1, err)
+		}
+		if _, err := db.Exec(`INSERT INTO schema_version VALUES (?, ?, '2026-01-01T00:00:00.000000000Z')`, v+1, m.name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, q := range []string{
+		`INSERT INTO runs (id, experiment, status, pid, host) VALUES (3, 'old', 'finished', 77, 'h')`,
+		`INSERT INTO trial_rows (run_id, trial, status, error, seq, log_path) VALUES (3, 'a', 'done', '', 1, 'logs/a.log')`,
+		`INSERT INTO trial_rows (run_id, trial, status, error, seq) VALUES (3, 'b', 'failed', 'boom', 2)`,
+		`INSERT INTO trial_param_rows (run_id, trial, key, value) VALUES (3, 'a', 'lr', '0.5')`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if _, err := db.Exec(`INSERT INTO trial_rows (run_id, trial, status) VALUES (3, 'c', 'diverged')`); err == nil {
+		t.Fatal("schema 8 accepted the status diverged: the test does not test the migration")
+	}
+	db.Close()
+	st, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.UpsertTrials(ctx, []Trial{{RunID: 3, ID: "c", Status: StatusDiverged, Error: "step 5: loss 1e+300 past its bound"}}); err != nil {
+		t.Fatalf("record a diverged trial after the migration: %v", err)
+	}
+	got, err := st.TrialStatuses(ctx, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"a": StatusDone, "b": StatusFailed, "c": StatusDiverged}
+	if len(got) != len(want) {
+		t.Fatalf("trials after the migration: %+v", got)
+	}
+	for _, tr := range got {
+		if tr.Status != want[tr.ID] {
+			t.Errorf("trial %s: %s, want %s", tr.ID, tr.Status, want[tr.ID])
+		}
+	}
+	var logPath, lr string
+	if err := st.DB().QueryRowContext(ctx, `SELECT log_path, lr FROM trials WHERE run_id = 3 AND trial = 'a'`).Scan(&logPath, &lr); err != nil {
+		t.Fatalf("the wide trials view after the migration: %v", err)
+	}
+	if logPath != "logs/a.log" || lr != "0.5" {
+		t.Errorf("trial a in the wide view: log_path %q, lr %q", logPath, lr)
+	}
+	if n := count(t, st.DB(), `SELECT count(*) FROM trial_status WHERE run_id = 3`); n != 3 {
+		t.Errorf("trial_status view: %d rows, want 3", n)
+	}
+	if _, err := st.DB().ExecContext(ctx, `UPDATE trial_rows SET status = 'exploded' WHERE trial = 'a'`); err == nil {
+		t.Error("the rebuilt table lost its CHECK on status")
+	}
+	var tok, started string
+	if err := st.DB().QueryRowContext(ctx, `SELECT owner_token, owner_started FROM runs WHERE id = 3`).Scan(&tok, &started); err != nil {
+		t.Fatalf("owner columns: %v", err)
+	}
+	// The rebuilt table keeps its foreign key: deleting the run removes its trials.
+	if _, err := st.DeleteRuns(ctx, []int64{3}, false); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, st.DB(), `SELECT count(*) FROM trial_rows`); n != 0 {
+		t.Errorf("trial_rows after deleting the run: %d rows", n)
+	}
+}

@@ -19,6 +19,11 @@ const (
 	StatusDone    = "done"
 	StatusPending = "pending"
 	StatusCached  = "cached" // result reused from an earlier run, not recomputed
+	// StatusDiverged: the trial's training blew up (a loss or psi that is
+	// not finite, or past its bound) at a recorded step. An outcome of the
+	// algorithm, not a failure of the pipeline: its stages completed, and
+	// the metrics it never reached are "never".
+	StatusDiverged = "diverged"
 )
 
 // Run kinds (runs.kind).
@@ -115,7 +120,7 @@ func Ended(status string) bool { return status == StatusFinished || status == St
 
 func validTrialStatus(s string) bool {
 	switch s {
-	case StatusPending, StatusRunning, StatusDone, StatusFailed, StatusInterrupted, StatusCached:
+	case StatusPending, StatusRunning, StatusDone, StatusDiverged, StatusFailed, StatusInterrupted, StatusCached:
 		return true
 	}
 	return false

@@ -68,6 +68,7 @@ type BinResult struct {
 	Ratings          int64
 	Users, Items     []int32 // dense index -> original id, ascending ids
 	Bins             []BinStats
+	Regime           Regime // how densely the bins are pinned by their data
 }
 
 // IDMapPaths returns where Bin writes the id maps of dst: dst without ".parquet", plus
@@ -82,8 +83,9 @@ func IDMapPaths(dst string) (users, items string) {
 // T bins of equal duration over [min, max] of src's timestamps (see BinOf), users and items
 // are re-indexed densely 0..U-1 and 0..I-1 in ascending order of their original ids, and rows
 // keep src's order. The id maps (dense index -> original id) are returned and written as
-// IDMap tables at IDMapPaths(dst). It reads src twice; memory holds the distinct ids and
-// T*(U+I) bits of per-bin activity.
+// IDMap tables at IDMapPaths(dst), and the data's Regime with them. It reads src twice;
+// memory holds the distinct ids, T*U bits of per-bin user activity and T*I 32-bit counts
+// of ratings per item and bin.
 func Bin(ctx context.Context, src, dst string, T int) (BinResult, error) {
 	if T < 1 {
 		return BinResult{}, fmt.Errorf("bin: T = %d, want >= 1", T)
@@ -110,9 +112,7 @@ func Bin(ctx context.Context, src, dst string, T int) (BinResult, error) {
 	}
 	res := BinResult{T: T, MinTime: lo, MaxTime: hi, Users: users.sorted(), Items: items.sorted(), Bins: make([]BinStats, T)}
 	uidx, iidx := newIndexer(res.Users), newIndexer(res.Items)
-	U, I := len(res.Users), len(res.Items)
-	activeU := make([]uint64, (T*U+63)/64)
-	activeI := make([]uint64, (T*I+63)/64)
+	rc := newRegimeCounter(T, len(res.Users), len(res.Items))
 	err = writeTable(dst, 0, func(w *tableWriter[Binned]) error {
 		out := make([]Binned, 0, readBatch)
 		return ReadLabeled(ctx, src, func(rows []Binary) error {
@@ -126,8 +126,7 @@ func Bin(ctx context.Context, src, dst string, T int) (BinResult, error) {
 				if r.X > 0 {
 					b.Positive++
 				}
-				setBit(activeU, t*U+int(u))
-				setBit(activeI, t*I+int(i))
+				rc.add(t, int(u), int(i))
 			}
 			res.Ratings += int64(len(rows))
 			if _, err := w.Write(out); err != nil {
@@ -142,9 +141,9 @@ func Bin(ctx context.Context, src, dst string, T int) (BinResult, error) {
 	for t := range res.Bins {
 		b := &res.Bins[t]
 		b.First, b.Last = BinRange(t, lo, hi, T)
-		b.Users = countBits(activeU, t*U, (t+1)*U)
-		b.Items = countBits(activeI, t*I, (t+1)*I)
+		b.Users, b.Items = rc.usersIn(t), rc.itemsIn(t)
 	}
+	res.Regime = rc.regime()
 	up, ip := IDMapPaths(dst)
 	if err := WriteIDMap(ctx, up, res.Users); err != nil {
 		return BinResult{}, fmt.Errorf("bin: users map: %w", err)

@@ -91,6 +91,7 @@ func Report(ctx context.Context, experiment string, all []report.TrialResult, io
 		return "", err
 	}
 	var md strings.Builder
+	md.WriteString(RegimeTable(all))
 	md.WriteString(PsiConvergenceTable(all))
 	md.WriteString(ReferencesTable(all))
 	md.WriteString(PaperFigures)

@@ -122,12 +122,13 @@ type TrainSettings struct {
 
 // binInfo is what the bin stage tells later stages.
 type binInfo struct {
-	T       int   `json:"t"`
-	Users   int   `json:"users"`
-	Items   int   `json:"items"`
-	Ratings int64 `json:"ratings"`
-	MinTime int64 `json:"min_time"`
-	MaxTime int64 `json:"max_time"`
+	T       int    `json:"t"`
+	Users   int    `json:"users"`
+	Items   int    `json:"items"`
+	Ratings int64  `json:"ratings"`
+	MinTime int64  `json:"min_time"`
+	MaxTime int64  `json:"max_time"`
+	Regime  Regime `json:"regime"` // the density of the binned data (issue 27)
 }
 
 // Build implements stages.Pipeline.
@@ -374,7 +375,7 @@ func (s *BinStage) Run(ctx context.Context, io *pipeline.IO) error {
 	if err != nil {
 		return err
 	}
-	info := binInfo{T: res.T, Users: len(res.Users), Items: len(res.Items), Ratings: res.Ratings, MinTime: res.MinTime, MaxTime: res.MaxTime}
+	info := binInfo{T: res.T, Users: len(res.Users), Items: len(res.Items), Ratings: res.Ratings, MinTime: res.MinTime, MaxTime: res.MaxTime, Regime: res.Regime}
 	io.Logf("%d bins of %.1f days: %d users, %d items", res.T, float64(res.MaxTime-res.MinTime)/86400/float64(res.T), info.Users, info.Items)
 	return trialio.WriteJSON(filepath.Join(dir, "info.json"), info)
 }
@@ -590,7 +591,7 @@ func Evaluate(ctx context.Context, io *pipeline.IO, ms ModelSettings, prior trai
 	if err != nil {
 		return err
 	}
-	sum, err := trialio.ReadSummary(filepath.Join(mdir, "summary.json"))
+	sum, err := trainedSummary(mdir, io.Input("binned"))
 	if err != nil {
 		return err
 	}

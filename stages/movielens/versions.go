@@ -45,16 +45,23 @@ package movielens
 // so U V^T was not orthogonal once the prior had shrunk unused dimensions:
 // Procrustes rounds and wall flips raised psi and changed the loss; the
 // planted distance's map).
+//
+// Bin 22 and evaluate 28 (issue 27): the bin stage's info.json carries the
+// data's regime (ratings per bin, active bins per user, ratings per active
+// item and bin, the busiest tenth's share), and evaluate copies it into
+// every trial's summary as data_* metrics; report 26 shows it once, in a
+// "Data regime" section, and its summary table leaves the data_* columns
+// out (report.MarkdownTable, report.DataPrefix).
 const (
 	GenerateVersion   = "20" // generate-planted
 	IngestVersion     = "20" // ingest-movielens
 	BinarizeVersion   = "21" // binarize
-	BinVersion        = "21" // bin (and bin-explicit)
+	BinVersion        = "22" // bin (and bin-explicit)
 	SplitVersion      = "21" // split (and split-explicit)
 	ActivityVersion   = "20" // activity
 	TrainVersion      = "27" // train-movielens
-	EvaluateVersion   = "27" // evaluate-movielens
+	EvaluateVersion   = "28" // evaluate-movielens
 	EmbeddingsVersion = "20" // export-embeddings
-	ReportVersion     = "25" // report-movielens (its Draw)
+	ReportVersion     = "26" // report-movielens (its Draw)
 	ReferenceVersion  = "23" // references-movielens
 )

@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -103,11 +102,17 @@ func Shift(xs []float64) []float64 {
 }
 
 // MarkdownTable renders one row per trial with every summary metric
-// (runs.ValueText: "never" for a threshold never reached).
+// (runs.ValueText: "never" for a threshold never reached) except those
+// that describe the data rather than the trial (DataPrefix: the same for
+// every trial on one data set; a pipeline's report shows them once).
 func MarkdownTable(title string, results []TrialResult) string {
 	var ks []string
 	for _, r := range results {
-		ks = slices.AppendSeq(ks, maps.Keys(r.Summary))
+		for k := range r.Summary {
+			if !strings.HasPrefix(k, DataPrefix) {
+				ks = append(ks, k)
+			}
+		}
 	}
 	slices.Sort(ks)
 	ks = slices.Compact(ks)
@@ -127,6 +132,10 @@ func MarkdownTable(title string, results []TrialResult) string {
 	}
 	return b.String()
 }
+
+// DataPrefix starts the name of a summary metric that describes the data
+// a trial was trained on (its density, for example), not the trial.
+const DataPrefix = "data_"
 
 // MarkdownText escapes text for a Markdown line or table cell: HTML's
 // special characters become entities (a name, note or error cannot inject

@@ -53,6 +53,22 @@
 // media), without migrating, locking or writing anything, for commands
 // that only read results.
 //
+// # Who owns a run
+//
+// A run's owner is the process that created it or last resumed it: its
+// host and pid, when it started (owner_started: on Linux the boot id and
+// the start time in clock ticks of /proc/PID/stat; "" on other OSes, where
+// the pid alone is checked) and a random token per claim (owner_token).
+// CreateRun records it (RunInfo.SetOwner, Self); ClaimRun takes a run over
+// in one transaction, refusing with an *OwnedError a local run that is
+// running under a live owner (Owner.Liveness: same host, the pid alive and
+// started at the recorded time); FinishOwnedRun ends a run only while its
+// caller's token is the recorded one (ErrTakenOver otherwise);
+// MarkRunInterrupted marks a run only while the owner its caller found
+// gone still holds it. An owner on another host cannot be checked
+// (OwnerElsewhere); a run of the Slurm executor is adopted by ClaimRun
+// whatever its owner.
+//
 // # Schema and query interface
 //
 // Tables: schema_version, runs, trial_rows (one row per trial),

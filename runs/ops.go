@@ -15,6 +15,7 @@ import (
 
 // CreateRun inserts a run and returns its id. Empty Kind and Status default
 // to KindRun and StatusRunning, a zero Started to now; info.ID is ignored.
+// Its owner is info's Host, PID, OwnerStarted and OwnerToken (SetOwner).
 func (s *Store) CreateRun(ctx context.Context, info RunInfo) (int64, error) {
 	if info.Kind == "" {
 		info.Kind = KindRun
@@ -34,11 +35,13 @@ func (s *Store) CreateRun(ctx context.Context, info RunInfo) (int64, error) {
 	var id int64
 	err := s.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO runs (experiment, kind, config_json, config_hash, status,
-			started_at, ended_at, git_commit, git_dirty, go_version, os, arch, cpu_model, gomaxprocs, host, pid, note)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			started_at, ended_at, git_commit, git_dirty, go_version, os, arch, cpu_model, gomaxprocs, host, pid, note,
+			owner_started, owner_token)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			info.Experiment, info.Kind, info.ConfigJSON, info.ConfigHash, info.Status,
 			encodeTime(info.Started), encodeTime(info.Ended), info.GitCommit, info.GitDirty,
-			info.GoVersion, info.OS, info.Arch, info.CPUModel, info.GOMAXPROCS, info.Host, info.PID, info.Note)
+			info.GoVersion, info.OS, info.Arch, info.CPUModel, info.GOMAXPROCS, info.Host, info.PID, info.Note,
+			info.OwnerStarted, info.OwnerToken)
 		if err != nil {
 			return err
 		}
@@ -424,16 +427,18 @@ func (s *Store) MarkUnended(ctx context.Context, runID int64) error {
 	return nil
 }
 
-// MarkRunInterrupted marks a run that is still "running" interrupted, in
-// one transaction with its trials still running (they become interrupted,
-// with errText as their error if they had none): for a run whose process
-// is gone. It reports whether the run was running; a run that ended
-// meanwhile is left as it is.
-func (s *Store) MarkRunInterrupted(ctx context.Context, runID int64, errText string) (bool, error) {
+// MarkRunInterrupted marks a run that is still "running" under owner
+// interrupted, in one transaction with its trials still running (they
+// become interrupted, with errText as their error if they had none): for a
+// run whose owner's process is gone (Owner.Liveness). It reports whether
+// the run was marked; a run that ended meanwhile, or that another runner
+// claimed since the caller read its owner, is left as it is.
+func (s *Store) MarkRunInterrupted(ctx context.Context, runID int64, owner Owner, errText string) (bool, error) {
 	var changed bool
 	err := s.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE runs SET status = 'interrupted', ended_at = ? WHERE id = ? AND status = 'running'`,
-			encodeTime(time.Now()), runID)
+		res, err := tx.ExecContext(ctx, `UPDATE runs SET status = 'interrupted', ended_at = ?
+			WHERE id = ? AND status = 'running' AND host = ? AND pid = ? AND owner_token = ?`,
+			encodeTime(time.Now()), runID, owner.Host, owner.PID, owner.Token)
 		if err != nil {
 			return err
 		}

@@ -8,7 +8,8 @@ import (
 )
 
 const runColumns = `id, experiment, kind, config_json, config_hash, status, started_at, ended_at,
-	git_commit, git_dirty, go_version, os, arch, cpu_model, gomaxprocs, host, pid, note, report_state, report_error`
+	git_commit, git_dirty, go_version, os, arch, cpu_model, gomaxprocs, host, pid, note, report_state, report_error,
+	owner_started, owner_token`
 
 type scanner interface{ Scan(dst ...any) error }
 
@@ -19,7 +20,7 @@ func scanRun(sc scanner) (RunInfo, error) {
 	)
 	if err := sc.Scan(&r.ID, &r.Experiment, &r.Kind, &r.ConfigJSON, &r.ConfigHash, &r.Status, &started, &ended,
 		&r.GitCommit, &r.GitDirty, &r.GoVersion, &r.OS, &r.Arch, &r.CPUModel, &r.GOMAXPROCS, &r.Host, &r.PID, &r.Note,
-		&r.ReportState, &r.ReportError); err != nil {
+		&r.ReportState, &r.ReportError, &r.OwnerStarted, &r.OwnerToken); err != nil {
 		return r, err
 	}
 	var err error

@@ -54,7 +54,7 @@ type RunInfo struct {
 	OS         string
 	Arch       string
 	CPUModel   string
-	Host       string
+	Host       string // with PID, OwnerStarted and OwnerToken: the run's owner (see Owner)
 	GOMAXPROCS int
 	PID        int
 	Started    time.Time
@@ -65,6 +65,11 @@ type RunInfo struct {
 	// ReportError.
 	ReportState string
 	ReportError string
+	// OwnerStarted and OwnerToken (runs.owner_started, owner_token) tell
+	// the owner's process from a later one given its pid, and its claim
+	// from a later claim: see Owner.
+	OwnerStarted string
+	OwnerToken   string
 }
 
 // Report states (runs.report_state).

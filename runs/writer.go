@@ -62,8 +62,13 @@ func (s *Store) Artifact(run int64, trial, path, sha256, kind string) {
 }
 
 // Flush waits until every row queued before the call is committed and
-// returns the sticky write error (see Err).
+// returns the sticky write error (see Err). A ctx that is already done
+// returns its error and flushes nothing, as every write does (see do):
+// select alone would pick at random between a free queue slot and ctx.
 func (s *Store) Flush(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	reply := make(chan error, 1)
 	if err := s.send(ctx, op{kind: opFlush, reply: reply}); err != nil {
 		return err

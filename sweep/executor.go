@@ -71,6 +71,9 @@ type Job struct {
 	Budget  *optim.Budget  // the machine's cores, shared by the trials' pools
 	Log     *slog.Logger
 	Outcome *Outcome // what the run did; the executor adds to it
+	// Owner is this process as the owner of the run (runs.Owner): recorded
+	// when the run is created or resumed, and checked when it ends.
+	Owner runs.Owner
 
 	runErr error // Local: the error of the graph's run
 }

@@ -3,6 +3,7 @@ package sweep
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -106,6 +107,10 @@ func workersPerTrial(jobs, cores int) int {
 // only the others run. A run that has not ended is resumed only by the
 // executor that ran it: a local run by Local (another executor starts a
 // new run), a run handed to a scheduler by that executor (Local refuses it).
+// A local run that is running under a live owner (runs.Owner: another
+// runner on this host) is refused with a *runs.OwnedError before anything
+// is written; a resumed run is claimed (runs.Store.ClaimRun) before its
+// trials are touched, and ended only while this process still owns it.
 //
 // The workdir lock is taken before anything is written to the store, so a
 // runner that finds the workdir busy leaves no trace. The run ends
@@ -130,6 +135,7 @@ func Execute(ctx context.Context, st *runs.Store, e *stages.Experiment, x Execut
 		return nil, err
 	}
 	job := &Job{Store: st, Experiment: e, Trials: trials, Options: opts, Log: opts.Log,
+		Owner:   runs.Self(),
 		Outcome: &Outcome{Trials: len(trials), Failures: map[string]string{}},
 		// The trials' pools share the machine's cores (train.NewPool):
 		// when job slots stay idle (the end of a sweep, fewer trials than
@@ -167,7 +173,7 @@ func Execute(ctx context.Context, st *runs.Store, e *stages.Experiment, x Execut
 		if ctx.Err() == nil {
 			return nil, err
 		}
-		if ferr := st.FinishRun(context.WithoutCancel(ctx), job.RunID, runs.StatusInterrupted, ""); ferr != nil {
+		if ferr := st.FinishOwnedRun(context.WithoutCancel(ctx), job.RunID, job.Owner, runs.StatusInterrupted, ""); ferr != nil {
 			job.Log.Error("mark interrupted", "err", ferr)
 		}
 		job.Outcome.Status = runs.StatusInterrupted
@@ -216,8 +222,10 @@ func (job *Job) resumeOrSkip(ctx context.Context, x Executor) (done bool, err er
 		}
 	}
 	switch {
-	case last.Status == runs.StatusRunning && exe == runs.ExecutorLocal && processAlive(last):
-		return false, fmt.Errorf("run %d of %s is in progress (pid %d on %s)", last.ID, e.Name, last.PID, last.Host)
+	case last.Status == runs.StatusRunning && exe == runs.ExecutorLocal && last.Owner().Liveness() == runs.OwnerAlive:
+		// Another runner works on it: refused before anything is written
+		// (ClaimRun decides again, in its transaction).
+		return false, &runs.OwnedError{RunID: last.ID, Experiment: e.Name, Owner: last.Owner()}
 	case ended && stale != "":
 		// The same settings, but its results would not come from the
 		// cache with this code and data: a new run.
@@ -236,10 +244,13 @@ func (job *Job) resumeOrSkip(ctx context.Context, x Executor) (done bool, err er
 	if err := job.check(ctx, x); err != nil {
 		return false, err
 	}
-	if job.Keep, err = st.ResumeTrials(ctx, job.RunID, opts.RetryFailed); err != nil {
+	// This process owns the run from here (its pid, start time and a new
+	// token), before its trials are touched: no other runner resumes it,
+	// or marks it interrupted, while this one lives.
+	if err := st.ClaimRun(ctx, job.RunID, job.Owner); err != nil {
 		return false, err
 	}
-	if err := st.SetRunStatus(ctx, job.RunID, runs.StatusRunning); err != nil {
+	if job.Keep, err = st.ResumeTrials(ctx, job.RunID, opts.RetryFailed); err != nil {
 		return false, err
 	}
 	log.Info("resuming run", "experiment", e.Name, "run", job.RunID, "was", last.Status, "executor", x.Name())
@@ -291,6 +302,7 @@ func (job *Job) open(ctx context.Context, x Executor) error {
 	if job.RunID == 0 {
 		info := runs.Environment()
 		info.Experiment, info.Kind, info.ConfigJSON, info.ConfigHash = e.Name, opts.Kind, job.ConfigJSON, job.ConfigHash
+		info.SetOwner(job.Owner)
 		id, err := st.CreateRun(ctx, info)
 		if err != nil {
 			return err
@@ -355,12 +367,17 @@ func (job *Job) end(ctx context.Context) (*Outcome, error) {
 	}
 	note := fmt.Sprintf("%d trials: %d done, %d failed, %d interrupted", out.Trials, out.Done, out.Failed, out.Interrupted)
 	log.Info("run ended", "run", runID, "status", status, "trials", note)
-	if err := st.FinishRun(wctx, runID, status, ""); runs.IsInfrastructure(err) {
+	switch err := st.FinishOwnedRun(wctx, runID, job.Owner, status, ""); {
+	case runs.IsInfrastructure(err):
 		// The run stays "running" with this process gone: the next run
 		// resumes it.
 		out.infra(fmt.Errorf("results %s: %w", st.Path(), err))
 		out.Status = runs.StatusInterrupted
-	} else if err != nil {
+	case errors.Is(err, runs.ErrTakenOver):
+		// Another runner claimed the run (one on another host, which
+		// could not tell that this one lives): its end is theirs.
+		return nil, fmt.Errorf("%w; its status and report are left to that runner (the trials this one ended are recorded)", err)
+	case err != nil:
 		return nil, err
 	}
 	if ctx.Err() != nil {

@@ -19,8 +19,9 @@ import (
 const scratchGrace = time.Minute
 
 // recoverStale clears what runners killed earlier left behind, before a
-// command that writes (run, repro, report, gc): runs left "running" by a
-// process that is gone are marked interrupted (sweep.MarkStaleRuns),
+// command that writes (run, repro, report, gc): runs left "running" by an
+// owner whose process is gone (its pid dead, or recycled by a process
+// started later) are marked interrupted (sweep.MarkStaleRuns),
 // temporary files of writes a kill cut short (their names carry their
 // writer's pid: atomicfile.RemoveStale) are removed from the reports
 // directory and the workdir's state, and so are the scratch directories of
@@ -29,7 +30,7 @@ const scratchGrace = time.Minute
 func recoverStale(ctx context.Context, g *globalOptions, st *runs.Store) {
 	marked, err := sweep.MarkStaleRuns(ctx, st)
 	for _, ri := range marked {
-		g.log.Warn("a run was left running by a runner that is gone; marked interrupted", "run", ri.ID, "kind", ri.Kind, "experiment", ri.Experiment, "pid", ri.PID)
+		g.log.Warn("a run was left running by a runner that is gone; marked interrupted", "run", ri.ID, "kind", ri.Kind, "experiment", ri.Experiment, "pid", ri.PID, "host", ri.Host)
 	}
 	if err != nil {
 		g.log.Error("mark stale runs", "err", err)

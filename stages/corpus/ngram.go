@@ -202,7 +202,8 @@ func (s *NgramScanner) Line() int { return s.line }
 // Err returns the first error met, nil at a clean end of input. Parse errors are *ParseError.
 func (s *NgramScanner) Err() error { return s.err }
 
-// readLine returns the next line without its '\n' (and '\r'), io.EOF at the end.
+// readLine returns the next line without its '\n' (and the '\r's before it: "\r\n", or
+// "\r\r\n" from a CRLF file converted twice), io.EOF at the end.
 func (s *NgramScanner) readLine() ([]byte, error) {
 	s.buf = s.buf[:0]
 	for {
@@ -218,7 +219,7 @@ func (s *NgramScanner) readLine() ([]byte, error) {
 			return nil, err
 		}
 		b := bytes.TrimSuffix(s.buf, []byte{'\n'})
-		return bytes.TrimSuffix(b, []byte{'\r'}), nil
+		return bytes.TrimRight(b, "\r"), nil
 	}
 }
 

@@ -2,6 +2,7 @@ package movielens
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -80,5 +81,46 @@ func TestLocateCompressedParquetRelative(t *testing.T) {
 	}
 	if _, err := Locate(data, "absent.csv"); err == nil || !strings.Contains(err.Error(), filepath.Join(data, "absent.csv")) {
 		t.Errorf("Locate of a missing relative path: %v, want it to name where it looked", err)
+	}
+}
+
+// Issue "failure paths, round 3" (6): a table with a header and Windows line ends is read
+// whatever becomes of its "\r\n": kept ("\r\n"), or doubled by a second LF-to-CRLF
+// conversion ("\r\r\n", which failed in the header with `CSV header
+// "userId,movieId,rating,timestamp\r"`), plain or gzip, by the check at plan time and by the
+// ingest, with the MovieLens header recognised, named by a preset or read as a custom table.
+func TestCRLFHeader(t *testing.T) {
+	csv := "userId,movieId,rating,timestamp\n1,31,2.5,1260759144\n1,1029,3.0,1260759179\n7,10,5.0,881250949\n"
+	custom := TableSettings{Layout: "auto", User: "userId", Item: "movieId", Rating: "rating", Time: "timestamp", Delimiter: ",", Header: true, TimeFormat: TimeUnix}
+	preset := DefaultTableSettings
+	preset.Layout = "ratings.csv"
+	for _, eol := range []string{"\r\n", "\r\r\n"} {
+		for _, gz := range []bool{false, true} {
+			for name, ts := range map[string]TableSettings{"auto": DefaultTableSettings, "preset": preset, "custom": custom} {
+				t.Run(fmt.Sprintf("%q gzip=%v %s", eol, gz, name), func(t *testing.T) {
+					text := []byte(strings.ReplaceAll(csv, "\n", eol))
+					if gz {
+						text = gzipBytes(t, text)
+					}
+					dir := t.TempDir()
+					src := writeFile(t, filepath.Join(dir, "ratings.csv"), text)
+					l, err := ts.Resolve()
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := CheckTable(context.Background(), src, l); err != nil {
+						t.Fatalf("CheckTable: %v", err)
+					}
+					dst := filepath.Join(dir, "out.parquet")
+					if _, err := Ingest(context.Background(), src, dst, IngestOptions{Layout: l}); err != nil {
+						t.Fatalf("Ingest: %v", err)
+					}
+					got, err := ReadAll[Rating](context.Background(), dst)
+					if err != nil || !reflect.DeepEqual(got, sampleRatings) {
+						t.Errorf("rows %v, %v", got, err)
+					}
+				})
+			}
+		}
 	}
 }

@@ -75,8 +75,7 @@ func detectFormat(head []byte) (Format, int64, error) {
 		head = head[i+1:]
 		n++
 	}
-	line = bytes.TrimSuffix(line, []byte{'\r'})
-	f, err := formatOfLine(line)
+	f, err := formatOfLine(trimCR(line))
 	return f, n, err
 }
 
@@ -112,12 +111,16 @@ func (e *FieldError) Error() string {
 
 func (e *FieldError) Unwrap() error { return e.Err }
 
-// ParseLine parses one data line (without its '\n'; a trailing '\r' is ignored) of a file
+// ParseLine parses one data line (without its '\n'; trailing '\r's are ignored) of a file
 // in format f. Errors are *FieldError naming the field.
 func ParseLine(f Format, line []byte) (Rating, error) {
 	r, _, _, err := presetParser(f).parse(line)
 	return r, err
 }
+
+// trimCR drops the carriage returns that end a line: one of a "\r\n" line end, or more
+// where a CRLF file went through a second LF-to-CRLF conversion ("\r\r\n").
+func trimCR(line []byte) []byte { return bytes.TrimRight(line, "\r") }
 
 // blankLine reports whether a line (with any '\r') holds only spaces; such lines are skipped.
 func blankLine(line []byte) bool { return len(bytes.TrimSpace(line)) == 0 }

@@ -250,7 +250,7 @@ func resolveText(l *Layout, head []byte) (*textTable, error) {
 	return t, nil
 }
 
-// firstLine returns the first non-blank line of head (without "\r\n") and its number.
+// firstLine returns the first non-blank line of head (without its '\n' and '\r's) and its number.
 func firstLine(head []byte) ([]byte, int64, bool) {
 	n := int64(1)
 	for len(head) > 0 {
@@ -261,7 +261,7 @@ func firstLine(head []byte) ([]byte, int64, bool) {
 			head = nil
 		}
 		if !blankLine(line) {
-			return bytes.TrimSuffix(line, []byte{'\r'}), n, true
+			return trimCR(line), n, true
 		}
 		n++
 	}

@@ -86,13 +86,11 @@ func (p *lineParser) splitLine(line []byte) ([][]byte, error) {
 	return out, nil
 }
 
-// parse parses one line (without its '\n'; a trailing '\r' is ignored). For a text id
+// parse parses one line (without its '\n'; trailing '\r's are ignored, see trimCR). For a text id
 // (not an int32 code, see Layout.IntIDs) the rating's User or Item is 0 and user or item
 // holds the id's text (which may alias line). Errors are *FieldError naming the field.
 func (p *lineParser) parse(line []byte) (r Rating, user, item []byte, err error) {
-	if n := len(line); n > 0 && line[n-1] == '\r' {
-		line = line[:n-1]
-	}
+	line = trimCR(line)
 	fld, err := p.splitLine(line)
 	if err != nil {
 		return r, nil, nil, &FieldError{Err: err}

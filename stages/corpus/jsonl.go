@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"goldstone/internal/safetext"
 )
 
 // ScanJSONL passes to fn the document of every line of a JSON Lines file (plain, gzip or
@@ -96,18 +98,18 @@ func jsonDoc(b []byte, fields DocFields) (Document, *ParseError) {
 	case len(t) > 0 && (t[0] == '-' || t[0] >= '0' && t[0] <= '9'):
 		y, err := strconv.Atoi(string(t))
 		if err != nil {
-			return d, &ParseError{Field: fields.Time, Err: fmt.Errorf("%.40s is not an integer year", t)}
+			return d, &ParseError{Field: fields.Time, Err: fmt.Errorf("%s is not an integer year", safetext.Cut(string(t)))}
 		}
 		d.Time = y
 	default:
-		return d, &ParseError{Field: fields.Time, Err: fmt.Errorf("%.40s is neither a number nor a string", t)}
+		return d, &ParseError{Field: fields.Time, Err: fmt.Errorf("%s is neither a number nor a string", safetext.Cut(string(t)))}
 	}
 	raw, ok = obj[fields.Text]
 	if !ok {
 		return Document{}, &ParseError{Field: fields.Text, Err: fmt.Errorf("missing (the object's fields: %s; set text_field)", keysOf(obj))}
 	}
 	if err := json.Unmarshal(raw, &d.Text); err != nil {
-		return Document{}, &ParseError{Field: fields.Text, Err: fmt.Errorf("%.40s is not a string", raw)}
+		return Document{}, &ParseError{Field: fields.Text, Err: fmt.Errorf("%s is not a string", safetext.Cut(string(raw)))}
 	}
 	return d, nil
 }
@@ -120,7 +122,7 @@ func keysOf(obj map[string]json.RawMessage) string {
 	for i, k := range keys {
 		keys[i] = strconv.Quote(k)
 	}
-	return strings.Join(keys, ", ")
+	return safetext.Cut(strings.Join(keys, ", "))
 }
 
 // IngestJSONL tokenises the documents of the JSON Lines file src (see ScanJSONL) into a

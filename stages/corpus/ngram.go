@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"goldstone/internal/compressed"
+	"goldstone/internal/safetext"
 )
 
 // NgramFormat is the line layout of a Google Books Ngram file.
@@ -338,15 +339,15 @@ func parseInt(b []byte, bits uint) (int64, error) {
 	var n uint64
 	for _, c := range b {
 		if c < '0' || c > '9' {
-			return 0, fmt.Errorf("%.40q is not an integer", b)
+			return 0, fmt.Errorf("%s is not an integer", safetext.Quote(b))
 		}
 		n = n*10 + uint64(c-'0')
 		if n > limit+1 {
-			return 0, fmt.Errorf("%.40q out of range", b)
+			return 0, fmt.Errorf("%s out of range", safetext.Quote(b))
 		}
 	}
 	if n > limit && !(neg && n == limit+1) {
-		return 0, fmt.Errorf("%.40q out of range", b)
+		return 0, fmt.Errorf("%s out of range", safetext.Quote(b))
 	}
 	if neg {
 		return -int64(n), nil

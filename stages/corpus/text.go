@@ -13,6 +13,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"goldstone/internal/safetext"
 )
 
 // Tokenizer splits text into word tokens: maximal runs of Unicode letters (with their
@@ -181,7 +183,7 @@ func ScanCSVFields(ctx context.Context, r io.Reader, name string, fields DocFiel
 		}
 	}
 	if ti < 0 || xi < 0 {
-		return &ParseError{File: name, Line: 1, Err: fmt.Errorf("header %q lacks columns %q and %q (time_field and text_field)", strings.Join(head, ","), fields.Time, fields.Text)}
+		return &ParseError{File: name, Line: 1, Err: fmt.Errorf("header %s lacks columns %q and %q (time_field and text_field)", safetext.Quote(strings.Join(head, ",")), fields.Time, fields.Text)}
 	}
 	for n := 0; ; n++ {
 		rec, err := cr.Read()
@@ -227,5 +229,5 @@ func ParseYear(s string) (int, error) {
 			return t.Year(), nil
 		}
 	}
-	return 0, fmt.Errorf("%.40q is neither an integer year nor a date (1790-01-08, 1790-01-08T12:00:00Z)", s)
+	return 0, fmt.Errorf("%s is neither an integer year nor a date (1790-01-08, 1790-01-08T12:00:00Z)", safetext.Quote(s))
 }

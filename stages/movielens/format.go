@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+
+	"goldstone/internal/safetext"
 )
 
 // Format is the layout of a ratings text file.
@@ -85,7 +87,7 @@ func formatOfLine(line []byte) (Format, error) {
 		return FormatUnknown, errors.New("detect format: no ratings (the file is empty or blank)")
 	case bytes.HasPrefix(line, []byte("userId")):
 		if string(line) != CSVHeader {
-			return FormatUnknown, fmt.Errorf("detect format: CSV header %q, want %q", line, CSVHeader)
+			return FormatUnknown, fmt.Errorf("detect format: CSV header %s, want %q", safetext.Quote(line), CSVHeader)
 		}
 		return FormatCSV, nil
 	case bytes.Contains(line, []byte("::")):
@@ -93,7 +95,7 @@ func formatOfLine(line []byte) (Format, error) {
 	case bytes.IndexByte(line, '\t') >= 0:
 		return FormatUData, nil
 	}
-	return FormatUnknown, fmt.Errorf("detect format: first line %.60q is neither u.data (TAB), ratings.dat (::) nor ratings.csv (header %s); for a table of another layout name its columns (user_column, item_column, rating_column, time_column)", line, CSVHeader)
+	return FormatUnknown, fmt.Errorf("detect format: first line %s is neither u.data (TAB), ratings.dat (::) nor ratings.csv (header %s); for a table of another layout name its columns (user_column, item_column, rating_column, time_column)", safetext.Quote(line), CSVHeader)
 }
 
 // FieldError is a parse error in one field of a line.

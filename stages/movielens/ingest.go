@@ -16,6 +16,7 @@ import (
 
 	"goldstone/internal/atomicfile"
 	"goldstone/internal/compressed"
+	"goldstone/internal/safetext"
 )
 
 // IngestOptions tunes Ingest. The zero value means defaults.
@@ -222,7 +223,7 @@ func resolveText(l *Layout, head []byte) (*textTable, error) {
 	switch {
 	case l.Header:
 		if l.Fields != 0 && len(head0) != l.Fields {
-			return nil, fmt.Errorf("%d: header %q has %d columns separated by %q, layout %s has %d", n, line, len(head0), l.Delimiter, l.Name, l.Fields)
+			return nil, fmt.Errorf("%d: header %s has %d columns separated by %q, layout %s has %d", n, safetext.Quote(line), len(head0), l.Delimiter, l.Name, l.Fields)
 		}
 		if t.idx, err = l.resolveHeader(head0); err != nil {
 			return nil, fmt.Errorf("%d: %w", n, err)

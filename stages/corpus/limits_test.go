@@ -51,3 +51,45 @@ func TestLongInputErrorsAreCut(t *testing.T) {
 		}
 	}
 }
+
+// Round 3, item 7: a gzip or zstd corpus file that decompresses to more than
+// max_input_bytes stops with an error naming the file and the setting, in every format,
+// and writes no store; the same file within the limit ingests.
+func TestIngestByteLimit(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	line := map[string]string{"csv": "1999,the same words again\n", "jsonl": `{"time": 1999, "text": "the same words again"}` + "\n", "ngram": "the same\t1999\t3\t1\n"}
+	head := map[string]string{"csv": "time,text\n"}
+	for _, format := range []string{"csv", "jsonl", "ngram"} {
+		for _, kind := range []string{"gzip", "zstd"} {
+			text := head[format] + strings.Repeat(line[format], (4<<20)/len(line[format]))
+			src := filepath.Join(dir, format+"."+kind)
+			if err := os.WriteFile(src, compress(t, kind, []byte(text)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ingest := func(lim ReadLimits) error {
+				dst := filepath.Join(t.TempDir(), "s.parquet")
+				var err error
+				switch format {
+				case "csv":
+					_, err = IngestCSVFields(ctx, src, dst, DocFields{}, Tokenizer{}, lim)
+				case "jsonl":
+					_, err = IngestJSONL(ctx, src, dst, DocFields{}, Tokenizer{}, lim)
+				default:
+					_, err = IngestNgrams(ctx, []string{src}, dst, CountingNgramOptions, lim)
+				}
+				if ents, _ := os.ReadDir(filepath.Dir(dst)); err != nil && len(ents) != 0 {
+					t.Errorf("%s %s: left behind %v", format, kind, ents)
+				}
+				return err
+			}
+			err := ingest(ReadLimits{Bytes: 1 << 20})
+			if err == nil || !strings.Contains(err.Error(), src) || !strings.Contains(err.Error(), "larger than 1048576 bytes") || !strings.Contains(err.Error(), "raise max_input_bytes") {
+				t.Errorf("%s %s: %v; want an error naming the file, the limit and max_input_bytes", format, kind, err)
+			}
+			if err := ingest(ReadLimits{Bytes: 8 << 20}); err != nil {
+				t.Errorf("%s %s within the limit: %v", format, kind, err)
+			}
+		}
+	}
+}

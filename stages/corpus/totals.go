@@ -31,7 +31,7 @@ func ParseTotals(r io.Reader, name string) ([]YearTotal, error) {
 	for line := 1; ; line++ {
 		b, err := br.ReadBytes('\n')
 		if err != nil && err != io.EOF {
-			return nil, fmt.Errorf("read %s:%d: %w", name, line, err)
+			return nil, fmt.Errorf("read %s:%d: %w", name, line, limitHint(err))
 		}
 		for k, rec := range bytes.Fields(b) {
 			f := bytes.Split(rec, []byte{','})

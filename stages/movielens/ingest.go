@@ -27,7 +27,16 @@ type IngestOptions struct {
 	// Layout of the table; nil recognises a MovieLens layout from the first line (a
 	// Parquet table: columns userId, movieId, rating, timestamp).
 	Layout *Layout
+	// MaxBytes bounds what a gzip or zstd table may decompress to (the setting
+	// max_input_bytes); 0: compressed.DefaultLimit of its size.
+	MaxBytes int64
+	// MaxRows bounds the rows read (max_input_rows); 0: DefaultMaxRows.
+	MaxRows int64
 }
+
+// DefaultMaxRows is the default of IngestOptions.MaxRows: 2^31 rows, 16 GiB of row
+// hashes for the duplicate check (ml-32m has 32 million).
+const DefaultMaxRows = 1 << 31
 
 // Stats describes an ingested ratings table (the ingest stage's ingest.json).
 type Stats struct {
@@ -106,13 +115,16 @@ func Ingest(ctx context.Context, src, dst string, opts IngestOptions) (Stats, er
 	defer raw.Abort()
 	var st Stats
 	c := newCollector(&st)
+	if c.maxRows = opts.MaxRows; c.maxRows <= 0 {
+		c.maxRows = DefaultMaxRows
+	}
 	bw := bufio.NewWriterSize(raw, 1<<20)
 	err = writeParquet(bw, dst, opts.RowGroupSize, func(w *tableWriter[Rating]) error {
 		c.w = w
 		if isParquet {
 			return ingestParquet(ctx, f, src, opts.Layout, c, 0)
 		}
-		text, kind, err := compressed.NewReader(f)
+		text, kind, err := compressed.NewReaderLimit(f, opts.MaxBytes)
 		if err != nil {
 			return fmt.Errorf("ingest %s: %w", src, err)
 		}
@@ -353,6 +365,8 @@ func readBlocks(ctx context.Context, name string, text io.Reader, layout *Layout
 			buf = buf[:len(buf)+n]
 			if errors.Is(err, io.EOF) {
 				eof = true
+			} else if errors.Is(err, compressed.ErrTooLarge) {
+				return fmt.Errorf("ingest %s: %w: raise max_input_bytes if the file is real data", name, err)
 			} else if err != nil {
 				return fmt.Errorf("ingest %s: read: %w", name, err)
 			}

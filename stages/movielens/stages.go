@@ -70,10 +70,22 @@ type DataSettings struct {
 	Dataset string `set:"dataset" default:"ml-latest-small" doc:"MovieLens release name under the data directory, \"planted\", or a path to a ratings table (text, gzip, zstd or Parquet; relative: to the working directory, else the data directory)"`
 	Fetch   bool   `set:"fetch" default:"false" doc:"download the release from GroupLens when it is missing"`
 	Table   TableSettings
+	Limits  IngestLimits
 	Bin     BinSettings
 	Split   SplitSettings
 	Planted PlantedSettings
 }
+
+// IngestLimits bound what the ingest reads of a ratings table (a decompression bomb
+// stops with an error naming the file and the setting to raise). They are in no cache
+// key: they decide whether the ingest may finish, never what it writes.
+type IngestLimits struct {
+	Input stages.InputLimits
+	Rows  int `set:"max_input_rows" default:"2147483648" check:">0" doc:"the most ratings (rows) the ingest reads of a ratings table (memory holds 8 bytes per rating for the duplicate check); reading stops with an error naming the file beyond it"`
+}
+
+// PruneKeys leaves the limits out of every key.
+func (IngestLimits) PruneKeys(m map[string]any) { delete(m, "max_input_rows") }
 
 // BinSettings are the bin stage's settings.
 type BinSettings struct {
@@ -175,7 +187,7 @@ func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment
 		}
 		ratingsRef = pipeline.File(path)
 	}
-	b.Add(&pipeline.Node{ID: "ingest", Stage: &IngestStage{Settings: data.Table},
+	b.Add(&pipeline.Node{ID: "ingest", Stage: &IngestStage{Settings: data.Table, Limits: data.Limits},
 		Inputs: map[string]pipeline.Ref{"ratings": ratingsRef}, Outputs: []string{"ratings.parquet", "ratings.ids.parquet", "ingest.json"}})
 	reportIn := map[string]pipeline.Ref{}
 	if planted { // the generated activity next to the reference release's
@@ -301,8 +313,12 @@ func (s *GenerateStage) Run(ctx context.Context, io *pipeline.IO) error {
 }
 
 // IngestStage parses a ratings table into ratings.parquet, its id dictionary
-// ratings.ids.parquet (IDNamesPath) and ingest.json (Stats).
-type IngestStage struct{ Settings TableSettings }
+// ratings.ids.parquet (IDNamesPath) and ingest.json (Stats); Limits (no cache
+// parameter) bound what it reads.
+type IngestStage struct {
+	Settings TableSettings
+	Limits   IngestLimits
+}
 
 func (*IngestStage) Name() string    { return "ingest-movielens" }
 func (*IngestStage) Version() string { return IngestVersion }
@@ -316,7 +332,8 @@ func (s *IngestStage) Run(ctx context.Context, io *pipeline.IO) error {
 	if IDNamesPath(dst) != io.Output("ratings.ids.parquet") {
 		return fmt.Errorf("ingest: outputs %s and %s are not side by side", dst, io.Output("ratings.ids.parquet"))
 	}
-	st, err := Ingest(ctx, io.Input("ratings"), dst, IngestOptions{Workers: io.Workers(), Layout: layout})
+	st, err := Ingest(ctx, io.Input("ratings"), dst, IngestOptions{Workers: io.Workers(), Layout: layout,
+		MaxBytes: int64(s.Limits.Input.Bytes), MaxRows: int64(s.Limits.Rows)})
 	if err != nil {
 		return err
 	}

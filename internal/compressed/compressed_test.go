@@ -100,3 +100,40 @@ func TestLimit(t *testing.T) {
 		}
 	}
 }
+
+// Whatever the content and the limit, a limited reader gives the content's first bytes:
+// all of them when they fit in the limit, else exactly limit bytes and a *LimitError.
+func FuzzLimit(f *testing.F) {
+	f.Add([]byte("1,1,5,1000000000\n"), uint16(5), false)
+	f.Add([]byte{}, uint16(1), true)
+	f.Fuzz(func(t *testing.T, content []byte, limit uint16, zst bool) {
+		if limit == 0 {
+			return // 0 is the default limit
+		}
+		var b bytes.Buffer
+		if zst {
+			w, _ := zstd.NewWriter(&b)
+			w.Write(content)
+			w.Close()
+		} else {
+			w := gzip.NewWriter(&b)
+			w.Write(content)
+			w.Close()
+		}
+		r, _, err := NewReaderLimit(bytes.NewReader(b.Bytes()), int64(limit))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(r)
+		r.Close()
+		if len(content) <= int(limit) {
+			if err != nil || !bytes.Equal(got, content) {
+				t.Fatalf("%d bytes under a limit of %d: %d bytes, %v", len(content), limit, len(got), err)
+			}
+			return
+		}
+		if !errors.Is(err, ErrTooLarge) || !bytes.Equal(got, content[:limit]) {
+			t.Fatalf("%d bytes over a limit of %d: %d bytes, %v", len(content), limit, len(got), err)
+		}
+	})
+}

@@ -233,3 +233,49 @@ func FuzzBinarizeCounts(f *testing.F) {
 		}
 	})
 }
+
+// RatingCounts, the check before a run, reads a table as Ingest does: where the ingest
+// succeeds it counts the same ratings (before duplicates are dropped), and where it fails
+// on a line, so does RatingCounts.
+func FuzzRatingCounts(f *testing.F) {
+	f.Add([]byte("userId,movieId,rating,timestamp\r\r\n1,2,3.5,4\n1,2,3.5,4\n2,2,1,5\n"))
+	f.Add([]byte("1::2::3::4\n"))
+	f.Add([]byte("1\t2\tx\t4\n"))
+	f.Fuzz(func(t *testing.T, text []byte) {
+		dir := t.TempDir()
+		src := writeFile(t, filepath.Join(dir, "r"), text)
+		ctx := context.Background()
+		st, ierr := Ingest(ctx, src, filepath.Join(dir, "r.parquet"), IngestOptions{Workers: 1})
+		hist, cerr := RatingCounts(ctx, src, nil, IngestOptions{Workers: 1})
+		if ierr != nil {
+			if cerr == nil && !strings.Contains(ierr.Error(), "no ratings") {
+				t.Fatalf("Ingest: %v; RatingCounts read %v", ierr, hist)
+			}
+			return
+		}
+		if cerr != nil {
+			t.Fatalf("Ingest read %d ratings; RatingCounts: %v", st.Ratings, cerr)
+		}
+		rows, err := ReadAll[Rating](ctx, filepath.Join(dir, "r.parquet"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n int64
+		for _, c := range hist {
+			n += c
+		}
+		if n != int64(len(rows))+st.Duplicates {
+			t.Fatalf("RatingCounts counted %d ratings, Ingest kept %d and dropped %d duplicates", n, len(rows), st.Duplicates)
+		}
+		if st.Duplicates == 0 {
+			for _, r := range rows {
+				hist[r.Rating]--
+			}
+			for v, c := range hist {
+				if c != 0 {
+					t.Fatalf("rating %v: RatingCounts and Ingest differ by %d", v, c)
+				}
+			}
+		}
+	})
+}

@@ -19,6 +19,11 @@ type Env struct {
 	// hands it to the stages that run parallel loops, which take their
 	// pools from it (train.NewPool). It is no cache parameter.
 	Budget *optim.Budget
+	// Scan allows a pipeline to read its data files whole to check them
+	// before anything runs (movielens: can the ratings be binarized?), at a
+	// cost of seconds per GB; plan and run set it, the commands that only
+	// rebuild a graph (report, words, a Slurm worker) do not.
+	Scan bool
 }
 
 // TrialNodes ties a trial to the node whose "result" output holds its
@@ -34,7 +39,16 @@ type Built struct {
 	Graph  *pipeline.Graph
 	Trials []TrialNodes
 	Report string // node ID of the report stage ("" if none)
-	byNode map[string]int
+	// Warnings are what the pipeline found worth saying about its data
+	// that is no error (a binarization that drops many ratings); the
+	// command line prints them as warnings, also with --quiet.
+	Warnings []string
+	byNode   map[string]int
+}
+
+// Warn adds a warning (Built.Warnings).
+func (b *Built) Warn(format string, args ...any) {
+	b.Warnings = append(b.Warnings, fmt.Sprintf(format, args...))
 }
 
 // TrialOf returns the index of the trial a node belongs to, or -1.

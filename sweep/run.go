@@ -145,8 +145,11 @@ func Execute(ctx context.Context, st *runs.Store, e *stages.Experiment, x Execut
 	job.ConfigJSON, job.ConfigHash = e.Resolved()
 	// Build before touching the store: a missing data set or a bad sweep
 	// leaves no run behind.
-	if job.Built, err = stages.Build(ctx, e, trials, stages.Env{DataDir: opts.DataDir, Fetch: true, Budget: job.Budget}); err != nil {
+	if job.Built, err = stages.Build(ctx, e, trials, stages.Env{DataDir: opts.DataDir, Fetch: true, Budget: job.Budget, Scan: true}); err != nil {
 		return nil, err
+	}
+	for _, w := range job.Built.Warnings {
+		job.Log.Warn(w)
 	}
 	if job.Lock = opts.Lock; job.Lock == nil {
 		if job.Lock, err = pipeline.LockWorkDir(opts.WorkDir); err != nil {

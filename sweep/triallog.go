@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"goldstone/internal/safetext"
 	"goldstone/pipeline"
 )
 
@@ -75,7 +76,7 @@ func (r *recorder) logTrial(ctx context.Context, ev pipeline.Event) {
 			return
 		}
 		r.logs.files[tr.ID] = f
-		fmt.Fprintf(f, "%s run %d trial %s (%s)\n", time.Now().UTC().Format(time.RFC3339), r.run, tr.ID, tr.Name)
+		fmt.Fprintf(f, "%s run %d trial %s (%s)\n", time.Now().UTC().Format(time.RFC3339), r.run, tr.ID, safetext.Escape(tr.Name))
 		if abs, err := filepath.Abs(path); err == nil {
 			path = abs
 		}
@@ -83,7 +84,10 @@ func (r *recorder) logTrial(ctx context.Context, ev pipeline.Event) {
 			r.log.Error("trial log", "run", r.run, "trial", tr.ID, "err", err)
 		}
 	}
-	fmt.Fprintf(f, "%s %s\n", time.Now().UTC().Format(time.RFC3339), strings.TrimRight(line, "\n"))
+	// What a stage logs may quote its data (a field, a header, an id):
+	// its control characters are written as escapes (\x1b), so that the
+	// log, and its copy in the reports folder, show them as text.
+	fmt.Fprintf(f, "%s %s\n", time.Now().UTC().Format(time.RFC3339), safetext.Escape(strings.TrimRight(line, "\n")))
 }
 
 // close closes the log files.

@@ -20,9 +20,12 @@ func runPlan(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string)
 		return err
 	}
 	trials := e.Trials()
-	built, err := stages.Build(ctx, e, trials, stages.Env{DataDir: g.dataDir})
+	built, err := stages.Build(ctx, e, trials, stages.Env{DataDir: g.dataDir, Scan: true})
 	if err != nil {
 		return &exitError{exitUsage, err}
+	}
+	for _, w := range built.Warnings {
+		g.log.Warn(w)
 	}
 	items, err := pipeline.Plan(ctx, built.Graph, pipeline.Options{WorkDir: g.workdir, Jobs: g.jobs})
 	if err != nil {

@@ -9,10 +9,11 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
+
+	"goldstone/internal/safetext"
 )
 
 // ScanJSONL passes to fn the document of every line of a JSON Lines file (plain, gzip or
@@ -26,18 +27,23 @@ func ScanJSONL(ctx context.Context, r io.Reader, name string, fields DocFields, 
 
 // scanJSONL is ScanJSONL; limit > 0 stops after that many documents.
 func scanJSONL(ctx context.Context, r io.Reader, name string, fields DocFields, limit int, fn func(Document) error) error {
-	fields = fields.orDefault()
 	dr, err := Decompress(r)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", name, err)
 	}
 	defer dr.Close()
-	br := bufio.NewReaderSize(dr, 1<<16)
+	return scanJSONLText(ctx, dr, name, fields, limit, fn)
+}
+
+// scanJSONLText is scanJSONL on decompressed text.
+func scanJSONLText(ctx context.Context, text io.Reader, name string, fields DocFields, limit int, fn func(Document) error) error {
+	fields = fields.orDefault()
+	br := bufio.NewReaderSize(text, 1<<16)
 	docs := 0
 	for line := 1; ; line++ {
 		b, err := br.ReadBytes('\n')
 		if err != nil && err != io.EOF {
-			return fmt.Errorf("read %s:%d: %w", name, line, err)
+			return fmt.Errorf("read %s:%d: %w", name, line, limitHint(err))
 		}
 		if line == 1 {
 			b = bytes.TrimPrefix(b, []byte("\ufeff"))
@@ -96,18 +102,18 @@ func jsonDoc(b []byte, fields DocFields) (Document, *ParseError) {
 	case len(t) > 0 && (t[0] == '-' || t[0] >= '0' && t[0] <= '9'):
 		y, err := strconv.Atoi(string(t))
 		if err != nil {
-			return d, &ParseError{Field: fields.Time, Err: fmt.Errorf("%.40s is not an integer year", t)}
+			return d, &ParseError{Field: fields.Time, Err: fmt.Errorf("%s is not an integer year", safetext.Cut(string(t)))}
 		}
 		d.Time = y
 	default:
-		return d, &ParseError{Field: fields.Time, Err: fmt.Errorf("%.40s is neither a number nor a string", t)}
+		return d, &ParseError{Field: fields.Time, Err: fmt.Errorf("%s is neither a number nor a string", safetext.Cut(string(t)))}
 	}
 	raw, ok = obj[fields.Text]
 	if !ok {
 		return Document{}, &ParseError{Field: fields.Text, Err: fmt.Errorf("missing (the object's fields: %s; set text_field)", keysOf(obj))}
 	}
 	if err := json.Unmarshal(raw, &d.Text); err != nil {
-		return Document{}, &ParseError{Field: fields.Text, Err: fmt.Errorf("%.40s is not a string", raw)}
+		return Document{}, &ParseError{Field: fields.Text, Err: fmt.Errorf("%s is not a string", safetext.Cut(string(raw)))}
 	}
 	return d, nil
 }
@@ -120,26 +126,27 @@ func keysOf(obj map[string]json.RawMessage) string {
 	for i, k := range keys {
 		keys[i] = strconv.Quote(k)
 	}
-	return strings.Join(keys, ", ")
+	return safetext.Cut(strings.Join(keys, ", "))
 }
 
-// IngestJSONL tokenises the documents of the JSON Lines file src (see ScanJSONL) into a
-// text store at dst.
-func IngestJSONL(ctx context.Context, src, dst string, fields DocFields, tk Tokenizer) (IngestStats, error) {
-	f, err := os.Open(src)
+// IngestJSONL tokenises the documents of the JSON Lines file src (see ScanJSONL),
+// decompressed within lim, into a text store at dst.
+func IngestJSONL(ctx context.Context, src, dst string, fields DocFields, tk Tokenizer, lim ReadLimits) (IngestStats, error) {
+	text, err := openText(src, lim)
 	if err != nil {
 		return IngestStats{}, err
 	}
-	defer f.Close()
-	return ingestDocs(dst, tk, func(fn func(Document) error) error { return ScanJSONL(ctx, f, src, fields, fn) })
+	defer text.Close()
+	return ingestDocs(dst, tk, func(fn func(Document) error) error { return scanJSONLText(ctx, text, src, fields, 0, fn) })
 }
 
-// IngestCSVFields is IngestCSV with the time and text columns named by fields.
-func IngestCSVFields(ctx context.Context, src, dst string, fields DocFields, tk Tokenizer) (IngestStats, error) {
-	f, err := os.Open(src)
+// IngestCSVFields is IngestCSV with the time and text columns named by fields, the file
+// decompressed within lim.
+func IngestCSVFields(ctx context.Context, src, dst string, fields DocFields, tk Tokenizer, lim ReadLimits) (IngestStats, error) {
+	text, err := openText(src, lim)
 	if err != nil {
 		return IngestStats{}, err
 	}
-	defer f.Close()
-	return ingestDocs(dst, tk, func(fn func(Document) error) error { return ScanCSVFields(ctx, f, src, fields, fn) })
+	defer text.Close()
+	return ingestDocs(dst, tk, func(fn func(Document) error) error { return scanCSVText(ctx, text, src, fields, fn) })
 }

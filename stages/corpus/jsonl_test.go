@@ -93,10 +93,10 @@ func TestIngestJSONLMatchesCSV(t *testing.T) {
 	os.WriteFile(cp, []byte(cs.String()), 0o644)
 	f := DocFields{Time: "date"}
 	ctx := context.Background()
-	if _, err := IngestJSONL(ctx, jp, filepath.Join(dir, "j.parquet"), f, Tokenizer{}); err != nil {
+	if _, err := IngestJSONL(ctx, jp, filepath.Join(dir, "j.parquet"), f, Tokenizer{}, ReadLimits{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := IngestCSVFields(ctx, cp, filepath.Join(dir, "c.parquet"), f, Tokenizer{}); err != nil {
+	if _, err := IngestCSVFields(ctx, cp, filepath.Join(dir, "c.parquet"), f, Tokenizer{}, ReadLimits{}); err != nil {
 		t.Fatal(err)
 	}
 	read := func(p string) []string {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"goldstone/internal/compressed"
+	"goldstone/internal/safetext"
 )
 
 // NgramFormat is the line layout of a Google Books Ngram file.
@@ -179,7 +180,7 @@ func (s *NgramScanner) Scan() bool {
 		line, err := s.readLine()
 		if err != nil {
 			if err != io.EOF {
-				s.err = fmt.Errorf("read %s:%d: %w", s.name, s.line+1, err)
+				s.err = fmt.Errorf("read %s:%d: %w", s.name, s.line+1, limitHint(err))
 			}
 			return false
 		}
@@ -202,7 +203,8 @@ func (s *NgramScanner) Line() int { return s.line }
 // Err returns the first error met, nil at a clean end of input. Parse errors are *ParseError.
 func (s *NgramScanner) Err() error { return s.err }
 
-// readLine returns the next line without its '\n' (and '\r'), io.EOF at the end.
+// readLine returns the next line without its '\n' (and the '\r's before it: "\r\n", or
+// "\r\r\n" from a CRLF file converted twice), io.EOF at the end.
 func (s *NgramScanner) readLine() ([]byte, error) {
 	s.buf = s.buf[:0]
 	for {
@@ -218,7 +220,7 @@ func (s *NgramScanner) readLine() ([]byte, error) {
 			return nil, err
 		}
 		b := bytes.TrimSuffix(s.buf, []byte{'\n'})
-		return bytes.TrimSuffix(b, []byte{'\r'}), nil
+		return bytes.TrimRight(b, "\r"), nil
 	}
 }
 
@@ -337,15 +339,15 @@ func parseInt(b []byte, bits uint) (int64, error) {
 	var n uint64
 	for _, c := range b {
 		if c < '0' || c > '9' {
-			return 0, fmt.Errorf("%.40q is not an integer", b)
+			return 0, fmt.Errorf("%s is not an integer", safetext.Quote(b))
 		}
 		n = n*10 + uint64(c-'0')
 		if n > limit+1 {
-			return 0, fmt.Errorf("%.40q out of range", b)
+			return 0, fmt.Errorf("%s out of range", safetext.Quote(b))
 		}
 	}
 	if n > limit && !(neg && n == limit+1) {
-		return 0, fmt.Errorf("%.40q out of range", b)
+		return 0, fmt.Errorf("%s out of range", safetext.Quote(b))
 	}
 	if neg {
 		return -int64(n), nil
@@ -354,11 +356,59 @@ func parseInt(b []byte, bits uint) (int64, error) {
 }
 
 // Decompress returns the content of r: gunzipped or zstd-decoded when it starts with their
-// magic bytes (internal/compressed), else r itself. Close releases the decoder.
+// magic bytes (internal/compressed), else r itself. Close releases the decoder. What a
+// compressed r decompresses to is bounded by the default limit (compressed.NewReader).
 func Decompress(r io.Reader) (io.ReadCloser, error) {
 	rc, _, err := compressed.NewReader(r)
 	return rc, err
 }
+
+// ReadLimits bound what the corpus readers take from one input file. The zero value
+// means the defaults.
+type ReadLimits struct {
+	// Bytes is the most a gzip or zstd file may decompress to (the setting
+	// max_input_bytes); 0: compressed.DefaultLimit of its size (100 times, at least 64 MiB).
+	Bytes int64
+}
+
+// openText opens the file at path and its content, decompressed within lim. Close closes
+// both.
+func openText(path string, lim ReadLimits) (io.ReadCloser, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	dr, _, err := compressed.NewReaderLimit(f, lim.Bytes)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	return &fileText{ReadCloser: dr, f: f}, nil
+}
+
+type fileText struct {
+	io.ReadCloser
+	f *os.File
+}
+
+func (t *fileText) Close() error {
+	err := t.ReadCloser.Close()
+	if ferr := t.f.Close(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+// limitHint names the setting that raises the limit a *compressed.LimitError hit.
+func limitHint(err error) error {
+	if errors.Is(err, compressed.ErrTooLarge) {
+		return fmt.Errorf("%w: raise max_input_bytes if the file is real data", err)
+	}
+	return err
+}
+
+// readError is a read error of file name, with limitHint.
+func readError(name string, err error) error { return fmt.Errorf("read %s: %w", name, limitHint(err)) }
 
 // ScanNgrams streams the records of r (plain, gzip or zstd) to fn, stopping at the first error
 // from the parser, from fn or from ctx. The record passed to fn is valid during the call.
@@ -368,7 +418,12 @@ func ScanNgrams(ctx context.Context, r io.Reader, name string, opt NgramOptions,
 		return fmt.Errorf("open %s: %w", name, err)
 	}
 	defer dr.Close()
-	s := NewNgramScanner(dr, name, opt)
+	return scanNgramText(ctx, dr, name, opt, fn)
+}
+
+// scanNgramText is ScanNgrams on decompressed text.
+func scanNgramText(ctx context.Context, text io.Reader, name string, opt NgramOptions, fn func(*Ngram) error) error {
+	s := NewNgramScanner(text, name, opt)
 	for n := 0; s.Scan(); n++ {
 		if n&4095 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -382,12 +437,16 @@ func ScanNgrams(ctx context.Context, r io.Reader, name string, opt NgramOptions,
 	return s.Err()
 }
 
-// ScanNgramFile is ScanNgrams on the file at path.
+// ScanNgramFile is ScanNgrams on the file at path, decompressed within the default limits.
 func ScanNgramFile(ctx context.Context, path string, opt NgramOptions, fn func(*Ngram) error) error {
-	f, err := os.Open(path)
+	return scanNgramFile(ctx, path, opt, ReadLimits{}, fn)
+}
+
+func scanNgramFile(ctx context.Context, path string, opt NgramOptions, lim ReadLimits, fn func(*Ngram) error) error {
+	text, err := openText(path, lim)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	return ScanNgrams(ctx, f, path, opt, fn)
+	defer text.Close()
+	return scanNgramText(ctx, text, path, opt, fn)
 }

@@ -211,25 +211,21 @@ func IngestDir(ctx context.Context, dir, dst string, tk Tokenizer) (IngestStats,
 
 // IngestCSV tokenises the rows of the dated CSV file src (see ScanCSV) into a text store.
 func IngestCSV(ctx context.Context, src, dst string, tk Tokenizer) (IngestStats, error) {
-	f, err := os.Open(src)
-	if err != nil {
-		return IngestStats{}, err
-	}
-	defer f.Close()
-	return ingestDocs(dst, tk, func(fn func(Document) error) error { return ScanCSV(ctx, f, src, fn) })
+	return IngestCSVFields(ctx, src, dst, DocFields{}, tk, ReadLimits{})
 }
 
 // IngestNgrams parses the n-gram files srcs (plain or gzip, v2 or v3) into an n-gram store
 // at dst: one segment per kept (n-gram, year) record with weight match_count and doc the
-// index of its file in srcs. Use CountingNgramOptions for co-occurrence counting.
-func IngestNgrams(ctx context.Context, srcs []string, dst string, opt NgramOptions) (IngestStats, error) {
+// index of its file in srcs. Use CountingNgramOptions for co-occurrence counting. Each
+// file is decompressed within lim.
+func IngestNgrams(ctx context.Context, srcs []string, dst string, opt NgramOptions, lim ReadLimits) (IngestStats, error) {
 	var st IngestStats
 	if len(srcs) == 0 {
 		return st, errors.New("ingest n-grams: no input files")
 	}
 	err := writeParquet(dst, map[string]string{MetaKind: string(KindNgram)}, func(put func(Segment) error) error {
 		for k, src := range srcs {
-			err := ScanNgramFile(ctx, src, opt, func(g *Ngram) error {
+			err := scanNgramFile(ctx, src, opt, lim, func(g *Ngram) error {
 				t, err := toTime(g.Year)
 				if err != nil {
 					return err

@@ -18,7 +18,7 @@ func TestIngestNgramsRoundTrip(t *testing.T) {
 	src := filepath.Join(dir, "x.tsv")
 	os.WriteFile(src, []byte("_START_ the cat sat on\t1999\t4\t1\nthe_DET cat\t1999\t3\t1\nthe cat sat on mat\t2000\t2\t1\n"), 0o644)
 	dst := filepath.Join(dir, "seg.parquet")
-	st, err := IngestNgrams(context.Background(), []string{src}, dst, CountingNgramOptions)
+	st, err := IngestNgrams(context.Background(), []string{src}, dst, CountingNgramOptions, ReadLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"goldstone/internal/safetext"
 )
 
 // Tokenizer splits text into word tokens: maximal runs of Unicode letters (with their
@@ -159,17 +161,22 @@ func ScanCSV(ctx context.Context, r io.Reader, name string, fn func(Document) er
 // holds the columns fields.Time and fields.Text, in any order; other columns are ignored.
 // A time is a year (an integer) or a date from which the year is taken (see ParseYear).
 func ScanCSVFields(ctx context.Context, r io.Reader, name string, fields DocFields, fn func(Document) error) error {
-	fields = fields.orDefault()
 	dr, err := Decompress(r)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", name, err)
 	}
 	defer dr.Close()
-	cr := csv.NewReader(dr)
+	return scanCSVText(ctx, dr, name, fields, fn)
+}
+
+// scanCSVText is ScanCSVFields on decompressed text.
+func scanCSVText(ctx context.Context, text io.Reader, name string, fields DocFields, fn func(Document) error) error {
+	fields = fields.orDefault()
+	cr := csv.NewReader(text)
 	cr.ReuseRecord = true
 	head, err := cr.Read()
 	if err != nil {
-		return fmt.Errorf("read %s: header: %w", name, err)
+		return fmt.Errorf("read %s: header: %w", name, limitHint(err))
 	}
 	ti, xi := -1, -1
 	for i, h := range head {
@@ -181,7 +188,7 @@ func ScanCSVFields(ctx context.Context, r io.Reader, name string, fields DocFiel
 		}
 	}
 	if ti < 0 || xi < 0 {
-		return &ParseError{File: name, Line: 1, Err: fmt.Errorf("header %q lacks columns %q and %q (time_field and text_field)", strings.Join(head, ","), fields.Time, fields.Text)}
+		return &ParseError{File: name, Line: 1, Err: fmt.Errorf("header %s lacks columns %q and %q (time_field and text_field)", safetext.Quote(strings.Join(head, ",")), fields.Time, fields.Text)}
 	}
 	for n := 0; ; n++ {
 		rec, err := cr.Read()
@@ -193,7 +200,7 @@ func ScanCSVFields(ctx context.Context, r io.Reader, name string, fields DocFiel
 			if errors.As(err, &pe) {
 				return &ParseError{File: name, Line: pe.Line, Err: pe.Err}
 			}
-			return fmt.Errorf("read %s: %w", name, err)
+			return readError(name, err)
 		}
 		line, _ := cr.FieldPos(ti)
 		t, err := ParseYear(rec[ti])
@@ -227,5 +234,5 @@ func ParseYear(s string) (int, error) {
 			return t.Year(), nil
 		}
 	}
-	return 0, fmt.Errorf("%.40q is neither an integer year nor a date (1790-01-08, 1790-01-08T12:00:00Z)", s)
+	return 0, fmt.Errorf("%s is neither an integer year nor a date (1790-01-08, 1790-01-08T12:00:00Z)", safetext.Quote(s))
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"goldstone/internal/safetext"
 )
 
 // YearTotal is one record of a Google Books totals file.
@@ -29,7 +31,7 @@ func ParseTotals(r io.Reader, name string) ([]YearTotal, error) {
 	for line := 1; ; line++ {
 		b, err := br.ReadBytes('\n')
 		if err != nil && err != io.EOF {
-			return nil, fmt.Errorf("read %s:%d: %w", name, line, err)
+			return nil, fmt.Errorf("read %s:%d: %w", name, line, limitHint(err))
 		}
 		for k, rec := range bytes.Fields(b) {
 			f := bytes.Split(rec, []byte{','})
@@ -37,7 +39,7 @@ func ParseTotals(r io.Reader, name string) ([]YearTotal, error) {
 				return &ParseError{File: name, Line: line, Field: fmt.Sprintf("%s (record %d)", field, k+1), Err: e}
 			}
 			if len(f) != 4 {
-				return nil, &ParseError{File: name, Line: line, Err: fmt.Errorf("record %d: want year,match_count,page_count,volume_count, got %.60q", k+1, rec)}
+				return nil, &ParseError{File: name, Line: line, Err: fmt.Errorf("record %d: want year,match_count,page_count,volume_count, got %s", k+1, safetext.Quote(rec))}
 			}
 			var v [4]int64
 			for i, field := range []string{FieldYear, FieldMatch, FieldPages, FieldVolumes} {

@@ -66,6 +66,7 @@ type Settings struct {
 type DataSettings struct {
 	Corpus string `set:"corpus" default:"sotu" doc:"corpus under the data directory or a path"`
 	Ingest IngestSettings
+	Limits stages.InputLimits
 	Bin    BinSettings
 	Vocab  VocabSettings
 	Count  CountSettings
@@ -168,7 +169,7 @@ func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment
 	if err := data.Ingest.Check(ctx, src); err != nil {
 		return fmt.Errorf("corpus %s (corpus_format %s): %w", data.Corpus, data.Ingest.Format, err)
 	}
-	b.Add(&pipeline.Node{ID: "ingest", Stage: &IngestStage{Settings: data.Ingest},
+	b.Add(&pipeline.Node{ID: "ingest", Stage: &IngestStage{Settings: data.Ingest, Limits: data.Limits},
 		Inputs: map[string]pipeline.Ref{"corpus": pipeline.File(src)}, Outputs: []string{"segments.parquet"}})
 	b.Add(&pipeline.Node{ID: "bin", Stage: &BinStage{Settings: data.Bin},
 		Inputs: map[string]pipeline.Ref{"segments": pipeline.Out("ingest", "segments.parquet")}, Outputs: []string{"steps.parquet"}})
@@ -198,14 +199,18 @@ func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment
 	return nil
 }
 
-// IngestStage parses the corpus into dated segments (segments.parquet).
-type IngestStage struct{ Settings IngestSettings }
+// IngestStage parses the corpus into dated segments (segments.parquet); Limits (no
+// cache parameter) bound what it decompresses.
+type IngestStage struct {
+	Settings IngestSettings
+	Limits   stages.InputLimits
+}
 
 func (*IngestStage) Name() string    { return "ingest-corpus" }
 func (*IngestStage) Version() string { return IngestVersion }
 func (s *IngestStage) Params() any   { return settings.Keys(s.Settings) }
 func (s *IngestStage) Run(ctx context.Context, io *pipeline.IO) error {
-	st, err := Ingest(ctx, s.Settings, io.Input("corpus"), io.Output("segments.parquet"))
+	st, err := Ingest(ctx, s.Settings, s.Limits, io.Input("corpus"), io.Output("segments.parquet"))
 	if err == nil {
 		io.Logf("ingested %d segments, %d tokens", st.Segments, st.Tokens)
 	}
@@ -215,20 +220,21 @@ func (s *IngestStage) Run(ctx context.Context, io *pipeline.IO) error {
 // Ingest parses a corpus of the given format (text: a folder of dated files;
 // csv or jsonl: a file of dated documents; ngram-v2 or ngram-v3: a file or a
 // folder of Google Books n-gram files) into a segments table at out.
-func Ingest(ctx context.Context, s IngestSettings, in, out string) (corpus.IngestStats, error) {
+func Ingest(ctx context.Context, s IngestSettings, lim stages.InputLimits, in, out string) (corpus.IngestStats, error) {
+	rl := corpus.ReadLimits{Bytes: int64(lim.Bytes)}
 	switch s.Format {
 	case "text":
 		return corpus.IngestDir(ctx, in, out, corpus.Tokenizer{})
 	case "csv":
-		return corpus.IngestCSVFields(ctx, in, out, s.Fields(), corpus.Tokenizer{})
+		return corpus.IngestCSVFields(ctx, in, out, s.Fields(), corpus.Tokenizer{}, rl)
 	case "jsonl":
-		return corpus.IngestJSONL(ctx, in, out, s.Fields(), corpus.Tokenizer{})
+		return corpus.IngestJSONL(ctx, in, out, s.Fields(), corpus.Tokenizer{}, rl)
 	case "ngram-v2", "ngram-v3":
 		files, err := ngramFiles(in)
 		if err != nil {
 			return corpus.IngestStats{}, err
 		}
-		return corpus.IngestNgrams(ctx, files, out, ngramOptions(s.Format))
+		return corpus.IngestNgrams(ctx, files, out, ngramOptions(s.Format), rl)
 	}
 	return corpus.IngestStats{}, fmt.Errorf("unknown corpus format %q", s.Format)
 }

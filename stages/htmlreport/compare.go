@@ -189,7 +189,7 @@ func WriteCompare(dir string, p *ComparePage) (string, error) {
 	if err := compareTmpl.Execute(&b, p); err != nil {
 		return "", fmt.Errorf("compare page %s: %w", path, err)
 	}
-	if err := atomicfile.WriteFile(path, b.Bytes()); err != nil {
+	if err := atomicfile.WriteFile(path, visible(b.Bytes())); err != nil {
 		return "", fmt.Errorf("compare page %s: %w", path, err)
 	}
 	return path, nil

@@ -34,6 +34,7 @@ import (
 	"github.com/yuin/goldmark/extension"
 
 	"goldstone/internal/atomicfile"
+	"goldstone/internal/safetext"
 	"goldstone/runs"
 	"goldstone/stages/figures"
 )
@@ -201,7 +202,7 @@ func Write(dir string, p *Page) (string, error) {
 	if err := pageTmpl.Execute(&b, &v); err != nil {
 		return "", fmt.Errorf("html report %s: %w", path, err)
 	}
-	if err := atomicfile.WriteFile(path, b.Bytes()); err != nil {
+	if err := atomicfile.WriteFile(path, visible(b.Bytes())); err != nil {
 		return "", fmt.Errorf("html report %s: %w", path, err)
 	}
 	return path, nil
@@ -260,7 +261,7 @@ func WriteIndex(ctx context.Context, st *runs.Store, reportsDir string, headline
 	if err := indexTmpl.Execute(&b, es); err != nil {
 		return "", fmt.Errorf("runs index %s: %w", path, err)
 	}
-	if err := atomicfile.WriteFile(path, b.Bytes()); err != nil {
+	if err := atomicfile.WriteFile(path, visible(b.Bytes())); err != nil {
 		return "", fmt.Errorf("runs index %s: %w", path, err)
 	}
 	return path, nil
@@ -344,7 +345,7 @@ func Localize(dir string, p *Page, maxOutput int64) ([]string, error) {
 		p.Local = map[string]string{}
 	}
 	var copied []string
-	cp := func(src, rel string) error {
+	cp := func(src, rel string, log bool) error {
 		fi, err := os.Stat(src)
 		if err != nil || fi.IsDir() {
 			return nil
@@ -357,6 +358,9 @@ func Localize(dir string, p *Page, maxOutput int64) ([]string, error) {
 		if err != nil {
 			return err
 		}
+		if log {
+			b = visible(b)
+		}
 		if err := atomicfile.WriteFile(dst, b); err != nil {
 			return err
 		}
@@ -366,7 +370,7 @@ func Localize(dir string, p *Page, maxOutput int64) ([]string, error) {
 	}
 	for _, t := range p.Trials {
 		if t.LogPath != "" {
-			if err := cp(t.LogPath, "logs/"+safeName(t.ID)+".log"); err != nil {
+			if err := cp(t.LogPath, "logs/"+safeName(t.ID)+".log", true); err != nil {
 				return copied, fmt.Errorf("html report: copy the log of %s: %w", t.ID, err)
 			}
 		}
@@ -383,12 +387,21 @@ func Localize(dir string, p *Page, maxOutput int64) ([]string, error) {
 		if strings.Contains(o.File, "..") {
 			continue
 		}
-		if err := cp(o.Path(), rel); err != nil {
+		if err := cp(o.Path(), rel, false); err != nil {
 			return copied, fmt.Errorf("html report: copy %s: %w", o.Path(), err)
 		}
 	}
 	return copied, nil
 }
+
+// visible writes the control characters (but newline and tab), the
+// bidirectional controls and the invalid UTF-8 of a page or a copied log
+// as Go escapes (\x1b): text from a data file, a setting, a note or a
+// trial's log reaches the reports folder as text, never as an escape
+// sequence for the terminal that cats it or the browser that shows it.
+// The templates write none of these, and their HTML escaping has already
+// made every value safe in its context, where \x1b is as well.
+func visible(b []byte) []byte { return safetext.EscapeBytes(b) }
 
 // safeName keeps a path element inside its directory.
 func safeName(s string) string {

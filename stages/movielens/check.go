@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 
 	"goldstone/internal/compressed"
 )
@@ -67,4 +68,49 @@ func CheckTable(ctx context.Context, path string, l *Layout) error {
 		return fmt.Errorf("%s: no ratings (only a header or blank lines)", path)
 	}
 	return nil
+}
+
+// RatingCounts reads the whole ratings table path with layout l (nil: a MovieLens layout
+// recognised from the first line) as Ingest would, within opts' limits, and returns its
+// ratings counted by value (duplicate rows included: the ingest drops them later). It
+// keeps one count per distinct rating and stores nothing else; opts.Workers parse.
+func RatingCounts(ctx context.Context, path string, l *Layout, opts IngestOptions) (map[float32]int64, error) {
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	blockBytes := opts.BlockBytes
+	if blockBytes <= 0 {
+		blockBytes = defaultBlockBytes
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var magic [4]byte
+	n, _ := io.ReadFull(f, magic[:])
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	c := newCollector(&Stats{})
+	c.hist = map[float32]int64{}
+	if c.maxRows = opts.MaxRows; c.maxRows <= 0 {
+		c.maxRows = DefaultMaxRows
+	}
+	if n == 4 && bytes.Equal(magic[:], parquetMagic) {
+		err = ingestParquet(ctx, f, path, l, c, 0)
+	} else {
+		var text io.ReadCloser
+		if text, _, err = compressed.NewReaderLimit(f, opts.MaxBytes); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		defer text.Close()
+		body, _ := skipBOM(text)
+		err = ingestText(ctx, path, body, l, c, workers, blockBytes)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return c.hist, nil
 }

@@ -71,6 +71,10 @@ type collector struct {
 	users, items *idSet
 	st           *Stats
 	hashes       [256][]uint64 // by the hash's top byte
+	maxRows      int64         // more rows are an error (max_input_rows); 0: no bound
+	// hist, when not nil, makes the collector count the ratings by value and do
+	// nothing else (RatingCounts): no ids, times, hashes or rows written.
+	hist map[float32]int64
 }
 
 func newCollector(st *Stats) *collector {
@@ -80,6 +84,16 @@ func newCollector(st *Stats) *collector {
 // add codes the text ids of rows (texts, in row order, with their bytes in arena) and
 // writes the rows.
 func (c *collector) add(rows []Rating, texts []textID, arena []byte) error {
+	if c.maxRows > 0 && c.st.Ratings+int64(len(rows)) > c.maxRows {
+		return fmt.Errorf("more than %d ratings: raise max_input_rows if the table is real data", c.maxRows)
+	}
+	if c.hist != nil {
+		for i := range rows {
+			c.hist[rows[i].Rating]++
+		}
+		c.st.Ratings += int64(len(rows))
+		return nil
+	}
 	for _, t := range texts {
 		d := 0
 		if t.item {

@@ -11,7 +11,9 @@
 //	Locate / Fetch   find or download a release (ml-100k .. ml-32m, ml-latest, ml-latest-small)
 //	Ingest           a ratings table (text of any Layout, the MovieLens ones as presets, plain,
 //	                 gzip or zstd; or Parquet) -> Rating Parquet + id dictionary (IDName)
-//	Binarize         drop ratings equal to the exact median; x = +1 above, -1 below -> Binary Parquet
+//	Binarize         drop ratings equal to the exact median (or label them: Ties); x = +1 above,
+//	                 -1 below -> Binary Parquet; refuses ratings that leave one label empty
+//	                 (Binarizable; RatingCounts checks the source table before a run)
 //	                 (binarized likelihoods only; explicit ratings go from Ingest to Bin)
 //	Bin              T bins of equal duration, dense user/item indices -> Binned Parquet + id maps
 //	Split            seeded exact-proportion split -> train / valid / test Binned Parquet

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+
+	"goldstone/internal/safetext"
 )
 
 // Format is the layout of a ratings text file.
@@ -75,8 +77,7 @@ func detectFormat(head []byte) (Format, int64, error) {
 		head = head[i+1:]
 		n++
 	}
-	line = bytes.TrimSuffix(line, []byte{'\r'})
-	f, err := formatOfLine(line)
+	f, err := formatOfLine(trimCR(line))
 	return f, n, err
 }
 
@@ -86,7 +87,7 @@ func formatOfLine(line []byte) (Format, error) {
 		return FormatUnknown, errors.New("detect format: no ratings (the file is empty or blank)")
 	case bytes.HasPrefix(line, []byte("userId")):
 		if string(line) != CSVHeader {
-			return FormatUnknown, fmt.Errorf("detect format: CSV header %q, want %q", line, CSVHeader)
+			return FormatUnknown, fmt.Errorf("detect format: CSV header %s, want %q", safetext.Quote(line), CSVHeader)
 		}
 		return FormatCSV, nil
 	case bytes.Contains(line, []byte("::")):
@@ -94,7 +95,7 @@ func formatOfLine(line []byte) (Format, error) {
 	case bytes.IndexByte(line, '\t') >= 0:
 		return FormatUData, nil
 	}
-	return FormatUnknown, fmt.Errorf("detect format: first line %.60q is neither u.data (TAB), ratings.dat (::) nor ratings.csv (header %s); for a table of another layout name its columns (user_column, item_column, rating_column, time_column)", line, CSVHeader)
+	return FormatUnknown, fmt.Errorf("detect format: first line %s is neither u.data (TAB), ratings.dat (::) nor ratings.csv (header %s); for a table of another layout name its columns (user_column, item_column, rating_column, time_column)", safetext.Quote(line), CSVHeader)
 }
 
 // FieldError is a parse error in one field of a line.
@@ -112,12 +113,16 @@ func (e *FieldError) Error() string {
 
 func (e *FieldError) Unwrap() error { return e.Err }
 
-// ParseLine parses one data line (without its '\n'; a trailing '\r' is ignored) of a file
+// ParseLine parses one data line (without its '\n'; trailing '\r's are ignored) of a file
 // in format f. Errors are *FieldError naming the field.
 func ParseLine(f Format, line []byte) (Rating, error) {
 	r, _, _, err := presetParser(f).parse(line)
 	return r, err
 }
+
+// trimCR drops the carriage returns that end a line: one of a "\r\n" line end, or more
+// where a CRLF file went through a second LF-to-CRLF conversion ("\r\r\n").
+func trimCR(line []byte) []byte { return bytes.TrimRight(line, "\r") }
 
 // blankLine reports whether a line (with any '\r') holds only spaces; such lines are skipped.
 func blankLine(line []byte) bool { return len(bytes.TrimSpace(line)) == 0 }

@@ -16,6 +16,7 @@ import (
 
 	"goldstone/internal/atomicfile"
 	"goldstone/internal/compressed"
+	"goldstone/internal/safetext"
 )
 
 // IngestOptions tunes Ingest. The zero value means defaults.
@@ -26,7 +27,16 @@ type IngestOptions struct {
 	// Layout of the table; nil recognises a MovieLens layout from the first line (a
 	// Parquet table: columns userId, movieId, rating, timestamp).
 	Layout *Layout
+	// MaxBytes bounds what a gzip or zstd table may decompress to (the setting
+	// max_input_bytes); 0: compressed.DefaultLimit of its size.
+	MaxBytes int64
+	// MaxRows bounds the rows read (max_input_rows); 0: DefaultMaxRows.
+	MaxRows int64
 }
+
+// DefaultMaxRows is the default of IngestOptions.MaxRows: 2^31 rows, 16 GiB of row
+// hashes for the duplicate check (ml-32m has 32 million).
+const DefaultMaxRows = 1 << 31
 
 // Stats describes an ingested ratings table (the ingest stage's ingest.json).
 type Stats struct {
@@ -105,13 +115,16 @@ func Ingest(ctx context.Context, src, dst string, opts IngestOptions) (Stats, er
 	defer raw.Abort()
 	var st Stats
 	c := newCollector(&st)
+	if c.maxRows = opts.MaxRows; c.maxRows <= 0 {
+		c.maxRows = DefaultMaxRows
+	}
 	bw := bufio.NewWriterSize(raw, 1<<20)
 	err = writeParquet(bw, dst, opts.RowGroupSize, func(w *tableWriter[Rating]) error {
 		c.w = w
 		if isParquet {
 			return ingestParquet(ctx, f, src, opts.Layout, c, 0)
 		}
-		text, kind, err := compressed.NewReader(f)
+		text, kind, err := compressed.NewReaderLimit(f, opts.MaxBytes)
 		if err != nil {
 			return fmt.Errorf("ingest %s: %w", src, err)
 		}
@@ -222,7 +235,7 @@ func resolveText(l *Layout, head []byte) (*textTable, error) {
 	switch {
 	case l.Header:
 		if l.Fields != 0 && len(head0) != l.Fields {
-			return nil, fmt.Errorf("%d: header %q has %d columns separated by %q, layout %s has %d", n, line, len(head0), l.Delimiter, l.Name, l.Fields)
+			return nil, fmt.Errorf("%d: header %s has %d columns separated by %q, layout %s has %d", n, safetext.Quote(line), len(head0), l.Delimiter, l.Name, l.Fields)
 		}
 		if t.idx, err = l.resolveHeader(head0); err != nil {
 			return nil, fmt.Errorf("%d: %w", n, err)
@@ -250,7 +263,7 @@ func resolveText(l *Layout, head []byte) (*textTable, error) {
 	return t, nil
 }
 
-// firstLine returns the first non-blank line of head (without "\r\n") and its number.
+// firstLine returns the first non-blank line of head (without its '\n' and '\r's) and its number.
 func firstLine(head []byte) ([]byte, int64, bool) {
 	n := int64(1)
 	for len(head) > 0 {
@@ -261,7 +274,7 @@ func firstLine(head []byte) ([]byte, int64, bool) {
 			head = nil
 		}
 		if !blankLine(line) {
-			return bytes.TrimSuffix(line, []byte{'\r'}), n, true
+			return trimCR(line), n, true
 		}
 		n++
 	}
@@ -352,6 +365,8 @@ func readBlocks(ctx context.Context, name string, text io.Reader, layout *Layout
 			buf = buf[:len(buf)+n]
 			if errors.Is(err, io.EOF) {
 				eof = true
+			} else if errors.Is(err, compressed.ErrTooLarge) {
+				return fmt.Errorf("ingest %s: %w: raise max_input_bytes if the file is real data", name, err)
 			} else if err != nil {
 				return fmt.Errorf("ingest %s: read: %w", name, err)
 			}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"goldstone/internal/safetext"
 )
 
 // Layout describes a ratings table: where the user, item, rating and time of a row are,
@@ -262,7 +264,7 @@ func (l *Layout) resolveHeader(head []string) ([4]int, error) {
 			if slices.ContainsFunc(names, func(n string) bool { _, err := strconv.ParseFloat(n, 64); return err == nil }) {
 				hint = " (is the first line data? then set header = false and give positions)"
 			}
-			return idx, fmt.Errorf("header %q has no column %s (%s); its columns: %s%s", strings.Join(head, l.Delimiter), c, l.key(k), strings.Join(names, ", "), hint)
+			return idx, fmt.Errorf("header %s has no column %s (%s); its columns: %s%s", safetext.Quote(strings.Join(head, l.Delimiter)), c, l.key(k), safetext.Cut(strings.Join(names, ", ")), hint)
 		}
 		idx[k] = i
 	}

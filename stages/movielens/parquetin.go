@@ -13,6 +13,8 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/deprecated"
 	"github.com/parquet-go/parquet-go/format"
+
+	"goldstone/internal/safetext"
 )
 
 // LayoutParquet is Stats.Layout of a Parquet input.
@@ -58,11 +60,11 @@ func resolveParquet(schema *parquet.Schema, l *Layout) ([4]parquetColumn, error)
 			leaf, ok = schema.Lookup(paths[c.Pos-1]...)
 		}
 		if !ok {
-			return out, fmt.Errorf("the table has no column %s (%s); its columns: %s", c, key(k), strings.Join(names, ", "))
+			return out, fmt.Errorf("the table has no column %s (%s); its columns: %s", c, key(k), safetext.Cut(strings.Join(names, ", ")))
 		}
 		name := strings.Join(leaf.Path, ".")
 		if leaf.MaxRepetitionLevel > 0 {
-			return out, fmt.Errorf("column %q (%s) is repeated (a list); want one value per row", name, key(k))
+			return out, fmt.Errorf("column %s (%s) is repeated (a list); want one value per row", safetext.Quote(name), key(k))
 		}
 		typ := leaf.Node.Type()
 		pc := parquetColumn{index: leaf.ColumnIndex, name: name, kind: typ.Kind()}
@@ -118,11 +120,11 @@ func resolveParquet(schema *parquet.Schema, l *Layout) ([4]parquetColumn, error)
 			}
 			numeric := pc.kind != parquet.ByteArray && pc.kind != parquet.Int96 && pc.perSecond == 0 && !pc.date
 			if numeric && tf != TimeUnix && tf != TimeUnixMS {
-				return out, fmt.Errorf("column %q (%s) holds %s numbers; time_format %q reads text: use unix or unix_ms", name, key(k), pc.kind, tf)
+				return out, fmt.Errorf("column %s (%s) holds %s numbers; time_format %q reads text: use unix or unix_ms", safetext.Quote(name), key(k), pc.kind, tf)
 			}
 		}
 		if want != "" {
-			return out, fmt.Errorf("column %q (%s) is of type %s; want %s", name, key(k), typ, want)
+			return out, fmt.Errorf("column %s (%s) is of type %s; want %s", safetext.Quote(name), key(k), typ, want)
 		}
 		out[k] = pc
 	}
@@ -220,7 +222,7 @@ func ingestParquet(ctx context.Context, f *os.File, name string, l *Layout, c *c
 				for k := range cur {
 					v, err := cur[k].next()
 					if err != nil {
-						return fmt.Errorf("ingest %s: row %d: column %q: %w", name, row+1, cols[k].name, err)
+						return fmt.Errorf("ingest %s: row %d: column %s: %w", name, row+1, safetext.Quote(cols[k].name), err)
 					}
 					vals[k] = v
 				}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"goldstone/internal/safetext"
 )
 
 // lineParser parses the lines of a text table whose layout is resolved to field indices.
@@ -86,13 +88,11 @@ func (p *lineParser) splitLine(line []byte) ([][]byte, error) {
 	return out, nil
 }
 
-// parse parses one line (without its '\n'; a trailing '\r' is ignored). For a text id
+// parse parses one line (without its '\n'; trailing '\r's are ignored, see trimCR). For a text id
 // (not an int32 code, see Layout.IntIDs) the rating's User or Item is 0 and user or item
 // holds the id's text (which may alias line). Errors are *FieldError naming the field.
 func (p *lineParser) parse(line []byte) (r Rating, user, item []byte, err error) {
-	if n := len(line); n > 0 && line[n-1] == '\r' {
-		line = line[:n-1]
-	}
+	line = trimCR(line)
 	fld, err := p.splitLine(line)
 	if err != nil {
 		return r, nil, nil, &FieldError{Err: err}
@@ -176,7 +176,8 @@ func parseInt(b []byte, bits int) (int64, error) {
 			return v, nil
 		}
 	}
-	return strconv.ParseInt(string(b), 10, bits)
+	v, err := strconv.ParseInt(string(b), 10, bits)
+	return v, safetext.NumError(err)
 }
 
 var errOutOfRange = errors.New("value out of range")
@@ -210,7 +211,7 @@ func parseRating(b []byte) (float32, error) {
 	}
 	v, err := strconv.ParseFloat(string(b), 32)
 	if err != nil {
-		return 0, err
+		return 0, safetext.NumError(err)
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0, errNotFinite
@@ -272,11 +273,11 @@ func (tp *timeParser) parseUncached(b []byte) (int64, error) {
 				return t.Unix(), nil
 			}
 		}
-		return 0, fmt.Errorf("%.40q is not an RFC 3339 date-time or date (2006-01-02T15:04:05Z, 2006-01-02 15:04:05, 2006-01-02)", b)
+		return 0, fmt.Errorf("%s is not an RFC 3339 date-time or date (2006-01-02T15:04:05Z, 2006-01-02 15:04:05, 2006-01-02)", safetext.Quote(b))
 	}
 	t, err := time.Parse(tp.format, string(b))
 	if err != nil {
-		return 0, fmt.Errorf("%.40q does not match the time layout %q", b, tp.format)
+		return 0, fmt.Errorf("%s does not match the time layout %q", safetext.Quote(b), tp.format)
 	}
 	return t.Unix(), nil
 }
@@ -301,7 +302,7 @@ func unixNumber(b []byte, per int64) (int64, error) {
 	}
 	s := math.Floor(f / float64(per))
 	if math.Abs(s) > maxUnixSeconds {
-		return 0, fmt.Errorf("%s is out of range: unix seconds within ±%d", b, int64(maxUnixSeconds))
+		return 0, fmt.Errorf("%s is out of range: unix seconds within ±%d", safetext.Cut(string(b)), int64(maxUnixSeconds))
 	}
 	return int64(s), nil
 }

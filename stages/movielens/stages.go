@@ -67,13 +67,26 @@ type Settings struct {
 
 // DataSettings are the settings of the data stages, shared by every trial.
 type DataSettings struct {
-	Dataset string `set:"dataset" default:"ml-latest-small" doc:"MovieLens release name under the data directory, \"planted\", or a path to a ratings table (text, gzip, zstd or Parquet; relative: to the working directory, else the data directory)"`
-	Fetch   bool   `set:"fetch" default:"false" doc:"download the release from GroupLens when it is missing"`
-	Table   TableSettings
-	Bin     BinSettings
-	Split   SplitSettings
-	Planted PlantedSettings
+	Dataset  string `set:"dataset" default:"ml-latest-small" doc:"MovieLens release name under the data directory, \"planted\", or a path to a ratings table (text, gzip, zstd or Parquet; relative: to the working directory, else the data directory)"`
+	Fetch    bool   `set:"fetch" default:"false" doc:"download the release from GroupLens when it is missing"`
+	Table    TableSettings
+	Limits   IngestLimits
+	Binarize BinarizeSettings
+	Bin      BinSettings
+	Split    SplitSettings
+	Planted  PlantedSettings
 }
+
+// IngestLimits bound what the ingest reads of a ratings table (a decompression bomb
+// stops with an error naming the file and the setting to raise). They are in no cache
+// key: they decide whether the ingest may finish, never what it writes.
+type IngestLimits struct {
+	Input stages.InputLimits
+	Rows  int `set:"max_input_rows" default:"2147483648" check:">0" doc:"the most ratings (rows) the ingest reads of a ratings table (memory holds 8 bytes per rating for the duplicate check); reading stops with an error naming the file beyond it"`
+}
+
+// PruneKeys leaves the limits out of every key.
+func (IngestLimits) PruneKeys(m map[string]any) { delete(m, "max_input_rows") }
 
 // BinSettings are the bin stage's settings.
 type BinSettings struct {
@@ -150,33 +163,11 @@ func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment
 		b.Add(&pipeline.Node{ID: "generate", Stage: &GenerateStage{Settings: data.Planted, Budget: env.Budget}, Outputs: []string{"ratings.csv", "vectors.npy"}})
 		ratingsRef = pipeline.Out("generate", "ratings.csv")
 	default:
-		layout, err := data.Table.Resolve()
-		if err != nil {
-			return fmt.Errorf("dataset %s: %w", dataset, err)
+		if ratingsRef, err = tableRef(ctx, b, data, trials, env); err != nil {
+			return err
 		}
-		path, err := Locate(env.DataDir, dataset)
-		if err != nil {
-			if !data.Fetch || !env.Fetch || !errors.Is(err, ErrNotFound) {
-				return fmt.Errorf("dataset %s: %w", dataset, err)
-			}
-			if _, known := Releases[dataset]; !known {
-				return fmt.Errorf("dataset %s: %w", dataset, err)
-			}
-			// Fetch now, before the graph runs: the data set is an external input.
-			// GOLDSTONE_MOVIELENS_URL points at a mirror (or a test server) with
-			// the official layout: <base>/<name>.zip and <base>/<name>.zip.md5.
-			path, err = Fetch(ctx, os.Getenv("GOLDSTONE_MOVIELENS_URL"), dataset, env.DataDir, nil)
-			if err != nil {
-				return fmt.Errorf("dataset %s: fetch: %w", dataset, err)
-			}
-		}
-		// The header and the first rows, before anything runs (plan too).
-		if err := CheckTable(ctx, path, layout); err != nil {
-			return fmt.Errorf("dataset %s: %w", dataset, err)
-		}
-		ratingsRef = pipeline.File(path)
 	}
-	b.Add(&pipeline.Node{ID: "ingest", Stage: &IngestStage{Settings: data.Table},
+	b.Add(&pipeline.Node{ID: "ingest", Stage: &IngestStage{Settings: data.Table, Limits: data.Limits},
 		Inputs: map[string]pipeline.Ref{"ratings": ratingsRef}, Outputs: []string{"ratings.parquet", "ratings.ids.parquet", "ingest.json"}})
 	reportIn := map[string]pipeline.Ref{}
 	if planted { // the generated activity next to the reference release's
@@ -211,6 +202,9 @@ func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment
 			Inputs:  map[string]pipeline.Ref{"binned": dn.binned, "split": dn.split},
 			Outputs: []string{"model"}})
 		in := map[string]pipeline.Ref{"model": pipeline.Out(tid, "model"), "split": dn.split, "binned": dn.binned}
+		if dn.binarize != (pipeline.Ref{}) {
+			in["binarize"] = dn.binarize
+		}
 		if rs, ok := referenceSettings(ts); ok {
 			in["references"] = pipeline.Out(addReferences(b, refs, rs, dn, env.Budget), ReferencesFile)
 		}
@@ -225,6 +219,44 @@ func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment
 	}
 	report.Add(b, e, trials, reportIn, report.Def{Stage: "report-movielens", Version: ReportVersion, Draw: Report})
 	return nil
+}
+
+// tableRef locates the ratings table of data (fetching a missing release when
+// data and env allow it), checks its header and first rows and, when env.Scan
+// and a trial binarizes, whether its ratings can be binarized
+// (checkBinarize), all before anything runs (plan too); it returns the
+// table as the ingest's input.
+func tableRef(ctx context.Context, b *stages.Built, data DataSettings, trials []stages.Trial, env stages.Env) (pipeline.Ref, error) {
+	dataset := data.Dataset
+	layout, err := data.Table.Resolve()
+	if err != nil {
+		return pipeline.Ref{}, fmt.Errorf("dataset %s: %w", dataset, err)
+	}
+	path, err := Locate(env.DataDir, dataset)
+	if err != nil {
+		if !data.Fetch || !env.Fetch || !errors.Is(err, ErrNotFound) {
+			return pipeline.Ref{}, fmt.Errorf("dataset %s: %w", dataset, err)
+		}
+		if _, known := Releases[dataset]; !known {
+			return pipeline.Ref{}, fmt.Errorf("dataset %s: %w", dataset, err)
+		}
+		// Fetch now, before the graph runs: the data set is an external input.
+		// GOLDSTONE_MOVIELENS_URL points at a mirror (or a test server) with
+		// the official layout: <base>/<name>.zip and <base>/<name>.zip.md5.
+		path, err = Fetch(ctx, os.Getenv("GOLDSTONE_MOVIELENS_URL"), dataset, env.DataDir, nil)
+		if err != nil {
+			return pipeline.Ref{}, fmt.Errorf("dataset %s: fetch: %w", dataset, err)
+		}
+	}
+	if err := CheckTable(ctx, path, layout); err != nil {
+		return pipeline.Ref{}, fmt.Errorf("dataset %s: %w", dataset, err)
+	}
+	if env.Scan && needsBinary(trials) {
+		if err := checkBinarize(ctx, b, dataset, path, layout, data); err != nil {
+			return pipeline.Ref{}, err
+		}
+	}
+	return pipeline.File(path), nil
 }
 
 // addReferences adds the node of the static references rs on the data dn
@@ -254,8 +286,45 @@ func addEmbeddings(b *stages.Built, tr stages.Trial, tid string, dn labelledData
 	return []string{xid}
 }
 
-// labelledData are the binned and split outputs of one kind of labels.
-type labelledData struct{ binned, split pipeline.Ref }
+// labelledData are the binned and split outputs of one kind of labels, and
+// for binarized ratings the binarization's counts (binarize.json).
+type labelledData struct{ binned, split, binarize pipeline.Ref }
+
+// needsBinary reports whether a trial trains on binarized ratings.
+func needsBinary(trials []stages.Trial) bool {
+	for _, tr := range trials {
+		if settings.MustDecode[TrainSettings](tr.Settings).Model.Labels() == models.Binary {
+			return true
+		}
+	}
+	return false
+}
+
+// checkBinarize reads the ratings of the table path (layout l) whole, before anything
+// runs, and refuses ratings that cannot be binarized with data's binarize_ties (see
+// Binarizable), naming the data file and the setting to change; binarizing that drops
+// more than binarize_warn_share of them as ties is a warning. A table that cannot be
+// read whole (a bad line or a limit further on) is left to the ingest, which says
+// where.
+func checkBinarize(ctx context.Context, b *stages.Built, dataset, path string, l *Layout, data DataSettings) error {
+	hist, err := RatingCounts(ctx, path, l, IngestOptions{MaxBytes: int64(data.Limits.Input.Bytes), MaxRows: int64(data.Limits.Rows)})
+	if err != nil {
+		return ctx.Err()
+	}
+	ties := data.Binarize.Ties
+	if err := Binarizable(hist, ties); err != nil {
+		return fmt.Errorf("dataset %s: %s: %w", dataset, path, err)
+	}
+	st, err := CountBinarize(hist, ties)
+	if err != nil {
+		return fmt.Errorf("dataset %s: %s: %w", dataset, path, err)
+	}
+	if share := float64(st.Dropped) / float64(st.Ratings); share > data.Binarize.WarnShare {
+		b.Warn("dataset %s: binarizing drops %d of %d ratings (%.1f%%, more than binarize_warn_share = %v): those equal to the median %v (binarize_ties = %q, as the paper does); binarize_ties = \"positive\" or \"negative\" keeps them",
+			dataset, st.Dropped, st.Ratings, 100*share, data.Binarize.WarnShare, st.Median, TiesDrop)
+	}
+	return nil
+}
 
 // addLabelledData adds the nodes that prepare the data a likelihood with
 // labels l trains on: binarize, bin and split for binarized ratings; for
@@ -263,11 +332,13 @@ type labelledData struct{ binned, split pipeline.Ref }
 // ingested table.
 func addLabelledData(b *stages.Built, data DataSettings, l models.Labels) labelledData {
 	suffix, labelled := "", pipeline.Out("ingest", "ratings.parquet")
+	var counts pipeline.Ref
 	if l == models.Binary {
-		b.Add(&pipeline.Node{ID: "binarize", Stage: &BinarizeStage{},
+		b.Add(&pipeline.Node{ID: "binarize", Stage: &BinarizeStage{Settings: data.Binarize, Source: data.Dataset},
 			Inputs:  map[string]pipeline.Ref{"ratings": labelled},
 			Outputs: []string{"binary.parquet", "binarize.json"}})
 		labelled = pipeline.Out("binarize", "binary.parquet")
+		counts = pipeline.Out("binarize", "binarize.json")
 	} else {
 		suffix = "-" + l.String()
 	}
@@ -276,7 +347,7 @@ func addLabelledData(b *stages.Built, data DataSettings, l models.Labels) labell
 		Inputs: map[string]pipeline.Ref{"binary": labelled}, Outputs: []string{"binned"}})
 	b.Add(&pipeline.Node{ID: sid, Stage: &SplitStage{Settings: data.Split},
 		Inputs: map[string]pipeline.Ref{"binned": pipeline.Out(bid, "binned")}, Outputs: []string{"split"}})
-	return labelledData{binned: pipeline.Out(bid, "binned"), split: pipeline.Out(sid, "split")}
+	return labelledData{binned: pipeline.Out(bid, "binned"), split: pipeline.Out(sid, "split"), binarize: counts}
 }
 
 // GenerateStage writes the planted data set (ratings.csv) and its planted
@@ -302,8 +373,12 @@ func (s *GenerateStage) Run(ctx context.Context, io *pipeline.IO) error {
 }
 
 // IngestStage parses a ratings table into ratings.parquet, its id dictionary
-// ratings.ids.parquet (IDNamesPath) and ingest.json (Stats).
-type IngestStage struct{ Settings TableSettings }
+// ratings.ids.parquet (IDNamesPath) and ingest.json (Stats); Limits (no cache
+// parameter) bound what it reads.
+type IngestStage struct {
+	Settings TableSettings
+	Limits   IngestLimits
+}
 
 func (*IngestStage) Name() string    { return "ingest-movielens" }
 func (*IngestStage) Version() string { return IngestVersion }
@@ -317,7 +392,8 @@ func (s *IngestStage) Run(ctx context.Context, io *pipeline.IO) error {
 	if IDNamesPath(dst) != io.Output("ratings.ids.parquet") {
 		return fmt.Errorf("ingest: outputs %s and %s are not side by side", dst, io.Output("ratings.ids.parquet"))
 	}
-	st, err := Ingest(ctx, io.Input("ratings"), dst, IngestOptions{Workers: io.Workers(), Layout: layout})
+	st, err := Ingest(ctx, io.Input("ratings"), dst, IngestOptions{Workers: io.Workers(), Layout: layout,
+		MaxBytes: int64(s.Limits.Input.Bytes), MaxRows: int64(s.Limits.Rows)})
 	if err != nil {
 		return err
 	}
@@ -345,18 +421,27 @@ func ingestSummary(st Stats) any {
 	}{st, first, last}
 }
 
-// BinarizeStage keeps ratings above or below the median as 1 or 0.
-type BinarizeStage struct{}
+// BinarizeStage labels the ratings above the median +1 and those below -1;
+// those equal to it are dropped or labelled as Settings.Ties says. Source
+// (the data set, no cache parameter) names the data in errors.
+type BinarizeStage struct {
+	Settings BinarizeSettings
+	Source   string
+}
 
 func (*BinarizeStage) Name() string    { return "binarize" }
 func (*BinarizeStage) Version() string { return BinarizeVersion }
-func (*BinarizeStage) Params() any     { return map[string]any{} }
-func (*BinarizeStage) Run(ctx context.Context, io *pipeline.IO) error {
-	st, err := Binarize(ctx, io.Input("ratings"), io.Output("binary.parquet"))
+func (s *BinarizeStage) Params() any   { return settings.Keys(s.Settings) }
+func (s *BinarizeStage) Run(ctx context.Context, io *pipeline.IO) error {
+	st, err := BinarizeWith(ctx, io.Input("ratings"), io.Output("binary.parquet"), BinarizeOptions{Ties: s.Settings.Ties, Name: "dataset " + s.Source})
 	if err != nil {
 		return err
 	}
-	io.Logf("median %.1f: kept %d positive, %d negative, dropped %d", st.Median, st.Positive, st.Negative, st.Dropped)
+	if st.Tied > 0 {
+		io.Logf("median %v: kept %d positive, %d negative; the %d equal to the median count as %s", st.Median, st.Positive, st.Negative, st.Tied, st.Ties)
+	} else {
+		io.Logf("median %v: kept %d positive, %d negative, dropped %d equal to the median", st.Median, st.Positive, st.Negative, st.Dropped)
+	}
 	return trialio.WriteJSON(io.Output("binarize.json"), st)
 }
 
@@ -561,9 +646,10 @@ type biasOnly interface{ BiasOnly() []float64 }
 // test_mae), the constant predictor's (baseline_test_*: the base rate; the
 // global mean) and, for a model that fits one (biasOnly: gaussian), its
 // bias-only predictor's (ref_bias_test_*); on the planted data set also the distance of the
-// learned vectors to the planted ones after the best global rotation. It
-// writes summary.json (train's summary plus these) and train's
-// series.arrow and series.parquet into dir.
+// learned vectors to the planted ones after the best global rotation; the
+// binarization's counts and the static references' metrics of its inputs
+// (addInputSummaries). It writes summary.json (train's summary plus these)
+// and train's series.arrow and series.parquet into dir.
 func Evaluate(ctx context.Context, io *pipeline.IO, ms ModelSettings, prior train.MFPrior, planted *PlantedConfig, dir string) error {
 	mdir, sdir := io.Input("model"), io.Input("split")
 	var meta modelMeta
@@ -643,6 +729,34 @@ func Evaluate(ctx context.Context, io *pipeline.IO, ms ModelSettings, prior trai
 			}
 		}
 	}
+	if err := addInputSummaries(io, sum); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := trialio.CopyTrialSeries(mdir, dir); err != nil {
+		return err
+	}
+	return trialio.WriteSummary(filepath.Join(dir, "summary.json"), sum)
+}
+
+// addInputSummaries adds to a trial's summary what its other inputs say:
+// the binarization's counts (input "binarize", when the trial's ratings were
+// binarized: binarize_kept, binarize_ties_dropped, binarize_positive,
+// binarize_negative) and the static references' metrics (input
+// "references"), those the summary lacks.
+func addInputSummaries(io *pipeline.IO, sum trialio.Summary) error {
+	if io.HasInput("binarize") {
+		var st BinarizeStats
+		if err := trialio.ReadJSON(io.Input("binarize"), &st); err != nil {
+			return err
+		}
+		sum["binarize_kept"] = float64(st.Kept())
+		sum["binarize_ties_dropped"] = float64(st.Dropped)
+		sum["binarize_positive"] = float64(st.Positive)
+		sum["binarize_negative"] = float64(st.Negative)
+	}
 	if io.HasInput("references") {
 		refs, err := trialio.ReadSummary(io.Input("references"))
 		if err != nil {
@@ -654,13 +768,7 @@ func Evaluate(ctx context.Context, io *pipeline.IO, ms ModelSettings, prior trai
 			}
 		}
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	if err := trialio.CopyTrialSeries(mdir, dir); err != nil {
-		return err
-	}
-	return trialio.WriteSummary(filepath.Join(dir, "summary.json"), sum)
+	return nil
 }
 
 // PlantedMinRatings is the number of training ratings from which an

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"goldstone/internal/slurm"
+	"goldstone/pipeline"
 	"goldstone/runs"
 	"goldstone/stages"
 	"goldstone/sweep"
@@ -119,7 +120,7 @@ func Collect(ctx context.Context, st *runs.Store, id int64, o Options) (*Collect
 		}
 		return out, nil
 	}
-	out.Finished, err = Finish(ctx, st, d, m, o)
+	out.Finished, err = Finish(ctx, st, d, m, nil, o)
 	return out, err
 }
 
@@ -127,7 +128,8 @@ func Collect(ctx context.Context, st *runs.Store, id int64, o Options) (*Collect
 // done it runs the report stage from the shared cache (never a trial's
 // stages: their outputs must be cached) and records its files; then it
 // sets the run's end status. A run that has ended is left as it is.
-func Finish(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest, o Options) (*Finished, error) {
+// lock is the caller's lock on the workdir (nil: the report takes it).
+func Finish(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest, lock *pipeline.Lock, o Options) (*Finished, error) {
 	ri, err := st.Run(ctx, m.RunID)
 	if err != nil {
 		return nil, err
@@ -154,7 +156,7 @@ func Finish(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest,
 	case status == runs.StatusFinished || (status == runs.StatusFailed && len(failed) < len(trials)):
 		// As the local executor does: the report covers the trials that
 		// finished and lists the failed ones with their errors.
-		if f.Experiment, f.ReportPath, f.ReportNote, err = report(ctx, st, m, d, o); err != nil {
+		if f.Experiment, f.ReportPath, f.ReportNote, err = report(ctx, st, m, d, lock, o); err != nil {
 			return nil, err
 		}
 		if o.OnReport != nil && f.ReportPath != "" {
@@ -179,7 +181,7 @@ func Finish(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest,
 // recorded (sweep.RebuildReport): the trials the run recorded as failed are
 // listed with their errors, and the outputs the report reads are recorded
 // as the run's.
-func report(ctx context.Context, st *runs.Store, m *batch.Manifest, d batch.Dir, o Options) (*stages.Experiment, string, string, error) {
+func report(ctx context.Context, st *runs.Store, m *batch.Manifest, d batch.Dir, lock *pipeline.Lock, o Options) (*stages.Experiment, string, string, error) {
 	e, trials, err := loadFrozen(d, m)
 	if err != nil {
 		return nil, "", "", err
@@ -199,7 +201,7 @@ func report(ctx context.Context, st *runs.Store, m *batch.Manifest, d batch.Dir,
 	if reports == "" {
 		reports = m.Reports
 	}
-	out, err := sweep.RebuildReport(ctx, st, ri, built, sweep.RunOptions{WorkDir: m.WorkDir, Jobs: max(1, o.Jobs), ReportDir: reports, Log: o.Log}, nil)
+	out, err := sweep.RebuildReport(ctx, st, ri, built, sweep.RunOptions{WorkDir: m.WorkDir, Jobs: max(1, o.Jobs), ReportDir: reports, Log: o.Log}, lock)
 	if err != nil {
 		return nil, "", "", fmt.Errorf("%w (the tasks must share --workdir with the submit host)", err)
 	}

@@ -145,7 +145,10 @@ func (x *Executor) Run(ctx context.Context, job *sweep.Job) error {
 	}
 	job.Outcome.HandedOff = true
 	if len(todo) == 0 {
-		out.Finished, err = Finish(ctx, st, d, m, o)
+		// Every task ended and left its result (the waiting submit was
+		// stopped before they did): end the run here, under this
+		// command's workdir lock.
+		out.Finished, err = Finish(ctx, st, d, m, job.Lock, o)
 		return err
 	}
 	jobs, err := st.SlurmJobs(ctx, job.RunID)

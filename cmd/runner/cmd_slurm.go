@@ -143,6 +143,13 @@ func runSlurm(ctx context.Context, g *globalOptions, e *stages.Experiment, st *r
 		return usageErr("--executor slurm: %v (is this a Slurm submit host?)", err)
 	}
 	s, err := slurmexec.Submit(ctx, st, e, o)
+	if err != nil && errors.Is(err, slurmexec.ErrAlreadySubmitted) && !slurmFlags.detach && s != nil && s.RunID != 0 {
+		// The run's tasks are still queued (a waiting submit was stopped,
+		// a retry is in flight): the same command waits for them, as
+		// 'runner status --watch' would, instead of submitting again.
+		fmt.Fprintf(g.stdout, "%s: run %d is already submitted and has tasks queued; waiting for them (Ctrl-C stops waiting, not the trials)\n", e.Name, s.RunID)
+		return waitSlurm(ctx, g, st, s.RunID, o)
+	}
 	if err != nil {
 		if errors.Is(err, slurmexec.ErrAlreadySubmitted) || errors.Is(err, context.Canceled) {
 			return err

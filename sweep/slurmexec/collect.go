@@ -84,6 +84,9 @@ func Collect(ctx context.Context, st *runs.Store, id int64, o Options) (*Collect
 		return nil, err
 	}
 	out := &Collection{Collected: c, RunID: id}
+	if err := awaitRetried(ctx, st, d, c, m); err != nil {
+		return nil, err
+	}
 	for _, tr := range m.Trials {
 		if r, err := batch.Latest(d); err == nil && r[tr.Index] != nil && r[tr.Index].JobID != "" {
 			// The task's output file, as the scheduler named it (%A_%a.out).
@@ -206,4 +209,45 @@ func report(ctx context.Context, st *runs.Store, m *batch.Manifest, d batch.Dir,
 		return nil, "", "", fmt.Errorf("%w (the tasks must share --workdir with the submit host)", err)
 	}
 	return e, out.ReportPath, "", nil
+}
+
+// awaitRetried counts the failed trials that the run's latest submission
+// submitted again (--retry-failed) and that have no result of it yet as
+// pending, not failed: the earlier submission's failure is not the
+// retry's outcome.
+func awaitRetried(ctx context.Context, st *runs.Store, d batch.Dir, c *batch.Collected, m *batch.Manifest) error {
+	if len(c.Failures) == 0 {
+		return nil
+	}
+	jobs, err := st.SlurmJobs(ctx, m.RunID)
+	if err != nil {
+		return err
+	}
+	latest := latestTrialsJobs(jobs)
+	if len(latest) == 0 {
+		return nil
+	}
+	res, err := batch.Latest(d)
+	if err != nil {
+		return err
+	}
+	for _, j := range latest {
+		for _, i := range submittedIndices(j) {
+			if i < 0 || i >= len(m.Trials) {
+				continue
+			}
+			tr := m.Trials[i]
+			if _, failed := c.Failures[tr.ID]; !failed {
+				continue
+			}
+			if r := res[i]; r != nil && r.Attempt >= j.Attempt {
+				continue // the retry's own result
+			}
+			delete(c.Failures, tr.ID)
+			c.Failed--
+			c.Pending = append(c.Pending, i)
+		}
+	}
+	slices.Sort(c.Pending)
+	return nil
 }

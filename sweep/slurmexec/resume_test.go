@@ -2,6 +2,10 @@ package slurmexec
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 
 	"goldstone/runs"
@@ -32,4 +36,55 @@ func TestSameCommandFinishesEndedTasks(t *testing.T) {
 	}
 	got, _ := f.read(st, s.RunID)
 	sameBits(t, "summaries", got, wantSums)
+}
+
+// TestRetryFailedWaitsForTheRetry: a --retry-failed submission's trials
+// count as pending until its own tasks leave a result; the earlier
+// submission's failure is not the retry's. Before, the first collect after
+// the retry found every trial with a result and ended the run at once
+// (failed, "no trial finished") while the retry was still queued.
+func TestRetryFailedWaitsForTheRetry(t *testing.T) {
+	fake := fakeSlurm(t)
+	f := newFixture(t)
+	ctx := context.Background()
+	st := openStore(t, f.opts.DB)
+	e := f.named("withnan")
+	s, err := Submit(ctx, st, e, f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range s.Submitted {
+		if _, err := Worker(ctx, WorkerOptions{Dir: s.Dir, Index: i, Attempt: 1, Workers: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c, err := Collect(ctx, st, s.RunID, f.opts); err != nil || c.Finished == nil || c.Failed != 1 {
+		t.Fatalf("collect: %+v, %v", c, err)
+	}
+	o := f.opts
+	o.RetryFailed = true
+	s2, err := Submit(ctx, st, e, o)
+	if err != nil || len(s2.Submitted) != 1 {
+		t.Fatalf("retry: %+v, %v", s2, err)
+	}
+	retried := s2.Submitted[0]
+	os.WriteFile(filepath.Join(fake, "squeue.out"), []byte(fmt.Sprintf("%s_%d|PENDING|Priority\n", s2.ArrayJob, retried)), 0o644)
+	c, err := Collect(ctx, st, s.RunID, o)
+	if err != nil || c.Finished != nil || c.MarkedInterrupted || c.Failed != 0 || !slices.Equal(c.Pending, []int{retried}) {
+		t.Fatalf("collect while the retry is queued: %+v (finished %+v), %v", c.Collected, c.Finished, err)
+	}
+	if ri, _ := st.Run(ctx, s.RunID); ri.Status != runs.StatusRunning {
+		t.Fatalf("run %s while the retry is queued, want running", ri.Status)
+	}
+	os.Remove(filepath.Join(fake, "squeue.out"))
+	if _, err := Worker(ctx, WorkerOptions{Dir: s2.Dir, Index: retried, Attempt: s2.Attempt, Workers: 1}); err != nil {
+		t.Fatal(err)
+	}
+	c, err = Collect(ctx, st, s.RunID, o)
+	if err != nil || c.Finished == nil || c.Failed != 1 || c.Done != 1 {
+		t.Fatalf("collect after the retry ran: %+v, %v", c, err)
+	}
+	if atts, _ := st.Attempts(ctx, s.RunID); len(atts) != 3 {
+		t.Errorf("attempts %+v: want 3 (the failed trial twice)", atts)
+	}
 }

@@ -64,3 +64,25 @@ func TestSlurmSameCommandFinishesTheRun(t *testing.T) {
 		})
 	}
 }
+
+// TestCancelFindsAnUnrecordedSubmission: a submitter killed right after
+// sbatch (fault point slurm:submitted) left its array queued but not in
+// the database; runner cancel reads the run's intent, finds the array in
+// the queue by its job name and cancels it. Before, it said "nothing to
+// cancel", marked the run interrupted and left the tasks queued.
+func TestCancelFindsAnUnrecordedSubmission(t *testing.T) {
+	fake := fakeSlurmBin(t)
+	e := newEnv(t)
+	e.runKilled("slurm:submitted", "--experiment", "small", "--executor", "slurm", "--detach", "--set", "seed=1", "--quiet")
+	os.WriteFile(filepath.Join(fake, "squeue.out"), []byte("100_0|PENDING|Resources\n100_1|PENDING|Resources\n"), 0o644)
+	out := e.mustRun(0, "cancel", "--run", "1")
+	if !strings.Contains(out, "cancelled job 100 (unrecorded)") {
+		t.Errorf("cancel: %s", out)
+	}
+	if calls, _ := os.ReadFile(filepath.Join(fake, "scancel.calls")); strings.TrimSpace(string(calls)) != "100" {
+		t.Errorf("scancel calls %q", calls)
+	}
+	if sq, _ := os.ReadFile(filepath.Join(fake, "squeue.calls")); !strings.Contains(string(sq), "--name=gs-small-1-") {
+		t.Errorf("squeue not asked by the run's job names:\n%s", sq)
+	}
+}

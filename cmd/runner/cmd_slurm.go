@@ -38,6 +38,7 @@ var slurmFlags struct {
 	sharedCPUs   int
 	sharedMem    string
 	sharedTime   string
+	signalLead   time.Duration
 }
 
 // registerSlurmFlags adds run's executor flags.
@@ -54,12 +55,13 @@ func registerSlurmFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&slurmFlags.collectJob, "slurm-collect-job", false, "also submit a dependent job that runs 'runner collect' on a compute node when the trials end: only when the database is on the shared filesystem and no other host writes it then (SQLite's WAL works on one host)")
 	fs.BoolVar(&slurmFlags.detach, "detach", false, "submit and return at once (results then wait in the run's directory for 'runner collect', 'runner status --watch' or the collect job); by default the submit waits, shows progress and collects results here as they arrive")
 	fs.Float64Var(&slurmFlags.memScale, "slurm-mem-retry-scale", 0, "on a resubmission, multiply the memory by this when a trial's task was killed for memory in the previous one (sacct OUT_OF_MEMORY); 0: never")
-	fs.Float64Var(&slurmFlags.timeScale, "slurm-time-retry-scale", 0, "on a resubmission, multiply the time limit by this when a trial's task reached it in the previous one (sacct TIMEOUT); 0: never")
+	fs.Float64Var(&slurmFlags.timeScale, "slurm-time-retry-scale", 0, "on a resubmission, multiply the time limit by this when a trial's task reached it in the previous one (its result file says it stopped at the time-limit warning, or sacct TIMEOUT); 0: never")
 	fs.IntVar(&slurmFlags.maxArraySize, "slurm-max-array-size", 0, "the cluster's MaxArraySize: a larger sweep goes as several arrays; 0: read it with 'scontrol show config', else 1001")
 	fs.BoolVar(&slurmFlags.sharedJob, "slurm-shared-job", true, "on by default: run the stages every trial shares (ingest, binning, split, vocabulary, counts, references) as a Slurm job before the trials' array (afterok) when one of them is not cached; the trials' resources are then derived from the data set's size; =false runs them on this host (see docs/slurm.md)")
 	fs.IntVar(&slurmFlags.sharedCPUs, "slurm-shared-cpus", 0, "cpus of the shared job (--slurm-shared-job); 0: derived from the data set's size")
 	fs.StringVar(&slurmFlags.sharedMem, "slurm-shared-mem", "", "memory of the shared job (--slurm-shared-job), MiB or with K/M/G/T; default: derived from the data set's size")
 	fs.StringVar(&slurmFlags.sharedTime, "slurm-shared-time", "", "time limit of the shared job (--slurm-shared-job); default: the trials' (--slurm-time)")
+	fs.DurationVar(&slurmFlags.signalLead, "slurm-signal-lead", slurmexec.DefaultSignalLead*time.Second, "how long before a trial's time limit Slurm sends it SIGTERM to save a checkpoint and record the stop (--signal=B:TERM@<lead>); a --slurm-time that leaves under a minute after it is refused")
 	fs.DurationVar(&slurmFlags.poll, "slurm-poll", 10*time.Second, "how often a waiting submit collects results and asks squeue")
 }
 
@@ -101,6 +103,10 @@ func slurmOptions(g *globalOptions, e *stages.Experiment, retryFailed bool) (slu
 		}
 		o.MemMB = mb
 	}
+	if slurmFlags.signalLead < time.Second || slurmFlags.signalLead%time.Second != 0 {
+		return o, usageErr("--slurm-signal-lead %v: want whole seconds, at least 1s", slurmFlags.signalLead)
+	}
+	o.SignalLead = int(slurmFlags.signalLead / time.Second)
 	o.SharedJob, o.SharedCPUs, o.SharedTime = slurmFlags.sharedJob, slurmFlags.sharedCPUs, slurmFlags.sharedTime
 	if slurmFlags.sharedMem != "" {
 		mb, err := slurmexec.ParseMem(slurmFlags.sharedMem)

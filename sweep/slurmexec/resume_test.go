@@ -6,7 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"goldstone/runs"
 )
@@ -86,5 +89,54 @@ func TestRetryFailedWaitsForTheRetry(t *testing.T) {
 	}
 	if atts, _ := st.Attempts(ctx, s.RunID); len(atts) != 3 {
 		t.Errorf("attempts %+v: want 3 (the failed trial twice)", atts)
+	}
+}
+
+// TestTimeLimitStopScalesWithoutAccounting: a task stopped by the
+// time-limit warning records so in its result file (and its step); with
+// --slurm-time-retry-scale the next submission asks for the scaled limit
+// from that record, with no accounting (sacct fails here). Before, the
+// scaling read only sacct's TIMEOUT and never ran. A limit that leaves no
+// time before the warning is refused, saying the least it needs.
+func TestTimeLimitStopScalesWithoutAccounting(t *testing.T) {
+	fakeSlurm(t)
+	f := newFixture(t)
+	ctx := context.Background()
+	st := openStore(t, f.opts.DB)
+	short := f.opts
+	short.Time = "00:01:00"
+	if _, err := Submit(ctx, st, f.experiment(), short); err == nil || !strings.Contains(err.Error(), "--slurm-time 00:01:00") || !strings.Contains(err.Error(), "want at least 00:03:00") {
+		t.Fatalf("a 1-minute limit with the 120 s warning: %v", err)
+	}
+	f.opts.Time, f.opts.TimeRetryScale = "00:05:00", 2
+	s, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err != nil || s.Time != "00:05:00" {
+		t.Fatalf("submission: %+v, %v", s, err)
+	}
+	runTasks(t, s, 1)
+	// Task 1 gets the warning 185 s after it started: 300 s limit, 120 s lead.
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	calls := 0
+	clock = func() time.Time { calls++; return t0.Add(time.Duration(min(calls-1, 1)) * 185 * time.Second) }
+	defer func() { clock = time.Now }()
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	r, err := Worker(cctx, WorkerOptions{Dir: s.Dir, Index: 1, Attempt: 1, Workers: 1})
+	clock = time.Now
+	if r == nil || r.Stop == nil || !r.Stop.TimeLimit || r.Stop.LimitSeconds != 300 || r.Stop.LeadSeconds != 120 || !strings.Contains(r.Error, "time-limit warning") {
+		t.Fatalf("stopped task: %+v (stop %+v), %v", r, r.Stop, err)
+	}
+	if c, err := Collect(ctx, st, s.RunID, f.opts); err != nil || !c.MarkedInterrupted {
+		t.Fatalf("collect: %+v, %v", c, err)
+	}
+	s2, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err != nil || s2.Array != "1" || s2.Time != "00:10:00" {
+		t.Fatalf("resubmission after the time-limit stop: %+v, %v", s2, err)
+	}
+	// A task stopped early (scancel, preemption) is not a time limit.
+	runTasks(t, s2)
+	stop := stopOf(s.Dir, 1, 10*time.Second, new(atomic.Value))
+	if stop.TimeLimit {
+		t.Errorf("a stop after 10 s of a 5-minute limit: %+v", stop)
 	}
 }

@@ -334,7 +334,7 @@ func refuseQueued(ctx context.Context, st *runs.Store, runID int64, o Options) e
 // win).
 func trialsJob(o Options, name, array string, cpus, memMB int, extra []string, script string) *slurm.Job {
 	return &slurm.Job{Name: name, Array: array, Partition: o.Partition, Account: o.Account, Time: o.Time,
-		CPUsPerTask: cpus, MemMB: memMB, OpenMode: "append", Signal: "B:TERM@120", Extra: extra, Script: script}
+		CPUsPerTask: cpus, MemMB: memMB, OpenMode: "append", Signal: fmt.Sprintf("B:TERM@%d", o.signalLead()), Extra: extra, Script: script}
 }
 
 // Check implements sweep.Checker: before the run is created or resumed,
@@ -412,6 +412,13 @@ func resolveRequest(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.M
 	extra := slices.Clone(o.Extra)
 	if o.MemRetryScale > 1 || o.TimeRetryScale > 1 {
 		lost := lostAs(ctx, st, m.RunID, todo, out.Attempt, o)
+		if stoppedAtLimit(d, todo, out.Attempt-1) {
+			// The tasks' own record: no accounting needed.
+			if lost == nil {
+				lost = map[string]bool{}
+			}
+			lost["TIMEOUT"] = true
+		}
 		// A scaled request goes last, after the further arguments: the
 		// last of two same flags wins in sbatch.
 		if mem := scaledMem(d, out.Attempt, lost, o); mem > out.MemMB {
@@ -694,4 +701,23 @@ func scaledTime(d batch.Dir, attempt int, lost map[string]bool, o Options) strin
 	}
 	t := int64(math.Ceil(float64(prev)*o.TimeRetryScale/60)) * 60
 	return FormatTime(t)
+}
+
+// stoppedAtLimit reports whether a trial of todo recorded, in its result
+// file of submission attempt, that it stopped at its time-limit warning
+// (batch.Stop).
+func stoppedAtLimit(d batch.Dir, todo []int, attempt int) bool {
+	if attempt < 1 {
+		return false
+	}
+	latest, err := batch.Latest(d)
+	if err != nil {
+		return false
+	}
+	for _, i := range todo {
+		if r := latest[i]; r != nil && r.Attempt == attempt && r.Stop != nil && r.Stop.TimeLimit {
+			return true
+		}
+	}
+	return false
 }

@@ -103,7 +103,7 @@ func slurmOptions(g *globalOptions, e *stages.Experiment, retryFailed bool) (slu
 		}
 		o.MemMB = mb
 	}
-	if slurmFlags.signalLead < time.Second || slurmFlags.signalLead%time.Second != 0 {
+	if slurmFlags.signalLead < 0 || slurmFlags.signalLead%time.Second != 0 {
 		return o, usageErr("--slurm-signal-lead %v: want whole seconds, at least 1s", slurmFlags.signalLead)
 	}
 	o.SignalLead = int(slurmFlags.signalLead / time.Second)

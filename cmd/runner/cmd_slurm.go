@@ -39,6 +39,8 @@ var slurmFlags struct {
 	sharedMem    string
 	sharedTime   string
 	signalLead   time.Duration
+	sharedExtra  string
+	collectExtra string
 }
 
 // registerSlurmFlags adds run's executor flags.
@@ -62,6 +64,8 @@ func registerSlurmFlags(fs *flag.FlagSet) {
 	fs.StringVar(&slurmFlags.sharedMem, "slurm-shared-mem", "", "memory of the shared job (--slurm-shared-job), MiB or with K/M/G/T; default: derived from the data set's size")
 	fs.StringVar(&slurmFlags.sharedTime, "slurm-shared-time", "", "time limit of the shared job (--slurm-shared-job); default: the trials' (--slurm-time)")
 	fs.DurationVar(&slurmFlags.signalLead, "slurm-signal-lead", slurmexec.DefaultSignalLead*time.Second, "how long before a trial's time limit Slurm sends it SIGTERM to save a checkpoint and record the stop (--signal=B:TERM@<lead>); a --slurm-time that leaves under a minute after it is refused")
+	fs.StringVar(&slurmFlags.sharedExtra, "slurm-shared-extra", "", "further sbatch arguments of the shared job (--slurm-shared-job), e.g. a QOS or reservation the site requires on every job; none of --slurm-extra's")
+	fs.StringVar(&slurmFlags.collectExtra, "slurm-collect-extra", "", "further sbatch arguments of the collect job (--slurm-collect-job), e.g. a QOS or reservation the site requires on every job; none of --slurm-extra's")
 	fs.DurationVar(&slurmFlags.poll, "slurm-poll", 10*time.Second, "how often a waiting submit collects results and asks squeue")
 }
 
@@ -126,6 +130,12 @@ func slurmOptions(g *globalOptions, e *stages.Experiment, retryFailed bool) (slu
 		return o, usageErr("--slurm-extra: %v", err)
 	}
 	o.Extra = append(args, more...)
+	if o.SharedExtra, err = slurm.SplitArgs(slurmFlags.sharedExtra); err != nil {
+		return o, usageErr("--slurm-shared-extra: %v", err)
+	}
+	if o.CollectExtra, err = slurm.SplitArgs(slurmFlags.collectExtra); err != nil {
+		return o, usageErr("--slurm-collect-extra: %v", err)
+	}
 	ro, err := withResultOptions(g, sweep.RunOptions{})
 	if err != nil {
 		return o, &exitError{exitUsage, err}

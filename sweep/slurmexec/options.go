@@ -33,9 +33,16 @@ type Options struct {
 	// it, and a larger sweep is split into several arrays; 0: read it with
 	// `scontrol show config`, else DefaultMaxArraySize.
 	MaxArraySize int
-	Extra        []string // --slurm-extra: further sbatch arguments
-	CPUs         int      // cpus per task; 0: derived from the trial's input size
-	MemMB        int      // memory per task in MiB; 0: derived from the trial's input size
+	Extra        []string // --slurm-extra: further sbatch arguments of the trials' arrays
+	// SharedExtra and CollectExtra are the further sbatch arguments of the
+	// shared job and of the collect job (--slurm-shared-extra,
+	// --slurm-collect-extra): a site that requires a QOS, constraint or
+	// reservation on every job gets it on those too, without the trials'
+	// --mem or --gres.
+	SharedExtra  []string
+	CollectExtra []string
+	CPUs         int // cpus per task; 0: derived from the trial's input size
+	MemMB        int // memory per task in MiB; 0: derived from the trial's input size
 	// SharedJob runs the stages every trial shares (ingest, binning,
 	// split, vocabulary, counts) as a Slurm job before the trials' array
 	// (which depends on it: afterok) when one of them is not cached,

@@ -140,3 +140,44 @@ func TestTimeLimitStopScalesWithoutAccounting(t *testing.T) {
 		t.Errorf("a stop after 10 s of a 5-minute limit: %+v", stop)
 	}
 }
+
+// TestSiteQOSOnEveryJob: a site that refuses any job without its QOS.
+// The shared and collect jobs get their own further arguments
+// (SharedExtra, CollectExtra), and sbatch --test-only checks every job the
+// run may submit before anything is recorded. Before, only the trials'
+// array was checked and the shared and collect jobs got no QOS: the run was
+// recorded, then its shared job refused.
+func TestSiteQOSOnEveryJob(t *testing.T) {
+	fake := fakeSlurm(t)
+	// sbatch refuses (test-only or not) a job without --qos=site.
+	sb := filepath.Join(fake, "bin", "sbatch")
+	text, _ := os.ReadFile(sb)
+	os.WriteFile(sb, []byte(strings.Replace(string(text), "#!/bin/sh\n", "#!/bin/sh\ncase \" $* \" in *' --qos=site '*) ;; *) cat >/dev/null; echo 'sbatch: error: QOSMinimum: every job needs --qos=site' >&2; exit 1;; esac\n", 1)), 0o755)
+	f := newFixture(t)
+	ctx := context.Background()
+	st := openStore(t, f.opts.DB)
+	f.opts.Extra, f.opts.SharedJob, f.opts.NoCollectJob = []string{"--qos=site"}, true, false
+	if _, err := Submit(ctx, st, f.experiment(), f.opts); err == nil || !strings.Contains(err.Error(), "sbatch --test-only refuses") || !strings.Contains(err.Error(), "shared job") {
+		t.Fatalf("submission with the QOS on the trials only: %v", err)
+	}
+	if ids, _ := st.Runs(ctx, "small"); len(ids) != 0 {
+		t.Fatalf("runs recorded after the refusal: %v", ids)
+	}
+	f.opts.SharedExtra = []string{"--qos=site"}
+	if _, err := Submit(ctx, st, f.experiment(), f.opts); err == nil || !strings.Contains(err.Error(), "collect job") {
+		t.Fatalf("submission without the collect job's QOS: %v", err)
+	}
+	f.opts.CollectExtra = []string{"--qos=site"}
+	s, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err != nil || s.CollectJob == "" {
+		t.Fatalf("submission with the QOS on every job: %+v, %v", s, err)
+	}
+	for _, id := range []string{s.SharedJob, s.ArrayJob, s.CollectJob} {
+		if id == "" {
+			continue // no shared stage to run
+		}
+		if a := argsOf(t, fake, id); !strings.Contains(a, "--qos=site") {
+			t.Errorf("job %s submitted without the QOS:\n%s", id, a)
+		}
+	}
+}

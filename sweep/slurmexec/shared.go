@@ -94,7 +94,7 @@ func submitShared(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Man
 	// Like the collect job, it gets none of the trials' further arguments
 	// (their --mem, --gres ...): its request is its own.
 	job := &slurm.Job{Name: m.JobName() + "-shared", Partition: o.Partition, Account: o.Account, Time: t, CPUsPerTask: cpus, MemMB: mem,
-		Output: filepath.Join(d.Logs(), "shared-%j.out"), Chdir: m.WorkDir, Script: script}
+		Output: filepath.Join(d.Logs(), "shared-%j.out"), Chdir: m.WorkDir, Extra: o.SharedExtra, Script: script}
 	if err := atomicfile.WriteFile(filepath.Join(string(d), fmt.Sprintf("submit.%d.shared.sh", attempt)), []byte(job.ScriptText())); err != nil {
 		return "", err
 	}

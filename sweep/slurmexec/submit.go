@@ -337,6 +337,13 @@ func trialsJob(o Options, name, array string, cpus, memMB int, extra []string, s
 		CPUsPerTask: cpus, MemMB: memMB, OpenMode: "append", Signal: fmt.Sprintf("B:TERM@%d", o.signalLead()), Extra: extra, Script: script}
 }
 
+// collectJob is the request of a collect job: 1 cpu, 2 GiB, the options'
+// partition, account and time, and CollectExtra.
+func collectJob(o Options, name, script string) *slurm.Job {
+	return &slurm.Job{Name: name, Partition: o.Partition, Account: o.Account, Time: o.Time, CPUsPerTask: 1, MemMB: 2048,
+		Extra: o.CollectExtra, Script: script}
+}
+
 // Check implements sweep.Checker: before the run is created or resumed,
 // sbatch --test-only is asked whether it would accept the trials' array
 // job (partition, account, time limit, QOS and the further arguments, the
@@ -372,7 +379,30 @@ func (x *Executor) Check(ctx context.Context, job *sweep.Job) error {
 	// split: see chunks).
 	first := chunks(idx, x.o.maxArraySize(ctx))[0]
 	j := trialsJob(o, "gs-"+job.Experiment.Name+"-check", first.spec(o.MaxParallel), cpus, mem, o.Extra, "#!/bin/sh\ntrue\n")
-	if err := o.client().TestSubmit(ctx, j); err != nil {
+	// Then every other job the run may submit: the shared job (its
+	// smallest request) and the collect job, each with its own further
+	// arguments, so that a site's required QOS or reservation is checked
+	// for all of them before anything is recorded.
+	what := "trials"
+	err := o.client().TestSubmit(ctx, j)
+	if err == nil && o.SharedJob {
+		what = "shared job"
+		scpus, smem := sharedRequest(0, o)
+		t := o.Time
+		if o.SharedTime != "" {
+			t = o.SharedTime
+		}
+		err = o.client().TestSubmit(ctx, &slurm.Job{Name: "gs-" + job.Experiment.Name + "-check-shared", Partition: o.Partition, Account: o.Account,
+			Time: t, CPUsPerTask: scpus, MemMB: smem, Extra: o.SharedExtra, Script: "#!/bin/sh\ntrue\n"})
+	}
+	if err == nil && !o.NoCollectJob {
+		what = "collect job"
+		err = o.client().TestSubmit(ctx, collectJob(o, "gs-"+job.Experiment.Name+"-check-collect", "#!/bin/sh\ntrue\n"))
+	}
+	if err != nil {
+		if what != "trials" {
+			err = fmt.Errorf("the %s: %w", what, err)
+		}
 		if job.RunID != 0 {
 			return fmt.Errorf("sbatch --test-only refuses the trials of run %d (nothing submitted; the run is left as it was): %w", job.RunID, err)
 		}
@@ -545,8 +575,8 @@ func submitCollect(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Ma
 		m.Experiment, m.RunID, id, runner, common, quote(m.DB), quote(m.Reports), quote(m.DataDir))
 	// The collect job asks for its own small request: none of the
 	// trials' further arguments (--mem, --gres, --qos=long...).
-	cjob := &slurm.Job{Name: name + "-collect", Partition: o.Partition, Account: o.Account, Time: o.Time, CPUsPerTask: 1, MemMB: 2048,
-		Output: filepath.Join(d.Logs(), "collect-%j.out"), Dependency: "afterany:" + id, Chdir: m.WorkDir, Script: cscript}
+	cjob := collectJob(o, name+"-collect", cscript)
+	cjob.Output, cjob.Dependency, cjob.Chdir = filepath.Join(d.Logs(), "collect-%j.out"), "afterany:"+id, m.WorkDir
 	cid, err := c.Submit(ctx, cjob)
 	if err != nil {
 		return "", fmt.Errorf("submit the collect job of run %d (the trials are submitted as job %s; run 'runner collect --run %d' when they end): %w", m.RunID, id, m.RunID, err)

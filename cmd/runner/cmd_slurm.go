@@ -41,6 +41,7 @@ var slurmFlags struct {
 	signalLead   time.Duration
 	sharedExtra  string
 	collectExtra string
+	setup        multiFlag
 }
 
 // registerSlurmFlags adds run's executor flags.
@@ -66,6 +67,7 @@ func registerSlurmFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&slurmFlags.signalLead, "slurm-signal-lead", slurmexec.DefaultSignalLead*time.Second, "how long before a trial's time limit Slurm sends it SIGTERM to save a checkpoint and record the stop (--signal=B:TERM@<lead>); a --slurm-time that leaves under a minute after it is refused")
 	fs.StringVar(&slurmFlags.sharedExtra, "slurm-shared-extra", "", "further sbatch arguments of the shared job (--slurm-shared-job), e.g. a QOS or reservation the site requires on every job; none of --slurm-extra's")
 	fs.StringVar(&slurmFlags.collectExtra, "slurm-collect-extra", "", "further sbatch arguments of the collect job (--slurm-collect-job), e.g. a QOS or reservation the site requires on every job; none of --slurm-extra's")
+	fs.Var(&slurmFlags.setup, "slurm-setup", "a shell line the trials' and the shared job's batch scripts run before the runner ('module load gcc', 'source env/bin/activate'); repeat for more; kept in submit.<attempt>.sh")
 	fs.DurationVar(&slurmFlags.poll, "slurm-poll", 10*time.Second, "how often a waiting submit collects results and asks squeue")
 }
 
@@ -130,6 +132,7 @@ func slurmOptions(g *globalOptions, e *stages.Experiment, retryFailed bool) (slu
 		return o, usageErr("--slurm-extra: %v", err)
 	}
 	o.Extra = append(args, more...)
+	o.Setup = slurmFlags.setup
 	if o.SharedExtra, err = slurm.SplitArgs(slurmFlags.sharedExtra); err != nil {
 		return o, usageErr("--slurm-shared-extra: %v", err)
 	}

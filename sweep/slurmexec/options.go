@@ -40,6 +40,10 @@ type Options struct {
 	// reservation on every job gets it on those too, without the trials'
 	// --mem or --gres.
 	SharedExtra  []string
+	// Setup are shell lines every batch script the run submits runs
+	// before the runner (--slurm-setup: `module load ...`, activating a
+	// conda or spack environment), kept in its copy (submit.<attempt>.sh).
+	Setup []string
 	CollectExtra []string
 	CPUs         int // cpus per task; 0: derived from the trial's input size
 	MemMB        int // memory per task in MiB; 0: derived from the trial's input size

@@ -181,3 +181,23 @@ func TestSiteQOSOnEveryJob(t *testing.T) {
 		}
 	}
 }
+
+// TestSetupLinesRunBeforeTheRunner: --slurm-setup lines are in the batch
+// script, before the runner, and in its copy submit.<attempt>.sh.
+func TestSetupLinesRunBeforeTheRunner(t *testing.T) {
+	fake := fakeSlurm(t)
+	f := newFixture(t)
+	ctx := context.Background()
+	st := openStore(t, f.opts.DB)
+	f.opts.Setup = []string{"module load gcc/12", ". /opt/env/bin/activate"}
+	s, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "module load gcc/12\n. /opt/env/bin/activate\nexec "
+	for _, p := range []string{filepath.Join(fake, "sbatch."+s.ArrayJob+".script"), s.Dir.Script(1)} {
+		if b, _ := os.ReadFile(p); !strings.Contains(string(b), want) {
+			t.Errorf("%s has no setup before the runner:\n%s", p, b)
+		}
+	}
+}

@@ -337,6 +337,15 @@ func trialsJob(o Options, name, array string, cpus, memMB int, extra []string, s
 		CPUsPerTask: cpus, MemMB: memMB, OpenMode: "append", Signal: fmt.Sprintf("B:TERM@%d", o.signalLead()), Extra: extra, Script: script}
 }
 
+// setupLines are Options.Setup as script lines ("" without any).
+func setupLines(o Options) string {
+	var b strings.Builder
+	for _, l := range o.Setup {
+		b.WriteString(l + "\n")
+	}
+	return b.String()
+}
+
 // collectJob is the request of a collect job: 1 cpu, 2 GiB, the options'
 // partition, account and time, and CollectExtra.
 func collectJob(o Options, name, script string) *slurm.Job {
@@ -513,8 +522,8 @@ func submitTasks(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Mani
 			jobName = fmt.Sprintf("%s-part%d", name, k)
 			scriptPath = strings.TrimSuffix(scriptPath, ".sh") + fmt.Sprintf(".part%d.sh", k)
 		}
-		script := fmt.Sprintf("#!/bin/sh\n# goldstone %s run %d, submission %d: one trial per array task\nexec %s worker %s%s --attempt %d --index %s\n",
-			m.Experiment, m.RunID, out.Attempt, runner, common, ck, out.Attempt, index)
+		script := fmt.Sprintf("#!/bin/sh\n# goldstone %s run %d, submission %d: one trial per array task\n%sexec %s worker %s%s --attempt %d --index %s\n",
+			m.Experiment, m.RunID, out.Attempt, setupLines(o), runner, common, ck, out.Attempt, index)
 		job := trialsJob(o, jobName, spec, out.CPUs, out.MemMB, extra, script)
 		job.Output, job.Chdir = filepath.Join(d.Logs(), "%A_%a.out"), m.WorkDir
 		if out.SharedJob != "" {

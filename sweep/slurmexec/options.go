@@ -39,11 +39,11 @@ type Options struct {
 	// --slurm-collect-extra): a site that requires a QOS, constraint or
 	// reservation on every job gets it on those too, without the trials'
 	// --mem or --gres.
-	SharedExtra  []string
+	SharedExtra []string
 	// Setup are shell lines every batch script the run submits runs
 	// before the runner (--slurm-setup: `module load ...`, activating a
 	// conda or spack environment), kept in its copy (submit.<attempt>.sh).
-	Setup []string
+	Setup        []string
 	CollectExtra []string
 	CPUs         int // cpus per task; 0: derived from the trial's input size
 	MemMB        int // memory per task in MiB; 0: derived from the trial's input size

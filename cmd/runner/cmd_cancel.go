@@ -4,11 +4,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"slices"
 	"strings"
 
-	"goldstone/internal/slurm"
 	"goldstone/runs"
+	"goldstone/sweep/slurmexec"
 )
 
 var cancelFlags struct {
@@ -45,24 +44,9 @@ func runCancel(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []strin
 	} else if exe != runs.ExecutorSlurm {
 		return usageErr("run %d ran with the %s executor: stop it with Ctrl-C where it runs", id, exe)
 	}
-	jobs, err := st.SlurmJobs(ctx, id)
+	cancelled, err := slurmexec.Cancel(ctx, st, id, slurmexec.Options{WorkDir: g.workdir})
 	if err != nil {
-		return err
-	}
-	c := &slurm.Client{}
-	var cancelled []string
-	for _, j := range jobs {
-		tasks, err := c.Queue(ctx, j.JobID)
-		if err != nil {
-			return &exitError{exitFailed, fmt.Errorf("run %d: cannot tell whether job %s is queued: %w", id, j.JobID, err)}
-		}
-		if !slices.ContainsFunc(tasks, slurm.Task.Active) {
-			continue
-		}
-		if err := c.Cancel(ctx, j.JobID, -1); err != nil {
-			return &exitError{exitFailed, fmt.Errorf("run %d: cancel job %s: %w", id, j.JobID, err)}
-		}
-		cancelled = append(cancelled, j.JobID+" ("+j.Role+")")
+		return &exitError{exitFailed, err}
 	}
 	ri, err := st.Run(ctx, id)
 	if err != nil {

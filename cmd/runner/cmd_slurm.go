@@ -38,6 +38,10 @@ var slurmFlags struct {
 	sharedCPUs   int
 	sharedMem    string
 	sharedTime   string
+	signalLead   time.Duration
+	sharedExtra  string
+	collectExtra string
+	setup        multiFlag
 }
 
 // registerSlurmFlags adds run's executor flags.
@@ -54,12 +58,16 @@ func registerSlurmFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&slurmFlags.collectJob, "slurm-collect-job", false, "also submit a dependent job that runs 'runner collect' on a compute node when the trials end: only when the database is on the shared filesystem and no other host writes it then (SQLite's WAL works on one host)")
 	fs.BoolVar(&slurmFlags.detach, "detach", false, "submit and return at once (results then wait in the run's directory for 'runner collect', 'runner status --watch' or the collect job); by default the submit waits, shows progress and collects results here as they arrive")
 	fs.Float64Var(&slurmFlags.memScale, "slurm-mem-retry-scale", 0, "on a resubmission, multiply the memory by this when a trial's task was killed for memory in the previous one (sacct OUT_OF_MEMORY); 0: never")
-	fs.Float64Var(&slurmFlags.timeScale, "slurm-time-retry-scale", 0, "on a resubmission, multiply the time limit by this when a trial's task reached it in the previous one (sacct TIMEOUT); 0: never")
+	fs.Float64Var(&slurmFlags.timeScale, "slurm-time-retry-scale", 0, "on a resubmission, multiply the time limit by this when a trial's task reached it in the previous one (its result file says it stopped at the time-limit warning, or sacct TIMEOUT); 0: never")
 	fs.IntVar(&slurmFlags.maxArraySize, "slurm-max-array-size", 0, "the cluster's MaxArraySize: a larger sweep goes as several arrays; 0: read it with 'scontrol show config', else 1001")
 	fs.BoolVar(&slurmFlags.sharedJob, "slurm-shared-job", true, "on by default: run the stages every trial shares (ingest, binning, split, vocabulary, counts, references) as a Slurm job before the trials' array (afterok) when one of them is not cached; the trials' resources are then derived from the data set's size; =false runs them on this host (see docs/slurm.md)")
 	fs.IntVar(&slurmFlags.sharedCPUs, "slurm-shared-cpus", 0, "cpus of the shared job (--slurm-shared-job); 0: derived from the data set's size")
 	fs.StringVar(&slurmFlags.sharedMem, "slurm-shared-mem", "", "memory of the shared job (--slurm-shared-job), MiB or with K/M/G/T; default: derived from the data set's size")
 	fs.StringVar(&slurmFlags.sharedTime, "slurm-shared-time", "", "time limit of the shared job (--slurm-shared-job); default: the trials' (--slurm-time)")
+	fs.DurationVar(&slurmFlags.signalLead, "slurm-signal-lead", slurmexec.DefaultSignalLead*time.Second, "how long before a trial's time limit Slurm sends it SIGTERM to save a checkpoint and record the stop (--signal=B:TERM@<lead>); a --slurm-time that leaves under a minute after it is refused")
+	fs.StringVar(&slurmFlags.sharedExtra, "slurm-shared-extra", "", "further sbatch arguments of the shared job (--slurm-shared-job), e.g. a QOS or reservation the site requires on every job; none of --slurm-extra's")
+	fs.StringVar(&slurmFlags.collectExtra, "slurm-collect-extra", "", "further sbatch arguments of the collect job (--slurm-collect-job), e.g. a QOS or reservation the site requires on every job; none of --slurm-extra's")
+	fs.Var(&slurmFlags.setup, "slurm-setup", "a shell line the trials' and the shared job's batch scripts run before the runner ('module load gcc', 'source env/bin/activate'); repeat for more; kept in submit.<attempt>.sh")
 	fs.DurationVar(&slurmFlags.poll, "slurm-poll", 10*time.Second, "how often a waiting submit collects results and asks squeue")
 }
 
@@ -101,6 +109,10 @@ func slurmOptions(g *globalOptions, e *stages.Experiment, retryFailed bool) (slu
 		}
 		o.MemMB = mb
 	}
+	if slurmFlags.signalLead < 0 || slurmFlags.signalLead%time.Second != 0 {
+		return o, usageErr("--slurm-signal-lead %v: want whole seconds, at least 1s", slurmFlags.signalLead)
+	}
+	o.SignalLead = int(slurmFlags.signalLead / time.Second)
 	o.SharedJob, o.SharedCPUs, o.SharedTime = slurmFlags.sharedJob, slurmFlags.sharedCPUs, slurmFlags.sharedTime
 	if slurmFlags.sharedMem != "" {
 		mb, err := slurmexec.ParseMem(slurmFlags.sharedMem)
@@ -120,6 +132,13 @@ func slurmOptions(g *globalOptions, e *stages.Experiment, retryFailed bool) (slu
 		return o, usageErr("--slurm-extra: %v", err)
 	}
 	o.Extra = append(args, more...)
+	o.Setup = slurmFlags.setup
+	if o.SharedExtra, err = slurm.SplitArgs(slurmFlags.sharedExtra); err != nil {
+		return o, usageErr("--slurm-shared-extra: %v", err)
+	}
+	if o.CollectExtra, err = slurm.SplitArgs(slurmFlags.collectExtra); err != nil {
+		return o, usageErr("--slurm-collect-extra: %v", err)
+	}
 	ro, err := withResultOptions(g, sweep.RunOptions{})
 	if err != nil {
 		return o, &exitError{exitUsage, err}
@@ -143,6 +162,13 @@ func runSlurm(ctx context.Context, g *globalOptions, e *stages.Experiment, st *r
 		return usageErr("--executor slurm: %v (is this a Slurm submit host?)", err)
 	}
 	s, err := slurmexec.Submit(ctx, st, e, o)
+	if err != nil && errors.Is(err, slurmexec.ErrAlreadySubmitted) && !slurmFlags.detach && s != nil && s.RunID != 0 {
+		// The run's tasks are still queued (a waiting submit was stopped,
+		// a retry is in flight): the same command waits for them, as
+		// 'runner status --watch' would, instead of submitting again.
+		fmt.Fprintf(g.stdout, "%s: run %d is already submitted and has tasks queued; waiting for them (Ctrl-C stops waiting, not the trials)\n", e.Name, s.RunID)
+		return waitSlurm(ctx, g, st, s.RunID, o)
+	}
 	if err != nil {
 		if errors.Is(err, slurmexec.ErrAlreadySubmitted) || errors.Is(err, context.Canceled) {
 			return err

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"goldstone/internal/slurm"
+	"goldstone/pipeline"
 	"goldstone/runs"
 	"goldstone/stages"
 	"goldstone/sweep"
@@ -83,6 +84,9 @@ func Collect(ctx context.Context, st *runs.Store, id int64, o Options) (*Collect
 		return nil, err
 	}
 	out := &Collection{Collected: c, RunID: id}
+	if err := awaitRetried(ctx, st, d, c, m); err != nil {
+		return nil, err
+	}
 	for _, tr := range m.Trials {
 		if r, err := batch.Latest(d); err == nil && r[tr.Index] != nil && r[tr.Index].JobID != "" {
 			// The task's output file, as the scheduler named it (%A_%a.out).
@@ -119,7 +123,7 @@ func Collect(ctx context.Context, st *runs.Store, id int64, o Options) (*Collect
 		}
 		return out, nil
 	}
-	out.Finished, err = Finish(ctx, st, d, m, o)
+	out.Finished, err = Finish(ctx, st, d, m, nil, o)
 	return out, err
 }
 
@@ -127,7 +131,8 @@ func Collect(ctx context.Context, st *runs.Store, id int64, o Options) (*Collect
 // done it runs the report stage from the shared cache (never a trial's
 // stages: their outputs must be cached) and records its files; then it
 // sets the run's end status. A run that has ended is left as it is.
-func Finish(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest, o Options) (*Finished, error) {
+// lock is the caller's lock on the workdir (nil: the report takes it).
+func Finish(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest, lock *pipeline.Lock, o Options) (*Finished, error) {
 	ri, err := st.Run(ctx, m.RunID)
 	if err != nil {
 		return nil, err
@@ -154,7 +159,7 @@ func Finish(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest,
 	case status == runs.StatusFinished || (status == runs.StatusFailed && len(failed) < len(trials)):
 		// As the local executor does: the report covers the trials that
 		// finished and lists the failed ones with their errors.
-		if f.Experiment, f.ReportPath, f.ReportNote, err = report(ctx, st, m, d, o); err != nil {
+		if f.Experiment, f.ReportPath, f.ReportNote, err = report(ctx, st, m, d, lock, o); err != nil {
 			return nil, err
 		}
 		if o.OnReport != nil && f.ReportPath != "" {
@@ -179,7 +184,7 @@ func Finish(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest,
 // recorded (sweep.RebuildReport): the trials the run recorded as failed are
 // listed with their errors, and the outputs the report reads are recorded
 // as the run's.
-func report(ctx context.Context, st *runs.Store, m *batch.Manifest, d batch.Dir, o Options) (*stages.Experiment, string, string, error) {
+func report(ctx context.Context, st *runs.Store, m *batch.Manifest, d batch.Dir, lock *pipeline.Lock, o Options) (*stages.Experiment, string, string, error) {
 	e, trials, err := loadFrozen(d, m)
 	if err != nil {
 		return nil, "", "", err
@@ -199,9 +204,50 @@ func report(ctx context.Context, st *runs.Store, m *batch.Manifest, d batch.Dir,
 	if reports == "" {
 		reports = m.Reports
 	}
-	out, err := sweep.RebuildReport(ctx, st, ri, built, sweep.RunOptions{WorkDir: m.WorkDir, Jobs: max(1, o.Jobs), ReportDir: reports, Log: o.Log}, nil)
+	out, err := sweep.RebuildReport(ctx, st, ri, built, sweep.RunOptions{WorkDir: m.WorkDir, Jobs: max(1, o.Jobs), ReportDir: reports, Log: o.Log}, lock)
 	if err != nil {
 		return nil, "", "", fmt.Errorf("%w (the tasks must share --workdir with the submit host)", err)
 	}
 	return e, out.ReportPath, "", nil
+}
+
+// awaitRetried counts the failed trials that the run's latest submission
+// submitted again (--retry-failed) and that have no result of it yet as
+// pending, not failed: the earlier submission's failure is not the
+// retry's outcome.
+func awaitRetried(ctx context.Context, st *runs.Store, d batch.Dir, c *batch.Collected, m *batch.Manifest) error {
+	if len(c.Failures) == 0 {
+		return nil
+	}
+	jobs, err := st.SlurmJobs(ctx, m.RunID)
+	if err != nil {
+		return err
+	}
+	latest := latestTrialsJobs(jobs)
+	if len(latest) == 0 {
+		return nil
+	}
+	res, err := batch.Latest(d)
+	if err != nil {
+		return err
+	}
+	for _, j := range latest {
+		for _, i := range submittedIndices(j) {
+			if i < 0 || i >= len(m.Trials) {
+				continue
+			}
+			tr := m.Trials[i]
+			if _, failed := c.Failures[tr.ID]; !failed {
+				continue
+			}
+			if r := res[i]; r != nil && r.Attempt >= j.Attempt {
+				continue // the retry's own result
+			}
+			delete(c.Failures, tr.ID)
+			c.Failed--
+			c.Pending = append(c.Pending, i)
+		}
+	}
+	slices.Sort(c.Pending)
+	return nil
 }

@@ -33,9 +33,20 @@ type Options struct {
 	// it, and a larger sweep is split into several arrays; 0: read it with
 	// `scontrol show config`, else DefaultMaxArraySize.
 	MaxArraySize int
-	Extra        []string // --slurm-extra: further sbatch arguments
-	CPUs         int      // cpus per task; 0: derived from the trial's input size
-	MemMB        int      // memory per task in MiB; 0: derived from the trial's input size
+	Extra        []string // --slurm-extra: further sbatch arguments of the trials' arrays
+	// SharedExtra and CollectExtra are the further sbatch arguments of the
+	// shared job and of the collect job (--slurm-shared-extra,
+	// --slurm-collect-extra): a site that requires a QOS, constraint or
+	// reservation on every job gets it on those too, without the trials'
+	// --mem or --gres.
+	SharedExtra []string
+	// Setup are shell lines every batch script the run submits runs
+	// before the runner (--slurm-setup: `module load ...`, activating a
+	// conda or spack environment), kept in its copy (submit.<attempt>.sh).
+	Setup        []string
+	CollectExtra []string
+	CPUs         int // cpus per task; 0: derived from the trial's input size
+	MemMB        int // memory per task in MiB; 0: derived from the trial's input size
 	// SharedJob runs the stages every trial shares (ingest, binning,
 	// split, vocabulary, counts) as a Slurm job before the trials' array
 	// (which depends on it: afterok) when one of them is not cached,
@@ -63,6 +74,12 @@ type Options struct {
 	// resubmission whose trials' tasks reached theirs (sacct TIMEOUT) in
 	// the previous submission by it; 0 or 1: the time the options say.
 	TimeRetryScale float64
+	// SignalLead is how long before a task's time limit Slurm sends it
+	// SIGTERM (--signal=B:TERM@<seconds>), in seconds, so that it saves a
+	// checkpoint and records where it stopped; 0: DefaultSignalLead. A
+	// time limit that leaves less than MinTrainSeconds after it is
+	// refused.
+	SignalLead int
 
 	// Note, Tags and Env are recorded with a new run, as the local executor
 	// records them (--note, --tag).
@@ -88,8 +105,54 @@ const DefaultMaxParallel = 100
 
 var timeRE = regexp.MustCompile(`^(\d+-)?\d+(:\d\d){0,2}$`)
 
+// DefaultSignalLead is the warning's lead before a task's time limit, in
+// seconds (Options.SignalLead).
+const DefaultSignalLead = 120
+
+// MinTrainSeconds is the least time a task must have between its start and
+// its time-limit warning: a shorter limit would stop every submission
+// before it trained (and saved) anything.
+const MinTrainSeconds = 60
+
+func (o *Options) signalLead() int {
+	if o.SignalLead > 0 {
+		return o.SignalLead
+	}
+	return DefaultSignalLead
+}
+
+// checkTime refuses a time limit that leaves no room to train after the
+// warning, saying the least it needs.
+func (o *Options) checkTime(flag, t string) error {
+	if t == "" {
+		return nil
+	}
+	sec, err := ParseTime(t)
+	if err != nil {
+		return fmt.Errorf("%s %q: %v", flag, t, err)
+	}
+	lead := int64(o.signalLead())
+	if least := lead + MinTrainSeconds; sec < least {
+		least = (least + 59) / 60 * 60
+		return fmt.Errorf("%s %s leaves %d s before the time-limit warning, which comes %d s before the limit (--slurm-signal-lead): want at least %s, or a shorter lead",
+			flag, t, max(0, sec-lead), lead, FormatTime(least))
+	}
+	return nil
+}
+
 // Check reports the first bad option, naming its flag.
 func (o *Options) Check() error {
+	if o.SignalLead < 0 {
+		return fmt.Errorf("--slurm-signal-lead %ds: want >= 0", o.SignalLead)
+	}
+	if err := o.checkTime("--slurm-time", o.Time); err != nil {
+		return err
+	}
+	if t := extraTime(o.Extra, ""); t != "" {
+		if err := o.checkTime("--slurm-extra --time", t); err != nil {
+			return err
+		}
+	}
 	switch {
 	case o.Time != "" && !timeRE.MatchString(o.Time):
 		return fmt.Errorf("--slurm-time %q: want HH:MM:SS, MM, or D-HH:MM:SS", o.Time)

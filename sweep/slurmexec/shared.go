@@ -89,12 +89,12 @@ func submitShared(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Man
 	if o.SharedTime != "" {
 		t = o.SharedTime
 	}
-	script := fmt.Sprintf("#!/bin/sh\n# goldstone %s run %d, submission %d: the stages every trial shares\nexec %s worker --shared --workdir %s --experiment %s --run %d --attempt %d\n",
-		m.Experiment, m.RunID, attempt, quote(d.Runner(attempt)), quote(m.WorkDir), quote(m.Experiment), m.RunID, attempt)
+	script := fmt.Sprintf("#!/bin/sh\n# goldstone %s run %d, submission %d: the stages every trial shares\n%sexec %s worker --shared --workdir %s --experiment %s --run %d --attempt %d\n",
+		m.Experiment, m.RunID, attempt, setupLines(o), quote(d.Runner(attempt)), quote(m.WorkDir), quote(m.Experiment), m.RunID, attempt)
 	// Like the collect job, it gets none of the trials' further arguments
 	// (their --mem, --gres ...): its request is its own.
 	job := &slurm.Job{Name: m.JobName() + "-shared", Partition: o.Partition, Account: o.Account, Time: t, CPUsPerTask: cpus, MemMB: mem,
-		Output: filepath.Join(d.Logs(), "shared-%j.out"), Chdir: m.WorkDir, Script: script}
+		Output: filepath.Join(d.Logs(), "shared-%j.out"), Chdir: m.WorkDir, Extra: o.SharedExtra, Script: script}
 	if err := atomicfile.WriteFile(filepath.Join(string(d), fmt.Sprintf("submit.%d.shared.sh", attempt)), []byte(job.ScriptText())); err != nil {
 		return "", err
 	}

@@ -145,7 +145,10 @@ func (x *Executor) Run(ctx context.Context, job *sweep.Job) error {
 	}
 	job.Outcome.HandedOff = true
 	if len(todo) == 0 {
-		out.Finished, err = Finish(ctx, st, d, m, o)
+		// Every task ended and left its result (the waiting submit was
+		// stopped before they did): end the run here, under this
+		// command's workdir lock.
+		out.Finished, err = Finish(ctx, st, d, m, job.Lock, o)
 		return err
 	}
 	jobs, err := st.SlurmJobs(ctx, job.RunID)
@@ -331,7 +334,23 @@ func refuseQueued(ctx context.Context, st *runs.Store, runID int64, o Options) e
 // win).
 func trialsJob(o Options, name, array string, cpus, memMB int, extra []string, script string) *slurm.Job {
 	return &slurm.Job{Name: name, Array: array, Partition: o.Partition, Account: o.Account, Time: o.Time,
-		CPUsPerTask: cpus, MemMB: memMB, OpenMode: "append", Signal: "B:TERM@120", Extra: extra, Script: script}
+		CPUsPerTask: cpus, MemMB: memMB, OpenMode: "append", Signal: fmt.Sprintf("B:TERM@%d", o.signalLead()), Extra: extra, Script: script}
+}
+
+// setupLines are Options.Setup as script lines ("" without any).
+func setupLines(o Options) string {
+	var b strings.Builder
+	for _, l := range o.Setup {
+		b.WriteString(l + "\n")
+	}
+	return b.String()
+}
+
+// collectJob is the request of a collect job: 1 cpu, 2 GiB, the options'
+// partition, account and time, and CollectExtra.
+func collectJob(o Options, name, script string) *slurm.Job {
+	return &slurm.Job{Name: name, Partition: o.Partition, Account: o.Account, Time: o.Time, CPUsPerTask: 1, MemMB: 2048,
+		Extra: o.CollectExtra, Script: script}
 }
 
 // Check implements sweep.Checker: before the run is created or resumed,
@@ -369,7 +388,30 @@ func (x *Executor) Check(ctx context.Context, job *sweep.Job) error {
 	// split: see chunks).
 	first := chunks(idx, x.o.maxArraySize(ctx))[0]
 	j := trialsJob(o, "gs-"+job.Experiment.Name+"-check", first.spec(o.MaxParallel), cpus, mem, o.Extra, "#!/bin/sh\ntrue\n")
-	if err := o.client().TestSubmit(ctx, j); err != nil {
+	// Then every other job the run may submit: the shared job (its
+	// smallest request) and the collect job, each with its own further
+	// arguments, so that a site's required QOS or reservation is checked
+	// for all of them before anything is recorded.
+	what := "trials"
+	err := o.client().TestSubmit(ctx, j)
+	if err == nil && o.SharedJob {
+		what = "shared job"
+		scpus, smem := sharedRequest(0, o)
+		t := o.Time
+		if o.SharedTime != "" {
+			t = o.SharedTime
+		}
+		err = o.client().TestSubmit(ctx, &slurm.Job{Name: "gs-" + job.Experiment.Name + "-check-shared", Partition: o.Partition, Account: o.Account,
+			Time: t, CPUsPerTask: scpus, MemMB: smem, Extra: o.SharedExtra, Script: "#!/bin/sh\ntrue\n"})
+	}
+	if err == nil && !o.NoCollectJob {
+		what = "collect job"
+		err = o.client().TestSubmit(ctx, collectJob(o, "gs-"+job.Experiment.Name+"-check-collect", "#!/bin/sh\ntrue\n"))
+	}
+	if err != nil {
+		if what != "trials" {
+			err = fmt.Errorf("the %s: %w", what, err)
+		}
 		if job.RunID != 0 {
 			return fmt.Errorf("sbatch --test-only refuses the trials of run %d (nothing submitted; the run is left as it was): %w", job.RunID, err)
 		}
@@ -409,6 +451,13 @@ func resolveRequest(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.M
 	extra := slices.Clone(o.Extra)
 	if o.MemRetryScale > 1 || o.TimeRetryScale > 1 {
 		lost := lostAs(ctx, st, m.RunID, todo, out.Attempt, o)
+		if stoppedAtLimit(d, todo, out.Attempt-1) {
+			// The tasks' own record: no accounting needed.
+			if lost == nil {
+				lost = map[string]bool{}
+			}
+			lost["TIMEOUT"] = true
+		}
 		// A scaled request goes last, after the further arguments: the
 		// last of two same flags wins in sbatch.
 		if mem := scaledMem(d, out.Attempt, lost, o); mem > out.MemMB {
@@ -473,8 +522,8 @@ func submitTasks(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Mani
 			jobName = fmt.Sprintf("%s-part%d", name, k)
 			scriptPath = strings.TrimSuffix(scriptPath, ".sh") + fmt.Sprintf(".part%d.sh", k)
 		}
-		script := fmt.Sprintf("#!/bin/sh\n# goldstone %s run %d, submission %d: one trial per array task\nexec %s worker %s%s --attempt %d --index %s\n",
-			m.Experiment, m.RunID, out.Attempt, runner, common, ck, out.Attempt, index)
+		script := fmt.Sprintf("#!/bin/sh\n# goldstone %s run %d, submission %d: one trial per array task\n%sexec %s worker %s%s --attempt %d --index %s\n",
+			m.Experiment, m.RunID, out.Attempt, setupLines(o), runner, common, ck, out.Attempt, index)
 		job := trialsJob(o, jobName, spec, out.CPUs, out.MemMB, extra, script)
 		job.Output, job.Chdir = filepath.Join(d.Logs(), "%A_%a.out"), m.WorkDir
 		if out.SharedJob != "" {
@@ -535,8 +584,8 @@ func submitCollect(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Ma
 		m.Experiment, m.RunID, id, runner, common, quote(m.DB), quote(m.Reports), quote(m.DataDir))
 	// The collect job asks for its own small request: none of the
 	// trials' further arguments (--mem, --gres, --qos=long...).
-	cjob := &slurm.Job{Name: name + "-collect", Partition: o.Partition, Account: o.Account, Time: o.Time, CPUsPerTask: 1, MemMB: 2048,
-		Output: filepath.Join(d.Logs(), "collect-%j.out"), Dependency: "afterany:" + id, Chdir: m.WorkDir, Script: cscript}
+	cjob := collectJob(o, name+"-collect", cscript)
+	cjob.Output, cjob.Dependency, cjob.Chdir = filepath.Join(d.Logs(), "collect-%j.out"), "afterany:"+id, m.WorkDir
 	cid, err := c.Submit(ctx, cjob)
 	if err != nil {
 		return "", fmt.Errorf("submit the collect job of run %d (the trials are submitted as job %s; run 'runner collect --run %d' when they end): %w", m.RunID, id, m.RunID, err)
@@ -691,4 +740,23 @@ func scaledTime(d batch.Dir, attempt int, lost map[string]bool, o Options) strin
 	}
 	t := int64(math.Ceil(float64(prev)*o.TimeRetryScale/60)) * 60
 	return FormatTime(t)
+}
+
+// stoppedAtLimit reports whether a trial of todo recorded, in its result
+// file of submission attempt, that it stopped at its time-limit warning
+// (batch.Stop).
+func stoppedAtLimit(d batch.Dir, todo []int, attempt int) bool {
+	if attempt < 1 {
+		return false
+	}
+	latest, err := batch.Latest(d)
+	if err != nil {
+		return false
+	}
+	for _, i := range todo {
+		if r := latest[i]; r != nil && r.Attempt == attempt && r.Stop != nil && r.Stop.TimeLimit {
+			return true
+		}
+	}
+	return false
 }

@@ -5,10 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"goldstone/internal/checkpoint"
@@ -118,16 +122,41 @@ func Worker(ctx context.Context, opts WorkerOptions) (*batch.Result, error) {
 	}
 	tr := m.Trials[opts.Index]
 	host, _ := os.Hostname()
-	res := &batch.Result{RunID: m.RunID, Index: opts.Index, Attempt: opts.Attempt, Restart: restart, Trial: tr.ID, Host: host, Started: time.Now().UTC()}
+	res := &batch.Result{RunID: m.RunID, Index: opts.Index, Attempt: opts.Attempt, Restart: restart, Trial: tr.ID, Host: host, Started: clock().UTC()}
 	if j, t := os.Getenv("SLURM_ARRAY_JOB_ID"), os.Getenv("SLURM_ARRAY_TASK_ID"); j != "" {
 		res.JobID = j + "_" + t
 	}
-	runErr := runTrial(ctx, d, m, opts, res)
+	var (
+		mu     sync.Mutex
+		stopAt time.Time
+		step   atomic.Value // string: the trial's last progress
+	)
+	stopWatch := context.AfterFunc(ctx, func() {
+		mu.Lock()
+		stopAt = clock()
+		mu.Unlock()
+	})
+	defer stopWatch()
+	runErr := runTrial(ctx, d, m, opts, res, &step)
 	res.Ended = time.Now().UTC()
 	switch {
 	case ctx.Err() != nil:
 		res.Status, res.Error = batch.Interrupted, "interrupted: the task was stopped (SIGTERM: preemption, time limit or scancel)"
 		res.Summary, res.Series = nil, nil
+		mu.Lock()
+		at := stopAt
+		mu.Unlock()
+		if at.IsZero() {
+			at = clock()
+		}
+		res.Stop = stopOf(d, opts.Attempt, at.Sub(res.Started), &step)
+		if res.Stop.TimeLimit {
+			res.Error = fmt.Sprintf("interrupted: stopped at the time-limit warning (SIGTERM %d s before the %s limit) after %.0f s",
+				res.Stop.LeadSeconds, FormatTime(res.Stop.LimitSeconds), res.Stop.AfterSeconds)
+			if res.Stop.Step != "" {
+				res.Error += ", at " + res.Stop.Step
+			}
+		}
 	case runErr != nil:
 		res.Status, res.Error = batch.Failed, runErr.Error()
 		res.Summary, res.Series = nil, nil
@@ -165,7 +194,7 @@ func taskWorkers(n int) int {
 }
 
 // runTrial runs the trial's stages and fills res's summary and series.
-func runTrial(ctx context.Context, d batch.Dir, m *batch.Manifest, opts WorkerOptions, res *batch.Result) error {
+func runTrial(ctx context.Context, d batch.Dir, m *batch.Manifest, opts WorkerOptions, res *batch.Result, step *atomic.Value) error {
 	built, err := buildFrozen(ctx, d, m)
 	if err != nil {
 		return err
@@ -186,7 +215,13 @@ func runTrial(ctx context.Context, d batch.Dir, m *batch.Manifest, opts WorkerOp
 	for _, n := range tn.Nodes {
 		mine[n] = true
 	}
-	obs := taskObserver(opts, &failure)
+	out := taskObserver(opts, &failure)
+	obs := pipeline.ObserverFunc(func(ev pipeline.Event) {
+		if ev.Kind == pipeline.Progress && ev.Total > 0 {
+			step.Store(fmt.Sprintf("%s: step %d of %d", ev.Node, ev.Count, ev.Total))
+		}
+		out.Event(ev)
+	})
 	r, err := pipeline.Run(ctx, subgraph(built.Graph, tn.Nodes...), pipeline.Options{WorkDir: w, Jobs: 1, Workers: workers, Observer: obs, Checkpoint: opts.Checkpoint})
 	if ctx.Err() != nil {
 		return ctx.Err()
@@ -264,4 +299,37 @@ func taskObserver(opts WorkerOptions, failure *string) pipeline.Observer {
 			}
 		}
 	})
+}
+
+// clock is the worker's time (tests set it).
+var clock = time.Now
+
+// stopMargin is how much earlier than its lead before the time limit the
+// warning signal may reach a task and still count as the warning: Slurm
+// checks signals at intervals, and the task started a little after its job.
+const stopMargin = 30 * time.Second
+
+// sbatchSignal reads the warning lead of a submission's script
+// (#SBATCH --signal=B:TERM@<seconds>).
+var sbatchSignal = regexp.MustCompile(`(?m)^#SBATCH --signal=(?:B:)?\w+@(\d+)$`)
+
+// stopOf says how an execution of submission attempt stopped, after
+// running for ran: at its time-limit warning when it had run to within the
+// lead (plus stopMargin) of the limit that submission's script asked for.
+func stopOf(d batch.Dir, attempt int, ran time.Duration, step *atomic.Value) *batch.Stop {
+	s := &batch.Stop{Signal: "SIGTERM", AfterSeconds: math.Round(ran.Seconds()*10) / 10}
+	if v, ok := step.Load().(string); ok {
+		s.Step = v
+	}
+	limit, err := ParseTime(lastSbatch(d, attempt, sbatchTime))
+	if err != nil || limit <= 0 {
+		return s
+	}
+	lead, err := strconv.ParseInt(lastSbatch(d, attempt, sbatchSignal), 10, 64)
+	if err != nil {
+		return s
+	}
+	s.LimitSeconds, s.LeadSeconds = limit, lead
+	s.TimeLimit = ran >= time.Duration(limit-lead)*time.Second-stopMargin
+	return s
 }

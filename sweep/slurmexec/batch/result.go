@@ -41,6 +41,8 @@ type Result struct {
 	Started     time.Time `json:"started"`
 	Ended       time.Time `json:"ended"`
 	WallSeconds float64   `json:"wall_seconds"`
+	// Stop says how an interrupted execution stopped (nil otherwise).
+	Stop *Stop `json:"stop,omitempty"`
 	// Summary and Series of a done trial.
 	Summary map[string]Num `json:"summary,omitempty"`
 	Series  []Curve        `json:"series,omitempty"`

@@ -156,6 +156,9 @@ func reportGraph(ctx context.Context, st *runs.Store, ri *runs.RunInfo, built *s
 	rep.Inputs = map[string]pipeline.Ref{}
 	g := &pipeline.Graph{}
 	for name, ref := range nodes[built.Report].Inputs {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
 		if ref.External() {
 			rep.Inputs[name] = ref
 			continue

@@ -2,11 +2,13 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // oneTrialConfig: experiments whose runs have one trial (no variants and
@@ -179,4 +181,98 @@ func TestInterruptDuringReport(t *testing.T) {
 	if st, rep := state(); st != "finished" || rep != "done" {
 		t.Errorf("after runner report: run %s, report %s", st, rep)
 	}
+}
+
+// makeReadOnly makes path (a file or a directory) read-only for this
+// process until the test ends: chmod a-w, or, as root, whom file modes do
+// not bind (the tests and CI run as root), the immutable attribute
+// (chattr +i), which binds root too. It skips the test where that cannot
+// be set (a file system without attributes, no CAP_LINUX_IMMUTABLE).
+func makeReadOnly(t *testing.T, path string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(path, fi.Mode().Perm()&^0o222); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Chmod(path, fi.Mode().Perm()) })
+		return
+	}
+	if out, err := exec.Command("chattr", "+i", path).CombinedOutput(); err != nil {
+		t.Skipf("running as root and cannot make %s read-only: chattr +i: %v: %s", path, err, out)
+	}
+	t.Cleanup(func() { exec.Command("chattr", "-i", path).Run() })
+}
+
+// TestReadOnlyDatabaseFailsAtOnce: a command that writes the results
+// database (report, run, repro) on a database it cannot write (its
+// directory read-only, so SQLite cannot create results.db-wal; the file
+// read-only; a read-only file system) fails at once, even with a long
+// --db-wait, with one line naming the file and why; the commands that only
+// read it work. Before, 'runner report' retried every write for --db-wait
+// (25.6 s and 4 error lines at --db-wait 10s, more than 7 minutes at the
+// default) and, on a read-only directory, said "migrate: unable to open
+// database file: no such file or directory" of a file that exists.
+func TestReadOnlyDatabaseFailsAtOnce(t *testing.T) {
+	e := newEnv(t)
+	e.writeConfig(oneTrialConfig)
+	db := filepath.Join(e.dir, "ro", "results.db")
+	e.mustRun(0, "--experiment", "one", "--quiet", "--db", "ro/results.db")
+	e.mustRun(0, "--experiment", "seeds", "--quiet", "--db", "ro/results.db")
+	if _, err := os.Stat(db + "-wal"); err == nil {
+		t.Fatalf("%s-wal left by a runner that ended", db)
+	}
+	writers := [][]string{
+		{"report", "--run", "1"},
+		{"--experiment", "one"},
+		{"repro", "--run", "1"},
+	}
+	readers := [][]string{
+		{"runs"},
+		{"results", "--run", "2"},
+		{"diff", "1", "2"},
+		{"compare", "1", "2", "--out", filepath.Join(e.dir, "cmp")},
+		{"export", "--run", "2", "--out", filepath.Join(e.dir, "export")},
+	}
+	check := func(what, want string, run func(args ...string) (string, string, int)) {
+		t.Helper()
+		for _, args := range writers {
+			args = append(args, "--db", "ro/results.db", "--db-wait", "10s", "--quiet")
+			start := time.Now()
+			out, errs, code := run(args...)
+			took := time.Since(start)
+			lines := strings.Split(strings.TrimSpace(errs), "\n")
+			if code != exitUsage || len(lines) != 1 || !strings.Contains(errs, "ro/results.db: read-only ("+want) || took > 5*time.Second {
+				t.Errorf("%s: runner %s: exit %d after %v, want 2 at once with one line naming the file and %q\n%s%s",
+					what, strings.Join(args, " "), code, took.Round(time.Millisecond), want, out, errs)
+			}
+		}
+		for _, args := range readers {
+			args = append(args, "--db", "ro/results.db")
+			if out, errs, code := run(args...); code != 0 {
+				t.Errorf("%s: runner %s: exit %d\n%s%s", what, strings.Join(args, " "), code, out, errs)
+			}
+		}
+	}
+	local := func(args ...string) (string, string, int) { return e.run(args...) }
+
+	// The directory first, while the database is clean (no -wal, -shm).
+	t.Run("directory", func(t *testing.T) {
+		makeReadOnly(t, filepath.Dir(db))
+		check("read-only directory", "the directory "+filepath.Dir(db), local)
+	})
+	t.Run("file", func(t *testing.T) {
+		makeReadOnly(t, db)
+		check("read-only file", "the file", local)
+	})
+	t.Run("file system", func(t *testing.T) {
+		check("read-only file system", "a read-only file system", func(args ...string) (string, string, int) {
+			return e.runReadOnly("ro", args...)
+		})
+	})
+	// Nothing was changed: the database still reads as it did.
+	e.mustRun(0, "results", "--run", "2", "--db", "ro/results.db")
 }

@@ -74,7 +74,8 @@ func usageErr(format string, args ...any) error {
 // exitCode maps an error to the exit status. An exitError with another code
 // than exitUsage keeps it. Exit 2 is only for usage, configuration and data
 // errors: a usageErr, a stages.ConfigError, a stages.DataError, a run or
-// database that does not exist, a work directory held by another runner;
+// database that does not exist, a database a writing command cannot write
+// (runs.ErrReadOnlyDatabase), a work directory held by another runner;
 // so wrapping any error in exitError{exitUsage, err} means "2 if it is one
 // of those". Everything else is a runtime failure (exit 1): SQLite and
 // other I/O errors, failed trials.
@@ -92,7 +93,7 @@ func exitCode(err error) int {
 		de *stages.DataError
 	)
 	if errors.As(err, &ue) || errors.As(err, &ce) || errors.As(err, &de) ||
-		errors.Is(err, runs.ErrNotFound) || errors.Is(err, runs.ErrNoDatabase) || errors.Is(err, pipeline.ErrBusy) {
+		errors.Is(err, runs.ErrNotFound) || errors.Is(err, runs.ErrNoDatabase) || errors.Is(err, runs.ErrReadOnlyDatabase) || errors.Is(err, pipeline.ErrBusy) {
 		return exitUsage
 	}
 	return exitFailed

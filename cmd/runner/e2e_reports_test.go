@@ -276,3 +276,40 @@ func TestReadOnlyDatabaseFailsAtOnce(t *testing.T) {
 	// Nothing was changed: the database still reads as it did.
 	e.mustRun(0, "results", "--run", "2", "--db", "ro/results.db")
 }
+
+// TestReportsApartFromWorkdir: --reports equal to --workdir, or inside
+// one of the folders the runner keeps there (tmp, cache, a repro's
+// scratch...), is refused before anything is written, naming both; a
+// reports folder elsewhere inside the workdir is fine. Before, the reports
+// of an experiment named tmp went to <workdir>/tmp/run-1, which the next
+// run's clean-up of its scratch space removed.
+func TestReportsApartFromWorkdir(t *testing.T) {
+	e := newEnv(t)
+	e.writeConfig(strings.ReplaceAll(oneTrialConfig, "experiments.one", "experiments.tmp"))
+	for _, args := range [][]string{
+		{"--experiment", "tmp", "--reports", "work"},
+		{"--experiment", "tmp", "--reports", "./work/", "--workdir", "work"},
+		{"--experiment", "tmp", "--reports", "work/tmp/reports"},
+		{"--experiment", "tmp", "--reports", "work/cache"},
+		{"report", "--run", "1", "--reports", "work"},
+		{"gc", "--keep-last", "1", "--reports", "work/repro-x"},
+	} {
+		_, errs, code := e.run(append(args, "--quiet")...)
+		if code != exitUsage || !strings.Contains(errs, "--reports ") || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+			t.Errorf("runner %s: exit %d, want 2 with one line naming --reports\n%s", strings.Join(args, " "), code, errs)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "results.db")); err == nil {
+		t.Errorf("a refused command created the results database")
+	}
+	// Inside the workdir but apart from its own folders: fine, and the
+	// reports of tmp outlive the next run.
+	args := []string{"--experiment", "tmp", "--reports", "work/reports", "--quiet"}
+	e.mustRun(0, args...)
+	e.mustRun(0, append(args, "--set", "steps=21")...)
+	for _, run := range []string{"run-1", "run-2"} {
+		if _, err := os.Stat(filepath.Join(e.dir, "work", "reports", "tmp", run, "index.html")); err != nil {
+			t.Errorf("report of %s: %v", run, err)
+		}
+	}
+}

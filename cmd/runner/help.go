@@ -37,6 +37,13 @@ var commandGlobals = map[string][]string{
 	"worker":       {"experiment", "workdir", "checkpoint-every", "checkpoint-minutes"},
 }
 
+// reads reports whether command name reads the global flag (commandGlobals;
+// a command missing there reads every one).
+func reads(name, flag string) bool {
+	g, ok := commandGlobals[name]
+	return !ok || slices.Contains(g, flag)
+}
+
 // commandExamples are command lines each command's help shows (a command
 // may carry its own in command.examples).
 var commandExamples = map[string][]string{

@@ -312,6 +312,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	err := g.setup()
+	if err == nil && reads(name, "reports") && reads(name, "workdir") {
+		err = checkReportsDir(g.reports, g.workdir)
+	}
 	if err == nil {
 		err = cmd.run(ctx, g, fs, pos)
 	}

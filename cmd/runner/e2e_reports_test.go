@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"goldstone/pipeline"
+	"goldstone/stages/trialio"
 )
 
 // oneTrialConfig: experiments whose runs have one trial (no variants and
@@ -312,4 +316,96 @@ func TestReportsApartFromWorkdir(t *testing.T) {
 			t.Errorf("report of %s: %v", run, err)
 		}
 	}
+}
+
+// TestReproAndVerifyCompareSeries: repro compares every series point with
+// the recorded run (and --series=false skips it), and verify checks every
+// recorded series point against the trial's series file in the cache: a
+// point changed in the results database, and a point doubled in a cache
+// entry's series file (its manifest rewritten to match, as code that
+// wrote the point twice would leave it), each make both commands exit 1
+// naming the trial, the metric and the step. Before, both compared
+// summaries (repro) or digests (verify) only, and passed.
+func TestReproAndVerifyCompareSeries(t *testing.T) {
+	e := newEnv(t)
+	e.writeConfig(oneTrialConfig)
+	e.mustRun(0, "--experiment", "seeds", "--quiet")
+	if out := e.mustRun(0, "verify"); !strings.Contains(out, "2 series files of 1 runs checked against the recorded points: 0 differ") {
+		t.Errorf("verify: %s", out)
+	}
+	if out := e.mustRun(0, "repro", "--run", "1", "--quiet"); !strings.Contains(out, "series points") {
+		t.Errorf("repro: %s", out)
+	}
+	db := e.db()
+	var trial, cacheDir string
+	if err := db.QueryRow(`SELECT trial FROM trial_params WHERE run_id = 1 AND key = 'name' AND value = '"seed=1"'`).Scan(&trial); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRow(`SELECT cache_dir FROM trial_output_rows WHERE run_id = 1 AND trial = ? AND file = 'result/series.arrow'`, trial).Scan(&cacheDir); err != nil {
+		t.Fatal(err)
+	}
+	// want: exit 1, and a line naming the trial, the metric and the step.
+	want := func(what string, args ...string) {
+		t.Helper()
+		out, errs, code := e.run(args...)
+		named := false
+		for _, l := range strings.Split(out, "\n") {
+			named = named || strings.Contains(l, "seed=1") && strings.Contains(l, "series loss step 3:")
+		}
+		if code != 1 || !named {
+			t.Errorf("%s: runner %s: exit %d, want 1 naming trial seed=1, series loss, step 3\n%s%s", what, strings.Join(args, " "), code, out, errs)
+		}
+	}
+
+	// A changed point in the results database.
+	if _, err := db.Exec(`UPDATE metrics SET value = value * 2 WHERE run_id = 1 AND trial = ? AND name = 'loss' AND step = 3`, trial); err != nil {
+		t.Fatal(err)
+	}
+	want("changed point", "verify")
+	want("changed point", "repro", "--run", "1", "--quiet")
+	if out := e.mustRun(0, "repro", "--run", "1", "--quiet", "--series=false"); !strings.Contains(out, "series not compared") {
+		t.Errorf("repro --series=false: %s", out)
+	}
+	if _, err := db.Exec(`UPDATE metrics SET value = value / 2 WHERE run_id = 1 AND trial = ? AND name = 'loss' AND step = 3`, trial); err != nil {
+		t.Fatal(err)
+	}
+	e.mustRun(0, "verify")
+
+	// A doubled point in the cache entry's series file, the entry's
+	// digests brought in line.
+	file := filepath.Join(cacheDir, "result", trialio.SeriesArrow)
+	s, err := trialio.ReadSeries(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doubled trialio.Series
+	for i := range s.Step {
+		doubled.Add(s.Metric[i], int(s.Step[i]), s.Value[i])
+		if s.Metric[i] == "loss" && s.Step[i] == 3 {
+			doubled.Add(s.Metric[i], int(s.Step[i]), s.Value[i])
+		}
+	}
+	if err := trialio.WriteSeries(file, &doubled); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := pipeline.Digest(t.Context(), filepath.Join(cacheDir, "result"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var man map[string]any
+	b, _ := os.ReadFile(filepath.Join(cacheDir, "manifest.json"))
+	if err := json.Unmarshal(b, &man); err != nil {
+		t.Fatal(err)
+	}
+	man["outputs"].(map[string]any)["result"] = sum
+	b, _ = json.Marshal(man)
+	if err := os.WriteFile(filepath.Join(cacheDir, "manifest.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out := e.mustRun(1, "verify"); !strings.Contains(out, "0 corrupt") || !strings.Contains(out, "twice") {
+		t.Errorf("verify of a doubled point: the entry's digests hold, and the point is named doubled:\n%s", out)
+	}
+	want("doubled point", "verify")
+	want("doubled point", "repro", "--run", "1", "--quiet")
+	e.mustRun(0, "verify", "--series=false")
 }

@@ -25,7 +25,7 @@ var commandGlobals = map[string][]string{
 	"compare":      {"db", "reports"},
 	"export":       {"experiment", "db", "reports"},
 	"gc":           {"experiment", "db", "workdir", "reports", "db-wait"},
-	"verify":       {"workdir"},
+	"verify":       {"workdir", "db"},
 	"report":       {"experiment", "db", "workdir", "data-dir", "reports", "jobs", "db-wait", "quiet", "log-format"},
 	"repro":        {"experiment", "db", "workdir", "data-dir", "jobs", "db-wait", "quiet", "log-format"},
 	"claims":       {"config", "db"},

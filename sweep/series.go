@@ -39,9 +39,9 @@ type SeriesDrift struct {
 	A, B          []float64
 }
 
-// Values renders the values of one side of a drift: "1.5", "missing",
+// values renders the values of one side of a drift: "1.5", "missing",
 // "1.5 twice", "1.5 and 1.7".
-func Values(vs []float64) string {
+func values(vs []float64) string {
 	switch {
 	case len(vs) == 0:
 		return "missing"
@@ -131,7 +131,7 @@ func DriftLines(drifts []SeriesDrift, a, b string, perSeries int) []string {
 		}
 		for k := i; k < j && k < i+perSeries; k++ {
 			d := drifts[k]
-			out = append(out, fmt.Sprintf("trial %q series %s step %d: %s %s, %s %s", d.Trial, d.Metric, d.Step, a, Values(d.A), b, Values(d.B)))
+			out = append(out, fmt.Sprintf("trial %q series %s step %d: %s %s, %s %s", d.Trial, d.Metric, d.Step, a, values(d.A), b, values(d.B)))
 		}
 		if more := j - i - perSeries; more == 1 {
 			out = append(out, fmt.Sprintf("trial %q series %s: 1 more step differs", drifts[i].Trial, drifts[i].Metric))

@@ -291,3 +291,39 @@ func (s *Store) SeriesNames(ctx context.Context, runID int64) ([]string, error) 
 	}
 	return out, nil
 }
+
+// RunSeries returns every committed series point of a run: trial id ->
+// metric -> points ordered by step, with NaN, ±Inf and -0 restored
+// exactly; one query, for comparing whole runs (repro, verify).
+func (s *Store) RunSeries(ctx context.Context, runID int64) (map[string]map[string][]Point, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT trial, name, step, value, kind FROM metrics
+		WHERE run_id = ? ORDER BY trial, name, step`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("series of run %d: %w", runID, err)
+	}
+	defer rows.Close()
+	out := map[string]map[string][]Point{}
+	for rows.Next() {
+		var (
+			trial, name, kind string
+			p                 Point
+			v                 sql.NullFloat64
+		)
+		if err := rows.Scan(&trial, &name, &p.Step, &v, &kind); err != nil {
+			return nil, fmt.Errorf("series of run %d: %w", runID, err)
+		}
+		if p.Value, err = decodeValue(v, kind); err != nil {
+			return nil, fmt.Errorf("series %q of run %d trial %q step %d: %w", name, runID, trial, p.Step, err)
+		}
+		m := out[trial]
+		if m == nil {
+			m = map[string][]Point{}
+			out[trial] = m
+		}
+		m[name] = append(m[name], p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("series of run %d: %w", runID, err)
+	}
+	return out, nil
+}

@@ -148,3 +148,39 @@ func TestIsInfrastructure(t *testing.T) {
 		}
 	}
 }
+
+// TestReadOnlyIsNotRetried: an error of a database that cannot be written
+// at all (SQLITE_READONLY, SQLITE_CANTOPEN, EROFS, a ReadOnlyError) is a
+// machine error (the trial it hits is interrupted, not failed) that no
+// wait cures: retry returns it after one attempt, however long --db-wait.
+// A lock is still retried. Before, a read-only database was retried for
+// the whole wait, once per write.
+func TestReadOnlyIsNotRetried(t *testing.T) {
+	for _, tt := range []struct {
+		err       error
+		retryable bool
+	}{
+		{fmt.Errorf("record: %w", sqlite3.Error{Code: sqlite3.ErrBusy}), true},
+		{sqlite3.Error{Code: sqlite3.ErrFull}, true},
+		{fmt.Errorf("set report: %w", sqlite3.Error{Code: sqlite3.ErrReadonly}), false},
+		{sqlite3.Error{Code: sqlite3.ErrCantOpen}, false},
+		{fmt.Errorf("write x: %w", syscall.EROFS), false},
+		{&ReadOnlyError{Path: "results.db", Why: "the file is not writable (file mode)", Err: syscall.EACCES}, false},
+	} {
+		if !IsInfrastructure(tt.err) {
+			t.Errorf("IsInfrastructure(%v) = false, want true", tt.err)
+		}
+		if got := Retryable(tt.err); got != tt.retryable {
+			t.Errorf("Retryable(%v) = %v, want %v", tt.err, got, tt.retryable)
+		}
+		if tt.retryable {
+			continue
+		}
+		attempts := 0
+		start := time.Now()
+		err := retry(context.Background(), time.Minute, func() error { attempts++; return tt.err })
+		if err != tt.err || attempts != 1 || time.Since(start) > 5*time.Second {
+			t.Errorf("retry of %v: %d attempts in %v, %v; want one, at once", tt.err, attempts, time.Since(start), err)
+		}
+	}
+}

@@ -30,3 +30,8 @@ func sqliteCantOpen(err error) bool {
 	var se sqlite3.Error
 	return errors.As(err, &se) && (se.Code == sqlite3.ErrCantOpen || se.Code == sqlite3.ErrReadonly)
 }
+
+// sqliteReadOnly reports whether err says the database cannot be written
+// or opened for writing at all (a read-only file, directory or file
+// system): waiting does not change that.
+func sqliteReadOnly(err error) bool { return sqliteCantOpen(err) }

@@ -8,3 +8,5 @@ package runs
 func sqliteInfra(err error) bool { return false }
 
 func sqliteCantOpen(err error) bool { return false }
+
+func sqliteReadOnly(err error) bool { return false }

@@ -181,7 +181,9 @@ type OpenOptions struct {
 
 // Open opens (creating if needed, along with its parent directory) the
 // results database at path and brings its schema up to date, with the
-// default OpenOptions.
+// default OpenOptions. A database it could not write (its file, its
+// directory or its file system read-only) is refused at once with a
+// *ReadOnlyError (errors.Is ErrReadOnlyDatabase): OpenReadOnly reads it.
 func Open(ctx context.Context, path string) (*Store, error) {
 	return OpenWith(ctx, path, OpenOptions{})
 }
@@ -197,6 +199,12 @@ func OpenWith(ctx context.Context, path string, o OpenOptions) (*Store, error) {
 	}
 	if err := os.MkdirAll(filepath.Dir(abs), 0o777); err != nil {
 		return nil, fmt.Errorf("open results %s: %w", path, err)
+	}
+	// A database that cannot be written fails here, at once, saying why:
+	// SQLite would open it read-only and fail every write later (or say
+	// "unable to open database file" of a file that exists).
+	if err := checkWritable(path, abs); err != nil {
+		return nil, err
 	}
 	// SQLite's busy handler waits up to the busy timeout inside one
 	// attempt; retry (Wait) spans attempts.

@@ -147,10 +147,7 @@ func reportGraph(ctx context.Context, st *runs.Store, ri *runs.RunInfo, built *s
 	if err != nil {
 		return nil, nil, err
 	}
-	byName := map[string]runs.TrialRow{}
-	for _, t := range rows {
-		byName[t.Name] = t
-	}
+	recorded := recordedTrials(rows, built)
 	nodes := map[string]*pipeline.Node{}
 	for _, n := range built.Graph.Nodes {
 		nodes[n.ID] = n
@@ -159,13 +156,16 @@ func reportGraph(ctx context.Context, st *runs.Store, ri *runs.RunInfo, built *s
 	rep.Inputs = map[string]pipeline.Ref{}
 	g := &pipeline.Graph{}
 	for name, ref := range nodes[built.Report].Inputs {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
 		if ref.External() {
 			rep.Inputs[name] = ref
 			continue
 		}
 		if ti := built.TrialOf(ref.Node); ti >= 0 {
 			tr := built.Trials[ti].Trial
-			rec, ok := byName[tr.Name]
+			rec, ok := recorded[tr.ID]
 			switch {
 			case ok && rec.Status == runs.StatusFailed:
 				// It stands for the trial's failure, which the report lists.
@@ -175,7 +175,11 @@ func reportGraph(ctx context.Context, st *runs.Store, ri *runs.RunInfo, built *s
 				rep.Inputs[name] = ref
 				continue
 			case !ok || (rec.Status != runs.StatusDone && rec.Status != runs.StatusCached):
-				return nil, nil, fmt.Errorf("trial %q has no result in run %d (status %q): run the experiment to finish it", tr.Name, ri.ID, rec.Status)
+				status := rec.Status
+				if !ok {
+					status = "not recorded"
+				}
+				return nil, nil, fmt.Errorf("trial %s (%s) has no result in run %d (status %s): run the experiment to finish it", tr.ID, trialLabel(tr), ri.ID, status)
 			}
 		}
 		if d, ok := cacheDir[ref.Node]; ok {
@@ -207,6 +211,43 @@ func reportGraph(ctx context.Context, st *runs.Store, ri *runs.RunInfo, built *s
 	}
 	g.Add(&rep.Node)
 	return g, rep, nil
+}
+
+// recordedTrials pairs the trials of built with the rows run recorded, by
+// trial id: the one key every trial has (a run of one trial, or a grid
+// narrowed to one point, names its trial ""; TrialTable names it by its
+// id). A trial whose id the run did not record (a newer version added a
+// setting, which changes ids) is paired by its name, variant and grid
+// values, when it has one and it is unique, or, when both hold one trial,
+// with the run's only trial.
+func recordedTrials(rows []runs.TrialRow, built *stages.Built) map[string]runs.TrialRow {
+	out := make(map[string]runs.TrialRow, len(rows))
+	byName := map[string][]runs.TrialRow{}
+	for _, t := range rows {
+		out[t.ID] = t
+		byName[t.Name] = append(byName[t.Name], t)
+	}
+	for _, tn := range built.Trials {
+		tr := tn.Trial
+		if _, ok := out[tr.ID]; ok {
+			continue
+		}
+		switch {
+		case tr.Name != "" && len(byName[tr.Name]) == 1:
+			out[tr.ID] = byName[tr.Name][0]
+		case len(built.Trials) == 1 && len(rows) == 1:
+			out[tr.ID] = rows[0]
+		}
+	}
+	return out
+}
+
+// trialLabel is how an error names a trial: its name, or "the only trial".
+func trialLabel(tr stages.Trial) string {
+	if tr.Name == "" {
+		return "the only trial"
+	}
+	return tr.Name
 }
 
 // reportNode is the report node of a rebuilt report and what it reads

@@ -61,6 +61,23 @@ func Compare(recorded, now map[string]map[string]float64, names map[string]strin
 // one. recParams are the recorded run's trial parameters (runs.Store
 // TrialParams); e is the experiment the repro ran.
 func MatchByName(e *stages.Experiment, recorded, now map[string]map[string]float64, recParams map[string]map[string]string) (rec, cur map[string]map[string]float64) {
+	recName, nowName := TrialNamers(e, recParams)
+	return ByName(recorded, recName), ByName(now, nowName)
+}
+
+// ByName re-keys per-trial records (by trial id) by name(id).
+func ByName[V any](byID map[string]V, name func(id string) string) map[string]V {
+	out := make(map[string]V, len(byID))
+	for id, v := range byID {
+		out[name(id)] = v
+	}
+	return out
+}
+
+// TrialNamers returns the names MatchByName gives the trials of a recorded
+// run (recParams: runs.Store TrialParams) and of a repro of it (e), to key
+// any per-trial record (summaries, series) alike.
+func TrialNamers(e *stages.Experiment, recParams map[string]map[string]string) (rec, now func(id string) string) {
 	nowNames := map[string]string{}
 	for _, t := range e.Trials() {
 		nowNames[t.ID] = t.Name
@@ -95,12 +112,5 @@ func MatchByName(e *stages.Experiment, recorded, now map[string]map[string]float
 		}
 		return id
 	}
-	byName := func(sums map[string]map[string]float64, name func(id string) string) map[string]map[string]float64 {
-		out := make(map[string]map[string]float64, len(sums))
-		for id, m := range sums {
-			out[name(id)] = m
-		}
-		return out
-	}
-	return byName(recorded, recName), byName(now, nowName)
+	return recName, nowName
 }

@@ -70,7 +70,7 @@ func runReport(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []strin
 	if err != nil {
 		out.ReportErr = err
 	}
-	page, err := finishReport(context.WithoutCancel(ctx), g, st, e, out)
+	page, err := finishReport(ctx, g, st, e, out)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()

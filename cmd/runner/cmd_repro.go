@@ -2,10 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
+	"maps"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"goldstone/internal/atomicfile"
@@ -18,7 +23,8 @@ import (
 )
 
 var reproFlags struct {
-	run int64
+	run    int64
+	series bool
 }
 
 func init() {
@@ -27,6 +33,7 @@ func init() {
 		summary: "re-run a recorded run from scratch (no cache) and compare every summary metric",
 		flags: func(fs *flag.FlagSet) {
 			fs.Int64Var(&reproFlags.run, "run", 0, "run id to check (default: the latest finished run of the experiment)")
+			fs.BoolVar(&reproFlags.series, "series", true, "compare every series point too (as recorded, and the series files the figures draw); --series=false compares summary metrics only")
 		},
 		run: runRepro,
 	})
@@ -103,7 +110,8 @@ func runRepro(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string
 	if err != nil {
 		return err
 	}
-	recorded, now = sweep.MatchByName(e, recorded, now, recParams)
+	recName, nowName := sweep.TrialNamers(e, recParams)
+	recorded, now = sweep.ByName(recorded, recName), sweep.ByName(now, nowName)
 	names := map[string]string{}
 	for n := range recorded {
 		names[n] = n
@@ -120,11 +128,113 @@ func runRepro(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string
 	for _, d := range drifts {
 		fmt.Fprintf(g.stdout, "DRIFT trial %q %s: recorded %s, now %s (tolerance %g)\n", d.Trial, d.Metric, fmtF(d.Recorded), fmtF(d.Now), d.Tolerance)
 	}
-	if len(drifts) > 0 {
-		return &exitError{exitFailed, fmt.Errorf("repro of run %d (repro run %d): %d of %d metrics drifted", ri.ID, out.RunID, len(drifts), compared)}
+	var series *seriesCheck
+	if reproFlags.series {
+		if series, err = compareSeries(ctx, st, e, ri.ID, out.RunID, recName, nowName); err != nil {
+			return err
+		}
+		for _, l := range series.lines {
+			fmt.Fprintf(g.stdout, "DRIFT %s\n", l)
+		}
 	}
-	fmt.Fprintf(g.stdout, "repro of run %d (repro run %d): all %d summary metrics of %d trials match\n", ri.ID, out.RunID, compared, len(recorded))
+	switch {
+	case series != nil && (len(drifts) > 0 || series.drifted > 0):
+		return &exitError{exitFailed, fmt.Errorf("repro of run %d (repro run %d): %d of %d metrics and %d of %d series points drifted", ri.ID, out.RunID, len(drifts), compared, series.drifted, series.compared)}
+	case len(drifts) > 0:
+		return &exitError{exitFailed, fmt.Errorf("repro of run %d (repro run %d): %d of %d metrics drifted", ri.ID, out.RunID, len(drifts), compared)}
+	case series != nil:
+		fmt.Fprintf(g.stdout, "repro of run %d (repro run %d): all %d summary metrics of %d trials match, and all %d series points\n", ri.ID, out.RunID, compared, len(recorded), series.compared)
+	default:
+		fmt.Fprintf(g.stdout, "repro of run %d (repro run %d): all %d summary metrics of %d trials match (series not compared: --series=false)\n", ri.ID, out.RunID, compared, len(recorded))
+	}
 	return nil
+}
+
+// seriesCheck is what compareSeries found: lines naming each drifted
+// trial, metric and step, how many points drifted, how many were compared.
+type seriesCheck struct {
+	lines             []string
+	drifted, compared int
+}
+
+// compareSeries compares every series point of the recorded run with the
+// repro's (trials matched by name, within the experiment's tolerances):
+// as the results database recorded them, and as the series files the
+// figures draw, where the recorded run's are still in the cache (the
+// database holds one point per step; a file can hold a doubled one).
+func compareSeries(ctx context.Context, st *runs.Store, e *stages.Experiment, recID, nowID int64, recName, nowName func(string) string) (*seriesCheck, error) {
+	rec, err := st.RunSeries(ctx, recID)
+	if err != nil {
+		return nil, err
+	}
+	now, err := st.RunSeries(ctx, nowID)
+	if err != nil {
+		return nil, err
+	}
+	c := &seriesCheck{}
+	d, n := sweep.CompareSeries(sweep.ByName(rec, recName), sweep.ByName(now, nowName), e.Tolerances)
+	c.lines, c.drifted, c.compared = sweep.DriftLines(d, "recorded", "now", 3), len(d), n
+	recFiles, bad, err := seriesFiles(ctx, st, recID)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range slices.Sorted(maps.Keys(bad)) {
+		c.lines = append(c.lines, fmt.Sprintf("trial %q: recorded series file: %v", recName(id), bad[id]))
+		c.drifted++
+	}
+	nowFiles, bad, err := seriesFiles(ctx, st, nowID)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range slices.Sorted(maps.Keys(bad)) {
+		c.lines = append(c.lines, fmt.Sprintf("trial %q: series file now: %v", nowName(id), bad[id]))
+		c.drifted++
+	}
+	a, b := sweep.ByName(recFiles, recName), sweep.ByName(nowFiles, nowName)
+	for t := range a {
+		if _, ok := b[t]; !ok {
+			delete(a, t) // gone from the cache, or not run now: the database's points were compared
+		}
+	}
+	for t := range b {
+		if _, ok := a[t]; !ok {
+			delete(b, t)
+		}
+	}
+	d, _ = sweep.CompareSeries(a, b, e.Tolerances)
+	for _, l := range sweep.DriftLines(d, "recorded", "now", 3) {
+		c.lines = append(c.lines, l+" (series files)")
+	}
+	c.drifted += len(d)
+	return c, nil
+}
+
+// seriesFiles reads the series files recorded as outputs of a run's
+// trials that are still where the run recorded them: trial id -> metric ->
+// points, and the trials whose file could not be read (damaged) with why.
+func seriesFiles(ctx context.Context, st *runs.Store, runID int64) (sweep.TrialSeries, map[string]error, error) {
+	outs, err := st.Outputs(ctx, runID)
+	if err != nil {
+		return nil, nil, err
+	}
+	out, bad := sweep.TrialSeries{}, map[string]error{}
+	for _, o := range outs {
+		if o.Trial == "" || path.Base(o.File) != trialio.SeriesArrow {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		s, err := trialio.ReadSeries(o.Path())
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			bad[o.Trial] = err
+		default:
+			out[o.Trial] = sweep.SeriesOf(s)
+		}
+	}
+	return out, bad, nil
 }
 
 func fmtF(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"slices"
 
+	"goldstone/runs"
 	"goldstone/sweep"
 )
 
@@ -65,14 +66,24 @@ func runRun(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) 
 	}
 	out, err := sweep.Execute(ctx, st, e, sweep.Local{}, opts)
 	prog.Close()
-	page, rerr := finishReport(context.WithoutCancel(ctx), g, st, e, out) // said below
+	page, rerr := finishReport(ctx, g, st, e, out) // said below
+	if err == nil && errors.Is(rerr, context.Canceled) {
+		err = rerr // stopped while it wrote the report
+	}
 	logOutcome(g, e, out, page, err)
 	if g.logFormat == "json" {
 		g.stdout = io.Discard // JSON only: the outcome is the event above
 	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
-			if out != nil {
+			switch {
+			case out == nil || out.RunID == 0:
+				// Stopped before a run was chosen: nothing to say of one.
+			case runs.Ended(out.Status):
+				// The trials had ended (or the run was up to date): only
+				// its report is missing.
+				fmt.Fprintf(g.stdout, "run %d %s: %d of %d trials done; its report was interrupted: run the same command again to write it\n", out.RunID, out.Status, out.Done, out.Trials)
+			default:
 				fmt.Fprintf(g.stdout, "run %d interrupted: %d of %d trials done; run the same command again to resume\n", out.RunID, out.Done, out.Trials)
 			}
 			return err

@@ -2,16 +2,24 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
 
 	"goldstone/pipeline"
+	"goldstone/runs"
+	"goldstone/stages/trialio"
+	"goldstone/sweep"
 )
 
 var verifyFlags struct {
-	evict bool
+	evict  bool
+	series bool
 }
 
 func init() {
@@ -20,6 +28,7 @@ func init() {
 		summary: "check every cache entry of --workdir against its recorded content digests",
 		flags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&verifyFlags.evict, "evict", false, "remove the entries that fail (the next run recomputes them)")
+			fs.BoolVar(&verifyFlags.series, "series", true, "also check every series point the results database (--db) recorded against the series file of the trial in the cache; --series=false checks the cache alone")
 		},
 		run: runVerify,
 	})
@@ -60,8 +69,131 @@ func runVerify(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []strin
 		fmt.Fprintf(g.stdout, ", %d evicted", evicted)
 	}
 	fmt.Fprintln(g.stdout)
-	if bad > 0 {
+	var sc *seriesVerification
+	if verifyFlags.series {
+		if sc, err = verifySeries(ctx, g); err != nil {
+			return err
+		}
+		for _, l := range sc.lines {
+			fmt.Fprintf(g.stdout, "series differ: %s\n", l)
+		}
+		if sc.note != "" {
+			fmt.Fprintf(g.stdout, "%s: %s\n", g.db, sc.note)
+		} else {
+			fmt.Fprintf(g.stdout, "%s: %d series files of %d runs checked against the recorded points: %d differ\n", g.db, sc.files, sc.runs, sc.bad)
+		}
+	}
+	switch {
+	case bad > 0:
 		return &exitError{exitFailed, fmt.Errorf("%d of %d cache entries failed verification", bad, len(reps))}
+	case sc != nil && sc.bad > 0:
+		return &exitError{exitFailed, fmt.Errorf("%d of %d series files differ from what %s recorded", sc.bad, sc.files, g.db)}
 	}
 	return nil
+}
+
+// seriesVerification is what verifySeries found.
+type seriesVerification struct {
+	lines       []string // one per differing point (a few per series)
+	files, runs int      // series files checked, runs they were recorded by
+	bad         int      // files that differ from the record
+	note        string   // why nothing was checked ("" when checked)
+}
+
+// verifySeries checks, for every run of the results database (--db, opened
+// read-only; none: nothing to check), each trial's recorded series
+// against the series file of its recorded cache entry, found in this
+// --workdir's cache by its <stage>/<key> (entries are content-addressed,
+// so a workdir that moved still holds them): every point must be there,
+// once, with the same bits. The cache entries' digests (Verify) say a file
+// is what its stage wrote; this says the record, which tables and
+// comparisons read, is what the figures draw. It names the run, trial,
+// metric and step of each difference.
+func verifySeries(ctx context.Context, g *globalOptions) (*seriesVerification, error) {
+	out := &seriesVerification{}
+	if _, err := os.Stat(g.db); errors.Is(err, fs.ErrNotExist) {
+		out.note = "no results database: series not checked"
+		return out, nil
+	}
+	st, err := runs.OpenReadOnly(ctx, g.db)
+	if err != nil {
+		return nil, &exitError{exitUsage, err}
+	}
+	defer st.Close()
+	cache, err := filepath.Abs(filepath.Join(g.workdir, "cache"))
+	if err != nil {
+		return nil, err
+	}
+	list, err := st.Runs(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	files := map[string]map[string][]runs.Point{} // memo: a cache entry recorded by several runs
+	for _, ri := range list {
+		outs, err := st.Outputs(ctx, ri.ID)
+		if err != nil {
+			return nil, err
+		}
+		var recorded map[string]map[string][]runs.Point
+		var names map[string]map[string]string
+		counted := false
+		for _, o := range outs {
+			if o.Trial == "" || path.Base(o.File) != trialio.SeriesArrow {
+				continue
+			}
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			p := filepath.Join(cache, filepath.Base(filepath.Dir(o.CacheDir)), filepath.Base(o.CacheDir), filepath.FromSlash(o.File))
+			fileSeries, ok := files[p]
+			if ok && fileSeries == nil {
+				continue // unreadable: said once
+			}
+			if !ok {
+				s, err := trialio.ReadSeries(p)
+				if errors.Is(err, fs.ErrNotExist) {
+					continue // removed (gc, evicted): nothing to compare
+				}
+				if err != nil {
+					// A damaged entry (the digests above name it): its
+					// points cannot be what was recorded.
+					out.files++
+					out.bad++
+					out.lines = append(out.lines, fmt.Sprintf("run %d trial %q: %v", ri.ID, o.Trial, err))
+					files[p] = nil
+					continue
+				}
+				fileSeries = sweep.SeriesOf(s)
+				files[p] = fileSeries
+			}
+			if recorded == nil {
+				if recorded, err = st.RunSeries(ctx, ri.ID); err != nil {
+					return nil, err
+				}
+				if names, err = st.TrialParams(ctx, ri.ID); err != nil {
+					return nil, err
+				}
+			}
+			if !counted {
+				out.runs++
+				counted = true
+			}
+			out.files++
+			label := o.Trial
+			var name string
+			if json.Unmarshal([]byte(names[o.Trial]["name"]), &name) == nil && name != "" {
+				label += " (" + name + ")"
+			}
+			d, _ := sweep.CompareSeries(sweep.TrialSeries{label: recorded[o.Trial]}, sweep.TrialSeries{label: fileSeries}, nil)
+			if len(d) == 0 {
+				continue
+			}
+			out.bad++
+			rel, _ := filepath.Rel(cache, p)
+			for _, l := range sweep.DriftLines(d, "results database", "cache", 3) {
+				out.lines = append(out.lines, fmt.Sprintf("run %d %s (%s)", ri.ID, l, filepath.ToSlash(rel)))
+			}
+		}
+	}
+	return out, nil
 }

@@ -25,7 +25,7 @@ var commandGlobals = map[string][]string{
 	"compare":      {"db", "reports"},
 	"export":       {"experiment", "db", "reports"},
 	"gc":           {"experiment", "db", "workdir", "reports", "db-wait"},
-	"verify":       {"workdir"},
+	"verify":       {"workdir", "db"},
 	"report":       {"experiment", "db", "workdir", "data-dir", "reports", "jobs", "db-wait", "quiet", "log-format"},
 	"repro":        {"experiment", "db", "workdir", "data-dir", "jobs", "db-wait", "quiet", "log-format"},
 	"claims":       {"config", "db"},
@@ -35,6 +35,13 @@ var commandGlobals = map[string][]string{
 	"cancel":       {"experiment", "db"},
 	"collect":      {"experiment", "db", "workdir", "reports", "jobs", "db-wait", "quiet", "log-format"},
 	"worker":       {"experiment", "workdir", "checkpoint-every", "checkpoint-minutes"},
+}
+
+// reads reports whether command name reads the global flag (commandGlobals;
+// a command missing there reads every one).
+func reads(name, flag string) bool {
+	g, ok := commandGlobals[name]
+	return !ok || slices.Contains(g, flag)
 }
 
 // commandExamples are command lines each command's help shows (a command

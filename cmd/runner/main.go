@@ -74,7 +74,8 @@ func usageErr(format string, args ...any) error {
 // exitCode maps an error to the exit status. An exitError with another code
 // than exitUsage keeps it. Exit 2 is only for usage, configuration and data
 // errors: a usageErr, a stages.ConfigError, a stages.DataError, a run or
-// database that does not exist, a work directory or a run held by another
+// database that does not exist, a database a writing command cannot write
+// (runs.ErrReadOnlyDatabase), a work directory or a run held by another
 // runner;
 // so wrapping any error in exitError{exitUsage, err} means "2 if it is one
 // of those". Everything else is a runtime failure (exit 1): SQLite and
@@ -94,7 +95,8 @@ func exitCode(err error) int {
 		oe *runs.OwnedError
 	)
 	if errors.As(err, &ue) || errors.As(err, &ce) || errors.As(err, &de) || errors.As(err, &oe) ||
-		errors.Is(err, runs.ErrNotFound) || errors.Is(err, runs.ErrNoDatabase) || errors.Is(err, pipeline.ErrBusy) {
+		errors.Is(err, runs.ErrNotFound) || errors.Is(err, runs.ErrNoDatabase) || errors.Is(err, runs.ErrReadOnlyDatabase) ||
+		errors.Is(err, pipeline.ErrBusy) {
 		return exitUsage
 	}
 	return exitFailed
@@ -313,6 +315,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	err := g.setup()
+	if err == nil && reads(name, "reports") && reads(name, "workdir") {
+		err = checkReportsDir(g.reports, g.workdir)
+	}
 	if err == nil {
 		err = cmd.run(ctx, g, fs, pos)
 	}

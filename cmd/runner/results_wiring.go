@@ -53,7 +53,10 @@ func withResultOptions(g *globalOptions, opts sweep.RunOptions) (sweep.RunOption
 // RebuildReport) copied, and ends the run's report state: done, or failed
 // with the report's first error (its stage, its copy, its page), which it
 // returns. A run without a report to write (interrupted, up to date,
-// --reports "") is left as it is.
+// --reports "") is left as it is. When ctx is done (Ctrl-C, SIGTERM) it
+// stops within its loops and returns ctx's error, leaving the report state
+// as it was ("writing": not current), so the same command, or 'runner
+// report', writes the report again.
 func finishReport(ctx context.Context, g *globalOptions, st *runs.Store, e *stages.Experiment, out *sweep.Outcome) (page string, err error) {
 	if out == nil {
 		return "", nil
@@ -62,12 +65,16 @@ func finishReport(ctx context.Context, g *globalOptions, st *runs.Store, e *stag
 	if err == nil && out.ReportPath != "" {
 		page, err = writeHTMLReport(ctx, g, st, e, out)
 	}
+	if err != nil && ctx.Err() != nil {
+		return "", ctx.Err()
+	}
+	wctx := context.WithoutCancel(ctx)
 	var serr error
 	switch {
 	case err != nil:
-		serr = st.SetReport(ctx, out.RunID, runs.ReportFailed, oneLine(err.Error()))
+		serr = st.SetReport(wctx, out.RunID, runs.ReportFailed, oneLine(err.Error()))
 	case out.ReportPath != "":
-		serr = st.SetReport(ctx, out.RunID, runs.ReportDone, "")
+		serr = st.SetReport(wctx, out.RunID, runs.ReportDone, "")
 	}
 	if serr != nil {
 		g.log.Error("report state", "run", out.RunID, "err", serr)
@@ -94,19 +101,22 @@ func writeHTMLReport(ctx context.Context, g *globalOptions, st *runs.Store, e *s
 		return "", err
 	}
 	// Files written here are the run's report files too (gc removes them
-	// with the others).
-	record := func(path, kind string) error {
+	// with the others); recordSum takes a digest already known ("": the
+	// file is hashed).
+	recordSum := func(path, kind, sum string) error {
 		abs, err := filepath.Abs(path)
 		if err != nil {
 			return err
 		}
-		sum, err := pipeline.Digest(ctx, abs)
-		if err != nil {
-			return err
+		if sum == "" {
+			if sum, err = pipeline.Digest(ctx, abs); err != nil {
+				return err
+			}
 		}
 		st.Artifact(out.RunID, "", abs, sum, kind)
 		return nil
 	}
+	record := func(path, kind string) error { return recordSum(path, kind, "") }
 	sweeps, err := sweepPlots(ctx, st, e, out)
 	if err != nil {
 		return "", err
@@ -122,12 +132,12 @@ func writeHTMLReport(ctx context.Context, g *globalOptions, st *runs.Store, e *s
 	}
 	// The trials' logs and small outputs are copied into the report, so
 	// that a copied reports folder has no link into the workdir.
-	copied, err := htmlreport.Localize(out.ReportPath, p, htmlreport.MaxLocalOutput)
+	copied, err := htmlreport.Localize(ctx, out.ReportPath, p, htmlreport.MaxLocalOutput)
 	if err != nil {
 		return "", err
 	}
 	for _, c := range copied {
-		if err := record(c, strings.TrimPrefix(filepath.Ext(c), ".")); err != nil {
+		if err := recordSum(c.Path, strings.TrimPrefix(filepath.Ext(c.Path), "."), c.SHA256); err != nil {
 			return "", err
 		}
 	}
@@ -139,6 +149,9 @@ func writeHTMLReport(ctx context.Context, g *globalOptions, st *runs.Store, e *s
 		}
 	}
 	fault.Point("report:page")
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
 	page, err := htmlreport.Write(out.ReportPath, p)
 	if err != nil {
 		return "", err
@@ -246,6 +259,9 @@ func sweepPlots(ctx context.Context, st *runs.Store, e *stages.Experiment, out *
 	var paths []string
 	caps := map[string]string{}
 	for _, m := range sortedKeys(metrics) {
+		if err := ctx.Err(); err != nil {
+			return paths, err
+		}
 		spec := figures.SweepSpec{
 			Title:    fmt.Sprintf("%s run %d: %s against the swept settings (mean over seeds)", e.Name, out.RunID, m),
 			Metric:   m,

@@ -85,10 +85,16 @@ func Write(dst string, write func(w io.Writer) error) error {
 	return f.Commit()
 }
 
-// WriteFile writes data to dst atomically.
+// WriteFile writes data to dst atomically (unbuffered: data is in memory
+// already).
 func WriteFile(dst string, data []byte) error {
-	return Write(dst, func(w io.Writer) error {
-		_, err := w.Write(data)
+	f, err := Create(dst)
+	if err != nil {
 		return err
-	})
+	}
+	defer f.Abort()
+	if _, err := f.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", dst, err)
+	}
+	return f.Commit()
 }

@@ -6,12 +6,16 @@
 // transaction. Unset, a Point costs one string comparison.
 //
 // GOLDSTONE_FAULT is "NAME" (the first time Point(NAME) is reached) or
-// "NAME@N" (the N-th time). Names in use: "start:STAGE", "progress:STAGE",
+// "NAME@N" (the N-th time); a suffix "!int" or "!term" sends SIGINT (as
+// Ctrl-C does) or SIGTERM instead of SIGKILL, and Point returns after a
+// pause of signalPause, so that the process goes on as it would after the
+// signal and the test sees how promptly it stops. Names in use: "start:STAGE", "progress:STAGE",
 // "promote:STAGE", "promoted:STAGE" (package pipeline), "runs:batch",
 // "runs:sync", "runs:trial" (package runs), "atomicfile:BASENAME" (a file
 // written and not yet renamed into place), "export:file" (after each file
 // of an export), "gc:files", "gc:rows", "repro:ran" and "report:page"
-// (command runner), "train:step" (after each step of a training loop,
+// (command runner), "report:copy" (after each file a report copies into
+// its folder; command runner), "train:step" (after each step of a training loop,
 // package stages/train; its checkpoint, if due, is written),
 // "slurm:submitted" (sbatch returned the trials job's id, not yet recorded;
 // package sweep/slurmexec).
@@ -22,14 +26,21 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
+	"time"
 )
 
 // Env is the environment variable read at start-up.
 const Env = "GOLDSTONE_FAULT"
 
+// signalPause is how long Point waits after sending a signal: time for
+// the process's handler (signal.NotifyContext) to cancel its context.
+const signalPause = 100 * time.Millisecond
+
 var (
 	name  string
-	nth   int64 = 1
+	nth   int64     = 1
+	sig   os.Signal // nil: SIGKILL
 	hits  atomic.Int64
 	armed = parse(os.Getenv(Env))
 )
@@ -37,6 +48,14 @@ var (
 func parse(s string) bool {
 	if s == "" {
 		return false
+	}
+	if base, kind, ok := strings.Cut(s, "!"); ok {
+		switch kind {
+		case "int":
+			s, sig = base, os.Interrupt
+		case "term":
+			s, sig = base, syscall.SIGTERM
+		}
 	}
 	name = s
 	if i := strings.LastIndexByte(s, '@'); i > 0 {
@@ -48,7 +67,7 @@ func parse(s string) bool {
 }
 
 // Point kills the process if GOLDSTONE_FAULT names this point and this is
-// the N-th time it is reached.
+// the N-th time it is reached (or sends it SIGINT or SIGTERM and returns).
 func Point(point string) {
 	if !armed || point != name {
 		return
@@ -56,7 +75,15 @@ func Point(point string) {
 	if hits.Add(1) != nth {
 		return
 	}
-	if p, err := os.FindProcess(os.Getpid()); err == nil {
+	p, err := os.FindProcess(os.Getpid())
+	if sig != nil {
+		if err == nil {
+			p.Signal(sig)
+		}
+		time.Sleep(signalPause)
+		return
+	}
+	if err == nil {
 		p.Kill() // SIGKILL on unix
 	}
 	select {} // never returns: the kill is asynchronous

@@ -38,6 +38,9 @@ func Report(ctx context.Context, experiment string, all []report.TrialResult, io
 	if err != nil {
 		return "", err
 	}
+	if err := ctx.Err(); err != nil {
+		return "", err // a figure of many trials takes a while: Ctrl-C stops between them
+	}
 	var excessLin []figures.Series
 	for _, l := range all {
 		excessLin = append(excessLin, l.Curve("excess", false))
@@ -50,6 +53,9 @@ func Report(ctx context.Context, experiment string, all []report.TrialResult, io
 		},
 	})
 	if err != nil {
+		return "", err
+	}
+	if err := ctx.Err(); err != nil {
 		return "", err
 	}
 	// Figure 2: the lowest seed's snapshots for the first two variants.

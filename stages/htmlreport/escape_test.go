@@ -45,7 +45,7 @@ func TestControlCharactersAreEscaped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Localize(dir, p, MaxLocalOutput); err != nil {
+	if _, err := Localize(ctx, dir, p, MaxLocalOutput); err != nil {
 		t.Fatal(err)
 	}
 	page, err := Write(dir, p)

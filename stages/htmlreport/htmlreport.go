@@ -18,6 +18,8 @@ package htmlreport
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"html/template"
@@ -34,6 +36,7 @@ import (
 	"github.com/yuin/goldmark/extension"
 
 	"goldstone/internal/atomicfile"
+	"goldstone/internal/fault"
 	"goldstone/internal/safetext"
 	"goldstone/runs"
 	"goldstone/stages/figures"
@@ -240,6 +243,9 @@ func WriteIndex(ctx context.Context, st *runs.Store, reportsDir string, headline
 	}
 	var es []IndexEntry
 	for i := len(list) - 1; i >= 0; i-- {
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
 		l := list[i]
 		e := IndexEntry{Run: l}
 		if headline != nil {
@@ -299,10 +305,16 @@ func bestOf(ctx context.Context, st *runs.Store, l runs.RunListing, headline Hea
 	return out, nil
 }
 
-// pageView adds the template helpers that need the page's directory.
+// pageView adds the template helpers that need the page's directory. The
+// template asks for the table's columns once per trial row: they are
+// computed on the first call and kept (paramKeys, metricKeys), so a page
+// of n trials costs O(n), not O(n²).
 type pageView struct {
 	*Page
-	dir string
+	dir        string
+	paramKeys  []string
+	metricKeys []string
+	outputsOf  map[string][]runs.Output
 }
 
 // Rel links a file from the page: its copy inside the page's directory
@@ -334,44 +346,67 @@ func (v *pageView) Rel(path string) string {
 // report (trained parameters of a large model stay in the cache).
 const MaxLocalOutput = 2 << 20
 
+// LocalFile is a file Localize copied into a report, with its content
+// digest (hex SHA-256).
+type LocalFile struct {
+	Path, SHA256 string
+}
+
 // Localize copies into dir what the page would link outside it, so that a
 // copied reports folder works on its own: each trial's log to
 // logs/<trial>.log and each recorded cache output of at most maxOutput
 // bytes to outputs/<trial, or shared>/<stage>/<file>. It records the copies
-// in p.Local and returns their paths (the run's report files). A source
-// that no longer exists is skipped.
-func Localize(dir string, p *Page, maxOutput int64) ([]string, error) {
+// in p.Local and returns them (the run's report files). A source that no
+// longer exists is skipped. The copies are written as one atomicfile.Batch
+// (synced together, then renamed into place): a run of thousands of trials
+// copies thousands of files, and one fsync after another would take
+// minutes. It stops, with ctx's error and nothing renamed, when ctx is
+// done.
+func Localize(ctx context.Context, dir string, p *Page, maxOutput int64) ([]LocalFile, error) {
 	if p.Local == nil {
 		p.Local = map[string]string{}
 	}
-	var copied []string
+	var (
+		batch  atomicfile.Batch
+		copied []LocalFile
+		local  = map[string]string{}
+		dirs   = map[string]bool{}
+	)
+	defer batch.Abort()
 	cp := func(src, rel string, log bool) error {
-		fi, err := os.Stat(src)
-		if err != nil || fi.IsDir() {
-			return nil
-		}
-		dst := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(dst), 0o777); err != nil {
+		if err := ctx.Err(); err != nil {
 			return err
 		}
 		b, err := os.ReadFile(src)
 		if err != nil {
+			if fi, serr := os.Stat(src); serr != nil || fi.IsDir() {
+				return nil // gone, or not a file
+			}
 			return err
 		}
 		if log {
 			b = visible(b)
 		}
-		if err := atomicfile.WriteFile(dst, b); err != nil {
+		dst := filepath.Join(dir, filepath.FromSlash(rel))
+		if d := filepath.Dir(dst); !dirs[d] {
+			if err := os.MkdirAll(d, 0o777); err != nil {
+				return err
+			}
+			dirs[d] = true
+		}
+		if err := batch.Add(dst, b); err != nil {
 			return err
 		}
-		p.Local[src] = rel
-		copied = append(copied, dst)
+		sum := sha256.Sum256(b)
+		local[src] = rel
+		copied = append(copied, LocalFile{Path: dst, SHA256: hex.EncodeToString(sum[:])})
+		fault.Point("report:copy")
 		return nil
 	}
 	for _, t := range p.Trials {
 		if t.LogPath != "" {
 			if err := cp(t.LogPath, "logs/"+safeName(t.ID)+".log", true); err != nil {
-				return copied, fmt.Errorf("html report: copy the log of %s: %w", t.ID, err)
+				return nil, fmt.Errorf("html report: copy the log of %s: %w", t.ID, err)
 			}
 		}
 	}
@@ -388,9 +423,16 @@ func Localize(dir string, p *Page, maxOutput int64) ([]string, error) {
 			continue
 		}
 		if err := cp(o.Path(), rel, false); err != nil {
-			return copied, fmt.Errorf("html report: copy %s: %w", o.Path(), err)
+			return nil, fmt.Errorf("html report: copy %s: %w", o.Path(), err)
 		}
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := batch.Commit(); err != nil {
+		return nil, fmt.Errorf("html report: %w", err)
+	}
+	maps.Copy(p.Local, local)
 	return copied, nil
 }
 
@@ -416,6 +458,13 @@ func safeName(s string) string {
 // every key whose value differs between trials (the others are in the
 // settings), without "name" (its own column), in order.
 func (v *pageView) ParamKeys() []string {
+	if v.paramKeys == nil {
+		v.paramKeys = append([]string{}, v.paramKeysOf()...) // non-nil: computed
+	}
+	return v.paramKeys
+}
+
+func (v *pageView) paramKeysOf() []string {
 	first := map[string]string{}
 	set := map[string]bool{}
 	for i, t := range v.Trials {
@@ -445,13 +494,16 @@ func (v *pageView) ParamKeys() []string {
 
 // MetricKeys are the summary columns of the trials table.
 func (v *pageView) MetricKeys() []string {
-	set := map[string]bool{}
-	for _, t := range v.Trials {
-		for k := range t.Summary {
-			set[k] = true
+	if v.metricKeys == nil {
+		set := map[string]bool{}
+		for _, t := range v.Trials {
+			for k := range t.Summary {
+				set[k] = true
+			}
 		}
+		v.metricKeys = append([]string{}, sortedKeys(set)...) // non-nil: computed
 	}
-	return sortedKeys(set)
+	return v.metricKeys
 }
 
 // Failed are the trials that did not finish.
@@ -467,13 +519,13 @@ func (v *pageView) Failed() []runs.TrialRow {
 
 // OutputsOf are the outputs recorded for a trial.
 func (v *pageView) OutputsOf(trial string) []runs.Output {
-	var out []runs.Output
-	for _, o := range v.Outputs {
-		if o.Trial == trial {
-			out = append(out, o)
+	if v.outputsOf == nil {
+		v.outputsOf = map[string][]runs.Output{}
+		for _, o := range v.Outputs {
+			v.outputsOf[o.Trial] = append(v.outputsOf[o.Trial], o)
 		}
 	}
-	return out
+	return v.outputsOf[trial]
 }
 
 // Shared are the outputs of stages shared by the run's trials.

@@ -109,7 +109,7 @@ func writeFixture(t *testing.T) (string, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Localize(dir, p, MaxLocalOutput); err != nil {
+	if _, err := Localize(ctx, dir, p, MaxLocalOutput); err != nil {
 		t.Fatal(err)
 	}
 	page, err := Write(dir, p)

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -25,10 +26,14 @@ type TrialResult struct {
 }
 
 // loadResults reads the series and summary of every trial the report node
-// has as an input (named by trial id), in trial order.
-func loadResults(trials []stages.Trial, io *pipeline.IO) ([]TrialResult, error) {
+// has as an input (named by trial id), in trial order; it stops with ctx's
+// error when ctx is done.
+func loadResults(ctx context.Context, trials []stages.Trial, io *pipeline.IO) ([]TrialResult, error) {
 	var out []TrialResult
 	for _, tr := range trials {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		if !io.HasInput(tr.ID) {
 			continue
 		}

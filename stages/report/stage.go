@@ -85,12 +85,15 @@ func (s *Stage) Run(ctx context.Context, io *pipeline.IO) error {
 	}
 	path := filepath.Join(dir, s.file())
 	if len(ok) > 0 {
-		results, err := loadResults(ok, io)
+		results, err := loadResults(ctx, ok, io)
 		if err != nil {
 			return err
 		}
 		md, err := s.Draw(ctx, s.Experiment, results, io, dir)
 		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
 			return err
 		}
 		if err := captionTrials(dir, ok, len(s.Trials)); err != nil {

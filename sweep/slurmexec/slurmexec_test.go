@@ -49,6 +49,13 @@ time_steps = 5
 steps = 100
 [experiments.withnan.grid]
 lr = [0.01, 1e200]
+
+[experiments.one]
+description = "one trial: no variants, no grid"
+pipeline = "artificial"
+[experiments.one.settings]
+time_steps = 5
+steps = 50
 `
 
 // fakeSlurm puts an sbatch that answers job ids 100, 101, ... and an squeue
@@ -1143,5 +1150,55 @@ func TestSlurmSharedJobStageFails(t *testing.T) {
 	c, err := Collect(ctx, st, s.RunID, f.opts)
 	if err != nil || !strings.Contains(c.SharedFailed, "ratings.csv:4002") || !strings.Contains(c.SharedFailed, "log: ") {
 		t.Fatalf("collect: %+v, %v", c, err)
+	}
+}
+
+// TestSlurmOneTrialReport: a run of one trial (its name is "") through the
+// Slurm executor ends finished with its report, and gets its report back
+// from the same command once the report folder was removed. Before, the
+// report was looked up by trial name: collect failed with 'trial "" has
+// no result in run 1 (status "")' and left the run running, on every
+// collect.
+func TestSlurmOneTrialReport(t *testing.T) {
+	fakeSlurm(t)
+	f := newFixture(t)
+	ctx := context.Background()
+	st := openStore(t, f.opts.DB)
+	e := f.named("one")
+	s, err := Submit(ctx, st, e, f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Submitted) != 1 {
+		t.Fatalf("submitted %v, want one task", s.Submitted)
+	}
+	runTasks(t, s)
+	c, err := Collect(ctx, st, s.RunID, f.opts)
+	if err != nil {
+		t.Fatalf("collect: %v", err)
+	}
+	if c.Finished == nil || c.Finished.Status != runs.StatusFinished || c.Finished.ReportPath == "" {
+		t.Fatalf("collect: %+v %+v", c.Collected, c.Finished)
+	}
+	if ri, _ := st.Run(ctx, s.RunID); ri.Status != runs.StatusFinished {
+		t.Fatalf("run %s after collect, want finished", ri.Status)
+	}
+	summary := filepath.Join(c.Finished.ReportPath, "summary.md")
+	if _, err := os.Stat(summary); err != nil {
+		t.Fatalf("report: %v", err)
+	}
+	// The report folder removed: the same command writes it again.
+	if err := os.RemoveAll(f.opts.Reports); err != nil {
+		t.Fatal(err)
+	}
+	s2, err := Submit(ctx, st, e, f.opts)
+	if err != nil {
+		t.Fatalf("resubmission after the report was removed: %v", err)
+	}
+	if !s2.UpToDate || s2.RunID != s.RunID {
+		t.Fatalf("resubmission: %+v", s2)
+	}
+	if _, err := os.Stat(summary); err != nil {
+		t.Fatalf("report after the resubmission: %v", err)
 	}
 }

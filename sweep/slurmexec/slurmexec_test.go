@@ -83,6 +83,7 @@ printf '%s\n' "$@" >> '`+dir+`/scontrol.calls'
 if [ -f '`+dir+`/scontrol.out' ]; then cat '`+dir+`/scontrol.out'; else echo 'MaxArraySize            = 1001'; fi
 `)
 	write("sacct", `#!/bin/sh
+echo call >> '`+dir+`/sacct.calls'
 printf '%s\n' "$@" > '`+dir+`/sacct.args'
 if [ -f '`+dir+`/sacct.out' ]; then cat '`+dir+`/sacct.out'; else echo 'sacct: error: Slurm accounting storage is disabled' >&2; exit 1; fi
 `)
@@ -679,6 +680,51 @@ func TestStatusSaysWhyATaskIsMissing(t *testing.T) {
 	}
 	if a, _ := os.ReadFile(filepath.Join(fake, "sacct.args")); !strings.Contains(string(a), "100") {
 		t.Errorf("sacct args: %s", a)
+	}
+}
+
+// TestSacctAtMostOncePerTaskPerMinute: a waiting submit polls every few
+// seconds; while a task is missing, Status asks sacct about it at most
+// once per the Poller's AcctInterval (a minute), not at every poll (it
+// was 18 calls in a minute at a 3.3 s poll).
+func TestSacctAtMostOncePerTaskPerMinute(t *testing.T) {
+	fake := fakeSlurm(t)
+	f := newFixture(t)
+	ctx := context.Background()
+	st := openStore(t, f.opts.DB)
+	s, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runTasks(t, s, 1, 2, 3)
+	os.WriteFile(filepath.Join(fake, "sacct.out"), []byte("100_1|OUT_OF_MEMORY\n"), 0o644)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	p := &slurm.Poller{Client: &slurm.Client{Retries: -1}, Interval: time.Second, Now: func() time.Time { return now }}
+	calls := func() int {
+		b, _ := os.ReadFile(filepath.Join(fake, "sacct.calls"))
+		return strings.Count(string(b), "call")
+	}
+	for k := 0; k < 18; k++ { // a minute of polls every 3.33 s
+		rs, err := Status(ctx, st, s.RunID, f.opts.WorkDir, p)
+		if err != nil || rs.Trials[1].Ended != "OUT_OF_MEMORY" {
+			t.Fatalf("poll %d: %+v, %v", k, rs, err)
+		}
+		now = now.Add(3333 * time.Millisecond)
+	}
+	if n := calls(); n != 1 {
+		t.Errorf("sacct called %d times in a minute of polls, want 1", n)
+	}
+	now = now.Add(time.Minute)
+	Status(ctx, st, s.RunID, f.opts.WorkDir, p)
+	if n := calls(); n != 2 {
+		t.Errorf("sacct called %d times after the minute, want 2", n)
+	}
+	// A shorter configured interval asks again sooner.
+	p.AcctInterval = 5 * time.Second
+	now = now.Add(5 * time.Second)
+	Status(ctx, st, s.RunID, f.opts.WorkDir, p)
+	if n := calls(); n != 3 {
+		t.Errorf("sacct called %d times with a 5 s interval, want 3", n)
 	}
 }
 

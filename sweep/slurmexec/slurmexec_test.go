@@ -936,6 +936,49 @@ func TestLargeSweepSplitIntoArrays(t *testing.T) {
 	}
 }
 
+// TestSplitArraysShareOneThrottle: Slurm's %K limits each array on its
+// own; when a sweep goes as several arrays and its trials outnumber the
+// throttle, each array waits for the one before it (afterany), so that at
+// most K of the sweep's tasks run at once. With no throttle, or one that
+// the whole sweep fits, the arrays run side by side.
+func TestSplitArraysShareOneThrottle(t *testing.T) {
+	for _, tc := range []struct {
+		maxSize, maxParallel int
+		arrays               []string
+		deps                 []string // of each trials job, by id
+	}{
+		// Four trials, arrays of two, throttle two: each array alone keeps
+		// within it (no %), together they would run four.
+		{2, 2, []string{"0-1", "2+0-1"}, []string{"", "--dependency=afterany:100"}},
+		{2, 1, []string{"0-1%1", "2+0-1%1"}, []string{"", "--dependency=afterany:100"}},
+		{3, 1, []string{"0-2%1", "3+0"}, []string{"", "--dependency=afterany:100"}},
+		{2, 0, []string{"0-1", "2+0-1"}, []string{"", ""}},
+		{2, 4, []string{"0-1", "2+0-1"}, []string{"", ""}},
+	} {
+		fake := fakeSlurm(t)
+		f := newFixture(t)
+		ctx := context.Background()
+		st := openStore(t, f.opts.DB)
+		f.opts.MaxArraySize, f.opts.MaxParallel = tc.maxSize, tc.maxParallel
+		s, err := Submit(ctx, st, f.experiment(), f.opts)
+		if err != nil || !reflect.DeepEqual(s.Arrays, tc.arrays) {
+			t.Fatalf("%+v: submission %+v, %v", tc, s, err)
+		}
+		for k, id := range s.ArrayJobs {
+			a, _ := os.ReadFile(filepath.Join(fake, "sbatch."+id+".args"))
+			dep := ""
+			for _, l := range strings.Split(string(a), "\n") {
+				if strings.HasPrefix(l, "--dependency") {
+					dep = l
+				}
+			}
+			if dep != tc.deps[k] {
+				t.Errorf("%+v: array %d (job %s): dependency %q, want %q", tc, k, id, dep, tc.deps[k])
+			}
+		}
+	}
+}
+
 func TestChunks(t *testing.T) {
 	for _, tc := range []struct {
 		todo []int

@@ -511,6 +511,12 @@ func submitTasks(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Mani
 			return err
 		}
 	}
+	// One throttle for the whole sweep: Slurm's %K limits each array on
+	// its own, so when the trials to run outnumber K and go as several
+	// arrays, each array waits for the one before it to end (afterany)
+	// and at most K of the sweep's tasks run at once.
+	chain := o.MaxParallel > 0 && len(todo) > o.MaxParallel && len(parts) > 1
+	prev := ""
 	for k, part := range parts {
 		spec := part.spec(o.MaxParallel)
 		recorded := part.recorded(spec)
@@ -531,6 +537,10 @@ func submitTasks(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Mani
 			// job cancels the array (Collect then ends the run failed).
 			job.Dependency, job.KillOnInvalidDep = "afterok:"+out.SharedJob, true
 		}
+		if chain && prev != "" {
+			// "," is AND: a failed shared job still cancels this array.
+			job.Dependency = strings.TrimPrefix(job.Dependency+",afterany:"+prev, ",")
+		}
 		// The intent first: a runner killed between sbatch and recording
 		// the job leaves it, and the next submission adopts the job
 		// (adopt).
@@ -550,6 +560,7 @@ func submitTasks(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Mani
 			return fmt.Errorf("submit the trials of run %d: %w", m.RunID, err)
 		}
 		fault.Point("slurm:submitted")
+		prev = id
 		if k == 0 {
 			out.ArrayJob, out.Array = id, recorded
 		}

@@ -87,6 +87,10 @@ echo call >> '`+dir+`/sacct.calls'
 printf '%s\n' "$@" > '`+dir+`/sacct.args'
 if [ -f '`+dir+`/sacct.out' ]; then cat '`+dir+`/sacct.out'; else echo 'sacct: error: Slurm accounting storage is disabled' >&2; exit 1; fi
 `)
+	write("sacctmgr", `#!/bin/sh
+printf '%s\n' "$@" > '`+dir+`/sacctmgr.args'
+if [ -f '`+dir+`/sacctmgr.out' ]; then cat '`+dir+`/sacctmgr.out'; else echo "You are not running a supported accounting_storage plugin" >&2; exit 1; fi
+`)
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	return dir
 }
@@ -933,6 +937,40 @@ func TestLargeSweepSplitIntoArrays(t *testing.T) {
 	runTasks(t, s2)
 	if c, err := Collect(ctx, st, s.RunID, f.opts); err != nil || c.Finished == nil || c.Finished.Status != runs.StatusFinished {
 		t.Fatalf("collect: %+v, %v", c, err)
+	}
+}
+
+// TestMaxSubmitJobsRespected: a user's MaxSubmitJobs (sacctmgr) that
+// the run's tasks and its collect job would exceed, with the user's jobs
+// already queued, is refused before anything is recorded, naming the
+// limit and the flag that packs trials; without accounting there is no
+// limit.
+func TestMaxSubmitJobsRespected(t *testing.T) {
+	fake := fakeSlurm(t)
+	f := newFixture(t)
+	ctx := context.Background()
+	st := openStore(t, f.opts.DB)
+	f.opts.User = "ann"
+	os.WriteFile(filepath.Join(fake, "sacctmgr.out"), []byte("\n5\n"), 0o644)
+	os.WriteFile(filepath.Join(fake, "squeue.out"), []byte("77\n"), 0o644)
+	_, err := Submit(ctx, st, f.experiment(), f.opts)
+	want := "the trials of small (nothing submitted, no run recorded) need 5 jobs in the queue (4 array tasks and 1 other jobs) but user ann may have 5 (MaxSubmitJobs, sacctmgr) and has 1 queued: run several trials per task with --slurm-trials-per-task 2 (2 tasks), or wait for some of the queued jobs to end"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("over the limit: %v\nwant %s", err, want)
+	}
+	if a, _ := os.ReadFile(filepath.Join(fake, "sacctmgr.args")); !strings.Contains(string(a), "user=ann") || !strings.Contains(string(a), "format=MaxSubmitJobs") {
+		t.Errorf("sacctmgr args: %s", a)
+	}
+	if rs, _ := st.Runs(ctx, "small"); len(rs) != 0 {
+		t.Errorf("runs recorded: %+v", rs)
+	}
+	if _, err := os.Stat(filepath.Join(fake, "sbatch.100.args")); err == nil {
+		t.Errorf("sbatch called")
+	}
+	// Without accounting: no limit.
+	os.Remove(filepath.Join(fake, "sacctmgr.out"))
+	if _, err := Submit(ctx, st, f.experiment(), f.opts); err != nil {
+		t.Fatalf("without accounting: %v", err)
 	}
 }
 

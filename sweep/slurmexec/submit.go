@@ -380,6 +380,9 @@ func (x *Executor) Check(ctx context.Context, job *sweep.Job) error {
 	if o.MemMB > 0 {
 		mem = o.MemMB
 	}
+	if err := x.checkSubmitLimit(ctx, job, n); err != nil {
+		return err
+	}
 	idx := make([]int, n)
 	for i := range idx {
 		idx[i] = i

@@ -940,6 +940,45 @@ func TestLargeSweepSplitIntoArrays(t *testing.T) {
 	}
 }
 
+// TestMemoryBelowTheLeastRefused: a memory request below what a task of
+// the data set needs (--slurm-mem 1M) is refused before anything is
+// recorded, naming the flag, the value and the least; the least itself is
+// accepted.
+func TestMemoryBelowTheLeastRefused(t *testing.T) {
+	fake := fakeSlurm(t)
+	f := newFixture(t)
+	ctx := context.Background()
+	st := openStore(t, f.opts.DB)
+	for _, tc := range []struct {
+		mem, shared int
+		extra       []string
+		want        string
+	}{
+		{1, 0, nil, "--slurm-mem 1M is below the least a task needs, 128M (128 MiB for the runner and twice the data set's 0 MiB): want at least 128M"},
+		{0, 0, []string{"--mem=100M"}, "--slurm-extra --mem 100M is below the least a task needs, 128M"},
+		{0, 64, nil, "--slurm-shared-mem 64M is below the least"},
+	} {
+		o := f.opts
+		o.MemMB, o.SharedMemMB, o.Extra = tc.mem, tc.shared, tc.extra
+		if _, err := Submit(ctx, st, f.experiment(), o); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %s", tc, err, tc.want)
+		}
+	}
+	if rs, _ := st.Runs(ctx, "small"); len(rs) != 0 {
+		t.Errorf("runs recorded: %+v", rs)
+	}
+	if _, err := os.Stat(filepath.Join(fake, "sbatch.100.args")); err == nil {
+		t.Errorf("sbatch called")
+	}
+	f.opts.MemMB = MinBaseMB
+	if _, err := Submit(ctx, st, f.experiment(), f.opts); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := minMem(3<<20+1), MinBaseMB+7; got != want {
+		t.Errorf("minMem(3 MiB + 1) = %d, want %d", got, want)
+	}
+}
+
 // TestMaxSubmitJobsRespected: a user's MaxSubmitJobs (sacctmgr) that
 // the run's tasks and its collect job would exceed, with the user's jobs
 // already queued, is refused before anything is recorded, naming the

@@ -380,6 +380,9 @@ func (x *Executor) Check(ctx context.Context, job *sweep.Job) error {
 	if o.MemMB > 0 {
 		mem = o.MemMB
 	}
+	if err := x.checkResources(job); err != nil {
+		return err
+	}
 	if err := x.checkSubmitLimit(ctx, job, n); err != nil {
 		return err
 	}
@@ -421,6 +424,29 @@ func (x *Executor) Check(ctx context.Context, job *sweep.Job) error {
 		return fmt.Errorf("sbatch --test-only refuses the trials of %s (nothing submitted, no run recorded): %w", job.Experiment.Name, err)
 	}
 	return nil
+}
+
+// checkResources refuses, before anything is recorded, a memory request
+// (--slurm-mem or the table's mem_mb, a --mem in --slurm-extra, and
+// --slurm-shared-mem) below the least a task of the experiment's data set
+// needs (minMem).
+func (x *Executor) checkResources(job *sweep.Job) error {
+	o := x.o
+	if o.MemMB <= 0 && o.SharedMemMB <= 0 {
+		if _, _, _, ok := extraResources(o.Extra); !ok {
+			return nil
+		}
+	}
+	raw := dataBytes(job.Built)
+	if err := checkMem("--slurm-mem", o.MemMB, raw); err != nil {
+		return err
+	}
+	if _, _, mem, ok := extraResources(o.Extra); ok {
+		if err := checkMem("--slurm-extra --mem", mem, raw); err != nil {
+			return err
+		}
+	}
+	return checkMem("--slurm-shared-mem", o.SharedMemMB, raw)
 }
 
 // quote quotes s for a POSIX shell.

@@ -65,11 +65,9 @@ func (x *Executor) checkSubmitLimit(ctx context.Context, job *sweep.Job, tasks i
 	if job.RunID != 0 {
 		what = fmt.Sprintf("run %d (nothing submitted; the run is left as it was)", job.RunID)
 	}
-	hint := "wait for some of them to end"
-	if free := room - others; free > 0 {
-		per := (tasks*max(1, o.TrialsPerTask) + free - 1) / free
-		hint = fmt.Sprintf("run several trials per task with --slurm-trials-per-task %d (%d tasks), or wait for some of the queued jobs to end", per, (tasks*max(1, o.TrialsPerTask)+per-1)/per)
-	}
+	// No trials-per-task packing yet: one allocation is the way to run
+	// many trials as few jobs.
+	hint := "wait for some of the queued jobs to end, or run the sweep in one allocation (docs/slurm.md, \"Many short trials: one allocation\")"
 	return fmt.Errorf("the trials of %s need %d jobs in the queue (%d array tasks and %d other jobs) but user %s may have %d (MaxSubmitJobs, sacctmgr) and has %d queued: %s",
 		what, tasks+others, tasks, others, u, limit, queued, hint)
 }

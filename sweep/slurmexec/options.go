@@ -47,12 +47,9 @@ type Options struct {
 	CollectExtra []string
 	// User is whose queued jobs count against the MaxSubmitJobs limit
 	// (sacctmgr); "": $USER.
-	User string
-	// TrialsPerTask runs that many trials in each array task, one after
-	// another (--slurm-trials-per-task); 0 or 1: one.
-	TrialsPerTask int
-	CPUs          int // cpus per task; 0: derived from the trial's input size
-	MemMB         int // memory per task in MiB; 0: derived from the trial's input size
+	User  string
+	CPUs  int // cpus per task; 0: derived from the trial's input size
+	MemMB int // memory per task in MiB; 0: derived from the trial's input size
 	// SharedJob runs the stages every trial shares (ingest, binning,
 	// split, vocabulary, counts) as a Slurm job before the trials' array
 	// (which depends on it: afterok) when one of them is not cached,

@@ -982,7 +982,7 @@ func TestMemoryBelowTheLeastRefused(t *testing.T) {
 // TestMaxSubmitJobsRespected: a user's MaxSubmitJobs (sacctmgr) that
 // the run's tasks and its collect job would exceed, with the user's jobs
 // already queued, is refused before anything is recorded, naming the
-// limit and the flag that packs trials; without accounting there is no
+// limit and what to do; without accounting there is no
 // limit.
 func TestMaxSubmitJobsRespected(t *testing.T) {
 	fake := fakeSlurm(t)
@@ -993,7 +993,7 @@ func TestMaxSubmitJobsRespected(t *testing.T) {
 	os.WriteFile(filepath.Join(fake, "sacctmgr.out"), []byte("\n5\n"), 0o644)
 	os.WriteFile(filepath.Join(fake, "squeue.out"), []byte("77\n"), 0o644)
 	_, err := Submit(ctx, st, f.experiment(), f.opts)
-	want := "the trials of small (nothing submitted, no run recorded) need 5 jobs in the queue (4 array tasks and 1 other jobs) but user ann may have 5 (MaxSubmitJobs, sacctmgr) and has 1 queued: run several trials per task with --slurm-trials-per-task 2 (2 tasks), or wait for some of the queued jobs to end"
+	want := "the trials of small (nothing submitted, no run recorded) need 5 jobs in the queue (4 array tasks and 1 other jobs) but user ann may have 5 (MaxSubmitJobs, sacctmgr) and has 1 queued: wait for some of the queued jobs to end, or run the sweep in one allocation (docs/slurm.md, \"Many short trials: one allocation\")"
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("over the limit: %v\nwant %s", err, want)
 	}

@@ -19,6 +19,7 @@ type Client struct {
 	Scancel  string // default "scancel"
 	Sacct    string // default "sacct"
 	Scontrol string // default "scontrol"
+	Sacctmgr string // default "sacctmgr"
 	// Retries is how many times a transiently failing command is run
 	// again; 0 means 4, negative means never.
 	Retries int

@@ -133,9 +133,64 @@ type Poller struct {
 	Client   *Client
 	Interval time.Duration    // default 30 s
 	Now      func() time.Time // default time.Now
+	// AcctInterval is the least time between two sacct calls about one
+	// task (Accounting); 0: DefaultAcctInterval.
+	AcctInterval time.Duration
 
 	mu   sync.Mutex
 	jobs map[string]*pollState
+	acct map[string]*acctState // by job
+}
+
+// DefaultAcctInterval is Poller.AcctInterval's default: sacct is asked
+// about a task at most once a minute.
+const DefaultAcctInterval = time.Minute
+
+type acctState struct {
+	asked  map[int]time.Time // by array index (-1: the job itself): the last call that was about it
+	states map[int]string
+	err    error
+}
+
+// Accounting is Client.Accounting rate-limited per task: it calls sacct
+// about jobID only when one of the tasks (array indices; -1 for the job
+// itself) was not asked about within AcctInterval, and otherwise answers
+// from the last result (or error). A call is about every task it is asked
+// for.
+func (p *Poller) Accounting(ctx context.Context, jobID string, tasks []int) (map[int]string, error) {
+	now := time.Now
+	if p.Now != nil {
+		now = p.Now
+	}
+	every := p.AcctInterval
+	if every <= 0 {
+		every = DefaultAcctInterval
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.acct == nil {
+		p.acct = map[string]*acctState{}
+	}
+	st := p.acct[jobID]
+	if st == nil {
+		st = &acctState{asked: map[int]time.Time{}}
+		p.acct[jobID] = st
+	}
+	t := now()
+	due := false
+	for _, i := range tasks {
+		if at, ok := st.asked[i]; !ok || t.Sub(at) >= every || t.Before(at) {
+			due = true
+		}
+	}
+	if !due {
+		return st.states, st.err
+	}
+	for _, i := range tasks {
+		st.asked[i] = t
+	}
+	st.states, st.err = p.Client.Accounting(ctx, jobID)
+	return st.states, st.err
 }
 
 type pollState struct {

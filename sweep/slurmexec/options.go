@@ -45,8 +45,11 @@ type Options struct {
 	// conda or spack environment), kept in its copy (submit.<attempt>.sh).
 	Setup        []string
 	CollectExtra []string
-	CPUs         int // cpus per task; 0: derived from the trial's input size
-	MemMB        int // memory per task in MiB; 0: derived from the trial's input size
+	// User is whose queued jobs count against the MaxSubmitJobs limit
+	// (sacctmgr); "": $USER.
+	User  string
+	CPUs  int // cpus per task; 0: derived from the trial's input size
+	MemMB int // memory per task in MiB; 0: derived from the trial's input size
 	// SharedJob runs the stages every trial shares (ingest, binning,
 	// split, vocabulary, counts) as a Slurm job before the trials' array
 	// (which depends on it: afterok) when one of them is not cached,

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"goldstone/stages"
 )
 
 // Resources per task, derived from the bytes of a trial's inputs (the data
@@ -28,6 +30,48 @@ func derive(inputBytes int64) (cpus, memMB int) {
 		cpus = 8
 	}
 	return cpus, memMB
+}
+
+// MinBaseMB is the memory a task needs before any data: the runner's Go
+// runtime, its binary and the SQLite and Arrow libraries linked in.
+const MinBaseMB = 128
+
+// minMem is the least memory in MiB that a trial (or the shared job) of a
+// data set of dataBytes needs: MinBaseMB and the data held twice (its
+// parsed arrays and the bytes read). Below it a task is killed for memory
+// before it has done anything; derive asks for 4x more per byte.
+func minMem(dataBytes int64) int {
+	const mib = 1 << 20
+	return MinBaseMB + int((2*dataBytes+mib-1)/mib)
+}
+
+// checkMem refuses a memory request below the least a task of a data set
+// of dataBytes needs (minMem), naming the flag, the value and the least.
+func checkMem(flag string, memMB int, dataBytes int64) error {
+	if memMB <= 0 {
+		return nil
+	}
+	if least := minMem(dataBytes); memMB < least {
+		return fmt.Errorf("%s %dM is below the least a task needs, %dM (%d MiB for the runner and twice the data set's %d MiB): want at least %dM",
+			flag, memMB, least, MinBaseMB, (dataBytes+(1<<20)-1)>>20, least)
+	}
+	return nil
+}
+
+// dataBytes is the size of the data set's files: the external inputs of
+// the stages every trial shares.
+func dataBytes(built *stages.Built) int64 {
+	var raw int64
+	seen := map[string]bool{}
+	for _, n := range sharedGraph(built).Nodes {
+		for _, r := range n.Inputs {
+			if r.External() && !seen[r.Path] {
+				seen[r.Path] = true
+				raw += sizeOf(r.Path)
+			}
+		}
+	}
+	return raw
 }
 
 // sizeOf is the total size of the files under path (a file or directory).

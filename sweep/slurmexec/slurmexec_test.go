@@ -90,8 +90,13 @@ printf '%s\n' "$@" >> '`+dir+`/scontrol.calls'
 if [ -f '`+dir+`/scontrol.out' ]; then cat '`+dir+`/scontrol.out'; else echo 'MaxArraySize            = 1001'; fi
 `)
 	write("sacct", `#!/bin/sh
+echo call >> '`+dir+`/sacct.calls'
 printf '%s\n' "$@" > '`+dir+`/sacct.args'
 if [ -f '`+dir+`/sacct.out' ]; then cat '`+dir+`/sacct.out'; else echo 'sacct: error: Slurm accounting storage is disabled' >&2; exit 1; fi
+`)
+	write("sacctmgr", `#!/bin/sh
+printf '%s\n' "$@" > '`+dir+`/sacctmgr.args'
+if [ -f '`+dir+`/sacctmgr.out' ]; then cat '`+dir+`/sacctmgr.out'; else echo "You are not running a supported accounting_storage plugin" >&2; exit 1; fi
 `)
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	return dir
@@ -689,6 +694,51 @@ func TestStatusSaysWhyATaskIsMissing(t *testing.T) {
 	}
 }
 
+// TestSacctAtMostOncePerTaskPerMinute: a waiting submit polls every few
+// seconds; while a task is missing, Status asks sacct about it at most
+// once per the Poller's AcctInterval (a minute), not at every poll (it
+// was 18 calls in a minute at a 3.3 s poll).
+func TestSacctAtMostOncePerTaskPerMinute(t *testing.T) {
+	fake := fakeSlurm(t)
+	f := newFixture(t)
+	ctx := context.Background()
+	st := openStore(t, f.opts.DB)
+	s, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runTasks(t, s, 1, 2, 3)
+	os.WriteFile(filepath.Join(fake, "sacct.out"), []byte("100_1|OUT_OF_MEMORY\n"), 0o644)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	p := &slurm.Poller{Client: &slurm.Client{Retries: -1}, Interval: time.Second, Now: func() time.Time { return now }}
+	calls := func() int {
+		b, _ := os.ReadFile(filepath.Join(fake, "sacct.calls"))
+		return strings.Count(string(b), "call")
+	}
+	for k := 0; k < 18; k++ { // a minute of polls every 3.33 s
+		rs, err := Status(ctx, st, s.RunID, f.opts.WorkDir, p)
+		if err != nil || rs.Trials[1].Ended != "OUT_OF_MEMORY" {
+			t.Fatalf("poll %d: %+v, %v", k, rs, err)
+		}
+		now = now.Add(3333 * time.Millisecond)
+	}
+	if n := calls(); n != 1 {
+		t.Errorf("sacct called %d times in a minute of polls, want 1", n)
+	}
+	now = now.Add(time.Minute)
+	Status(ctx, st, s.RunID, f.opts.WorkDir, p)
+	if n := calls(); n != 2 {
+		t.Errorf("sacct called %d times after the minute, want 2", n)
+	}
+	// A shorter configured interval asks again sooner.
+	p.AcctInterval = 5 * time.Second
+	now = now.Add(5 * time.Second)
+	Status(ctx, st, s.RunID, f.opts.WorkDir, p)
+	if n := calls(); n != 3 {
+		t.Errorf("sacct called %d times with a 5 s interval, want 3", n)
+	}
+}
+
 // TestMemoryScaledAfterOOM: with MemRetryScale, a resubmission of trials
 // whose tasks sacct says ran out of memory asks for the previous memory
 // times the scale; without it, or when the lost task ended otherwise, for
@@ -894,6 +944,122 @@ func TestLargeSweepSplitIntoArrays(t *testing.T) {
 	runTasks(t, s2)
 	if c, err := Collect(ctx, st, s.RunID, f.opts); err != nil || c.Finished == nil || c.Finished.Status != runs.StatusFinished {
 		t.Fatalf("collect: %+v, %v", c, err)
+	}
+}
+
+// TestMemoryBelowTheLeastRefused: a memory request below what a task of
+// the data set needs (--slurm-mem 1M) is refused before anything is
+// recorded, naming the flag, the value and the least; the least itself is
+// accepted.
+func TestMemoryBelowTheLeastRefused(t *testing.T) {
+	fake := fakeSlurm(t)
+	f := newFixture(t)
+	ctx := context.Background()
+	st := openStore(t, f.opts.DB)
+	for _, tc := range []struct {
+		mem, shared int
+		extra       []string
+		want        string
+	}{
+		{1, 0, nil, "--slurm-mem 1M is below the least a task needs, 128M (128 MiB for the runner and twice the data set's 0 MiB): want at least 128M"},
+		{0, 0, []string{"--mem=100M"}, "--slurm-extra --mem 100M is below the least a task needs, 128M"},
+		{0, 64, nil, "--slurm-shared-mem 64M is below the least"},
+	} {
+		o := f.opts
+		o.MemMB, o.SharedMemMB, o.Extra = tc.mem, tc.shared, tc.extra
+		if _, err := Submit(ctx, st, f.experiment(), o); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %s", tc, err, tc.want)
+		}
+	}
+	if rs, _ := st.Runs(ctx, "small"); len(rs) != 0 {
+		t.Errorf("runs recorded: %+v", rs)
+	}
+	if _, err := os.Stat(filepath.Join(fake, "sbatch.100.args")); err == nil {
+		t.Errorf("sbatch called")
+	}
+	f.opts.MemMB = MinBaseMB
+	if _, err := Submit(ctx, st, f.experiment(), f.opts); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := minMem(3<<20+1), MinBaseMB+7; got != want {
+		t.Errorf("minMem(3 MiB + 1) = %d, want %d", got, want)
+	}
+}
+
+// TestMaxSubmitJobsRespected: a user's MaxSubmitJobs (sacctmgr) that
+// the run's tasks and its collect job would exceed, with the user's jobs
+// already queued, is refused before anything is recorded, naming the
+// limit and what to do; without accounting there is no
+// limit.
+func TestMaxSubmitJobsRespected(t *testing.T) {
+	fake := fakeSlurm(t)
+	f := newFixture(t)
+	ctx := context.Background()
+	st := openStore(t, f.opts.DB)
+	f.opts.User = "ann"
+	os.WriteFile(filepath.Join(fake, "sacctmgr.out"), []byte("\n5\n"), 0o644)
+	os.WriteFile(filepath.Join(fake, "squeue.out"), []byte("77\n"), 0o644)
+	_, err := Submit(ctx, st, f.experiment(), f.opts)
+	want := "the trials of small (nothing submitted, no run recorded) need 5 jobs in the queue (4 array tasks and 1 other jobs) but user ann may have 5 (MaxSubmitJobs, sacctmgr) and has 1 queued: wait for some of the queued jobs to end, or run the sweep in one allocation (docs/slurm.md, \"Many short trials: one allocation\")"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("over the limit: %v\nwant %s", err, want)
+	}
+	if a, _ := os.ReadFile(filepath.Join(fake, "sacctmgr.args")); !strings.Contains(string(a), "user=ann") || !strings.Contains(string(a), "format=MaxSubmitJobs") {
+		t.Errorf("sacctmgr args: %s", a)
+	}
+	if rs, _ := st.Runs(ctx, "small"); len(rs) != 0 {
+		t.Errorf("runs recorded: %+v", rs)
+	}
+	if _, err := os.Stat(filepath.Join(fake, "sbatch.100.args")); err == nil {
+		t.Errorf("sbatch called")
+	}
+	// Without accounting: no limit.
+	os.Remove(filepath.Join(fake, "sacctmgr.out"))
+	if _, err := Submit(ctx, st, f.experiment(), f.opts); err != nil {
+		t.Fatalf("without accounting: %v", err)
+	}
+}
+
+// TestSplitArraysShareOneThrottle: Slurm's %K limits each array on its
+// own; when a sweep goes as several arrays and its trials outnumber the
+// throttle, each array waits for the one before it (afterany), so that at
+// most K of the sweep's tasks run at once. With no throttle, or one that
+// the whole sweep fits, the arrays run side by side.
+func TestSplitArraysShareOneThrottle(t *testing.T) {
+	for _, tc := range []struct {
+		maxSize, maxParallel int
+		arrays               []string
+		deps                 []string // of each trials job, by id
+	}{
+		// Four trials, arrays of two, throttle two: each array alone keeps
+		// within it (no %), together they would run four.
+		{2, 2, []string{"0-1", "2+0-1"}, []string{"", "--dependency=afterany:100"}},
+		{2, 1, []string{"0-1%1", "2+0-1%1"}, []string{"", "--dependency=afterany:100"}},
+		{3, 1, []string{"0-2%1", "3+0"}, []string{"", "--dependency=afterany:100"}},
+		{2, 0, []string{"0-1", "2+0-1"}, []string{"", ""}},
+		{2, 4, []string{"0-1", "2+0-1"}, []string{"", ""}},
+	} {
+		fake := fakeSlurm(t)
+		f := newFixture(t)
+		ctx := context.Background()
+		st := openStore(t, f.opts.DB)
+		f.opts.MaxArraySize, f.opts.MaxParallel = tc.maxSize, tc.maxParallel
+		s, err := Submit(ctx, st, f.experiment(), f.opts)
+		if err != nil || !reflect.DeepEqual(s.Arrays, tc.arrays) {
+			t.Fatalf("%+v: submission %+v, %v", tc, s, err)
+		}
+		for k, id := range s.ArrayJobs {
+			a, _ := os.ReadFile(filepath.Join(fake, "sbatch."+id+".args"))
+			dep := ""
+			for _, l := range strings.Split(string(a), "\n") {
+				if strings.HasPrefix(l, "--dependency") {
+					dep = l
+				}
+			}
+			if dep != tc.deps[k] {
+				t.Errorf("%+v: array %d (job %s): dependency %q, want %q", tc, k, id, dep, tc.deps[k])
+			}
+		}
 	}
 }
 

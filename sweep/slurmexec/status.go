@@ -93,7 +93,7 @@ func Status(ctx context.Context, st *runs.Store, id int64, workdir string, p *sl
 	if out.Shared, err = sharedState(ctx, st, d, id, p); err != nil {
 		return nil, err
 	}
-	out.AcctErr = ended(ctx, out, p.Client)
+	out.AcctErr = ended(ctx, out, p)
 	atts, err := st.Attempts(ctx, id)
 	if err != nil {
 		return nil, err
@@ -175,13 +175,17 @@ var stepLine = regexp.MustCompile(`: step (\d+) of (\d+)`)
 // ended asks sacct, once per trials job of the run, how the tasks of the
 // trials that lack a done or failed result and are not queued ended (the
 // reason a task is missing or interrupted: OOM, time limit, node failure,
-// preemption), when there are such trials.
-func ended(ctx context.Context, s *RunStatus, c *slurm.Client) error {
-	need := false
+// preemption), when there are such trials. p asks sacct about a task at
+// most once per its AcctInterval (a minute): a waiting submit polling
+// every few seconds does not call sacct at every poll.
+func ended(ctx context.Context, s *RunStatus, p *slurm.Poller) error {
+	lost := map[int]bool{}
 	for _, t := range s.Trials {
-		need = need || (t.State == batch.Missing || t.State == batch.Interrupted)
+		if t.State == batch.Missing || t.State == batch.Interrupted {
+			lost[t.Index] = true
+		}
 	}
-	if !need || c == nil {
+	if len(lost) == 0 || p == nil || p.Client == nil {
 		return nil
 	}
 	byIndex := map[int]string{}
@@ -189,11 +193,20 @@ func ended(ctx context.Context, s *RunStatus, c *slurm.Client) error {
 		if j.Role != runs.RoleTrials {
 			continue
 		}
-		states, err := c.Accounting(ctx, j.JobID)
+		off := offsetOf(j)
+		var tasks []int
+		for _, i := range submittedIndices(j) {
+			if lost[i] {
+				tasks = append(tasks, i-off)
+			}
+		}
+		if len(tasks) == 0 {
+			continue
+		}
+		states, err := p.Accounting(ctx, j.JobID, tasks)
 		if err != nil {
 			return err
 		}
-		off := offsetOf(j)
 		for i, st := range states {
 			byIndex[off+i] = st
 		}
@@ -245,7 +258,7 @@ func sharedState(ctx context.Context, st *runs.Store, d batch.Dir, id int64, p *
 	if p.Client == nil {
 		return s, nil
 	}
-	if states, err := p.Client.Accounting(ctx, j.JobID); err == nil && states[-1] != "" {
+	if states, err := p.Accounting(ctx, j.JobID, []int{-1}); err == nil && states[-1] != "" {
 		s.Reason = "sacct: " + states[-1]
 	} else {
 		s.Reason = "without a result (sacct cannot tell how)"

@@ -380,6 +380,12 @@ func (x *Executor) Check(ctx context.Context, job *sweep.Job) error {
 	if o.MemMB > 0 {
 		mem = o.MemMB
 	}
+	if err := x.checkResources(job); err != nil {
+		return err
+	}
+	if err := x.checkSubmitLimit(ctx, job, n); err != nil {
+		return err
+	}
 	idx := make([]int, n)
 	for i := range idx {
 		idx[i] = i
@@ -418,6 +424,29 @@ func (x *Executor) Check(ctx context.Context, job *sweep.Job) error {
 		return fmt.Errorf("sbatch --test-only refuses the trials of %s (nothing submitted, no run recorded): %w", job.Experiment.Name, err)
 	}
 	return nil
+}
+
+// checkResources refuses, before anything is recorded, a memory request
+// (--slurm-mem or the table's mem_mb, a --mem in --slurm-extra, and
+// --slurm-shared-mem) below the least a task of the experiment's data set
+// needs (minMem).
+func (x *Executor) checkResources(job *sweep.Job) error {
+	o := x.o
+	if o.MemMB <= 0 && o.SharedMemMB <= 0 {
+		if _, _, _, ok := extraResources(o.Extra); !ok {
+			return nil
+		}
+	}
+	raw := dataBytes(job.Built)
+	if err := checkMem("--slurm-mem", o.MemMB, raw); err != nil {
+		return err
+	}
+	if _, _, mem, ok := extraResources(o.Extra); ok {
+		if err := checkMem("--slurm-extra --mem", mem, raw); err != nil {
+			return err
+		}
+	}
+	return checkMem("--slurm-shared-mem", o.SharedMemMB, raw)
 }
 
 // quote quotes s for a POSIX shell.
@@ -511,6 +540,12 @@ func submitTasks(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Mani
 			return err
 		}
 	}
+	// One throttle for the whole sweep: Slurm's %K limits each array on
+	// its own, so when the trials to run outnumber K and go as several
+	// arrays, each array waits for the one before it to end (afterany)
+	// and at most K of the sweep's tasks run at once.
+	chain := o.MaxParallel > 0 && len(todo) > o.MaxParallel && len(parts) > 1
+	prev := ""
 	for k, part := range parts {
 		spec := part.spec(o.MaxParallel)
 		recorded := part.recorded(spec)
@@ -531,6 +566,10 @@ func submitTasks(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Mani
 			// job cancels the array (Collect then ends the run failed).
 			job.Dependency, job.KillOnInvalidDep = "afterok:"+out.SharedJob, true
 		}
+		if chain && prev != "" {
+			// "," is AND: a failed shared job still cancels this array.
+			job.Dependency = strings.TrimPrefix(job.Dependency+",afterany:"+prev, ",")
+		}
 		// The intent first: a runner killed between sbatch and recording
 		// the job leaves it, and the next submission adopts the job
 		// (adopt).
@@ -550,6 +589,7 @@ func submitTasks(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Mani
 			return fmt.Errorf("submit the trials of run %d: %w", m.RunID, err)
 		}
 		fault.Point("slurm:submitted")
+		prev = id
 		if k == 0 {
 			out.ArrayJob, out.Array = id, recorded
 		}

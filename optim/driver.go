@@ -22,7 +22,7 @@ const DefaultDivergeFactor = 1e6
 // The quantities a step can diverge in (DivergedError.Quantity).
 const (
 	QuantityLoss  = "loss"       // the total loss, local loss + psi
-	QuantityLocal = "local loss" // the local loss, before the step's L2 term
+	QuantityLocal = "local loss" // the local loss (with the L2 term the driver adds, once the step is taken)
 	QuantityPsi   = "psi"        // the coupling
 )
 
@@ -132,9 +132,11 @@ type Iter struct {
 // return an error to stop the run, which Run returns. A step whose local
 // loss, psi or loss is not finite or past the bound (DivergeFactor) returns
 // a *DivergedError (wrapping ErrDiverged) that names the step, the
-// quantity, its value and the bound, and each is not called for it. The
-// local loss is checked first: past it, x is left as it was before the
-// step; psi and the loss are known only once the update has been applied.
+// quantity, its value and the bound, and each is not called for it. A local
+// loss that is not finite stops the step before its update (x is left as
+// it was); the bound, and psi and the loss, are checked once the update has
+// been applied (psi first, then the local loss with its L2 term, then
+// their sum).
 //
 // A step is the local loss, which adds its gradient into the zeroed gradient
 // buffer, then one fused pass over x on Pool: each fixed chunk adds the L2
@@ -197,7 +199,8 @@ func (d *Driver) Run(p Problem, x []float64, steps int, each func(it *Iter) erro
 	var stats RoundStats
 	for s := d.Start; s < steps; s++ {
 		local := p.Local(grad, x)
-		if past(local, bound) {
+		if math.IsNaN(local) || math.IsInf(local, 0) {
+			// Before the update: a gradient of it would spoil x.
 			return &DivergedError{Step: s, Quantity: QuantityLocal, Value: local, Bound: bound}
 		}
 		psi, reg := f.step(x, grad, s)
@@ -207,8 +210,13 @@ func (d *Driver) Run(p Problem, x []float64, steps int, each func(it *Iter) erro
 			scale = max(1, math.Abs(loss))
 			bound = float64(factor * scale)
 		}
+		// psi first: when a gauge round blew up the norms, the local
+		// loss is past the bound too, but psi says what happened.
 		if past(psi, bound) {
 			return &DivergedError{Step: s, Quantity: QuantityPsi, Value: psi, Bound: bound}
+		}
+		if past(local, bound) {
+			return &DivergedError{Step: s, Quantity: QuantityLocal, Value: local, Bound: bound}
 		}
 		if past(loss, bound) {
 			return &DivergedError{Step: s, Quantity: QuantityLoss, Value: loss, Bound: bound}

@@ -402,7 +402,7 @@ func TestDriverDiverged(t *testing.T) {
 		{"no bound but finiteness", at(12, 1e300), Driver{Method: &GD{}, DivergeFactor: math.Inf(1)}, -1, "", false, 0, ""},
 		{"a given scale", at(12, 50), Driver{Method: &GD{}, DivergeFactor: 10, DivergeScale: 1e4}, -1, "", false, 0, ""},
 		{"psi blown up by the gauge rounds", flat, Driver{Method: &GD{}, Gauge: &scaleGauge{f: 1e20}, K1: 10}, 10, QuantityPsi, true, 0, "psi "},
-		{"a learning rate far too large", q.local, Driver{Method: &GD{Rate: Constant(100)}}, -2, QuantityLocal, true, 1e6 * scale, "past its bound"},
+		{"a learning rate far too large", q.local, Driver{Method: &GD{Rate: Constant(100)}}, -2, QuantityPsi, true, 1e6 * scale, "past its bound"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

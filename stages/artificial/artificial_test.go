@@ -2,9 +2,12 @@ package artificial
 
 import (
 	"context"
+	"errors"
 	"math"
+	"strings"
 	"testing"
 
+	"goldstone/optim"
 	"goldstone/stages"
 	"goldstone/stages/settings"
 	"goldstone/stages/train"
@@ -101,5 +104,16 @@ func TestTrainDiverged(t *testing.T) {
 				t.Errorf("loss recorded at %d steps, want the %d before the divergence", len(st), d.Step)
 			}
 		})
+	}
+}
+
+// TestTrainFailsWithoutAFiniteStart: a loss that is not finite at the
+// initial iterate is an error of the data or the initialisation, not a
+// divergence: nothing was trained.
+func TestTrainFailsWithoutAFiniteStart(t *testing.T) {
+	s := artificialSettings(t, "steps=30", "snapshots=[0]", "init_scale=1e200")
+	err := Train(context.Background(), s, nil, t.TempDir(), train.StageIO{})
+	if !errors.Is(err, optim.ErrDiverged) || !strings.Contains(err.Error(), "step 0: ") || !strings.Contains(err.Error(), "initial iterate") {
+		t.Fatalf("err %v, want an error at step 0 naming the initial iterate", err)
 	}
 }

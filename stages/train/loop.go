@@ -3,6 +3,7 @@ package train
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"time"
 
@@ -89,7 +90,9 @@ func (s LoopSettings) Loop(p optim.Problem, pool *optim.Pool) *Loop {
 // checkpoint, when ctx is cancelled.
 //
 // A run that diverges (a loss, local loss or psi not finite or past the
-// bound: optim.DivergedError) is a result, not an error: Run returns nil
+// bound: optim.DivergedError) is a result, not an error, unless its loss
+// is not finite at the initial iterate (an error of the data or the
+// initialisation: nothing was trained). Run returns nil
 // with Diverged set and x as the driver left it; the series hold the steps
 // before the divergence, and the summary records it (trialio.Divergence:
 // diverged_step, diverged_quantity, diverged_value, diverged_bound) with
@@ -158,9 +161,15 @@ func (l *Loop) Run(ctx context.Context, x []float64) error {
 		fault.Point("train:step")
 		return nil
 	})
-	if errors.As(err, &l.Diverged) {
-		err = nil
-	} else if err == nil {
+	var div *optim.DivergedError
+	switch {
+	case errors.As(err, &div) && div.Step == 0 && !div.Finite():
+		// Not a divergence: nothing was trained. The data or the
+		// initialisation give no finite loss at all.
+		err = fmt.Errorf("%w (at the initial iterate: the data or the initialisation, not the training)", err)
+	case div != nil:
+		l.Diverged, err = div, nil
+	case err == nil:
 		// Cancelled after the last step's checkpoint decision: its
 		// outputs will not be kept, so keep the steps.
 		err = ck.after(ctx, l.Steps, ls.elapsed+time.Since(start).Seconds())

@@ -174,7 +174,7 @@ func reportGraph(ctx context.Context, st *runs.Store, ri *runs.RunInfo, built *s
 				g.Add(&pipeline.Node{ID: u.ID, Stage: failedStage{u.Stage, msg}, Outputs: u.Outputs})
 				rep.Inputs[name] = ref
 				continue
-			case !ok || (rec.Status != runs.StatusDone && rec.Status != runs.StatusCached):
+			case !ok || !runs.HasResult(rec.Status):
 				return nil, nil, fmt.Errorf("trial %q has no result in run %d (status %q): run the experiment to finish it", tr.Name, ri.ID, rec.Status)
 			}
 		}

@@ -109,6 +109,21 @@ func runRepro(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string
 		names[n] = n
 	}
 	drifts := sweep.Compare(recorded, now, names, e.Tolerances)
+	// A trial's status too: one that diverged must diverge again (where:
+	// its summary's diverged_step, compared above).
+	recStatus, err := trialStatuses(ctx, st, ri.ID)
+	if err != nil {
+		return err
+	}
+	nowStatus, err := trialStatuses(ctx, st, out.RunID)
+	if err != nil {
+		return err
+	}
+	recStatus, nowStatus = sweep.MatchByName(e, recStatus, nowStatus, recParams)
+	statusDrifts := sweep.CompareStatus(recStatus, nowStatus)
+	for _, d := range statusDrifts {
+		fmt.Fprintf(g.stdout, "DRIFT trial %q status: recorded %s, now %s\n", d.Trial, d.Recorded, d.Now)
+	}
 	compared := 0
 	for _, m := range recorded {
 		for k := range m {
@@ -120,6 +135,9 @@ func runRepro(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string
 	for _, d := range drifts {
 		fmt.Fprintf(g.stdout, "DRIFT trial %q %s: recorded %s, now %s (tolerance %g)\n", d.Trial, d.Metric, fmtF(d.Recorded), fmtF(d.Now), d.Tolerance)
 	}
+	if len(statusDrifts) > 0 {
+		return &exitError{exitFailed, fmt.Errorf("repro of run %d (repro run %d): %d trial status(es) and %d of %d metrics drifted", ri.ID, out.RunID, len(statusDrifts), len(drifts), compared)}
+	}
 	if len(drifts) > 0 {
 		return &exitError{exitFailed, fmt.Errorf("repro of run %d (repro run %d): %d of %d metrics drifted", ri.ID, out.RunID, len(drifts), compared)}
 	}
@@ -128,6 +146,19 @@ func runRepro(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string
 }
 
 func fmtF(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// trialStatuses is the status of every trial of a run, by trial id.
+func trialStatuses(ctx context.Context, st *runs.Store, id int64) (map[string]string, error) {
+	ts, err := st.TrialStatuses(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	m := make(map[string]string, len(ts))
+	for _, t := range ts {
+		m[t.ID] = t.Status
+	}
+	return m, nil
+}
 
 // machine describes where a run ran: host, CPU and build target.
 func machine(host, cpu, target string) string {

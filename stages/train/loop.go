@@ -92,9 +92,9 @@ func (s LoopSettings) Loop(p optim.Problem, pool *optim.Pool) *Loop {
 // A run that diverges (a loss, local loss or psi not finite or past the
 // bound: optim.DivergedError) is a result, not an error, unless its loss
 // is not finite at the initial iterate (an error of the data or the
-// initialisation: nothing was trained). Run returns nil
-// with Diverged set and x as the driver left it; the series hold the steps
-// before the divergence, and the summary records it (trialio.Divergence:
+// initialisation: nothing was trained). Run returns nil with Diverged set
+// and x as the driver left it; the series hold the steps before the
+// divergence, and the summary records it (trialio.Divergence:
 // diverged_step, diverged_quantity, diverged_value, diverged_bound) with
 // what the run never reached: final_loss, final_psi and final_gauge_gap
 // are NaN (there is no final iterate), steps_to_gap_1pct is runs.Never, and

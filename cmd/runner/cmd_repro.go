@@ -109,29 +109,14 @@ func runRepro(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string
 		names[n] = n
 	}
 	drifts := sweep.Compare(recorded, now, names, e.Tolerances)
-	// A trial's status too: one that diverged must diverge again (where:
-	// its summary's diverged_step, compared above).
-	recStatus, err := trialStatuses(ctx, st, ri.ID)
+	statusDrifts, err := compareStatuses(ctx, st, e, ri.ID, out.RunID, recParams)
 	if err != nil {
 		return err
 	}
-	nowStatus, err := trialStatuses(ctx, st, out.RunID)
-	if err != nil {
-		return err
-	}
-	recStatus, nowStatus = sweep.MatchByName(e, recStatus, nowStatus, recParams)
-	statusDrifts := sweep.CompareStatus(recStatus, nowStatus)
 	for _, d := range statusDrifts {
 		fmt.Fprintf(g.stdout, "DRIFT trial %q status: recorded %s, now %s\n", d.Trial, d.Recorded, d.Now)
 	}
-	compared := 0
-	for _, m := range recorded {
-		for k := range m {
-			if !trialio.IsTiming(k) {
-				compared++
-			}
-		}
-	}
+	compared := comparedMetrics(recorded)
 	for _, d := range drifts {
 		fmt.Fprintf(g.stdout, "DRIFT trial %q %s: recorded %s, now %s (tolerance %g)\n", d.Trial, d.Metric, fmtF(d.Recorded), fmtF(d.Now), d.Tolerance)
 	}
@@ -146,6 +131,37 @@ func runRepro(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string
 }
 
 func fmtF(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// comparedMetrics counts the summary metrics repro compares (timings are
+// not).
+func comparedMetrics(sums map[string]map[string]float64) int {
+	n := 0
+	for _, m := range sums {
+		for k := range m {
+			if !trialio.IsTiming(k) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// compareStatuses compares the statuses of the trials of the recorded run
+// rec and of its repro run now, matched by name: a trial that diverged
+// must diverge again (where: its summary's diverged_step, which the
+// summaries' comparison checks).
+func compareStatuses(ctx context.Context, st *runs.Store, e *stages.Experiment, rec, now int64, recParams map[string]map[string]string) ([]sweep.StatusDrift, error) {
+	a, err := trialStatuses(ctx, st, rec)
+	if err != nil {
+		return nil, err
+	}
+	b, err := trialStatuses(ctx, st, now)
+	if err != nil {
+		return nil, err
+	}
+	a, b = sweep.MatchByName(e, a, b, recParams)
+	return sweep.CompareStatus(a, b), nil
+}
 
 // trialStatuses is the status of every trial of a run, by trial id.
 func trialStatuses(ctx context.Context, st *runs.Store, id int64) (map[string]string, error) {

@@ -7,8 +7,49 @@ import (
 	"time"
 )
 
-// ErrDiverged is wrapped by the error Driver.Run returns when the loss is not finite.
+// ErrDiverged is wrapped by the error Driver.Run returns when the loss is
+// not finite or grew past the run's bound (a *DivergedError).
 var ErrDiverged = errors.New("optim: loss diverged")
+
+// DefaultDivergeFactor is the bound factor of a Driver whose DivergeFactor
+// is 0: a step whose |loss|, |local loss| or psi exceeds 1e6 times
+// max(1, |loss at step 0|) has diverged. A descent method's loss stays
+// below its start up to the spikes of an early large step, orders of
+// magnitude inside the bound; an update that blows up passes it within a
+// few steps of leaving that range, long before it overflows to Inf or NaN.
+const DefaultDivergeFactor = 1e6
+
+// The quantities a step can diverge in (DivergedError.Quantity).
+const (
+	QuantityLoss  = "loss"       // the total loss, local loss + psi
+	QuantityLocal = "local loss" // the local loss (with the L2 term the driver adds, once the step is taken)
+	QuantityPsi   = "psi"        // the coupling
+)
+
+// DivergedError is the error Driver.Run returns when a step's local loss,
+// psi or loss is not finite or lies past the run's bound. It wraps
+// ErrDiverged. Step is the step whose values diverged: they were evaluated
+// at the iterate x_Step, before its update.
+type DivergedError struct {
+	Step     int
+	Quantity string  // QuantityLocal, QuantityPsi or QuantityLoss
+	Value    float64 // its value: NaN, an infinity, or a finite number past Bound
+	Bound    float64 // the bound in force, DivergeFactor x DivergeScale (NaN before the scale was known)
+}
+
+// Finite reports whether the value was finite (past the bound) rather than
+// NaN or an infinity.
+func (e *DivergedError) Finite() bool { return !math.IsNaN(e.Value) && !math.IsInf(e.Value, 0) }
+
+func (e *DivergedError) Error() string {
+	if e.Finite() {
+		return fmt.Sprintf("step %d: %s %.3g past its bound %.3g: %v", e.Step, e.Quantity, e.Value, e.Bound, ErrDiverged)
+	}
+	return fmt.Sprintf("step %d: %s %v: %v", e.Step, e.Quantity, e.Value, ErrDiverged)
+}
+
+// Unwrap returns ErrDiverged.
+func (e *DivergedError) Unwrap() error { return ErrDiverged }
 
 // Gauge is a symmetry step: it changes x without changing the local loss and
 // lowers the coupling psi.
@@ -62,6 +103,19 @@ type Driver struct {
 	// checkpoint's state back: the parameters x, and the slices of the
 	// Method's and Gauge's State (see Stateful). An error stops Run.
 	Restore func() error
+
+	// DivergeFactor bounds the run: a step whose |local loss|, psi or
+	// |loss| exceeds DivergeFactor x DivergeScale stops Run with a
+	// *DivergedError, as a value that is not finite does (a finite
+	// blow-up to 1e200 is a divergence too). 0 means
+	// DefaultDivergeFactor; +Inf leaves finiteness as the only bound.
+	DivergeFactor float64
+	// DivergeScale is what the bound is relative to. 0 (the usual case)
+	// takes max(1, |loss|) at the first step Run takes. A run resumed at
+	// Start > 0 sets the scale of the run it continues (Iter.DivergeScale
+	// of its steps; Restore may set it), so that it stops where the
+	// uninterrupted run stops.
+	DivergeScale float64
 }
 
 // Iter describes one step of Driver.Run.
@@ -70,14 +124,19 @@ type Iter struct {
 	Loss, Local, Psi float64     // at x before this step's update; Local includes the L2 term
 	Gauge            *RoundStats // non-nil on steps after which a gauge round ran
 	GaugeSeconds     float64     // cumulative wall time inside gauge rounds
+	DivergeScale     float64     // the scale of the run's bound (see Driver.DivergeScale)
 }
 
 // Run takes steps steps on x in place, calling each(it) after every step (and
 // after the gauge round that follows it, if any); each may be nil and may
-// return an error to stop the run, which Run returns. A non-finite loss
-// returns an error wrapping ErrDiverged that names the step (x is left as it
-// was before the step when the local loss is not finite; when only psi is,
-// the update has been applied).
+// return an error to stop the run, which Run returns. A step whose local
+// loss, psi or loss is not finite or past the bound (DivergeFactor) returns
+// a *DivergedError (wrapping ErrDiverged) that names the step, the
+// quantity, its value and the bound, and each is not called for it. A local
+// loss that is not finite stops the step before its update (x is left as
+// it was); the bound, and psi and the loss, are checked once the update has
+// been applied (psi first, then the local loss with its L2 term, then
+// their sum).
 //
 // A step is the local loss, which adds its gradient into the zeroed gradient
 // buffer, then one fused pass over x on Pool: each fixed chunk adds the L2
@@ -117,10 +176,22 @@ func (d *Driver) Run(p Problem, x []float64, steps int, each func(it *Iter) erro
 	if d.Start < 0 {
 		return fmt.Errorf("optim: driver start step %d", d.Start)
 	}
+	factor := d.DivergeFactor
+	if factor == 0 {
+		factor = DefaultDivergeFactor
+	}
+	if !(factor > 0) {
+		return fmt.Errorf("optim: driver diverge factor %v", factor)
+	}
 	if d.Restore != nil {
 		if err := d.Restore(); err != nil {
 			return fmt.Errorf("restore step %d: %w", d.Start, err)
 		}
+	}
+	scale := d.DivergeScale // after Restore, which may set it
+	bound := math.NaN()
+	if scale > 0 {
+		bound = float64(factor * scale)
 	}
 	grad := make([]float64, len(x))
 	f := newFused(d.Pool, d.Method, p.Blocks, p.Graph, p.L2, len(x))
@@ -129,15 +200,28 @@ func (d *Driver) Run(p Problem, x []float64, steps int, each func(it *Iter) erro
 	for s := d.Start; s < steps; s++ {
 		local := p.Local(grad, x)
 		if math.IsNaN(local) || math.IsInf(local, 0) {
-			return fmt.Errorf("step %d: local loss %v: %w", s, local, ErrDiverged)
+			// Before the update: a gradient of it would spoil x.
+			return &DivergedError{Step: s, Quantity: QuantityLocal, Value: local, Bound: bound}
 		}
 		psi, reg := f.step(x, grad, s)
 		local += reg
 		loss := local + psi
-		if math.IsNaN(loss) || math.IsInf(loss, 0) {
-			return fmt.Errorf("step %d: loss %v: %w", s, loss, ErrDiverged)
+		if !(scale > 0) && !math.IsNaN(loss) && !math.IsInf(loss, 0) {
+			scale = max(1, math.Abs(loss))
+			bound = float64(factor * scale)
 		}
-		it.Step, it.Loss, it.Local, it.Psi, it.Gauge = s, loss, local, psi, nil
+		// psi first: when a gauge round blew up the norms, the local
+		// loss is past the bound too, but psi says what happened.
+		if past(psi, bound) {
+			return &DivergedError{Step: s, Quantity: QuantityPsi, Value: psi, Bound: bound}
+		}
+		if past(local, bound) {
+			return &DivergedError{Step: s, Quantity: QuantityLocal, Value: local, Bound: bound}
+		}
+		if past(loss, bound) {
+			return &DivergedError{Step: s, Quantity: QuantityLoss, Value: loss, Bound: bound}
+		}
+		it.Step, it.Loss, it.Local, it.Psi, it.Gauge, it.DivergeScale = s, loss, local, psi, nil, scale
 		if gauge && (s+1)%d.K1 == 0 {
 			start := time.Now()
 			stats = d.Gauge.Round(x)
@@ -151,4 +235,10 @@ func (d *Driver) Run(p Problem, x []float64, steps int, each func(it *Iter) erro
 		}
 	}
 	return nil
+}
+
+// past reports whether v is not finite or |v| exceeds bound (a NaN bound,
+// before the scale is known, bounds nothing).
+func past(v, bound float64) bool {
+	return math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > bound
 }

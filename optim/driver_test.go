@@ -148,6 +148,11 @@ func TestDriver(t *testing.T) {
 					}
 				}
 				t.Logf("loss %.4g -> %.4g, psi %.4g -> %.4g, %d gauge rounds, %d rejected", first.Loss, last.Loss, first.Psi, last.Psi, rounds, rejected)
+				for _, it := range its {
+					if it.DivergeScale != max(1, math.Abs(first.Loss)) {
+						t.Fatalf("step %d: DivergeScale %v, want max(1, |loss at step 0|) = %v", it.Step, it.DivergeScale, max(1, math.Abs(first.Loss)))
+					}
+				}
 				if rounds > 0 && !(last.GaugeSeconds > 0) {
 					t.Errorf("%d gauge rounds but GaugeSeconds %v", rounds, last.GaugeSeconds)
 				}
@@ -172,10 +177,37 @@ func TestDriver(t *testing.T) {
 					}
 					for j, it := range rits {
 						w := its[k+j]
-						if it.Step != w.Step || math.Float64bits(it.Loss) != math.Float64bits(w.Loss) || math.Float64bits(it.Psi) != math.Float64bits(w.Psi) {
-							t.Fatalf("resumed after step %d: step %d loss %v psi %v, uninterrupted step %d %v %v", k-1, it.Step, it.Loss, it.Psi, w.Step, w.Loss, w.Psi)
+						if it.Step != w.Step || math.Float64bits(it.Loss) != math.Float64bits(w.Loss) || math.Float64bits(it.Psi) != math.Float64bits(w.Psi) ||
+							it.DivergeScale != w.DivergeScale {
+							t.Fatalf("resumed after step %d: step %d loss %v psi %v scale %v, uninterrupted step %d %v %v %v", k-1, it.Step, it.Loss, it.Psi, it.DivergeScale, w.Step, w.Loss, w.Psi, w.DivergeScale)
 						}
 					}
+				}
+				// A finite blow-up of the local loss at step 300 (to 1e200,
+				// where the old driver saw nothing wrong) stops every
+				// method and gauge at that step, before each sees it.
+				const at = 300
+				calls := 0
+				blowUp := p
+				blowUp.Local = func(grad, x []float64) float64 {
+					l := q.local(grad, x)
+					if calls++; calls > at {
+						l *= 1e200
+					}
+					return l
+				}
+				x = append([]float64(nil), x0...)
+				last = Iter{}
+				err := (&Driver{Method: m.m(), Gauge: gg.g(testPool(2)), K1: 20}).Run(blowUp, x, steps, func(it *Iter) error {
+					last = *it
+					return nil
+				})
+				var de *DivergedError
+				if !errors.As(err, &de) || !errors.Is(err, ErrDiverged) {
+					t.Fatalf("blow-up at step %d: err %v, want a *DivergedError wrapping ErrDiverged", at, err)
+				}
+				if de.Step != at || de.Quantity != QuantityLocal || !de.Finite() || de.Bound != DefaultDivergeFactor*first.DivergeScale || !(de.Value > de.Bound) || last.Step != at-1 {
+					t.Fatalf("blow-up at step %d: %+v after step %d, want step %d, local loss, bound %g", at, *de, last.Step, at, DefaultDivergeFactor*first.DivergeScale)
 				}
 			})
 		}
@@ -192,8 +224,10 @@ func resumeAt(t *testing.T, p Problem, x0 []float64, steps, k int, newDriver fun
 	x := append([]float64(nil), x0...)
 	d := newDriver()
 	var saved [][]float64
+	var scale float64
 	err := d.Run(p, x, steps, func(it *Iter) error {
 		if it.Step == k-1 {
+			scale = it.DivergeScale
 			for _, s := range append(StateOf(d.Method), StateOf(d.Gauge)...) {
 				saved = append(saved, append([]float64(nil), s...))
 			}
@@ -213,6 +247,7 @@ func resumeAt(t *testing.T, p Problem, x0 []float64, steps, k int, newDriver fun
 	d.Start = k
 	d.Restore = func() error {
 		copy(x, y)
+		d.DivergeScale = scale
 		cur := append(StateOf(d.Method), StateOf(d.Gauge)...)
 		if len(cur) != len(saved) {
 			t.Fatalf("state has %d slices, saved %d", len(cur), len(saved))
@@ -248,6 +283,9 @@ func TestDriverErrors(t *testing.T) {
 	err := (&Driver{Method: &GD{Rate: Constant(100)}}).Run(p, x, 1000, nil)
 	if !errors.Is(err, ErrDiverged) || !strings.Contains(err.Error(), "step ") {
 		t.Fatalf("diverging run: err %v, want ErrDiverged naming the step", err)
+	}
+	if (&Driver{Method: &GD{}, DivergeFactor: -1}).Run(p, x, 1, nil) == nil {
+		t.Fatal("negative diverge factor: no error")
 	}
 	stop := errors.New("stop")
 	n := 0
@@ -297,4 +335,144 @@ func TestDriverNoAlloc(t *testing.T) {
 		}
 	}
 	t.Fatalf("allocations grow with steps: %v for 10 steps, %v for 40", a10, a40)
+}
+
+// scaleGauge is a gauge step that multiplies the blocks by f every round
+// (psi grows by f^2): a stand-in for an update that blows up the coupling.
+type scaleGauge struct {
+	b Blocks
+	f float64
+}
+
+func (g *scaleGauge) Init(b Blocks, _ *Graph) error { g.b = b; return nil }
+func (g *scaleGauge) Round(x []float64) RoundStats {
+	for i := range x[g.b.Offset : g.b.Offset+g.b.Len()] {
+		x[g.b.Offset+i] *= g.f
+	}
+	return RoundStats{}
+}
+
+// TestDriverDiverged checks the bound: a step whose local loss, psi or loss
+// is not finite or past DivergeFactor x max(1, |loss at step 0|) stops the
+// run with a *DivergedError naming the step, the quantity, the value and
+// the bound, finite blow-ups included.
+func TestDriverDiverged(t *testing.T) {
+	rng := rand.New(rand.NewPCG(20, 1))
+	b := Blocks{T: 4, N: 5, D: 2}
+	q := newQuad(rng, b)
+	x0 := randVec(rng, b.Len(), 1)
+	// at returns a local loss that is the quadratic one up to step k-1
+	// and v (times it, for a finite v) from step k on.
+	at := func(k int, v float64) Objective {
+		calls := 0
+		return func(grad, x []float64) float64 {
+			l := q.local(grad, x)
+			if calls++; calls > k {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return v
+				}
+				return v * l
+			}
+			return l
+		}
+	}
+	flat := func(grad, _ []float64) float64 { clear(grad); return 1 } // no local gradient: x moves by psi alone
+	var l0 float64
+	{
+		p := Problem{Local: q.local, Blocks: b, Graph: Chain(b.T, 1)}
+		x := append([]float64(nil), x0...)
+		(&Driver{Method: &GD{}}).Run(p, x, 1, func(it *Iter) error { l0 = it.Loss; return nil })
+	}
+	scale := max(1, math.Abs(l0))
+	cases := []struct {
+		name     string
+		local    Objective
+		d        Driver
+		step     int    // -1: no divergence
+		quantity string // "" with step -1
+		finite   bool
+		bound    float64
+		text     string
+	}{
+		{"finite blow-up of the local loss", at(37, 1e200), Driver{Method: &GD{}}, 37, QuantityLocal, true, 1e6 * scale, "past its bound"},
+		{"local loss NaN", at(5, math.NaN()), Driver{Method: &GD{}}, 5, QuantityLocal, false, 1e6 * scale, "step 5: local loss NaN: optim: loss diverged"},
+		{"local loss +Inf at step 0", at(0, math.Inf(1)), Driver{Method: &GD{}}, 0, QuantityLocal, false, math.NaN(), "step 0: local loss +Inf"},
+		{"a smaller factor", at(12, 50), Driver{Method: &GD{}, DivergeFactor: 10}, 12, QuantityLocal, true, 10 * scale, "past its bound"},
+		{"a smaller factor, below it", at(12, 5), Driver{Method: &GD{}, DivergeFactor: 10}, -1, "", false, 0, ""},
+		{"no bound but finiteness", at(12, 1e300), Driver{Method: &GD{}, DivergeFactor: math.Inf(1)}, -1, "", false, 0, ""},
+		{"a given scale", at(12, 50), Driver{Method: &GD{}, DivergeFactor: 10, DivergeScale: 1e4}, -1, "", false, 0, ""},
+		{"psi blown up by the gauge rounds", flat, Driver{Method: &GD{}, Gauge: &scaleGauge{f: 1e20}, K1: 10}, 10, QuantityPsi, true, 0, "psi "},
+		{"a learning rate far too large", q.local, Driver{Method: &GD{Rate: Constant(100)}}, -2, QuantityPsi, true, 1e6 * scale, "past its bound"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := Problem{Local: c.local, Blocks: b, Graph: Chain(b.T, 1)}
+			x := append([]float64(nil), x0...)
+			d := c.d
+			n := 0
+			var first Iter
+			err := d.Run(p, x, 100, func(it *Iter) error {
+				if n == 0 {
+					first = *it
+				}
+				if it.Step != n {
+					t.Fatalf("each called for step %d, want %d", it.Step, n)
+				}
+				n++
+				return nil
+			})
+			if c.step == -1 {
+				if err != nil {
+					t.Fatalf("err %v, want none", err)
+				}
+				return
+			}
+			var de *DivergedError
+			if !errors.As(err, &de) || !errors.Is(err, ErrDiverged) {
+				t.Fatalf("err %v, want a *DivergedError wrapping ErrDiverged", err)
+			}
+			bound := c.bound
+			if bound == 0 {
+				bound = DefaultDivergeFactor * first.DivergeScale
+			}
+			if c.step >= 0 && de.Step != c.step || de.Quantity != c.quantity || de.Finite() != c.finite || n != de.Step ||
+				math.Float64bits(de.Bound) != math.Float64bits(bound) || c.finite && !(math.Abs(de.Value) > de.Bound) {
+				t.Fatalf("%+v after %d steps; want step %d, %s, finite %v, bound %v", *de, n, c.step, c.quantity, c.finite, bound)
+			}
+			if !strings.Contains(err.Error(), c.text) || !strings.HasPrefix(err.Error(), "step ") {
+				t.Fatalf("error %q, want it to name the step and contain %q", err, c.text)
+			}
+		})
+	}
+
+	// A run resumed after step k with the scale of the run it continues
+	// stops where the uninterrupted run stops; Run starts afresh from a
+	// Driver used before.
+	const lrTooLarge = 0.6
+	p := Problem{Local: q.local, Blocks: b, Graph: Chain(b.T, 1)}
+	d := &Driver{Method: &GD{Rate: Constant(lrTooLarge)}}
+	x := append([]float64(nil), x0...)
+	var whole *DivergedError
+	errors.As(d.Run(p, x, 100, nil), &whole)
+	if whole == nil || whole.Step < 5 || !whole.Finite() {
+		t.Fatalf("the uninterrupted run: %v, want a finite divergence after step 4", whole)
+	}
+	t.Logf("uninterrupted: %v", whole)
+	for _, k := range []int{1, whole.Step - 1} {
+		stop := errors.New("stop")
+		x := append([]float64(nil), x0...)
+		var scale float64
+		d.Run(p, x, 100, func(it *Iter) error {
+			if scale = it.DivergeScale; it.Step == k-1 {
+				return stop
+			}
+			return nil
+		})
+		r := &Driver{Method: &GD{Rate: Constant(lrTooLarge)}, Start: k, DivergeScale: scale}
+		var de *DivergedError
+		errors.As(r.Run(p, x, 100, nil), &de)
+		if de == nil || *de != *whole {
+			t.Fatalf("resumed at step %d: %v, uninterrupted %v", k, de, whole)
+		}
+	}
 }

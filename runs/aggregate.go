@@ -123,12 +123,14 @@ func SweptSettings(trials []TrialRow) []string {
 
 // Aggregates computes, for each headline metric a trial has, its
 // statistics over seeds per variant and swept setting, over the trials
-// that are done (or cached). The best cell of each metric is marked: the
-// fewest nevers, then the best mean; none when no cell has a value.
+// that have a result: done (or cached) and diverged (whose thresholds
+// count as never and final values as missing). The best cell of each
+// metric is marked: the fewest nevers, then the best mean; none when no
+// cell has a value.
 func Aggregates(trials []TrialRow, heads []Headline) []Aggregate {
 	var ok []TrialRow
 	for _, t := range trials {
-		if t.Status == StatusDone || t.Status == StatusCached {
+		if HasResult(t.Status) {
 			ok = append(ok, t)
 		}
 	}

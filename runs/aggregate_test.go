@@ -17,6 +17,7 @@ func TestAggregates(t *testing.T) {
 		row("gd", "1", 2, StatusCached, map[string]float64{"steps": 200, "ll": -5}),
 		row("gd", "1", 3, StatusFailed, map[string]float64{"steps": 1, "ll": 100}), // not counted
 		row("gs", "1", 1, StatusDone, map[string]float64{"steps": 10, "ll": math.NaN()}),
+		row("gs", "1", 2, StatusDiverged, map[string]float64{"steps": Never, "ll": math.NaN()}), // counted: a never
 	}
 	if got := SweptSettings(trials); len(got) != 1 || got[0] != "lr" {
 		t.Fatalf("swept settings %v, want [lr] (not seed, name, variant, nor gauge, which is the variant's)", got)
@@ -38,12 +39,13 @@ func TestAggregates(t *testing.T) {
 	if c.N != 2 || c.Never != 0 || c.Mean != 150 || math.Abs(c.SD-math.Sqrt(5000)) > 1e-9 || math.Abs(c.Hi-150-half) > 1e-6 || c.Median != 150 {
 		t.Errorf("gd lr=1: %+v (want sd %v, CI half-width %v)", c, math.Sqrt(5000), half)
 	}
-	// best steps: the fewest nevers, then the lowest mean: gs (10) over gd lr=1 (150).
-	if !st.Cells[2].Best || st.Cells[0].Best || st.Cells[1].Best {
+	// The diverged seed of gs is a never: best steps, the fewest nevers,
+	// then the lowest mean: gd lr=1 (150, no never) over gs (10, 1 never).
+	if c := st.Cells[2]; c.N != 2 || c.Never != 1 || c.Mean != 10 || c.Best || st.Cells[0].Best || !st.Cells[1].Best {
 		t.Errorf("best steps: %+v", st.Cells)
 	}
 	ll := aggs[1]
-	if c := ll.Cells[2]; c.Missing != 1 || c.Finite() != 0 || c.Best {
+	if c := ll.Cells[2]; c.Missing != 2 || c.Finite() != 0 || c.Best {
 		t.Errorf("gs ll (NaN): %+v", c)
 	}
 	if !ll.Cells[0].Best { // mean -1.5 beats -4; gs has no value

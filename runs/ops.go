@@ -459,12 +459,13 @@ func (s *Store) MarkRunInterrupted(ctx context.Context, runID int64, owner Owner
 
 // EndStatus is the status a run ends with when it was not interrupted and
 // no data error stopped it, from its trials: finished if every trial is
-// done (or cached), failed if some failed and the others are done,
-// interrupted if some never ended (they are resumed by the next run).
+// done (or cached) or diverged (a result of the algorithm, not a failure of
+// the run), failed if some failed and the others ended so, interrupted if
+// some never ended (they are resumed by the next run).
 func (s *Store) EndStatus(ctx context.Context, runID int64) (string, error) {
 	var total, ok, failed int
 	err := s.r.QueryRowContext(ctx, `SELECT count(*),
-		coalesce(sum(status IN ('done', 'cached')), 0), coalesce(sum(status = 'failed'), 0)
+		coalesce(sum(status IN ('done', 'cached', 'diverged')), 0), coalesce(sum(status = 'failed'), 0)
 		FROM trial_rows WHERE run_id = ?`, runID).Scan(&total, &ok, &failed)
 	if err != nil {
 		return "", fmt.Errorf("end status of run %d: %w", runID, err)
@@ -482,7 +483,8 @@ func (s *Store) EndStatus(ctx context.Context, runID int64) (string, error) {
 // transaction: trials still "running" (their process died) become
 // "interrupted"; with retryFailed, failed trials become "pending" and lose
 // their error. It returns the trials that keep their outcome and must not
-// run again: the done (or cached) ones, and the failed ones unless
+// run again: the done (or cached) and diverged ones (a divergence is
+// deterministic: retrying it gives it again), and the failed ones unless
 // retryFailed.
 func (s *Store) ResumeTrials(ctx context.Context, runID int64, retryFailed bool) (keep map[string]string, err error) {
 	keep = map[string]string{}
@@ -500,7 +502,7 @@ func (s *Store) ResumeTrials(ctx context.Context, runID int64, retryFailed bool)
 			}
 		}
 		rows, err := tx.QueryContext(ctx, `SELECT trial, status FROM trial_rows
-			WHERE run_id = ? AND status IN ('done', 'cached', 'failed')`, runID)
+			WHERE run_id = ? AND status IN ('done', 'cached', 'diverged', 'failed')`, runID)
 		if err != nil {
 			return err
 		}

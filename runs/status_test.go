@@ -97,6 +97,9 @@ func TestEndStatus(t *testing.T) {
 		want   string
 	}{
 		{[]string{StatusDone, StatusCached}, StatusFinished},
+		{[]string{StatusDone, StatusDiverged}, StatusFinished},
+		{[]string{StatusDiverged, StatusFailed}, StatusFailed},
+		{[]string{StatusDiverged, StatusPending}, StatusInterrupted},
 		{[]string{StatusDone, StatusFailed}, StatusFailed},
 		{[]string{StatusFailed, StatusFailed}, StatusFailed},
 		{[]string{StatusDone, StatusPending}, StatusInterrupted},
@@ -129,7 +132,8 @@ func TestResumeTrialsKeepsFailures(t *testing.T) {
 	run := mustRun(t, s, "e")
 	for _, tr := range []Trial{
 		{RunID: run, ID: "done", Status: StatusDone},
-		{RunID: run, ID: "failed", Status: StatusFailed, Error: "train: diverged at step 9"},
+		{RunID: run, ID: "diverged", Status: StatusDiverged, Error: "diverged at step 9: psi 1e+200 past its bound 1e+06"},
+		{RunID: run, ID: "failed", Status: StatusFailed, Error: "train: open: no such file"},
 		{RunID: run, ID: "running", Status: StatusRunning},
 		{RunID: run, ID: "pending", Status: StatusPending},
 		{RunID: run, ID: "interrupted", Status: StatusInterrupted, Error: "interrupted"},
@@ -142,7 +146,7 @@ func TestResumeTrialsKeepsFailures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := map[string]string{"done": StatusDone, "failed": StatusFailed}; !reflect.DeepEqual(keep, want) {
+	if want := map[string]string{"done": StatusDone, "diverged": StatusDiverged, "failed": StatusFailed}; !reflect.DeepEqual(keep, want) {
 		t.Errorf("keep %v, want %v", keep, want)
 	}
 	status := func() map[string][2]string {
@@ -157,14 +161,15 @@ func TestResumeTrialsKeepsFailures(t *testing.T) {
 		return m
 	}
 	got := status()
-	if got["failed"] != [2]string{StatusFailed, "train: diverged at step 9"} || got["running"][0] != StatusInterrupted {
+	if got["failed"] != [2]string{StatusFailed, "train: open: no such file"} || got["running"][0] != StatusInterrupted {
 		t.Errorf("after resume: %v", got)
 	}
 	keep, err = s.ResumeTrials(ctx, run, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := map[string]string{"done": StatusDone}; !reflect.DeepEqual(keep, want) {
+	// A divergence is deterministic: --retry-failed does not run it again.
+	if want := map[string]string{"done": StatusDone, "diverged": StatusDiverged}; !reflect.DeepEqual(keep, want) {
 		t.Errorf("keep with retry %v, want %v", keep, want)
 	}
 	if got := status(); got["failed"] != [2]string{StatusPending, ""} {

@@ -8,7 +8,7 @@ import (
 // Run statuses (runs.status): what a script can act on.
 const (
 	StatusRunning     = "running"     // a process is (or was, if it died) working on it
-	StatusFinished    = "finished"    // ended; every trial done
+	StatusFinished    = "finished"    // ended; every trial done or diverged
 	StatusFailed      = "failed"      // ended; some trials failed, or a data error stopped it
 	StatusInterrupted = "interrupted" // stopped before every trial ended (Ctrl-C, kill); resumable
 )
@@ -122,6 +122,12 @@ func validRunStatus(s string) bool {
 // Ended reports whether a run status is final: finished or failed. A run
 // that ended is not resumed; one that is running or interrupted is.
 func Ended(status string) bool { return status == StatusFinished || status == StatusFailed }
+
+// HasResult reports whether a trial status comes with the trial's results
+// (series and summary metrics): done, cached and diverged.
+func HasResult(status string) bool {
+	return status == StatusDone || status == StatusCached || status == StatusDiverged
+}
 
 func validTrialStatus(s string) bool {
 	switch s {

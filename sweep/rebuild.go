@@ -174,7 +174,7 @@ func reportGraph(ctx context.Context, st *runs.Store, ri *runs.RunInfo, built *s
 				g.Add(&pipeline.Node{ID: u.ID, Stage: failedStage{u.Stage, msg}, Outputs: u.Outputs})
 				rep.Inputs[name] = ref
 				continue
-			case !ok || (rec.Status != runs.StatusDone && rec.Status != runs.StatusCached):
+			case !ok || !runs.HasResult(rec.Status):
 				status := rec.Status
 				if !ok {
 					status = "not recorded"

@@ -229,9 +229,10 @@ func (r *recorder) trialFinished(id, status string) {
 	}
 }
 
-// recordTrial writes a finished trial's series, summary and "done" status
-// into the store in one transaction (runs.Store.RecordTrial): recorded
-// whole, or not at all.
+// recordTrial writes a finished trial's series, summary and status into
+// the store in one transaction (runs.Store.RecordTrial): recorded whole,
+// or not at all. The status is "done", or "diverged" (with the divergence
+// as its error text, TrialOutcome) when its training diverged.
 func (r *recorder) recordTrial(ctx context.Context, tn stages.TrialNodes, dir string) error {
 	if r.finished[tn.Trial.ID] {
 		return nil
@@ -248,12 +249,27 @@ func (r *recorder) recordTrial(ctx context.Context, tn stages.TrialNodes, dir st
 	for i := range ser.Step {
 		points[i] = runs.MetricPoint{Name: ser.Metric[i], Step: int(ser.Step[i]), Value: ser.Value[i]}
 	}
-	if err := r.st.RecordTrial(ctx, r.row(tn.Trial, runs.StatusDone, "", sum["wall_seconds"]), points, sum); err != nil {
+	status, notice := TrialOutcome(sum)
+	if err := r.st.RecordTrial(ctx, r.row(tn.Trial, status, notice, sum["wall_seconds"]), points, sum); err != nil {
 		return err
 	}
+	if status == runs.StatusDiverged {
+		r.log.Info("trial diverged", "trial", tn.Trial.ID, "name", tn.Trial.Name, "at", notice)
+	}
 	r.finished[tn.Trial.ID] = true
-	r.trialFinished(tn.Trial.ID, runs.StatusDone)
+	r.trialFinished(tn.Trial.ID, status)
 	return nil
+}
+
+// TrialOutcome is the status of a trial whose result is sum, and its
+// error text: "done" and "", or "diverged" and where ("diverged at step
+// 912: psi 3.8e+200 past its bound 1.8e+08") when its training diverged.
+// Every executor records a trial's result with it.
+func TrialOutcome(sum trialio.Summary) (status, notice string) {
+	if d, ok := sum.Divergence(); ok {
+		return runs.StatusDiverged, d.String()
+	}
+	return runs.StatusDone, ""
 }
 
 // reportFailed records the first error of the run's report.

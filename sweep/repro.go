@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"goldstone/runs"
 	"goldstone/stages"
 	"goldstone/stages/settings"
 	"goldstone/stages/trialio"
@@ -55,12 +56,12 @@ func Compare(recorded, now map[string]map[string]float64, names map[string]strin
 	return out
 }
 
-// MatchByName re-keys a recorded run's and a repro run's summaries (by
-// trial id) by trial name (variant and grid values), so that Compare pairs
-// them: ids hash every setting, so they change when a newer version adds
+// MatchByName re-keys a recorded run's and a repro run's summaries (or
+// statuses, by trial id) by trial name (variant and grid values), so that
+// Compare (CompareStatus) pairs them: ids hash every setting, so they change when a newer version adds
 // one. recParams are the recorded run's trial parameters (runs.Store
 // TrialParams); e is the experiment the repro ran.
-func MatchByName(e *stages.Experiment, recorded, now map[string]map[string]float64, recParams map[string]map[string]string) (rec, cur map[string]map[string]float64) {
+func MatchByName[V any](e *stages.Experiment, recorded, now map[string]V, recParams map[string]map[string]string) (rec, cur map[string]V) {
 	recName, nowName := TrialNamers(e, recParams)
 	return ByName(recorded, recName), ByName(now, nowName)
 }
@@ -113,4 +114,35 @@ func TrialNamers(e *stages.Experiment, recParams map[string]map[string]string) (
 		return id
 	}
 	return recName, nowName
+}
+
+// StatusDrift is a trial whose status did not reproduce (a trial that
+// diverged in one run and not in the other; where it diverged is the
+// summary metric diverged_step, which Compare checks).
+type StatusDrift struct {
+	Trial         string
+	Recorded, Now string
+}
+
+// CompareStatus checks the status of every trial of a recorded run that
+// has a result (done, cached or diverged) against a new one's, both keyed
+// alike (MatchByName): done and cached are the same outcome.
+func CompareStatus(recorded, now map[string]string) []StatusDrift {
+	outcome := func(s string) string {
+		if s == runs.StatusCached {
+			return runs.StatusDone
+		}
+		return s
+	}
+	var out []StatusDrift
+	for _, t := range slices.Sorted(maps.Keys(recorded)) {
+		r := recorded[t]
+		if !runs.HasResult(r) {
+			continue
+		}
+		if n, ok := now[t]; !ok || outcome(n) != outcome(r) {
+			out = append(out, StatusDrift{Trial: t, Recorded: r, Now: n})
+		}
+	}
+	return out
 }

@@ -47,7 +47,8 @@ type Outcome struct {
 	Resumed     bool
 	UpToDate    bool
 	Trials      int
-	Done        int
+	Done        int // done or cached
+	Diverged    int // ended with results, their training diverged (runs.StatusDiverged)
 	Failed      int
 	Interrupted int
 	Ran, Cached int   // stage counts
@@ -66,12 +67,24 @@ type Outcome struct {
 	// of it are missing.
 	ReportRebuilt string
 	Failures      map[string]string
-	Status        string // the run's status: runs.StatusFinished, StatusFailed or StatusInterrupted
-	ReportPath    string // where the report's files were copied
+	Divergences   map[string]string // trial id -> where its training diverged
+	Status        string            // the run's status: runs.StatusFinished, StatusFailed or StatusInterrupted
+	ReportPath    string            // where the report's files were copied
 	// HandedOff: the executor handed the trials to a scheduler (or ended
 	// the run itself, as the Slurm executor does when every trial has a
 	// result): the run goes on without this process.
 	HandedOff bool
+}
+
+// Counts is the outcome's trial counts as the run's summary line says
+// them: "100 trials: 99 done, 1 diverged, 0 failed", or without diverged
+// trials (the line of every run before they were a result) "100 trials:
+// 100 done, 0 failed".
+func (o *Outcome) Counts() string {
+	if o.Diverged == 0 {
+		return fmt.Sprintf("%d trials: %d done, %d failed", o.Trials, o.Done, o.Failed)
+	}
+	return fmt.Sprintf("%d trials: %d done, %d diverged, %d failed", o.Trials, o.Done, o.Diverged, o.Failed)
 }
 
 // infra records the first machine error of the run.
@@ -114,7 +127,8 @@ func workersPerTrial(jobs, cores int) int {
 //
 // The workdir lock is taken before anything is written to the store, so a
 // runner that finds the workdir busy leaves no trace. The run ends
-// finished (every trial done), failed (some trial failed, or a data error),
+// finished (every trial done or diverged: a divergence is a result of the
+// algorithm, TrialOutcome), failed (some trial failed, or a data error),
 // or interrupted (ctx cancelled), unless the executor handed its trials off
 // (Outcome.HandedOff): the executor ends it then.
 func Execute(ctx context.Context, st *runs.Store, e *stages.Experiment, x Executor, opts RunOptions) (*Outcome, error) {
@@ -136,7 +150,7 @@ func Execute(ctx context.Context, st *runs.Store, e *stages.Experiment, x Execut
 	}
 	job := &Job{Store: st, Experiment: e, Trials: trials, Options: opts, Log: opts.Log,
 		Owner:   runs.Self(),
-		Outcome: &Outcome{Trials: len(trials), Failures: map[string]string{}},
+		Outcome: &Outcome{Trials: len(trials), Failures: map[string]string{}, Divergences: map[string]string{}},
 		// The trials' pools share the machine's cores (train.NewPool):
 		// when job slots stay idle (the end of a sweep, fewer trials than
 		// jobs) the running trials get their cores, never more workers in
@@ -368,7 +382,7 @@ func (job *Job) end(ctx context.Context) (*Outcome, error) {
 	if err := countStatuses(wctx, st, out); err != nil {
 		return nil, err
 	}
-	note := fmt.Sprintf("%d trials: %d done, %d failed, %d interrupted", out.Trials, out.Done, out.Failed, out.Interrupted)
+	note := fmt.Sprintf("%s, %d interrupted", out.Counts(), out.Interrupted)
 	log.Info("run ended", "run", runID, "status", status, "trials", note)
 	switch err := st.FinishOwnedRun(wctx, runID, job.Owner, status, ""); {
 	case runs.IsInfrastructure(err):
@@ -400,11 +414,17 @@ func countStatuses(ctx context.Context, st *runs.Store, out *Outcome) error {
 	if err != nil {
 		return err
 	}
-	out.Done, out.Failed, out.Interrupted = 0, 0, 0
+	out.Done, out.Diverged, out.Failed, out.Interrupted = 0, 0, 0, 0
+	if out.Divergences == nil {
+		out.Divergences = map[string]string{}
+	}
 	for _, t := range ts {
 		switch t.Status {
 		case runs.StatusDone, runs.StatusCached:
 			out.Done++
+		case runs.StatusDiverged:
+			out.Diverged++
+			out.Divergences[t.ID] = t.Error
 		case runs.StatusFailed:
 			out.Failed++
 			out.Failures[t.ID] = t.Error
@@ -499,7 +519,8 @@ func floatJSON(f float64) string {
 // stages they share) whose cache entry this code and data would not reuse:
 // a stage's version, a setting's encoding or an input changed since, or the
 // entry was removed; "" when every one is cached. Failed trials do not
-// count: a resumed run keeps them failed.
+// count: a resumed run keeps them failed (diverged ones count: their
+// results come from the cache).
 func staleRun(ctx context.Context, st *runs.Store, id int64, built *stages.Built, workdir string) (string, error) {
 	trials, err := st.Trials(ctx, id)
 	if err != nil {
@@ -507,7 +528,7 @@ func staleRun(ctx context.Context, st *runs.Store, id int64, built *stages.Built
 	}
 	done := map[string]bool{}
 	for _, t := range trials {
-		if t.Status == runs.StatusDone || t.Status == runs.StatusCached {
+		if runs.HasResult(t.Status) {
 			done[t.ID] = true
 		}
 	}

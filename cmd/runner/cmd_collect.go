@@ -46,8 +46,8 @@ func runCollect(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []stri
 // endCollect says what a collect found and did, and returns its error: a
 // failed trial (exit 1).
 func endCollect(g *globalOptions, id int64, c *slurmexec.Collection) error {
-	fmt.Fprintf(g.stdout, "run %d: %d trials: %d done, %d failed, %d interrupted, %d without a result; %d new result(s) collected\n",
-		id, c.Trials, c.Done, c.Failed, c.Interrupted, c.Missing, c.Ingested)
+	fmt.Fprintf(g.stdout, "run %d: %d trials: %s, %d interrupted, %d without a result; %d new result(s) collected\n",
+		id, c.Trials, endedText(c.Done, c.Diverged, c.Failed), c.Interrupted, c.Missing, c.Ingested)
 	if c.SharedFailed != "" {
 		return &exitError{exitFailed, fmt.Errorf("run %d failed: %s; re-run the submitting command to resubmit", id, c.SharedFailed)}
 	}

@@ -197,7 +197,7 @@ func compareFigure(ctx context.Context, st *runs.Store, cr []comparedRun, metric
 	points, trials := 0, 0
 	for _, r := range cr {
 		for _, t := range r.trials {
-			if t.Status != runs.StatusDone && t.Status != runs.StatusCached {
+			if !runs.HasResult(t.Status) { // a diverged trial's series too: up to its divergence
 				continue
 			}
 			pts, err := st.Series(ctx, r.info.ID, t.ID, metric)

@@ -100,6 +100,14 @@ func runRepro(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string
 	if out.DataErr != nil {
 		return &exitError{exitUsage, out.DataErr}
 	}
+	return reproCompare(ctx, g, st, e, ri, out, recorded)
+}
+
+// reproCompare compares the repro run out with the recorded run ri
+// (recorded: its summaries): every trial's status, summary metric and,
+// unless --series=false, series point; it prints each drift and returns
+// an exitFailed error when any drifted.
+func reproCompare(ctx context.Context, g *globalOptions, st *runs.Store, e *stages.Experiment, ri *runs.RunInfo, out *sweep.Outcome, recorded map[string]map[string]float64) error {
 	now, err := st.Summaries(ctx, out.RunID)
 	if err != nil {
 		return err
@@ -117,14 +125,14 @@ func runRepro(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string
 		names[n] = n
 	}
 	drifts := sweep.Compare(recorded, now, names, e.Tolerances)
-	compared := 0
-	for _, m := range recorded {
-		for k := range m {
-			if !trialio.IsTiming(k) {
-				compared++
-			}
-		}
+	statusDrifts, err := compareStatuses(ctx, st, e, ri.ID, out.RunID, recParams)
+	if err != nil {
+		return err
 	}
+	for _, d := range statusDrifts {
+		fmt.Fprintf(g.stdout, "DRIFT trial %q status: recorded %s, now %s\n", d.Trial, d.Recorded, d.Now)
+	}
+	compared := comparedMetrics(recorded)
 	for _, d := range drifts {
 		fmt.Fprintf(g.stdout, "DRIFT trial %q %s: recorded %s, now %s (tolerance %g)\n", d.Trial, d.Metric, fmtF(d.Recorded), fmtF(d.Now), d.Tolerance)
 	}
@@ -138,10 +146,15 @@ func runRepro(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string
 		}
 	}
 	switch {
-	case series != nil && (len(drifts) > 0 || series.drifted > 0):
-		return &exitError{exitFailed, fmt.Errorf("repro of run %d (repro run %d): %d of %d metrics and %d of %d series points drifted", ri.ID, out.RunID, len(drifts), compared, series.drifted, series.compared)}
-	case len(drifts) > 0:
-		return &exitError{exitFailed, fmt.Errorf("repro of run %d (repro run %d): %d of %d metrics drifted", ri.ID, out.RunID, len(drifts), compared)}
+	case len(statusDrifts) > 0 || len(drifts) > 0 || series != nil && series.drifted > 0:
+		msg := fmt.Sprintf("%d of %d metrics", len(drifts), compared)
+		if len(statusDrifts) > 0 {
+			msg = fmt.Sprintf("%d trial status(es) and %s", len(statusDrifts), msg)
+		}
+		if series != nil {
+			msg += fmt.Sprintf(" and %d of %d series points", series.drifted, series.compared)
+		}
+		return &exitError{exitFailed, fmt.Errorf("repro of run %d (repro run %d): %s drifted", ri.ID, out.RunID, msg)}
 	case series != nil:
 		fmt.Fprintf(g.stdout, "repro of run %d (repro run %d): all %d summary metrics of %d trials match, and all %d series points\n", ri.ID, out.RunID, compared, len(recorded), series.compared)
 	default:
@@ -238,6 +251,50 @@ func seriesFiles(ctx context.Context, st *runs.Store, runID int64) (sweep.TrialS
 }
 
 func fmtF(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// comparedMetrics counts the summary metrics repro compares (timings are
+// not).
+func comparedMetrics(sums map[string]map[string]float64) int {
+	n := 0
+	for _, m := range sums {
+		for k := range m {
+			if !trialio.IsTiming(k) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// compareStatuses compares the statuses of the trials of the recorded run
+// rec and of its repro run now, matched by name: a trial that diverged
+// must diverge again (where: its summary's diverged_step, which the
+// summaries' comparison checks).
+func compareStatuses(ctx context.Context, st *runs.Store, e *stages.Experiment, rec, now int64, recParams map[string]map[string]string) ([]sweep.StatusDrift, error) {
+	a, err := trialStatuses(ctx, st, rec)
+	if err != nil {
+		return nil, err
+	}
+	b, err := trialStatuses(ctx, st, now)
+	if err != nil {
+		return nil, err
+	}
+	a, b = sweep.MatchByName(e, a, b, recParams)
+	return sweep.CompareStatus(a, b), nil
+}
+
+// trialStatuses is the status of every trial of a run, by trial id.
+func trialStatuses(ctx context.Context, st *runs.Store, id int64) (map[string]string, error) {
+	ts, err := st.TrialStatuses(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	m := make(map[string]string, len(ts))
+	for _, t := range ts {
+		m[t.ID] = t.Status
+	}
+	return m, nil
+}
 
 // machine describes where a run ran: host, CPU and build target.
 func machine(host, cpu, target string) string {

@@ -16,6 +16,7 @@ import (
 var runFlags struct {
 	failFast       bool
 	retryFailed    bool
+	failOnDiverged bool
 	progressMetric string
 }
 
@@ -25,7 +26,8 @@ func init() {
 		summary: "run or resume an experiment (the default command)",
 		flags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&runFlags.failFast, "fail-fast", false, "cancel the remaining trials at the first failure")
-			fs.BoolVar(&runFlags.retryFailed, "retry-failed", false, "run the failed trials of a finished run again")
+			fs.BoolVar(&runFlags.retryFailed, "retry-failed", false, "run the failed trials of a finished run again (not the diverged ones: a divergence is deterministic)")
+			fs.BoolVar(&runFlags.failOnDiverged, "fail-on-diverged", false, "exit 1 when some trial diverged (by default a diverged trial is a result and the run exits 0)")
 			fs.StringVar(&runFlags.progressMetric, "progress-metric", "loss", "the metric the live status line shows per running trial: loss, or any series the trials record (valid_ll, psi, excess, gauge_gap, ...)")
 			registerSlurmFlags(fs)
 			registerResultFlags(fs)
@@ -98,15 +100,15 @@ func runRun(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) 
 	}
 	switch {
 	case out.UpToDate && out.ReportRebuilt != "":
-		fmt.Fprintf(g.stdout, "%s: up to date (run %d, %s, %d trials: %d done, %d failed); report written again (%s)\n", e.Name, out.RunID, out.Status, out.Trials, out.Done, out.Failed, oneLine(out.ReportRebuilt))
+		fmt.Fprintf(g.stdout, "%s: up to date (run %d, %s, %s); report written again (%s)\n", e.Name, out.RunID, out.Status, out.Counts(), oneLine(out.ReportRebuilt))
 	case out.UpToDate:
-		fmt.Fprintf(g.stdout, "%s: up to date (run %d, %s, %d trials: %d done, %d failed); nothing to run\n", e.Name, out.RunID, out.Status, out.Trials, out.Done, out.Failed)
+		fmt.Fprintf(g.stdout, "%s: up to date (run %d, %s, %s); nothing to run\n", e.Name, out.RunID, out.Status, out.Counts())
 	default:
 		verb := "finished"
 		if out.Resumed {
 			verb = "resumed and finished"
 		}
-		fmt.Fprintf(g.stdout, "%s: run %d %s: %d trials: %d done, %d failed; stages: %d ran, %d cached; status %s\n", e.Name, out.RunID, verb, out.Trials, out.Done, out.Failed, out.Ran, out.Cached, out.Status)
+		fmt.Fprintf(g.stdout, "%s: run %d %s: %s; stages: %d ran, %d cached; status %s\n", e.Name, out.RunID, verb, out.Counts(), out.Ran, out.Cached, out.Status)
 	}
 	if out.ReportPath != "" {
 		fmt.Fprintf(g.stdout, "report: %s\n", out.ReportPath)
@@ -120,6 +122,9 @@ func runRun(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) 
 	if rerr != nil {
 		fmt.Fprintf(g.stdout, "report of run %d failed: %s\n", out.RunID, oneLine(rerr.Error()))
 	}
+	for _, id := range slices.Sorted(maps.Keys(out.Divergences)) {
+		fmt.Fprintf(g.stdout, "  diverged %s: %s\n", id, oneLine(out.Divergences[id]))
+	}
 	if out.Failed > 0 {
 		for _, id := range slices.Sorted(maps.Keys(out.Failures)) {
 			fmt.Fprintf(g.stdout, "  failed %s: %s\n", id, oneLine(out.Failures[id]))
@@ -129,5 +134,15 @@ func runRun(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) 
 	if rerr != nil {
 		return &exitError{exitFailed, fmt.Errorf("report of run %d: %w (the same command, or 'runner report --run %d', writes it again)", out.RunID, rerr, out.RunID)}
 	}
-	return nil
+	return divergedExit(out.Diverged, out.Trials, e.Name)
+}
+
+// divergedExit is the exit of a run that worked and whose diverged trials
+// (n of trials) are its only blemish: nil (exit 0: a divergence is a result
+// of the algorithm, reported as such), or exit 1 with --fail-on-diverged.
+func divergedExit(n, trials int, experiment string) error {
+	if n == 0 || !runFlags.failOnDiverged {
+		return nil
+	}
+	return &exitError{exitFailed, fmt.Errorf("%d of %d trials diverged (--fail-on-diverged; see 'runner results --experiment %s')", n, trials, experiment)}
 }

@@ -158,13 +158,14 @@ func runRuns(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string)
 	case "csv":
 		w := csv.NewWriter(g.stdout)
 		esc := csvText(g.stdout)
-		w.Write([]string{"id", "kind", "experiment", "started", "ended", "duration_seconds", "status", "trials", "done", "failed", "interrupted", "git_commit", "git_dirty", "note", "tags", "report_state"})
+		w.Write([]string{"id", "kind", "experiment", "started", "ended", "duration_seconds", "status", "trials", "done", "failed", "interrupted", "git_commit", "git_dirty", "note", "tags", "report_state", "diverged"})
 		for _, r := range rows {
+			c := r.TrialCounts
+			done, failed, diverged := c[runs.StatusDone]+c[runs.StatusCached], c[runs.StatusFailed], c[runs.StatusDiverged]
 			w.Write([]string{strconv.FormatInt(r.ID, 10), r.Kind, esc(r.Experiment), csvTime(r.Started), csvTime(r.Ended),
 				strconv.FormatFloat(r.Seconds, 'f', 3, 64), r.Status, strconv.Itoa(r.Trials),
-				strconv.Itoa(r.TrialCounts[runs.StatusDone] + r.TrialCounts[runs.StatusCached]), strconv.Itoa(r.TrialCounts[runs.StatusFailed]),
-				strconv.Itoa(r.Trials - r.TrialCounts[runs.StatusDone] - r.TrialCounts[runs.StatusCached] - r.TrialCounts[runs.StatusFailed]),
-				esc(r.GitCommit), strconv.FormatBool(r.GitDirty), esc(r.Note), esc(tagText(r.Tags)), r.ReportState})
+				strconv.Itoa(done), strconv.Itoa(failed), strconv.Itoa(r.Trials - done - failed - diverged),
+				esc(r.GitCommit), strconv.FormatBool(r.GitDirty), esc(r.Note), esc(tagText(r.Tags)), r.ReportState, strconv.Itoa(diverged)})
 		}
 		w.Flush()
 		return w.Error()
@@ -201,7 +202,8 @@ func tagText(m map[string]string) string {
 	return strings.Join(parts, " ")
 }
 
-// countText is "4/4" when every trial is done, else "2/4 (1 failed, 1 interrupted)".
+// countText is "4/4" when every trial is done, else "2/4 (1 diverged, 1
+// failed)".
 func countText(total int, c map[string]int) string {
 	done := c[runs.StatusDone] + c[runs.StatusCached]
 	s := fmt.Sprintf("%d/%d", done, total)

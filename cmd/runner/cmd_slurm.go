@@ -181,16 +181,16 @@ func runSlurm(ctx context.Context, g *globalOptions, e *stages.Experiment, st *r
 		fmt.Fprintf(w, "%s: up to date (run %d, %d trials); nothing to submit\n", e.Name, s.RunID, s.Trials)
 		return nil
 	case s.Finished != nil:
-		fmt.Fprintf(w, "%s: run %d: every trial has a result (%d done, %d failed); run %s\n", e.Name, s.RunID, s.Collected.Done, s.Collected.Failed, s.Finished.Status)
+		fmt.Fprintf(w, "%s: run %d: every trial has a result (%s); run %s\n", e.Name, s.RunID, endedText(s.Collected.Done, s.Collected.Diverged, s.Collected.Failed), s.Finished.Status)
 		printFinished(g, s.Finished)
 		if s.Collected.Failed > 0 {
 			return &exitError{exitFailed, fmt.Errorf("%d of %d trials failed (see 'runner results --run %d')", s.Collected.Failed, s.Trials, s.RunID)}
 		}
-		return nil
+		return divergedExit(s.Collected.Diverged, s.Trials, e.Name)
 	}
 	verb := "submitted"
 	if s.Resumed {
-		verb = fmt.Sprintf("resumed (%d done, %d failed, %d without a result)", s.Collected.Done, s.Collected.Failed, len(s.Collected.Pending))
+		verb = fmt.Sprintf("resumed (%s, %d without a result)", endedText(s.Collected.Done, s.Collected.Diverged, s.Collected.Failed), len(s.Collected.Pending))
 	}
 	jobs := fmt.Sprintf("job %s (array %s", s.ArrayJob, s.Array)
 	if len(s.ArrayJobs) > 1 {
@@ -258,13 +258,23 @@ func detached(g *globalOptions, id int64, err error) error {
 	return err
 }
 
+// endedText counts the trials that ended as the run's summary line does
+// (sweep.Outcome.Counts): "3 done, 1 diverged, 0 failed", or "3 done, 0
+// failed" when none diverged.
+func endedText(done, diverged, failed int) string {
+	if diverged == 0 {
+		return fmt.Sprintf("%d done, %d failed", done, failed)
+	}
+	return fmt.Sprintf("%d done, %d diverged, %d failed", done, diverged, failed)
+}
+
 // progressLine is a waiting submit's progress: trials done, failed,
 // running (with the step of each, from its task's output file), pending.
 func progressLine(s *slurmexec.RunStatus) string {
 	var parts []string
 	n := len(s.Trials)
 	parts = append(parts, fmt.Sprintf("%d/%d done", s.Counts[batch.Done], n))
-	for _, k := range []string{batch.Failed, batch.Interrupted, batch.Missing, batch.Pending} {
+	for _, k := range []string{batch.Diverged, batch.Failed, batch.Interrupted, batch.Missing, batch.Pending} {
 		if c := s.Counts[k]; c > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", c, k))
 		}

@@ -22,7 +22,7 @@ var statusFlags struct {
 func init() {
 	commands = append(commands, &command{
 		name:    "status",
-		summary: "a Slurm run's trials: pending/running/done/failed from the result files, the queue as a hint: --run ID [--watch]",
+		summary: "a Slurm run's trials: pending/running/done/diverged/failed from the result files, the queue as a hint: --run ID [--watch]",
 		flags: func(fs *flag.FlagSet) {
 			fs.Int64Var(&statusFlags.run, "run", 0, "run id (default: the latest run of --experiment)")
 			fs.BoolVar(&statusFlags.watch, "watch", false, "repeat every 30 s, collecting the results that arrived (as 'runner collect'), until the run has ended or nothing is pending or running")
@@ -98,7 +98,7 @@ func printStatus(g *globalOptions, s *slurmexec.RunStatus) {
 	}
 	w.Flush()
 	var parts []string
-	for _, k := range []string{batch.Done, batch.Failed, batch.Interrupted, batch.Running, batch.Pending, batch.Missing} {
+	for _, k := range []string{batch.Done, batch.Diverged, batch.Failed, batch.Interrupted, batch.Running, batch.Pending, batch.Missing} {
 		if n := s.Counts[k]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, k))
 		}

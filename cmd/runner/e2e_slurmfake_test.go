@@ -144,3 +144,38 @@ func TestCancelRun(t *testing.T) {
 		t.Errorf("cancel of an unknown run: exit %d %s", code, errs)
 	}
 }
+
+// TestSlurmDivergedTrial: through the fake sbatch, a task whose trial
+// diverges exits 0 with a result "diverged"; collect records the trial as
+// diverged, says so in its counts, and ends the run finished (exit 0), as
+// the local executor does.
+func TestSlurmDivergedTrial(t *testing.T) {
+	fakeSlurmBin(t)
+	e := newEnv(t)
+	e.writeConfig(e2eConfig + divergesConfig)
+	e.mustRun(0, "--experiment", "diverges", "--executor", "slurm", "--detach", "--quiet")
+	var statuses []string
+	for _, i := range []string{"0", "1"} {
+		out := e.mustRun(0, "worker", "--experiment", "diverges", "--run", "1", "--index", i)
+		for _, s := range []string{"done", "diverged"} {
+			if strings.Contains(out, "attempt 1: "+s+" in ") {
+				statuses = append(statuses, s)
+			}
+		}
+	}
+	if strings.Join(statuses, ",") != "done,diverged" {
+		t.Fatalf("task results %v, want done,diverged", statuses)
+	}
+	out := e.mustRun(0, "collect", "--run", "1")
+	if !strings.Contains(out, "run 1: 2 trials: 1 done, 1 diverged, 0 failed, 0 interrupted, 0 without a result; 2 new result(s) collected") || !strings.Contains(out, "run 1 finished") {
+		t.Fatalf("collect:\n%s", out)
+	}
+	var status, msg string
+	e.db().QueryRow(`SELECT status, error FROM trial_status WHERE run_id = 1 AND status <> 'done'`).Scan(&status, &msg)
+	if status != "diverged" || !strings.HasPrefix(msg, "diverged at step ") {
+		t.Errorf("trial recorded %s %q, want diverged at a step", status, msg)
+	}
+	if s := e.runStatus(1); s != "finished" {
+		t.Errorf("run status %s, want finished", s)
+	}
+}

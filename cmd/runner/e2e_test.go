@@ -70,6 +70,16 @@ steps = 300
 lr = [0.01, 1e200]
 seed = [1]
 
+[experiments.withbad]
+description = "one trial fails: its loss is not finite at the start"
+pipeline = "artificial"
+[experiments.withbad.settings]
+time_steps = 5
+steps = 300
+[experiments.withbad.grid]
+init_scale = [0.1, 1e200]
+seed = [1]
+
 [experiments.slow]
 pipeline = "artificial"
 [experiments.slow.settings]
@@ -201,13 +211,13 @@ func TestJobsGiveIdenticalResultsAndSecondRunTrainsNothing(t *testing.T) {
 	}
 }
 
-func TestDivergingTrialFailsWhileSiblingsComplete(t *testing.T) {
+func TestFailingTrialFailsWhileSiblingsComplete(t *testing.T) {
 	e := newEnv(t)
-	out := e.mustRun(1, "--experiment", "withnan")
+	out := e.mustRun(1, "--experiment", "withbad")
 	if !strings.Contains(out, "2 trials: 1 done, 1 failed") {
 		t.Fatalf("unexpected: %s", out)
 	}
-	rows, err := e.db().Query(`SELECT status, error FROM trial_status WHERE experiment = 'withnan' ORDER BY status`)
+	rows, err := e.db().Query(`SELECT status, error FROM trial_status WHERE experiment = 'withbad' ORDER BY status`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,8 +227,8 @@ func TestDivergingTrialFailsWhileSiblingsComplete(t *testing.T) {
 		var st, msg string
 		rows.Scan(&st, &msg)
 		got = append(got, st)
-		if st == "failed" && !strings.Contains(msg, "diverged") {
-			t.Errorf("failure error %q does not say it diverged", msg)
+		if st == "failed" && (!strings.Contains(msg, "step 0: local loss") || !strings.Contains(msg, "initial iterate")) {
+			t.Errorf("failure error %q does not say the start had no finite loss", msg)
 		}
 	}
 	if strings.Join(got, ",") != "done,failed" {

@@ -111,7 +111,7 @@ func TestFixedDataErrorIsRetried(t *testing.T) {
 // covers the finished trials and lists the failed ones with their errors.
 func TestReportDespiteFailedTrials(t *testing.T) {
 	e := newEnv(t)
-	out, errs, code := e.run("--experiment", "small", "--set", "clip=[0.01,0]", "--set", "seed=1", "--quiet")
+	out, errs, code := e.run("--experiment", "small", "--set", "init_scale=[0.1,1e200]", "--set", "seed=1", "--quiet")
 	if code != 1 {
 		t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errs)
 	}
@@ -123,7 +123,7 @@ func TestReportDespiteFailedTrials(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no summary.md despite finished trials: %v\n%s", err, out)
 	}
-	if !strings.Contains(string(md), "diverged") || !strings.Contains(string(md), "clip=0") {
+	if !strings.Contains(string(md), "initial iterate") || !strings.Contains(string(md), "init_scale=1e+200") {
 		t.Errorf("summary.md does not list the failed trials with their errors:\n%s", md)
 	}
 	figs, _ := filepath.Glob(filepath.Join(dir, "*.png"))
@@ -147,9 +147,10 @@ time_steps = 30
 steps = 6000
 log_every = 1
 clip = 0.01
+lr = 1.0
 lr_s0 = 100.0
 [experiments.mixed.grid]
-lr = [1e200, 1.0]
+init_scale = [1e200, 0.1]
 seed = [1, 2, 3]
 `)
 	cmd := exec.Command(runnerBin, "--experiment", "mixed", "--jobs", "2")
@@ -334,16 +335,21 @@ func TestRunStatus(t *testing.T) {
 	if s := e.runStatus(1); s != "finished" {
 		t.Errorf("all trials done: %s, want finished", s)
 	}
-	e.mustRun(1, "--experiment", "withnan", "--set", "lr=1e200", "--quiet")
+	e.mustRun(1, "--experiment", "withbad", "--set", "init_scale=1e200", "--quiet")
 	if s := e.runStatus(2); s != "failed" {
 		t.Errorf("all trials failed: %s, want failed", s)
 	}
-	e.mustRun(1, "--experiment", "withnan", "--quiet")
+	e.mustRun(1, "--experiment", "withbad", "--quiet")
 	if s := e.runStatus(3); s != "failed" {
 		t.Errorf("some trials failed: %s, want failed", s)
 	}
-	if out := e.mustRun(0, "results", "--experiment", "withnan"); !strings.Contains(out, "(failed,") {
+	if out := e.mustRun(0, "results", "--experiment", "withbad"); !strings.Contains(out, "(failed,") {
 		t.Errorf("results header does not show the run status:\n%s", out)
+	}
+	// A diverged trial is a result: the run is finished.
+	e.mustRun(0, "--experiment", "withnan", "--quiet")
+	if s := e.runStatus(4); s != "finished" {
+		t.Errorf("some trials diverged, the others done: %s, want finished", s)
 	}
 }
 

@@ -204,7 +204,7 @@ func logOutcome(g *globalOptions, e *stages.Experiment, out *sweep.Outcome, page
 		return
 	}
 	attrs := []any{"run", out.RunID, "experiment", e.Name, "trials", out.Trials, "done", out.Done,
-		"failed", out.Failed, "interrupted", out.Interrupted, "up_to_date", out.UpToDate, "resumed", out.Resumed,
+		"diverged", out.Diverged, "failed", out.Failed, "interrupted", out.Interrupted, "up_to_date", out.UpToDate, "resumed", out.Resumed,
 		"stages_ran", out.Ran, "stages_cached", out.Cached, "report", out.ReportPath, "html_report", page}
 	if err != nil {
 		attrs = append(attrs, "err", err.Error())
@@ -271,7 +271,7 @@ func sweepPlots(ctx context.Context, st *runs.Store, e *stages.Experiment, out *
 		}
 		for _, t := range trials {
 			v, ok := t.Summary[m]
-			if !ok || (t.Status != runs.StatusDone && t.Status != runs.StatusCached) {
+			if !ok || !runs.HasResult(t.Status) {
 				continue
 			}
 			p := figures.SweepPoint{Variant: paramValue(t.Params["variant"]), Settings: map[string]string{}, Value: v}

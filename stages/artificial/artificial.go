@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"strconv"
@@ -113,7 +114,9 @@ type Snapshot struct {
 // Train runs one trial of the paper's artificial experiment
 // (Section 5.1): dense dynamic Gaussian MF on X = Ubar^T Vbar + noise, the
 // same X at every time step. It writes series.arrow, series.parquet,
-// summary.json and snapshots.json into dir.
+// summary.json and snapshots.json into dir, also when the training
+// diverged (a result: train.Loop.Diverged; the summary says where, and the
+// snapshots end before it).
 func Train(ctx context.Context, s TrainSettings, pool *optim.Pool, dir string, sio train.StageIO) error {
 	seed := uint64(s.Loop.Seed)
 	rows, cols, T, d := s.Data.Rows, s.Data.Cols, s.Data.TimeSteps, s.Loop.Dim
@@ -159,14 +162,24 @@ func Train(ctx context.Context, s TrainSettings, pool *optim.Pool, dir string, s
 	if err := loop.Run(ctx, x); err != nil {
 		return err
 	}
-	final := optim.Psi(x, m.Blocks(), m.Graph())
-	grad := make([]float64, len(x))
-	finalLoss := m.LocalLoss(grad, x) + final
-	sum["final_loss"] = finalLoss
-	sum["final_psi"] = final
-	sum["final_excess"] = finalLoss - lstar
-	for _, thr := range ExcessThresholds {
-		sum[ExcessMetric(thr)] = train.FirstBelow(series, "excess", thr)
+	if loop.Diverged != nil {
+		// A result: the series up to the divergence, the snapshots
+		// before it, and every threshold never reached (see
+		// train.DivergedSummary).
+		sum["final_excess"] = math.NaN()
+		for _, thr := range ExcessThresholds {
+			sum[ExcessMetric(thr)] = runs.Never
+		}
+	} else {
+		final := optim.Psi(x, m.Blocks(), m.Graph())
+		grad := make([]float64, len(x))
+		finalLoss := m.LocalLoss(grad, x) + final
+		sum["final_loss"] = finalLoss
+		sum["final_psi"] = final
+		sum["final_excess"] = finalLoss - lstar
+		for _, thr := range ExcessThresholds {
+			sum[ExcessMetric(thr)] = train.FirstBelow(series, "excess", thr)
+		}
 	}
 	if err := trialio.WriteTrialSeries(dir, series); err != nil {
 		return err

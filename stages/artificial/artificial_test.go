@@ -2,9 +2,12 @@ package artificial
 
 import (
 	"context"
+	"errors"
 	"math"
+	"strings"
 	"testing"
 
+	"goldstone/optim"
 	"goldstone/stages"
 	"goldstone/stages/settings"
 	"goldstone/stages/train"
@@ -52,5 +55,65 @@ func TestTrainWritesResults(t *testing.T) {
 	}
 	if math.IsNaN(sum["final_excess"]) || sum["final_excess"] < -1e-9 {
 		t.Fatalf("final excess %v", sum["final_excess"])
+	}
+}
+
+// TestTrainDiverged: a training that diverges is a result: the stage
+// writes its files, the series end before the divergence, the summary says
+// where (a finite value past the bound, not Inf), and every threshold is
+// never.
+func TestTrainDiverged(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		sets     []string
+		quantity string
+	}{
+		{"gd without clipping", []string{"clip=0", "lr=1"}, "local loss"},
+		{"the paper's update at a large gauge rate", []string{"gauge=goldstone", "rotation=linear", "guard=false", "flip_walls=false", "k1=10", "gauge_lr=50"}, "psi"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := artificialSettings(t, append([]string{"steps=300", "snapshots=[0, 300]"}, c.sets...)...)
+			dir := t.TempDir()
+			if err := Train(context.Background(), s, nil, dir, train.StageIO{}); err != nil {
+				t.Fatalf("a diverged training is not an error: %v", err)
+			}
+			sum, err := trialio.ReadSummary(dir + "/summary.json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, ok := sum.Divergence()
+			if !ok || !d.Finite() || d.Quantity != c.quantity || d.Step <= 0 || d.Step >= 300 {
+				t.Fatalf("divergence %+v (%v), want a finite %s past its bound before step 300", d, ok, c.quantity)
+			}
+			t.Log(d)
+			for _, k := range []string{"final_excess", "final_loss", "final_psi", "final_gauge_gap"} {
+				if !math.IsNaN(sum[k]) {
+					t.Errorf("%s = %v, want NaN", k, sum[k])
+				}
+			}
+			for _, k := range []string{"steps_to_excess_1", "steps_to_excess_0.1", "steps_to_excess_0.01", "steps_to_gap_1pct"} {
+				if sum[k] != math.Inf(1) {
+					t.Errorf("%s = %v, want never", k, sum[k])
+				}
+			}
+			ser, err := trialio.ReadSeries(dir + "/series.arrow")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st, _ := ser.Of("loss"); len(st) != d.Step {
+				t.Errorf("loss recorded at %d steps, want the %d before the divergence", len(st), d.Step)
+			}
+		})
+	}
+}
+
+// TestTrainFailsWithoutAFiniteStart: a loss that is not finite at the
+// initial iterate is an error of the data or the initialisation, not a
+// divergence: nothing was trained.
+func TestTrainFailsWithoutAFiniteStart(t *testing.T) {
+	s := artificialSettings(t, "steps=30", "snapshots=[0]", "init_scale=1e200")
+	err := Train(context.Background(), s, nil, t.TempDir(), train.StageIO{})
+	if !errors.Is(err, optim.ErrDiverged) || !strings.Contains(err.Error(), "step 0: ") || !strings.Contains(err.Error(), "initial iterate") {
+		t.Fatalf("err %v, want an error at step 0 naming the initial iterate", err)
 	}
 }

@@ -21,8 +21,11 @@ package artificial
 // (the two branches had each bumped to 14). Train 16: optim.SVD replaces
 // the singular vectors of columns zero to working precision (Procrustes
 // and the wall flips applied maps that were not orthogonal once the
-// overlaps were rank-deficient).
+// overlaps were rank-deficient). Train 17: a training that diverges (a
+// loss or psi not finite or past diverge_factor x max(1, |loss at step
+// 0|)) is a result, not an error (diverged_* summaries, every threshold
+// never); gauge_lowered_share.
 const (
-	TrainVersion  = "16" // train-artificial
+	TrainVersion  = "17" // train-artificial
 	ReportVersion = "15" // report-artificial (its Draw)
 )

@@ -42,8 +42,21 @@ func fig2Claim(r *Run, p Params) (string, string) {
 		verdicts = append(verdicts, fmt.Sprintf("%s: %s", thresholdText(thr), s.Verdict(bands, base, method)))
 	}
 	for _, v := range []string{method, base} {
-		if n := r.failedOf(v, nil); n > 0 {
-			ours = append(ours, fmt.Sprintf("%s diverged on %d of %d seeds (counted as never)", v, n, len(m0)))
+		var diverged, failed int
+		for _, t := range append(slices.Clip(r.trials), r.failed...) {
+			switch {
+			case t.variant != v:
+			case t.divergence():
+				diverged++
+			case t.err != "":
+				failed++
+			}
+		}
+		if diverged > 0 {
+			ours = append(ours, fmt.Sprintf("%s diverged on %d of %d seeds (counted as never)", v, diverged, len(m0)))
+		}
+		if failed > 0 {
+			ours = append(ours, fmt.Sprintf("%s failed on %d of %d seeds (counted as never)", v, failed, len(m0)))
 		}
 	}
 	return strings.Join(ours, "; "), strings.Join(verdicts, "; ")

@@ -176,6 +176,7 @@ func overheadClaim(r *Run, p Params) (string, string) {
 	gp := r.bySeed("gap_seconds", nil, false)
 	rounds := r.bySeed("gauge_rounds", nil, false)
 	rejected := r.bySeed("gauge_rejected", nil, false)
+	lowered := r.bySeed("gauge_lowered_share", nil, false)
 	var parts []string
 	var verdict []string
 	for _, v := range sortedVariants(g, "") {
@@ -196,7 +197,7 @@ func overheadClaim(r *Run, p Params) (string, string) {
 		}
 		med := figures.Median(share)
 		p := fmt.Sprintf("%s: %.1f%% (median of %d trials; %.1f%%-%.1f%%)", v, 100*med, len(share), 100*share[0], 100*share[len(share)-1])
-		if a := acceptedText(rounds[v], rejected[v]); a != "" {
+		if a := roundsText(rounds[v], rejected[v], lowered[v], guarded(r.paramsOf(v))); a != "" {
 			p += "; " + a
 		}
 		parts = append(parts, p)
@@ -216,21 +217,35 @@ func overheadClaim(r *Run, p Params) (string, string) {
 		strings.Join(verdict, "; ") + " (within a factor 2 of the paper's counts as about the paper's; machine and sizes differ)"
 }
 
-// acceptedText is the share of gauge rounds the guard kept, summed over a
-// variant's trials: "accepted 388 of 400 gauge rounds (97.0%)"; "" without
-// rounds.
-func acceptedText(rounds, rejected map[int]float64) string {
-	var n, rej float64
+// roundsText is the share of gauge rounds that lowered psi, summed over a
+// variant's trials (lowered: each trial's gauge_lowered_share; 0 for one
+// that diverged): "lowered psi in 388 of 400 gauge rounds (97.0%)"; "" without
+// rounds. A run recorded before gauge_lowered_share says how many rounds a
+// guarded variant's guard accepted ("accepted 388 of 400 gauge rounds"),
+// and nothing for an unguarded one, which applies every round whatever it
+// does to psi.
+func roundsText(rounds, rejected, lowered map[int]float64, guarded bool) string {
+	var n, rej, low float64
+	complete := true
 	for s, k := range rounds {
-		if finite(k) && finite(rejected[s]) {
-			n += k
-			rej += rejected[s]
+		if !finite(k) || k == 0 {
+			continue
 		}
+		n += k
+		rej += rejected[s]
+		l, ok := lowered[s]
+		complete = complete && ok && finite(l)
+		low += float64(l * k)
 	}
-	if n == 0 {
+	switch {
+	case n == 0:
 		return ""
+	case complete:
+		return fmt.Sprintf("lowered psi in %.0f of %.0f gauge rounds (%.1f%%)", low, n, 100*low/n)
+	case guarded && finite(rej):
+		return fmt.Sprintf("accepted %.0f of %.0f gauge rounds (%.1f%%)", n-rej, n, 100*(n-rej)/n)
 	}
-	return fmt.Sprintf("accepted %.0f of %.0f gauge rounds (%.1f%%)", n-rej, n, 100*(n-rej)/n)
+	return ""
 }
 
 // dweKeepClaim (kind "keep-fields-gap"): Goldstone-GD with the fields kept (variant NAME) against

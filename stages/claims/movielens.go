@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"goldstone/stages/figures"
@@ -76,14 +77,23 @@ func algorithmLabel(p map[string]any) string {
 	return base + " + Goldstone-GD, ours (beyond the paper): " + strings.Join(parts, " + ")
 }
 
-// fig3Variant is one variant of a Fig. 3 run: its done and failed trials.
+// fig3Variant is one variant of a Fig. 3 run: its done, diverged and
+// failed trials.
 type fig3Variant struct {
-	name          string
-	params        map[string]any // of its first trial
-	done, failed  []trial
-	psi1, psi10   []float64 // steps to psi within 1% / 10% of the reference; failed trials +Inf
-	accepted      []float64 // gauge_accepted_share of the done trials
-	firstFailures []string
+	name         string
+	params       map[string]any // of its first trial
+	done, failed []trial
+	diverged     []trial   // a result: their rounds count as rounds that raised psi
+	psi1, psi10  []float64 // steps to psi within 1% / 10% of the reference; diverged and failed trials +Inf
+	// lowered is the share of gauge rounds that lowered psi
+	// (gauge_lowered_share) of the done and diverged trials (0 for a
+	// diverged one); accepted the share the guard kept
+	// (gauge_accepted_share), read only for guarded variants of runs
+	// recorded before gauge_lowered_share.
+	lowered, accepted []float64
+	rounds            bool   // the trials ran gauge rounds
+	firstDiverged     string // where the first diverged trial diverged
+	firstFailures     []string
 }
 
 // fig3Variants groups a run's trials by variant (in order of appearance)
@@ -97,7 +107,7 @@ func fig3Variants(ctx context.Context, r *Run) ([]*fig3Variant, error) {
 	for _, t := range r.trials {
 		settings = append(settings, t.params)
 		names = append(names, t.variant)
-		var pt report.PsiTrial
+		pt := report.PsiTrial{Diverged: t.diverged}
 		if r.store == nil { // a run built by hand (tests): no series
 			trials = append(trials, pt)
 			continue
@@ -128,12 +138,30 @@ func fig3Variants(ctx context.Context, r *Run) ([]*fig3Variant, error) {
 		out = append(out, v)
 		return v
 	}
+	short := func(e string) string {
+		if len(e) > 120 {
+			e = e[:120] + "..."
+		}
+		return e
+	}
 	for i, t := range r.trials {
 		v := get(t.variant, t.params)
-		v.done = append(v.done, t)
+		if t.diverged {
+			if len(v.diverged) == 0 {
+				v.firstDiverged = short(t.err)
+			}
+			v.diverged = append(v.diverged, t)
+		} else {
+			v.done = append(v.done, t)
+		}
 		v.psi1 = append(v.psi1, pc.Steps[0.01][i])
 		v.psi10 = append(v.psi10, pc.Steps[0.1][i])
-		if a, ok := t.sum["gauge_accepted_share"]; ok {
+		if n, ok := t.sum["gauge_rounds"]; ok && n > 0 {
+			v.rounds = true
+		}
+		if l, ok := t.sum["gauge_lowered_share"]; ok {
+			v.lowered = append(v.lowered, l)
+		} else if a, ok := t.sum["gauge_accepted_share"]; ok && guarded(t.params) {
 			v.accepted = append(v.accepted, a)
 		}
 	}
@@ -143,15 +171,14 @@ func fig3Variants(ctx context.Context, r *Run) ([]*fig3Variant, error) {
 		v.psi1 = append(v.psi1, math.Inf(1))
 		v.psi10 = append(v.psi10, math.Inf(1))
 		if len(v.firstFailures) == 0 {
-			e := t.err
-			if len(e) > 120 {
-				e = e[:120] + "..."
-			}
-			v.firstFailures = append(v.firstFailures, e)
+			v.firstFailures = append(v.firstFailures, short(t.err))
 		}
 	}
 	return out, nil
 }
+
+// ran returns the variant's trials that have results: done and diverged.
+func (v *fig3Variant) ran() []trial { return append(slices.Clip(v.done), v.diverged...) }
 
 // fig3Steps is the censored median of psi-convergence steps with how many
 // trials got there.
@@ -189,22 +216,31 @@ func (v *fig3Variant) median(metric string) float64 {
 	return figures.Median(xs)
 }
 
-// text describes a variant in a row: its algorithm, psi convergence,
-// accepted gauge rounds, gauge time and held-out log-likelihood.
+// text describes a variant in a row: its algorithm, psi convergence, the
+// gauge rounds that lowered psi (an unguarded step applies every round,
+// whatever it does to psi: "accepted" would say nothing), gauge time and
+// held-out log-likelihood.
 func (v *fig3Variant) text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s [%s]: psi within 10%% of the reference from %s, within 1%% from %s", v.name, algorithmLabel(v.params), fig3Steps(v.psi10), fig3Steps(v.psi1))
-	if len(v.accepted) > 0 {
-		fmt.Fprintf(&b, "; gauge rounds accepted %.0f%% (median over trials)", 100*figures.Median(v.accepted))
+	switch {
+	case len(v.lowered) > 0:
+		fmt.Fprintf(&b, "; gauge rounds that lowered psi %.0f%% (median over trials)", 100*figures.Median(v.lowered))
+	case len(v.accepted) > 0: // a guarded variant of a run recorded before gauge_lowered_share
+		fmt.Fprintf(&b, "; gauge rounds accepted by the guard %.0f%% (median over trials)", 100*figures.Median(v.accepted))
 	}
-	if g, w := v.median("gauge_seconds"), v.median("wall_seconds"); len(v.accepted) > 0 && w > 0 {
+	if g, w := v.median("gauge_seconds"), v.median("wall_seconds"); v.rounds && w > 0 {
 		fmt.Fprintf(&b, ", gauge time %.1f%% of training", 100*g/w)
 	}
 	if ll := v.median("test_ll"); !math.IsNaN(ll) {
 		fmt.Fprintf(&b, "; test_ll %s", fmtLL(ll))
 	}
+	all := len(v.done) + len(v.diverged) + len(v.failed)
+	if len(v.diverged) > 0 {
+		fmt.Fprintf(&b, "; diverged on %d/%d trials (counted as never; %s)", len(v.diverged), all, v.firstDiverged)
+	}
 	if len(v.failed) > 0 {
-		fmt.Fprintf(&b, "; failed on %d/%d trials (%s)", len(v.failed), len(v.failed)+len(v.done), strings.Join(v.firstFailures, "; "))
+		fmt.Fprintf(&b, "; failed on %d/%d trials (%s)", len(v.failed), all, strings.Join(v.firstFailures, "; "))
 	}
 	return b.String()
 }
@@ -391,9 +427,11 @@ func readRounds(ctx context.Context, r *Run, trial string) (*roundSeries, error)
 	return rs, nil
 }
 
-// roundFacts are what one variant's gauge rounds did, over its done trials.
+// roundFacts are what one variant's gauge rounds did, over its done and
+// diverged trials.
 type roundFacts struct {
 	rounds, applied int
+	lowered         int       // rounds after which psi was lower (none of a diverged trial's)
 	psiReal         float64   // summed realised change of psi by the continuous steps, per trial
 	lossReal        float64   // summed realised change of the loss (NaN: not recorded), per trial
 	rejectedPred    []float64 // predicted change of psi of the rejected rounds (finite)
@@ -403,11 +441,20 @@ type roundFacts struct {
 	share           []float64 // applied rounds: realised fall of psi / gap
 }
 
-func (f *roundFacts) add(rs *roundSeries, trials int) {
+// add adds one trial's rounds (of trials, the variant's count); the
+// rounds of a trial that diverged count as rounds that raised psi.
+func (f *roundFacts) add(rs *roundSeries, trials int, diverged bool) {
 	v := rs.v
 	lossSeen := false
 	for k := range rs.steps {
 		f.rounds++
+		change := v["round_psi_real"][k] // by the continuous step, plus the wall flips'
+		if fl := v["round_psi_flips"][k]; !math.IsNaN(fl) {
+			change += fl
+		}
+		if change < 0 && !diverged {
+			f.lowered++
+		}
 		gap := v["round_gap"][k]
 		if !math.IsNaN(gap) {
 			f.gaps = append(f.gaps, gap)
@@ -441,10 +488,16 @@ func (f *roundFacts) add(rs *roundSeries, trials int) {
 	}
 }
 
-// text describes the facts in a row.
+// text describes the facts in a row: the rounds that lowered psi, and for
+// a guarded variant the rounds its guard applied (an unguarded one applies
+// every round, whatever it does to psi).
 func (f *roundFacts) text(v *fig3Variant) string {
-	n := float64(len(v.done))
-	b := fmt.Sprintf(" %d of %d rounds applied (%.0f per trial), changing psi by %+.4g in all (per trial)", f.applied, f.rounds, float64(f.rounds)/n, f.psiReal)
+	n := float64(len(v.ran()))
+	applied := ""
+	if guarded(v.params) {
+		applied = fmt.Sprintf(", %d applied by the guard", f.applied)
+	}
+	b := fmt.Sprintf(" %d of %d rounds lowered psi%s (%.0f rounds per trial), changing psi by %+.4g in all (per trial)", f.lowered, f.rounds, applied, float64(f.rounds)/n, f.psiReal)
 	if !math.IsNaN(f.lossReal) {
 		b += fmt.Sprintf(" and the loss by %+.4g", f.lossReal)
 	}
@@ -474,15 +527,16 @@ func (f *roundFacts) text(v *fig3Variant) string {
 }
 
 // roundsClaim (kind "rounds") is the row of movielens-rounds (beyond the paper): per
-// Goldstone variant, the gauge rounds applied, the change of psi (and of
-// the loss) they made, the gauge gap the rounds started from (the most any
-// rotation could lower psi), the share of it the applied rounds took, the
-// predicted rise of psi of the rejected ones against that gap, and the line
-// search's halvings; the verdict names the variants whose rounds were
-// mostly rejected (and by how much their steps overshot), those that
-// diverged, those whose applied rounds raised psi in all (unguarded ones
-// can: the driver stops only at a NaN or infinite loss) and those that
-// applied every round.
+// Goldstone variant, the gauge rounds that lowered psi (and for a guarded
+// one those its guard applied), the change of psi (and of the loss) they
+// made, the gauge gap the rounds started from (the most any rotation could
+// lower psi), the share of it the applied rounds took, the predicted rise
+// of psi of the rejected ones against that gap, and the line search's
+// halvings; the rounds of a trial that diverged count as rounds that raised
+// psi. The verdict names the variants whose rounds the guard mostly
+// rejected (and by how much their steps overshot), those that diverged,
+// those whose applied rounds raised psi in all (unguarded ones can) and
+// those whose every round lowered psi.
 func roundsClaim(ctx context.Context, r *Run, _ Params) (string, string) {
 	vs, err := fig3Variants(ctx, r)
 	if err != nil {
@@ -491,7 +545,8 @@ func roundsClaim(ctx context.Context, r *Run, _ Params) (string, string) {
 	var parts, all, most, failed, raised []string
 	for _, v := range vs {
 		var f roundFacts
-		for _, t := range v.done {
+		ran := v.ran()
+		for _, t := range ran {
 			if r.store == nil {
 				break
 			}
@@ -499,19 +554,19 @@ func roundsClaim(ctx context.Context, r *Run, _ Params) (string, string) {
 			if err != nil {
 				return "cannot read the round series: " + err.Error(), notMeasured
 			}
-			f.add(rs, len(v.done))
+			f.add(rs, len(ran), t.diverged)
 		}
 		text := fmt.Sprintf("%s [%s]:", v.name, algorithmLabel(v.params))
-		if len(v.done) > 0 && f.rounds > 0 {
+		if len(ran) > 0 && f.rounds > 0 {
 			text += f.text(v)
-			share := float64(f.applied) / float64(f.rounds)
 			if f.psiReal > 0 {
 				raised = append(raised, fmt.Sprintf("%s (%+.3g)", v.name, f.psiReal))
 			}
+			share := float64(f.applied) / float64(f.rounds)
 			switch {
-			case share == 1:
+			case f.lowered == f.rounds:
 				all = append(all, v.name)
-			case share < 0.5:
+			case guarded(v.params) && share < 0.5:
 				m := fmt.Sprintf("%s (%.0f%% applied", v.name, 100*share)
 				if len(f.overshoot) > 0 {
 					m += fmt.Sprintf("; the step at the gauge rate predicted a rise of psi %.3g times the most a rotation could gain", figures.Median(f.overshoot))
@@ -519,9 +574,15 @@ func roundsClaim(ctx context.Context, r *Run, _ Params) (string, string) {
 				most = append(most, m+")")
 			}
 		}
+		if len(v.diverged) > 0 {
+			text += fmt.Sprintf(" diverged on %d of %d trials (%s)", len(v.diverged), len(ran)+len(v.failed), v.firstDiverged)
+			failed = append(failed, v.name)
+		}
 		if len(v.failed) > 0 {
 			text += " failed: " + strings.Join(v.firstFailures, "; ")
-			failed = append(failed, v.name)
+			if len(v.diverged) == 0 {
+				failed = append(failed, v.name)
+			}
 		}
 		parts = append(parts, text)
 	}
@@ -530,7 +591,7 @@ func roundsClaim(ctx context.Context, r *Run, _ Params) (string, string) {
 	}
 	var verdict []string
 	if len(most) > 0 {
-		verdict = append(verdict, "most rounds rejected: "+strings.Join(most, ", "))
+		verdict = append(verdict, "most rounds rejected by the guard: "+strings.Join(most, ", "))
 	}
 	if len(failed) > 0 {
 		verdict = append(verdict, "diverged: "+strings.Join(failed, ", "))
@@ -539,10 +600,10 @@ func roundsClaim(ctx context.Context, r *Run, _ Params) (string, string) {
 		verdict = append(verdict, "the applied rounds raised psi in all: "+strings.Join(raised, ", "))
 	}
 	if len(all) > 0 {
-		verdict = append(verdict, "every round applied: "+strings.Join(all, ", "))
+		verdict = append(verdict, "every round lowered psi: "+strings.Join(all, ", "))
 	}
 	if len(verdict) == 0 {
-		verdict = append(verdict, "no variant applied every round, none rejected most")
+		verdict = append(verdict, "no variant lowered psi in every round, none had most rounds rejected")
 	}
 	return strings.Join(parts, "; "), strings.Join(verdict, "; ")
 }

@@ -99,3 +99,48 @@ func TestPlantedClaim(t *testing.T) {
 		}
 	}
 }
+
+// TestFig3VariantRounds: a Fig. 3 row says which share of the gauge rounds
+// lowered psi, never "accepted" for an unguarded variant (whose rounds
+// are all applied, whatever they did to psi); a diverged trial's rounds
+// lowered nothing and its psi never converged.
+func TestFig3VariantRounds(t *testing.T) {
+	paper := map[string]any{"optimizer": "adagrad", "gauge": "goldstone", "rotation": "linear", "guard": false, "flip_walls": false, "keep_fields": true, "gauge_search": "none", "gauge_lr": 0.0, "seed": 1.0}
+	r := &Run{trials: []trial{
+		{variant: "goldstone-linear", params: paper, sum: map[string]float64{"gauge_rounds": 6, "gauge_accepted_share": 1, "gauge_lowered_share": 0.5, "test_ll": -0.52, "gauge_seconds": 1, "wall_seconds": 10}},
+		{variant: "goldstone-linear", params: paper, diverged: true, err: "diverged at step 900: psi 3.8e+200 past its bound 1.8e+08",
+			sum: map[string]float64{"gauge_rounds": 9, "gauge_accepted_share": 1, "gauge_lowered_share": 0, "test_ll": math.NaN()}},
+	}}
+	vs, err := fig3Variants(context.Background(), r)
+	if err != nil || len(vs) != 1 {
+		t.Fatal(vs, err)
+	}
+	text := vs[0].text()
+	for _, want := range []string{"gauge rounds that lowered psi 25% (median over trials)", "gauge time 10.0% of training", "test_ll -0.5200",
+		"diverged on 1/2 trials (counted as never; diverged at step 900: psi 3.8e+200 past its bound 1.8e+08)"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q: %s", want, text)
+		}
+	}
+	if strings.Contains(text, "accepted") {
+		t.Errorf("an unguarded variant's rounds are said to be accepted: %s", text)
+	}
+	if !math.IsInf(vs[0].psi1[1], 1) {
+		t.Errorf("the diverged trial's steps to psi within 1%%: %v, want never", vs[0].psi1[1])
+	}
+	// A run recorded before gauge_lowered_share: accepted rounds only of a
+	// guarded variant.
+	for i := range r.trials {
+		delete(r.trials[i].sum, "gauge_lowered_share")
+	}
+	vs, _ = fig3Variants(context.Background(), r)
+	if text := vs[0].text(); strings.Contains(text, "accepted") || strings.Contains(text, "lowered") {
+		t.Errorf("an unguarded variant of an older run: %s", text)
+	}
+	guardedP := map[string]any{"optimizer": "adagrad", "gauge": "goldstone", "guard": true}
+	r = &Run{trials: []trial{{variant: "goldstone", params: guardedP, sum: map[string]float64{"gauge_rounds": 6, "gauge_accepted_share": 0.5}}}}
+	vs, _ = fig3Variants(context.Background(), r)
+	if text := vs[0].text(); !strings.Contains(text, "gauge rounds accepted by the guard 50%") {
+		t.Errorf("a guarded variant of an older run: %s", text)
+	}
+}

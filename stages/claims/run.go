@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"goldstone/runs"
 )
@@ -13,12 +15,14 @@ import (
 // notMeasured is what a row says when its experiment has no ended run.
 const notMeasured = "not measured yet"
 
-// Run is the latest ended run of an experiment with its done trials (and
-// its failed ones, which a censored comparison counts as never reaching
-// the target).
+// Run is the latest ended run of an experiment with its trials that have
+// results, done and diverged (a diverged trial's summary says never for
+// every threshold and NaN for its final and held-out values), and its
+// failed ones, which a censored comparison counts as never reaching the
+// target too.
 type Run struct {
 	info   runs.RunInfo
-	trials []trial
+	trials []trial // done and diverged
 	failed []trial // sum is empty; err says why
 	total  int
 	// The store the run was read from, for rows that read series (nil: a
@@ -31,8 +35,18 @@ type trial struct {
 	variant string
 	params  map[string]any // decoded JSON values
 	sum     map[string]float64
-	err     string // failed trials: the error
+	err     string // failed trials: the error; diverged ones: where they diverged
 	id      string // the trial id (series)
+	// diverged: the trial's training diverged (status diverged): a result,
+	// with a summary.
+	diverged bool
+}
+
+// divergence reports whether t diverged: its status says so, or (runs
+// recorded before a divergence was a result) it failed with the driver's
+// divergence error.
+func (t trial) divergence() bool {
+	return t.diverged || strings.Contains(t.err, "optim: loss diverged")
 }
 
 // latestEnded returns the latest run of kind "run" of experiment with the
@@ -64,8 +78,8 @@ func latestEnded(ctx context.Context, st *runs.Store, experiment, configHash str
 	return nil, other, nil
 }
 
-// readRun reads the done and failed trials of run r with their settings
-// and summaries.
+// readRun reads the done, diverged and failed trials of run r with their
+// settings and summaries.
 func readRun(ctx context.Context, st *runs.Store, r runs.RunInfo) (*Run, error) {
 	trials, err := st.Trials(ctx, r.ID)
 	if err != nil {
@@ -84,11 +98,11 @@ func readRun(ctx context.Context, st *runs.Store, r runs.RunInfo) (*Run, error) 
 	}
 	cr := &Run{info: r, total: len(trials), store: st}
 	for _, t := range trials {
-		done := t.Status == runs.StatusDone || t.Status == runs.StatusCached
+		done := runs.HasResult(t.Status)
 		if !done && t.Status != runs.StatusFailed {
 			continue
 		}
-		ct := trial{params: map[string]any{}, sum: sums[t.ID], err: t.Error, id: t.ID}
+		ct := trial{params: map[string]any{}, sum: sums[t.ID], err: t.Error, id: t.ID, diverged: t.Status == runs.StatusDiverged}
 		for k, v := range t.Params {
 			var x any
 			if json.Unmarshal([]byte(v), &x) != nil {
@@ -164,5 +178,28 @@ func (r *Run) source() string {
 	if r.db != "" {
 		db = " of " + r.db
 	}
-	return fmt.Sprintf("run %d%s (%s, commit %s, %d/%d trials done)", r.info.ID, db, r.info.Started.UTC().Format("2006-01-02"), c, len(r.trials), r.total)
+	done := fmt.Sprintf("%d/%d trials done", len(r.trials), r.total)
+	if n := r.divergedOf("", nil); n > 0 {
+		done = fmt.Sprintf("%d/%d trials done, %d diverged", len(r.trials)-n, r.total, n)
+	}
+	return fmt.Sprintf("run %d%s (%s, commit %s, %s)", r.info.ID, db, r.info.Started.UTC().Format("2006-01-02"), c, done)
+}
+
+// paramsOf returns the settings of variant's first trial (nil: none).
+func (r *Run) paramsOf(variant string) map[string]any {
+	for _, t := range append(slices.Clip(r.trials), r.failed...) {
+		if t.variant == variant {
+			return t.params
+		}
+	}
+	return nil
+}
+
+// guarded reports whether a trial's settings have a guard that rejects a
+// gauge round which would raise psi (Goldstone-GD with guard on): only its
+// rounds can be "accepted" or not; every other symmetry step applies every
+// round, whatever it does to psi.
+func guarded(p map[string]any) bool {
+	g, _ := p["guard"].(bool)
+	return p["gauge"] == "goldstone" && g
 }

@@ -41,7 +41,9 @@ func seedOf(t trial) int {
 
 // bySeed returns each variant's metric by seed over the trials keep
 // accepts (nil: all). Failed trials give NaN (a censored step count: never
-// reached) when withFailed is set, and are left out otherwise.
+// reached) when withFailed is set, and are left out otherwise; diverged
+// trials give their summary's values (never for a step count, NaN for a
+// final or held-out value).
 func (r *Run) bySeed(metric string, keep func(trial) bool, withFailed bool) map[string]map[int]float64 {
 	out := map[string]map[int]float64{}
 	add := func(t trial, v float64) {
@@ -96,43 +98,76 @@ func (r *Run) failedOf(variant string, keep func(trial) bool) int {
 	return n
 }
 
-// failures says which variants of the run failed on how many seeds, with
-// the first error of each ("goldstone-linear failed on 3 of 3 seeds
-// (train: step 60: local loss +Inf: optim: loss diverged)"), in variant
-// order; total counts each variant's trials.
-func (r *Run) failures() []string {
-	total, failed, first := map[string]int{}, map[string]int{}, map[string]string{}
+// divergedOf counts the trials of a variant ("": of every variant) that
+// keep accepts whose training diverged (status diverged, whose thresholds
+// are never in their summary).
+func (r *Run) divergedOf(variant string, keep func(trial) bool) int {
+	n := 0
 	for _, t := range r.trials {
-		total[t.variant]++
-	}
-	var vs []string
-	for _, t := range r.failed {
-		total[t.variant]++
-		if failed[t.variant] == 0 {
-			vs = append(vs, t.variant)
-			first[t.variant] = t.err
+		if t.diverged && (variant == "" || t.variant == variant) && (keep == nil || keep(t)) {
+			n++
 		}
-		failed[t.variant]++
 	}
-	slices.Sort(vs)
+	return n
+}
+
+// failures says which variants of the run diverged or failed on how many
+// seeds, with the first divergence or error of each ("goldstone-linear
+// diverged on 3 of 3 seeds (diverged at step 60: local loss +Inf)",
+// "goldstone-linear failed on 3 of 3 seeds (train: step 60: local loss
+// +Inf: optim: loss diverged)" for a run recorded before a divergence was
+// a result), in variant order; total counts each variant's trials.
+func (r *Run) failures() []string {
+	total := map[string]int{}
+	for _, t := range append(slices.Clip(r.trials), r.failed...) {
+		total[t.variant]++
+	}
 	var out []string
-	for _, v := range vs {
-		out = append(out, fmt.Sprintf("%s failed on %d of %d seeds (%s)", v, failed[v], total[v], first[v]))
+	for _, c := range []struct {
+		word   string
+		trials []trial
+		keep   func(trial) bool
+	}{{"diverged", r.trials, func(t trial) bool { return t.diverged }}, {"failed", r.failed, nil}} {
+		n, first := map[string]int{}, map[string]string{}
+		var vs []string
+		for _, t := range c.trials {
+			if c.keep != nil && !c.keep(t) {
+				continue
+			}
+			if n[t.variant] == 0 {
+				vs = append(vs, t.variant)
+				first[t.variant] = t.err
+			}
+			n[t.variant]++
+		}
+		slices.Sort(vs)
+		for _, v := range vs {
+			out = append(out, fmt.Sprintf("%s %s on %d of %d seeds (%s)", v, c.word, n[v], total[v], first[v]))
+		}
 	}
 	return out
 }
 
-// failedAll is the verdict of a row whose method failed on every seed.
+// failedAll is the verdict of a row whose method diverged or failed on
+// every seed.
 func failedAll(r *Run, method string) (string, bool) {
-	if r.failedOf(method, nil) == 0 {
+	failed, diverged := r.failedOf(method, nil), r.divergedOf(method, nil)
+	if failed+diverged == 0 {
 		return "", false
 	}
 	for _, t := range r.trials {
-		if t.variant == method {
+		if t.variant == method && !t.diverged {
 			return "", false
 		}
 	}
-	return fmt.Sprintf("not reproducible as run: %s failed on every seed (%d)", method, r.failedOf(method, nil)), true
+	word := "failed"
+	switch {
+	case failed == 0:
+		word = "diverged"
+	case diverged > 0:
+		word = "diverged or failed"
+	}
+	return fmt.Sprintf("not reproducible as run: %s %s on every seed (%d)", method, word, failed+diverged), true
 }
 
 // speedup is the comparison of the steps two methods need to reach a

@@ -45,6 +45,25 @@ func synthRun(sums map[string][]map[string]float64, fail map[string][]int) *Run 
 	return r
 }
 
+// divergeRun is synthRun whose listed (variant, seed) trials diverged:
+// status diverged, every step count never, a notice.
+func divergeRun(sums map[string][]map[string]float64, div map[string][]int) *Run {
+	r := synthRun(sums, nil)
+	for i, t := range r.trials {
+		for _, d := range div[t.variant] {
+			if seedOf(t) == d {
+				sum := map[string]float64{}
+				for k := range t.sum {
+					sum[k] = math.Inf(1)
+				}
+				r.trials[i].sum, r.trials[i].diverged = sum, true
+				r.trials[i].err = "diverged at step 912: psi 3.8e+200 past its bound 1.8e+08"
+			}
+		}
+	}
+	return r
+}
+
 // withSteps records the run length of every trial of r.
 func withSteps(r *Run, n float64) {
 	for _, ts := range [][]trial{r.trials, r.failed} {
@@ -168,6 +187,47 @@ func TestFig2ClaimCountsDivergedAsNever(t *testing.T) {
 	}
 	if _, v := fig2Claim(r, fig2Params("procrustes")); !strings.Contains(v, "needs variants gd and procrustes") {
 		t.Errorf("missing method: %q", v)
+	}
+}
+
+// TestFig2ClaimCountsDivergedStatusAsNever: a trial recorded as diverged
+// (a result, its thresholds never) weighs as the failed trial of a run
+// recorded before a divergence was a result: never.
+func TestFig2ClaimCountsDivergedStatusAsNever(t *testing.T) {
+	nan := math.NaN()
+	gd := steps(1000, 1100, 900, 1000, 1200, 950, nan, nan, nan, nan)
+	lin := steps(100, 110, 90, 100, 120, 95, 100, 100, 100, 100)
+	div := map[string][]int{"goldstone-linear": {1, 2, 3, 4, 5, 6}}
+	oursF, verdictF := fig2Claim(synthRun(map[string][]map[string]float64{"gd": gd, "goldstone-linear": lin}, div), fig2Params("goldstone-linear"))
+	ours, verdict := fig2Claim(divergeRun(map[string][]map[string]float64{"gd": gd, "goldstone-linear": lin}, div), fig2Params("goldstone-linear"))
+	if verdict != verdictF || ours != oursF {
+		t.Errorf("diverged:\n%q\n%q\nfailed (older runs):\n%q\n%q", ours, verdict, oursF, verdictF)
+	}
+	if !strings.Contains(ours, "goldstone-linear diverged on 6 of 10 seeds (counted as never)") || !strings.Contains(ours, "goldstone-linear never (4/10 reach)") {
+		t.Errorf("ours = %q", ours)
+	}
+	// A failure that is not a divergence is said as such.
+	r := synthRun(map[string][]map[string]float64{"gd": gd, "goldstone-linear": lin}, map[string][]int{"gd": {2}})
+	r.failed[0].err = "train: open data: no such file"
+	if ours, _ := fig2Claim(r, fig2Params("goldstone-linear")); !strings.Contains(ours, "gd failed on 1 of 10 seeds (counted as never)") {
+		t.Errorf("ours = %q", ours)
+	}
+}
+
+// TestDivergedEverySeed: a held-out comparison whose method diverged on
+// every seed is not reproducible as run, and says it diverged.
+func TestDivergedEverySeed(t *testing.T) {
+	ll := func(v float64) []map[string]float64 {
+		return []map[string]float64{{"test_ll": v}, {"test_ll": v}, {"test_ll": v}}
+	}
+	r := divergeRun(map[string][]map[string]float64{"adam": ll(-0.64), "goldstone-linear": ll(math.NaN())}, map[string][]int{"goldstone-linear": {1, 2, 3}})
+	ours, v := llIntervalClaim(r, Params{Method: "goldstone-linear", PaperGain: 0.0006})
+	if v != "not reproducible as run: goldstone-linear diverged on every seed (3)" || !strings.Contains(ours, "goldstone-linear diverged on 3 of 3 seeds (diverged at step 912: psi 3.8e+200 past its bound 1.8e+08)") {
+		t.Errorf("ours %q\nverdict %q", ours, v)
+	}
+	r.total = 6
+	if src := r.source(); !strings.Contains(src, "3/6 trials done, 3 diverged") {
+		t.Errorf("source %q", src)
 	}
 }
 
@@ -299,9 +359,33 @@ func TestScheduleAndKeepAndOverheadClaims(t *testing.T) {
 	if !strings.Contains(v, "goldstone: reproduces (reset/kept 3.97x [3.94x, 4x])") || !strings.Contains(ours, "kept 101 (3/3 reach), reset 401 (3/3 reach)") {
 		t.Errorf("keep: %q\n%q", ours, v)
 	}
+	// A run recorded before gauge_lowered_share: the guard's accepted
+	// rounds of a guarded variant, nothing of an unguarded one.
+	setParams := func(guard bool) {
+		for _, t := range r.trials {
+			if t.variant == "goldstone" {
+				t.params["gauge"], t.params["guard"] = "goldstone", guard
+			}
+		}
+	}
+	setParams(true)
 	ours, v = overheadClaim(r, Params{PaperShare: 0.08})
 	if !strings.Contains(ours, "goldstone: 10.0% (median of 3 trials; 10.0%-10.0%); accepted 117 of 120 gauge rounds (97.5%)") || !strings.HasPrefix(v, "goldstone: about the paper's (10.0% vs 8%)") {
 		t.Errorf("overhead: %q\n%q", ours, v)
+	}
+	setParams(false)
+	if ours, _ = overheadClaim(r, Params{PaperShare: 0.08}); strings.Contains(ours, "accepted") || strings.Contains(ours, "lowered psi") {
+		t.Errorf("overhead of an unguarded variant says what its rounds were accepted: %q", ours)
+	}
+	// The rounds that lowered psi, of every variant (a diverged trial's
+	// share is 0).
+	for i, tr := range r.trials {
+		if tr.variant == "goldstone" {
+			r.trials[i].sum["gauge_lowered_share"] = []float64{1, 0.5, 0}[seedOf(tr)-1]
+		}
+	}
+	if ours, _ = overheadClaim(r, Params{PaperShare: 0.08}); !strings.Contains(ours, "; lowered psi in 60 of 120 gauge rounds (50.0%)") || strings.Contains(ours, "accepted") {
+		t.Errorf("overhead: %q", ours)
 	}
 }
 

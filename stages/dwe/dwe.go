@@ -466,7 +466,8 @@ func loadData(ctx context.Context, io *pipeline.IO) (*data, error) {
 // the training time steps and writes the posterior means (means.npy, shape
 // T x 2V x d: word vectors 0..V-1 then context vectors), the vocabulary and
 // time stamps (model.json), series.arrow, series.parquet and summary.json
-// into dir.
+// into dir; a training that diverged writes them too (train.Loop.Diverged:
+// the means as the driver left them, the summary saying where).
 func Train(ctx context.Context, s TrainSettings, io *pipeline.IO, pool *optim.Pool, dir string) error {
 	data, err := loadData(ctx, io)
 	if err != nil {
@@ -588,17 +589,26 @@ func loadEmbedding(dir string) (*meta, []float64, optim.Blocks, error) {
 // held-out time steps (embeddings interpolated between the neighbouring
 // training steps), the first-to-last cosines of the word vectors, the aging
 // table of the query words, and exports the embeddings (Parquet, and the
-// word2vec text format per time step).
+// word2vec text format per time step). The embeddings of a trial that
+// diverged (its summary has diverged_step) are not evaluated: test_ll,
+// valid_ll and median_first_last_cos are NaN, and only summary.json, the
+// series and model.json are written.
 func Evaluate(ctx context.Context, queries []string, pio *pipeline.IO, pool *optim.Pool, dir string) error {
+	sum, err := trialio.ReadSummary(filepath.Join(pio.Input("model"), "summary.json"))
+	if err != nil {
+		return err
+	}
+	if _, diverged := sum.Divergence(); diverged {
+		for _, k := range []string{"test_ll", "valid_ll", "median_first_last_cos"} {
+			sum[k] = math.NaN()
+		}
+		return writeEvaluated(pio, dir, sum)
+	}
 	meta, x, b, err := loadEmbedding(pio.Input("model"))
 	if err != nil {
 		return err
 	}
 	data, err := loadData(ctx, pio)
-	if err != nil {
-		return err
-	}
-	sum, err := trialio.ReadSummary(filepath.Join(pio.Input("model"), "summary.json"))
 	if err != nil {
 		return err
 	}
@@ -648,6 +658,15 @@ func Evaluate(ctx context.Context, queries []string, pio *pipeline.IO, pool *opt
 		}); err != nil {
 			return err
 		}
+	}
+	return writeEvaluated(pio, dir, sum)
+}
+
+// writeEvaluated writes what every evaluation does into dir: the training's
+// series and model.json, and the summary sum.
+func writeEvaluated(pio *pipeline.IO, dir string, sum trialio.Summary) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
 	}
 	if err := trialio.CopyTrialSeries(pio.Input("model"), dir); err != nil {
 		return err

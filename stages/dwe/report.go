@@ -34,6 +34,13 @@ func Report(ctx context.Context, experiment string, all []report.TrialResult, io
 			seen[mb] = true
 			marks = append(marks, figures.Mark{X: float64(mb + 1), Label: "full batch"})
 		}
+		loss = append(loss, r.Curve("loss", true))
+		psi = append(psi, r.Curve("psi", true))
+		if dv, ok := sum.Divergence(); ok {
+			// Not evaluated: no cosines, no aging table.
+			fmt.Fprintf(&md, "\n## %s (%s)\n\nNot evaluated: the training %s.\n", tr.Name, tr.ID, dv)
+			continue
+		}
 		meta, err := readMeta(filepath.Join(d, "model.json"))
 		if err != nil {
 			return "", err
@@ -46,8 +53,6 @@ func Report(ctx context.Context, experiment string, all []report.TrialResult, io
 			return "", err
 		}
 		samples = append(samples, figures.Sample{Name: tr.Name, Values: cos})
-		loss = append(loss, r.Curve("loss", true))
-		psi = append(psi, r.Curve("psi", true))
 		aging, err := os.ReadFile(filepath.Join(d, "aging.md"))
 		if err != nil {
 			return "", err
@@ -55,11 +60,19 @@ func Report(ctx context.Context, experiment string, all []report.TrialResult, io
 		counts := figures.HistCounts(cos, 20, -1, 1)
 		fmt.Fprintf(&md, "\n## %s (%s)\n\nmedian cos(first, last) = %.4f; histogram over [-1, 1] in 20 bins: %v\n\nword aging:\n\n%s", tr.Name, tr.ID, sum["median_first_last_cos"], counts, aging)
 	}
-	if err := figures.Histogram(filepath.Join(dir, "figure4.png"), figures.HistSpec{
-		Title: experiment + ": cosine between each word's first and last embedding", XLabel: "cos(u_first, u_last)",
-		Bins: 40, Min: -1, Max: 1, Stacked: true, Samples: samples,
-	}); err != nil {
-		return "", err
+	caps := map[string]string{
+		"curves.png": "The training loss and psi (the coupling across time steps, log axis) against the training step + 1 (log axis); the " +
+			"vertical dashed lines mark where training switches from minibatches to the full batch. " + figures.LinesNote + " " + figures.BandsNote,
+	}
+	if len(samples) > 0 { // none when every trial diverged
+		if err := figures.Histogram(filepath.Join(dir, "figure4.png"), figures.HistSpec{
+			Title: experiment + ": cosine between each word's first and last embedding", XLabel: "cos(u_first, u_last)",
+			Bins: 40, Min: -1, Max: 1, Stacked: true, Samples: samples,
+		}); err != nil {
+			return "", err
+		}
+		caps["figure4.png"] = "The paper's Fig. 4 counterpart: histograms over the vocabulary of the cosine between each word's embedding at the first and " +
+			"at the last time step, 40 bins over [-1, 1], one panel per trial; the dashed line is the trial's median (median_first_last_cos)."
 	}
 	if err := figures.Curves(filepath.Join(dir, "curves.png"), figures.CurveSpec{
 		Title: experiment + ": training curves (colour = variant)",
@@ -70,12 +83,7 @@ func Report(ctx context.Context, experiment string, all []report.TrialResult, io
 	}); err != nil {
 		return "", err
 	}
-	if err := figures.AddCaptions(dir, map[string]string{
-		"figure4.png": "The paper's Fig. 4 counterpart: histograms over the vocabulary of the cosine between each word's embedding at the first and " +
-			"at the last time step, 40 bins over [-1, 1], one panel per trial; the dashed line is the trial's median (median_first_last_cos).",
-		"curves.png": "The training loss and psi (the coupling across time steps, log axis) against the training step + 1 (log axis); the " +
-			"vertical dashed lines mark where training switches from minibatches to the full batch. " + figures.LinesNote + " " + figures.BandsNote,
-	}); err != nil {
+	if err := figures.AddCaptions(dir, caps); err != nil {
 		return "", err
 	}
 	return PaperFigures + table2(all) + md.String(), nil
@@ -106,6 +114,10 @@ func table2(all []report.TrialResult) string {
 	b.WriteString("Paper (Google Books, 1800-2008): Goldstone-GD -0.5317, baseline -0.5323.\n\n")
 	b.WriteString("| trial | variant | test_ll | valid_ll |\n|---|---|---|---|\n")
 	for _, r := range all {
+		if dv, ok := r.Summary.Divergence(); ok {
+			fmt.Fprintf(&b, "| %s | %s | diverged at step %d | diverged |\n", r.Trial.Name, r.Variant, dv.Step)
+			continue
+		}
 		fmt.Fprintf(&b, "| %s | %s | %.4f | %.4f |\n", r.Trial.Name, r.Variant, r.Summary["test_ll"], r.Summary["valid_ll"])
 	}
 	return b.String()

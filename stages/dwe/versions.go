@@ -25,13 +25,18 @@ package dwe
 // 17 and report 17: both together (the two branches had each bumped to 16).
 // Train 18: optim.SVD replaces the singular vectors of columns zero to
 // working precision (Procrustes and the wall flips applied maps that were
-// not orthogonal once the overlaps were rank-deficient).
+// not orthogonal once the overlaps were rank-deficient). Train 19,
+// evaluate 14, report 18: a training that diverges (a loss or psi not
+// finite or past diverge_factor x max(1, |loss at step 0|)) is a result,
+// not an error (diverged_* summaries, gauge_lowered_share); its embeddings
+// are not evaluated (test_ll, valid_ll, median_first_last_cos NaN), and
+// the report says so in place of its histogram and aging table.
 const (
 	IngestVersion   = "13" // ingest-corpus
 	BinVersion      = "13" // bin-corpus
 	VocabVersion    = "13" // vocab
 	CountVersion    = "13" // count
-	TrainVersion    = "18" // train-dwe
-	EvaluateVersion = "13" // evaluate-dwe
-	ReportVersion   = "17" // report-dwe (its Draw)
+	TrainVersion    = "19" // train-dwe
+	EvaluateVersion = "14" // evaluate-dwe
+	ReportVersion   = "18" // report-dwe (its Draw)
 )

@@ -517,6 +517,18 @@ func (v *pageView) Failed() []runs.TrialRow {
 	return out
 }
 
+// Diverged are the trials whose training diverged: results, shown in the
+// tables with what they never reached, listed with where they diverged.
+func (v *pageView) Diverged() []runs.TrialRow {
+	var out []runs.TrialRow
+	for _, t := range v.Trials {
+		if t.Status == runs.StatusDiverged {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // OutputsOf are the outputs recorded for a trial.
 func (v *pageView) OutputsOf(trial string) []runs.Output {
 	if v.outputsOf == nil {

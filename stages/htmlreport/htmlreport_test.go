@@ -533,3 +533,61 @@ func TestFixedDiffer(t *testing.T) {
 		t.Errorf("one run: %v", got)
 	}
 }
+
+// TestPageDivergedTrials: a diverged trial is a result: its row is marked,
+// it is listed with where it diverged, and the aggregates count its
+// threshold as never (not leave it out, as a failed trial's).
+func TestPageDivergedTrials(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	st, err := runs.Open(ctx, filepath.Join(root, "results.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	id, err := st.CreateRun(ctx, runs.RunInfo{Experiment: "demo", ConfigJSON: `{"name":"demo","pipeline":"artificial"}`, ConfigHash: "abc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, status := range []string{runs.StatusDone, runs.StatusDiverged} {
+		tid := fmt.Sprintf("t%d", i)
+		tr := runs.Trial{RunID: id, ID: tid, Status: status, Params: map[string]string{"name": fmt.Sprintf(`"gd seed=%d"`, i+1), "variant": `"gd"`, "seed": fmt.Sprint(i + 1)}}
+		steps := 40.0
+		if status == runs.StatusDiverged {
+			tr.Error, steps = "diverged at step 912: psi 3.8e+200 past its bound 1.8e+08", runs.Never
+		}
+		if err := st.UpsertTrial(ctx, tr); err != nil {
+			t.Fatal(err)
+		}
+		st.Summary(id, tid, "steps_to_x", steps)
+	}
+	if err := st.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, "reports", "demo", "run-1")
+	os.MkdirAll(dir, 0o755)
+	p, err := Build(ctx, st, id, dir, Options{Headline: testHeadline("artificial")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := Write(dir, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(b)
+	for _, want := range []string{
+		"<h2>Diverged trials</h2>", `<tr class="diverged"><td title="t1">gd seed=2</td><td>diverged at step 912: psi 3.8e&#43;200 past its bound 1.8e&#43;08</td></tr>`,
+		`<td class="num" data-v="2">2</td><td class="num never" data-v="1">1</td>`, // n = 2, 1 never
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if strings.Contains(html, "<h2>Failed trials</h2>") {
+		t.Error("a diverged trial is listed as failed")
+	}
+}

@@ -10,7 +10,7 @@ table { border-collapse: collapse; margin: .5em 0; } th, td { padding: .25em .6e
 th { background: #f5f5f5; } th.sort { cursor: pointer; user-select: none; } th.sort:after { content: " \2195"; color: #999; }
 th.asc:after { content: " \2191"; color: #222; } th.desc:after { content: " \2193"; color: #222; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; } .muted { color: #777; } .bad { color: #b00; }
-.failed { background: #fff3f3; } .interrupted { background: #fffbe6; } code, pre { font: 12px/1.4 ui-monospace, monospace; }
+.failed { background: #fff3f3; } .interrupted { background: #fffbe6; } .diverged { background: #f4f0ff; } code, pre { font: 12px/1.4 ui-monospace, monospace; }
 pre { white-space: pre-wrap; background: #f8f8f8; padding: .5em; } figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #eee; }
 .wide, .markdown { overflow-x: auto; } .markdown table td, .markdown table th { font-size: 12px; } tr.best td { background: #eaf6ea; font-weight: 600; } tr.best td:first-child:before { content: "\2605 "; color: #2a7a2a; }
 td.never { color: #a05a00; } figcaption { color: #444; max-width: 60em; } figcaption b { color: #222; } dl { display: grid; grid-template-columns: max-content auto; gap: .1em 1em; } dt { color: #555; } dd { margin: 0; }
@@ -126,6 +126,12 @@ var pageTmpl = template.Must(template.New("page").Funcs(funcs).Parse(`<!DOCTYPE 
 {{- range $.MetricKeys}}{{if hasMetric $t .}}<td class="num" data-v="{{mv $t .}}">{{metric $t .}}</td>{{else}}<td class="num" data-v=""></td>{{end}}{{end}}
 <td class="num" data-v="{{.WallSeconds}}">{{num .WallSeconds}} s</td><td>{{with $.Rel .LogPath}}<a href="{{.}}">log</a>{{end}}</td></tr>
 {{end}}</tbody></table></div>
+
+{{with .Diverged}}<h2>Diverged trials</h2>
+<p class="muted">Their training diverged (a loss or psi that is not finite or passed its bound): a result of the algorithm, not a failure of the run. The tables count the thresholds they never reached as never and show their final and held-out values as NaN.</p>
+<table id="diverged"><thead><tr><th>name</th><th>where</th></tr></thead><tbody>
+{{range .}}<tr class="diverged"><td title="{{.ID}}">{{.Name}}</td><td>{{.Error}}</td></tr>
+{{end}}</tbody></table>{{end}}
 
 {{with .Failed}}<h2>Failed trials</h2>
 {{range .}}<h3 class="bad">{{.Name}} <span class="muted">({{.Status}}, {{.ID}})</span></h3>

@@ -121,16 +121,20 @@ func PsiConvergenceTable(all []report.TrialResult) string {
 	var b strings.Builder
 	b.WriteString("\n## Psi convergence (paper Fig. 3)\n\n")
 	b.WriteString("Steps until psi stays within 10% and 1% of the reference: the lowest final psi over the trials that differ only in variant and seed.\n\n")
-	b.WriteString("| trial | final psi | reference psi | steps to 10% | steps to 1% | gauge rounds accepted |\n|---|---|---|---|---|---|\n")
+	b.WriteString("| trial | final psi | reference psi | steps to 10% | steps to 1% | gauge rounds that lowered psi |\n|---|---|---|---|---|---|\n")
 	byVariant := map[string][2][]float64{}
 	var order []string
 	for i, r := range all {
-		acc := "-"
-		if v, ok := r.Summary["gauge_accepted_share"]; ok {
-			acc = fmt.Sprintf("%.0f%%", 100*v)
+		lowered := "-"
+		if v, ok := r.Summary["gauge_lowered_share"]; ok && !math.IsNaN(v) {
+			lowered = fmt.Sprintf("%.0f%%", 100*v)
+		}
+		final := fmt.Sprintf("%.6g", r.Summary["final_psi"])
+		if dv, ok := r.Summary.Divergence(); ok {
+			final = fmt.Sprintf("diverged at step %d", dv.Step)
 		}
 		s10, s1 := pc.Steps[0.1][i], pc.Steps[0.01][i]
-		fmt.Fprintf(&b, "| %s | %.6g | %.6g | %s | %s | %s |\n", r.Trial.Name, r.Summary["final_psi"], pc.Ref[i], steps(s10), steps(s1), acc)
+		fmt.Fprintf(&b, "| %s | %s | %.6g | %s | %s | %s |\n", r.Trial.Name, final, pc.Ref[i], steps(s10), steps(s1), lowered)
 		v := r.Trial.Variant
 		if _, ok := byVariant[v]; !ok {
 			order = append(order, v)

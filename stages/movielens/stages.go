@@ -554,6 +554,9 @@ type modelMeta struct {
 // series.arrow, series.parquet and summary.json into dir. Every
 // valid_every steps it records the model's cheap validation metrics as
 // series valid_<name> (valid_ll; gaussian: also valid_rmse, valid_mae).
+// A training that diverged is a result too (train.Loop.Diverged): the
+// same files, the parameters as the driver left them, the summary saying
+// where (evaluate then reports no held-out metric of the model).
 func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, pool *optim.Pool, dir string, sio train.StageIO) error {
 	var info binInfo
 	if err := trialio.ReadJSON(filepath.Join(binnedDir, "info.json"), &info); err != nil {
@@ -649,7 +652,12 @@ type biasOnly interface{ BiasOnly() []float64 }
 // learned vectors to the planted ones after the best global rotation; the
 // binarization's counts and the static references' metrics of its inputs
 // (addInputSummaries). It writes summary.json (train's summary plus these)
-// and train's series.arrow and series.parquet into dir.
+// and train's series.arrow and series.parquet into dir. The model of a
+// trial that diverged (its summary has diverged_step) is not evaluated:
+// its own held-out metrics and planted distances are NaN (no value), never
+// the numbers of blown-up parameters; the constant, bias-only,
+// planted-oracle and static references, which do not read it, are
+// reported as usual.
 func Evaluate(ctx context.Context, io *pipeline.IO, ms ModelSettings, prior train.MFPrior, planted *PlantedConfig, dir string) error {
 	mdir, sdir := io.Input("model"), io.Input("split")
 	var meta modelMeta
@@ -660,7 +668,6 @@ func Evaluate(ctx context.Context, io *pipeline.IO, ms ModelSettings, prior trai
 	if meta.Labels != labels.String() {
 		return fmt.Errorf("evaluate: %s: the model was trained on %s labels, the likelihood reads %s", mdir, meta.Labels, labels)
 	}
-	b := optim.Blocks{T: meta.T, N: meta.Users + meta.Items, D: meta.D}
 	parts, err := loadSplit(ctx, sdir, labels)
 	if err != nil {
 		return err
@@ -681,6 +688,7 @@ func Evaluate(ctx context.Context, io *pipeline.IO, ms ModelSettings, prior trai
 	if err != nil {
 		return err
 	}
+	_, diverged := sum.Divergence()
 	for _, p := range []struct {
 		name string
 		r    *models.Ratings
@@ -688,9 +696,18 @@ func Evaluate(ctx context.Context, io *pipeline.IO, ms ModelSettings, prior trai
 		if p.r.Len() == 0 {
 			continue
 		}
-		met, err := m.HeldOut(x, p.r, p.name == "test")
+		xe := x
+		if diverged {
+			xe = make([]float64, len(x)) // for the metrics' names only
+		}
+		met, err := m.HeldOut(xe, p.r, p.name == "test")
 		if err != nil {
 			return err
+		}
+		if diverged {
+			for i := range met {
+				met[i].Value = math.NaN()
+			}
 		}
 		addMetrics(sum, p.name, met)
 		if p.name == "test" {
@@ -705,28 +722,8 @@ func Evaluate(ctx context.Context, io *pipeline.IO, ms ModelSettings, prior trai
 		}
 	}
 	if planted != nil {
-		truth, err := plantedTruth(io.Input("vectors"), filepath.Join(io.Input("binned")), *planted, meta.T, meta.Users, meta.Items, meta.D)
-		if err != nil {
+		if err := plantedMetrics(sum, io, *planted, meta, parts, x, labels, diverged); err != nil {
 			return err
-		}
-		if truth != nil {
-			pd := models.PlantedDistance(x[:b.Len()], truth, b)
-			sum["planted_rel_err"] = pd.RelErr
-			sum["planted_mean_cos"] = pd.MeanCos
-			rated := models.PlantedDistanceOf(x[:b.Len()], truth, b, RatedPairs(parts.train, b, meta.Users, PlantedMinRatings))
-			sum["planted_mean_cos_rated"] = rated.MeanCos
-			sum["planted_rel_err_rated"] = rated.RelErr
-			sum["planted_rated_pairs"] = float64(rated.Pairs)
-			// The planted (logistic) model itself on the binarized test split:
-			// the gain a trained model could reach at best (compare
-			// baseline_test_ll).
-			if labels == models.Binary && parts.test.Len() > 0 {
-				oracle, err := models.EvaluateRatings(truth, b, meta.Users, parts.test)
-				if err != nil {
-					return err
-				}
-				sum["planted_oracle_test_ll"] = oracle.LogLik
-			}
 		}
 	}
 	if err := addInputSummaries(io, sum); err != nil {
@@ -769,6 +766,54 @@ func addInputSummaries(io *pipeline.IO, sum trialio.Summary) error {
 		}
 	}
 	return nil
+}
+
+// plantedMetrics adds to sum the distance of the learned vectors x to the
+// planted ones (NaN when the training diverged) and the planted model's own
+// test log-likelihood, when the planted and learned dimensions and bins
+// agree.
+func plantedMetrics(sum trialio.Summary, io *pipeline.IO, cfg PlantedConfig, meta modelMeta, parts splitRatings, x []float64, labels models.Labels, diverged bool) error {
+	b := optim.Blocks{T: meta.T, N: meta.Users + meta.Items, D: meta.D}
+	truth, err := plantedTruth(io.Input("vectors"), filepath.Join(io.Input("binned")), cfg, meta.T, meta.Users, meta.Items, meta.D)
+	if err != nil || truth == nil {
+		return err
+	}
+	keep := RatedPairs(parts.train, b, meta.Users, PlantedMinRatings)
+	if diverged {
+		sum["planted_rel_err"], sum["planted_mean_cos"] = math.NaN(), math.NaN()
+		sum["planted_mean_cos_rated"], sum["planted_rel_err_rated"] = math.NaN(), math.NaN()
+		sum["planted_rated_pairs"] = float64(countTrue(keep))
+	} else {
+		pd := models.PlantedDistance(x[:b.Len()], truth, b)
+		sum["planted_rel_err"] = pd.RelErr
+		sum["planted_mean_cos"] = pd.MeanCos
+		rated := models.PlantedDistanceOf(x[:b.Len()], truth, b, keep)
+		sum["planted_mean_cos_rated"] = rated.MeanCos
+		sum["planted_rel_err_rated"] = rated.RelErr
+		sum["planted_rated_pairs"] = float64(rated.Pairs)
+	}
+	// The planted (logistic) model itself on the binarized test split:
+	// the gain a trained model could reach at best (compare
+	// baseline_test_ll).
+	if labels == models.Binary && parts.test.Len() > 0 {
+		oracle, err := models.EvaluateRatings(truth, b, meta.Users, parts.test)
+		if err != nil {
+			return err
+		}
+		sum["planted_oracle_test_ll"] = oracle.LogLik
+	}
+	return nil
+}
+
+// countTrue counts the true values of keep.
+func countTrue(keep []bool) int {
+	n := 0
+	for _, k := range keep {
+		if k {
+			n++
+		}
+	}
+	return n
 }
 
 // PlantedMinRatings is the number of training ratings from which an

@@ -52,6 +52,16 @@ package movielens
 // every trial's summary as data_* metrics; report 26 shows it once, in a
 // "Data regime" section, and its summary table leaves the data_* columns
 // out (report.MarkdownTable, report.DataPrefix).
+//
+// Train 28, evaluate 28, report 26: a training that diverges (a loss or
+// psi not finite or past diverge_factor x max(1, |loss at step 0|)) is a
+// result, not an error (diverged_* summaries, gauge_lowered_share); its
+// model is not evaluated (held-out metrics and planted distances NaN); the
+// psi convergence table shows the rounds that lowered psi, not those
+// accepted.
+//
+// Evaluate 29 and report 27: both of the above together (each branch had
+// bumped evaluate to 28 and report to 26 on its own).
 const (
 	GenerateVersion   = "20" // generate-planted
 	IngestVersion     = "20" // ingest-movielens
@@ -59,9 +69,9 @@ const (
 	BinVersion        = "22" // bin (and bin-explicit)
 	SplitVersion      = "21" // split (and split-explicit)
 	ActivityVersion   = "20" // activity
-	TrainVersion      = "27" // train-movielens
-	EvaluateVersion   = "28" // evaluate-movielens
+	TrainVersion      = "28" // train-movielens
+	EvaluateVersion   = "29" // evaluate-movielens
 	EmbeddingsVersion = "20" // export-embeddings
-	ReportVersion     = "26" // report-movielens (its Draw)
+	ReportVersion     = "27" // report-movielens (its Draw)
 	ReferenceVersion  = "23" // references-movielens
 )

@@ -50,6 +50,10 @@ func StepsToPsiWithin(steps, psi []float64, ref, tol float64) float64 {
 type PsiTrial struct {
 	Group      string
 	Steps, Psi []float64
+	// Diverged: the trial's training diverged. Its psi converged to
+	// nothing: its steps are runs.Never, and its last psi sets no
+	// reference.
+	Diverged bool
 }
 
 // PsiConvergence is the psi-convergence metric of a run, a cross-trial
@@ -57,9 +61,10 @@ type PsiTrial struct {
 // and the seed, the reference is the lowest final psi over the group, and
 // each trial's steps_to_psi_* is the first step from which its psi stays
 // within the band around it (StepsToPsiWithin). Ref[i] is trial i's
-// reference and Steps[tol][i] its steps (runs.Never: never). A trial
-// without psi records has NaN steps (not measured) and does not set its
-// group's reference.
+// reference and Steps[tol][i] its steps (runs.Never: never; a diverged
+// trial's are never, and it sets no reference). A trial without psi
+// records has NaN steps (not measured) and does not set its group's
+// reference.
 type PsiConvergence struct {
 	Ref   []float64
 	Steps map[float64][]float64
@@ -69,7 +74,7 @@ type PsiConvergence struct {
 func ComputePsiConvergence(trials []PsiTrial, tols []float64) PsiConvergence {
 	ref := map[string]float64{}
 	for _, t := range trials {
-		if len(t.Psi) == 0 {
+		if len(t.Psi) == 0 || t.Diverged {
 			continue
 		}
 		f := t.Psi[len(t.Psi)-1]
@@ -89,7 +94,10 @@ func ComputePsiConvergence(trials []PsiTrial, tols []float64) PsiConvergence {
 		out.Ref = append(out.Ref, r)
 		for _, tol := range tols {
 			v := math.NaN()
-			if ok && len(t.Psi) > 0 {
+			switch {
+			case t.Diverged:
+				v = runs.Never
+			case ok && len(t.Psi) > 0:
 				v = StepsToPsiWithin(t.Steps, t.Psi, r, tol)
 			}
 			out.Steps[tol] = append(out.Steps[tol], v)
@@ -162,6 +170,7 @@ func PsiConvergenceOf(all []TrialResult, tols []float64) PsiConvergence {
 		if r.Series != nil {
 			trials[i].Steps, trials[i].Psi = r.Series.Of("psi")
 		}
+		_, trials[i].Diverged = r.Summary.Divergence()
 	}
 	return ComputePsiConvergence(trials, tols)
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"goldstone/optim"
+	"goldstone/runs"
 	"goldstone/stages"
 	"goldstone/stages/settings"
 	"goldstone/stages/train"
@@ -212,5 +213,37 @@ func TestPsiConvergenceShowsEffect(t *testing.T) {
 	}
 	if !slices.Equal(PsiConvergenceOf(b, []float64{0.01}).Ref, []float64{b[2].Summary["final_psi"], b[2].Summary["final_psi"], b[2].Summary["final_psi"]}) {
 		t.Errorf("B: reference %v, want the lowest final psi (procrustes' %v)", PsiConvergenceOf(b, []float64{0.01}).Ref, b[2].Summary["final_psi"])
+	}
+}
+
+// TestPsiConvergenceDiverged: a diverged trial's psi converged to nothing:
+// its steps are never, and its last psi (the lowest here) sets no
+// reference for the others.
+func TestPsiConvergenceDiverged(t *testing.T) {
+	steps := []float64{0, 10, 20, 30}
+	pc := ComputePsiConvergence([]PsiTrial{
+		{Group: "g", Steps: steps, Psi: []float64{50, 12, 10.05, 10}},
+		{Group: "g", Steps: steps, Psi: []float64{50, 30, 1, 0.5}, Diverged: true},
+	}, []float64{0.01})
+	if pc.Ref[0] != 10 || pc.Ref[1] != 10 {
+		t.Fatalf("references %v, want 10 for both (the diverged trial's 0.5 sets none)", pc.Ref)
+	}
+	if s := pc.Steps[0.01]; s[0] != 20 || !runs.IsNever(s[1]) {
+		t.Fatalf("steps %v, want [20 never]", s)
+	}
+}
+
+// TestDivergedTable lists the diverged trials with their notice, and
+// nothing when none diverged.
+func TestDivergedTable(t *testing.T) {
+	ok := TrialResult{Trial: stages.Trial{Name: "gd seed=1"}, Summary: trialio.Summary{"final_loss": 1}}
+	div := TrialResult{Trial: stages.Trial{Name: "goldstone-linear seed=2"}, Summary: trialio.Summary{}}
+	div.Summary.SetDivergence(trialio.Divergence{Step: 912, Quantity: "psi", Value: 3.8e200, Bound: 1.8e8})
+	if got := DivergedTable([]TrialResult{ok}); got != "" {
+		t.Fatalf("no diverged trial: %q", got)
+	}
+	want := "\n## Diverged trials (1)\n\n| trial | divergence |\n|---|---|\n| goldstone-linear seed=2 | diverged at step 912: psi 3.8e+200 past its bound 1.8e+08 |\n"
+	if got := DivergedTable([]TrialResult{ok, div}); got != want {
+		t.Fatalf("got %q, want %q", got, want)
 	}
 }

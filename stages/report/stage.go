@@ -52,8 +52,9 @@ func (s *Stage) Name() string { return s.Def.Stage }
 // HTML-escaped; 4: every figure has an SVG twin and a caption
 // (figures.CaptionsFile) that ends with the trials it shows, lines of
 // different grid settings differ in dash and marker, never (+Inf) reads
-// "never" in the Markdown.
-func (s *Stage) Version() string { return "4." + s.Def.Version }
+// "never" in the Markdown; 5: the diverged trials are listed with where
+// they diverged after the pipeline's Markdown.
+func (s *Stage) Version() string { return "5." + s.Def.Version }
 func (s *Stage) Params() any {
 	return map[string]any{"experiment": s.Experiment, "trials": trialNames(s.Trials)}
 }
@@ -99,7 +100,7 @@ func (s *Stage) Run(ctx context.Context, io *pipeline.IO) error {
 		if err := captionTrials(dir, ok, len(s.Trials)); err != nil {
 			return err
 		}
-		if err := atomicfile.WriteFile(path, []byte(MarkdownTable(s.Experiment, results)+md)); err != nil {
+		if err := atomicfile.WriteFile(path, []byte(MarkdownTable(s.Experiment, results)+md+DivergedTable(results))); err != nil {
 			return err
 		}
 	}
@@ -171,6 +172,26 @@ func TrialsCaption(trials []stages.Trial, total int) string {
 		b.WriteString(" (" + strings.Join(parts, "; ") + ")")
 	}
 	return b.String() + "."
+}
+
+// DivergedTable lists the trials whose training diverged, with where and
+// how ("diverged at step 912: psi 3.8e+200 past its bound 1.8e+08"): a
+// result of the algorithm, shown in the tables above with the metrics it
+// never reached as never (steps) or NaN (final and held-out values). ""
+// when none did.
+func DivergedTable(results []TrialResult) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range results {
+		if d, ok := r.Summary.Divergence(); ok {
+			n++
+			fmt.Fprintf(&b, "| %s | %s |\n", MarkdownText(r.Trial.Name), MarkdownText(d.String()))
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("\n## Diverged trials (%d)\n\n| trial | divergence |\n|---|---|\n", n) + b.String()
 }
 
 // appendFailures adds a "Failed trials" table (name, error) to the report's

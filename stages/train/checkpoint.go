@@ -17,8 +17,8 @@ import (
 //	x                    the parameters
 //	method.<i>, gauge.<i> the optimizer's and the symmetry step's state (optim.Stateful)
 //	series.metric/step/value  every series point recorded so far
-//	loop.floats          gauge seconds, last loss, last psi, seconds trained
-//	loop.counts          gauge rounds, rejected rounds, flipped time steps, line-search halvings
+//	loop.floats          gauge seconds, last loss, last psi, seconds trained, the scale of the divergence bound
+//	loop.counts          gauge rounds, rejected rounds, flipped time steps, line-search halvings, rounds that lowered psi
 //	whatever StateHooks.Save adds (the stage's random source, snapshots)
 //
 // Its step is s. The one exception is a checkpoint of step Steps, written
@@ -47,6 +47,7 @@ type loopState struct {
 	gapSeconds   float64 // time in gauge-gap records since the start or resume
 	lastLoss     float64
 	lastPsi      float64
+	divergeScale float64 // the scale of the driver's bound (optim.Iter.DivergeScale)
 	elapsed      float64 // seconds trained before a resume
 	counts       gaugeCounts
 	savedAt      int // step of the last checkpoint written or read
@@ -150,17 +151,18 @@ func (c *checkpointer) restore(st *checkpoint.State) error {
 		return err
 	}
 	l.Series.Metric, l.Series.Step, l.Series.Value = metric, steps, values
-	f := make([]float64, 4)
+	f := make([]float64, 5)
 	if err := st.ReadFloats("loop.floats", f); err != nil {
 		return err
 	}
-	ls.gaugeBase, ls.lastLoss, ls.lastPsi, ls.elapsed = f[0], f[1], f[2], f[3]
+	ls.gaugeBase, ls.lastLoss, ls.lastPsi, ls.elapsed, ls.divergeScale = f[0], f[1], f[2], f[3], f[4]
 	ls.gaugeSeconds = ls.gaugeBase
-	n, err := st.ReadInts("loop.counts", 4)
+	c.d.DivergeScale = ls.divergeScale // the bound of the uninterrupted run
+	n, err := st.ReadInts("loop.counts", 5)
 	if err != nil {
 		return err
 	}
-	ls.counts = gaugeCounts{rounds: int(n[0]), rejected: int(n[1]), flips: int(n[2]), backtracks: int(n[3])}
+	ls.counts = gaugeCounts{rounds: int(n[0]), rejected: int(n[1]), flips: int(n[2]), backtracks: int(n[3]), lowered: int(n[4])}
 	if l.State.Load != nil {
 		if err := l.State.Load(st); err != nil {
 			return err
@@ -202,8 +204,8 @@ func (c *checkpointer) save(step int, trained float64) error {
 	st.Strings("series.metric", l.Series.Metric)
 	st.Ints("series.step", l.Series.Step...)
 	st.Floats("series.value", l.Series.Value)
-	st.Floats("loop.floats", []float64{ls.gaugeSeconds, ls.lastLoss, ls.lastPsi, trained})
-	st.Ints("loop.counts", int64(ls.counts.rounds), int64(ls.counts.rejected), int64(ls.counts.flips), int64(ls.counts.backtracks))
+	st.Floats("loop.floats", []float64{ls.gaugeSeconds, ls.lastLoss, ls.lastPsi, trained, ls.divergeScale})
+	st.Ints("loop.counts", int64(ls.counts.rounds), int64(ls.counts.rejected), int64(ls.counts.flips), int64(ls.counts.backtracks), int64(ls.counts.lowered))
 	if l.State.Save != nil {
 		l.State.Save(st)
 	}

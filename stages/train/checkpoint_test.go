@@ -34,6 +34,12 @@ type resumable struct {
 	logs    []string
 	resumed []int // steps the runs resumed at
 	starts  []int // step each run started at (0: afresh)
+	// blowAt > 0 multiplies the local loss by 2^(s-blowAt+1) from step
+	// blowAt on (the gradient is the same): the run diverges where that
+	// passes factor x |loss at step 0|.
+	blowAt   int
+	factor   float64
+	diverged *optim.DivergedError
 }
 
 func (r *resumable) run(ctx context.Context, steps int, kill func(step int) bool) error {
@@ -46,12 +52,16 @@ func (r *resumable) run(ctx context.Context, steps int, kill func(step int) bool
 	src := rand.NewPCG(5, 6)
 	rng := rand.New(src)
 	var w float64
+	cur := 0 // the step AtStep drew for
 	local := func(grad, x []float64) float64 {
 		var l float64
 		for i, v := range x {
 			d := v - target[i]
 			l += float64(0.5*w) * d * d
 			grad[i] += w * d
+		}
+		if r.blowAt > 0 && cur >= r.blowAt {
+			l *= math.Ldexp(1, cur-r.blowAt+1)
 		}
 		return l
 	}
@@ -63,7 +73,7 @@ func (r *resumable) run(ctx context.Context, steps int, kill func(step int) bool
 	r.snaps, r.series, r.summary = nil, &trialio.Series{}, trialio.Summary{}
 	l := &Loop{Problem: optim.Problem{Local: local, Blocks: b, Graph: optim.Chain(T, 1)},
 		Opt:   &Optimizer{Method: &optim.Adam{Rate: optim.Constant(0.05)}, Gauge: &optim.Goldstone{K2: 3, Rate: 20, Search: optim.SearchRate}, K1: 3},
-		Steps: steps, LogEvery: 2, Series: r.series, Summary: r.summary, Checkpoint: r.ck,
+		Steps: steps, LogEvery: 2, Series: r.series, Summary: r.summary, Checkpoint: r.ck, DivergeFactor: r.factor,
 		// The round records: the gap around and at every round, the loss
 		// before and after it, the line search's halvings.
 		GapAround: 1, Eval: func(x []float64) float64 { return local(make([]float64, len(x)), x) },
@@ -86,6 +96,7 @@ func (r *resumable) run(ctx context.Context, steps int, kill func(step int) bool
 			r.snaps = append(r.snaps, append([]float64(nil), x...))
 		}
 		w = 0.5 + rng.Float64()
+		cur = step
 	}
 	l.State.Save = func(st *checkpoint.State) {
 		b, _ := src.MarshalBinary()
@@ -111,7 +122,9 @@ func (r *resumable) run(ctx context.Context, steps int, kill func(step int) bool
 		}
 		return err
 	}
-	return l.Run(ctx, r.x)
+	err := l.Run(ctx, r.x)
+	r.diverged = l.Diverged
+	return err
 }
 
 // runToEnd runs r, restarting it after every simulated kill, as a rerun of
@@ -280,5 +293,49 @@ func TestLoopForeignCheckpoint(t *testing.T) {
 	}
 	if len(r2.resumed) != 0 || len(r2.logs) == 0 || !strings.Contains(r2.logs[0], "not used") {
 		t.Fatalf("resumed %v, logs %q", r2.resumed, r2.logs)
+	}
+}
+
+// TestLoopDiverged: a loop whose loss passes its bound ends without error,
+// Diverged set, at the same step when killed and resumed any number of
+// times (the bound's scale is the uninterrupted run's); its series end
+// before the step, and its summary records the divergence and what the
+// run never reached.
+func TestLoopDiverged(t *testing.T) {
+	const steps = 120
+	ref := &resumable{blowAt: 50, factor: 20}
+	if err := ref.run(context.Background(), steps, nil); err != nil {
+		t.Fatalf("a diverged loop returned %v, want nil", err)
+	}
+	d := ref.diverged
+	if d == nil || d.Quantity != optim.QuantityLocal || !d.Finite() || d.Step < 50 || d.Step > 60 {
+		t.Fatalf("diverged %v, want the local loss past its bound soon after step 50", d)
+	}
+	dv, ok := ref.summary.Divergence()
+	if !ok || dv.Step != d.Step || dv.Quantity != d.Quantity || dv.Value != d.Value || dv.Bound != d.Bound {
+		t.Fatalf("summary's divergence %+v (%v), the loop's %v", dv, ok, d)
+	}
+	for _, k := range []string{"final_loss", "final_psi", "final_gauge_gap"} {
+		if !math.IsNaN(ref.summary[k]) {
+			t.Errorf("%s = %v, want NaN", k, ref.summary[k])
+		}
+	}
+	if ref.summary["steps_to_gap_1pct"] != math.Inf(1) || ref.summary["gauge_lowered_share"] != 0 || !(ref.summary["gauge_rounds"] > 0) {
+		t.Errorf("steps_to_gap_1pct %v, gauge_lowered_share %v of %v rounds; want never and 0", ref.summary["steps_to_gap_1pct"], ref.summary["gauge_lowered_share"], ref.summary["gauge_rounds"])
+	}
+	if st, _ := ref.series.Of("loss"); len(st) == 0 || int(st[len(st)-1]) >= d.Step {
+		t.Errorf("loss recorded up to step %v, diverged at %d", st, d.Step)
+	}
+	// Resumed from a checkpoint, the bound is relative to the loss at step
+	// 0 (not at the resumed step, which is lower): the same step.
+	rng := rand.New(rand.NewPCG(23, 1))
+	for range 4 {
+		r := &resumable{blowAt: 50, factor: 20, ck: pipeline.Checkpoint{Dir: checkpoint.Dir{Path: filepath.Join(t.TempDir(), "ck"), Key: "k"}, Policy: checkpoint.Policy{Every: 3}}}
+		killAt := 30 + rng.IntN(d.Step-30)
+		kills := r.runToEnd(t, context.Background(), steps, func(step int) bool { return step == killAt && len(r.resumed) == 0 })
+		if len(kills) != 1 || len(r.resumed) != 1 {
+			t.Fatalf("killed at %v, resumed at %v", kills, r.resumed)
+		}
+		compare(t, r, ref)
 	}
 }

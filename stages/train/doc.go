@@ -5,7 +5,10 @@
 // schedule, the loop's own settings (LoopSettings, which embed the trial's
 // seed) and the MF prior. Loop runs an optim.Driver and records loss,
 // psi and the gauge gap as series and the summary metrics every pipeline
-// reports.
+// reports. A training that diverges (a loss or psi not finite or past
+// diverge_factor times its start) is a result, not an error: the loop
+// ends, says where (Loop.Diverged, the diverged_* summary metrics) and
+// reports what the run never reached as never or NaN.
 //
 // Adding an optimizer is its file in optim, a settings struct here (its
 // options as tagged fields, Method and DefaultRate) and one RegisterChoice

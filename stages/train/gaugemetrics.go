@@ -17,6 +17,7 @@ const GapTolerance = 0.01
 // gaugeCounts accumulates what the gauge rounds of one run did.
 type gaugeCounts struct {
 	rounds, rejected, flips, backtracks int
+	lowered                             int // rounds after which psi was lower than before
 }
 
 // add records one round. The sparse series gauge_rejected (value 1) and
@@ -30,6 +31,9 @@ type gaugeCounts struct {
 // (the step's factor along the gauge direction) and round_backtracks.
 func (c *gaugeCounts) add(s *trialio.Series, iterate int, st *optim.RoundStats) {
 	c.rounds++
+	if st.PsiAfter < st.PsiBefore {
+		c.lowered++
+	}
 	acc := 1.0
 	if st.Rejected {
 		c.rejected++
@@ -52,20 +56,29 @@ func (c *gaugeCounts) add(s *trialio.Series, iterate int, st *optim.RoundStats) 
 	s.Add("round_backtracks", iterate, float64(st.Backtracks))
 }
 
-// summarize writes the totals and gauge_accepted_share, the share of rounds
-// whose step was applied (not rejected). (The gauge's share of the training
-// time is gauge_seconds / wall_seconds; it is not stored, as timings are not
-// results.)
-func (c *gaugeCounts) summarize(sum trialio.Summary) {
+// summarize writes the totals, gauge_accepted_share, the share of rounds
+// whose step was applied (not rejected: an unguarded round is always
+// applied, whatever it did to psi), and gauge_lowered_share, the share of
+// rounds after which psi was lower than before (a rejected round lowered
+// it only by its wall flips). In a run that diverged every round counts as
+// one that raised psi: gauge_lowered_share is 0. Both are NaN without
+// rounds. (The gauge's share of the training time is gauge_seconds /
+// wall_seconds; it is not stored, as timings are not results.)
+func (c *gaugeCounts) summarize(sum trialio.Summary, diverged bool) {
 	sum["gauge_rounds"] = float64(c.rounds)
 	sum["gauge_rejected"] = float64(c.rejected)
 	sum["gauge_flips"] = float64(c.flips)
 	sum["gauge_backtracks"] = float64(c.backtracks)
-	share := math.NaN()
+	accepted, lowered := math.NaN(), math.NaN()
 	if c.rounds > 0 {
-		share = float64(c.rounds-c.rejected) / float64(c.rounds)
+		accepted = float64(c.rounds-c.rejected) / float64(c.rounds)
+		lowered = float64(c.lowered) / float64(c.rounds)
+		if diverged {
+			lowered = 0
+		}
 	}
-	sum["gauge_accepted_share"] = share
+	sum["gauge_accepted_share"] = accepted
+	sum["gauge_lowered_share"] = lowered
 }
 
 // roundRecorder wraps a gauge step to record what only the round's start

@@ -2,6 +2,8 @@ package train
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math"
 	"time"
 
@@ -32,11 +34,15 @@ func (s OptimSettings) Build(pool *optim.Pool) *Optimizer {
 // a checkpoint continues from it: the series, summary and parameters are
 // then those of an uninterrupted run, bit for bit (see checkpoint.go).
 type Loop struct {
-	Problem  optim.Problem
-	Opt      *Optimizer
-	Steps    int
-	LogEvery int
-	GapEvery int // 0: with every logged step
+	Problem optim.Problem
+	Opt     *Optimizer
+	Steps   int
+	// DivergeFactor bounds the run (optim.Driver.DivergeFactor; 0: the
+	// default). A run that diverges ends without error: Diverged says
+	// where, and the summary records it (see Run).
+	DivergeFactor float64
+	LogEvery      int
+	GapEvery      int // 0: with every logged step
 	// GapAround also records the gauge gap at the iterates within this many
 	// steps of every gauge round (before and after it), logged or not, and
 	// at the start of every round (round_gap).
@@ -68,18 +74,35 @@ type Loop struct {
 	State StateHooks
 	// Logf reports what the checkpoints did (pipeline.IO.Logf); optional.
 	Logf func(format string, args ...any)
+
+	// Diverged is set by Run when the training diverged.
+	Diverged *optim.DivergedError
 }
 
 // Loop returns the training loop of these settings for a problem, with the
 // optimizer built on the trial's pool.
 func (s LoopSettings) Loop(p optim.Problem, pool *optim.Pool) *Loop {
-	return &Loop{Problem: p, Opt: s.Optim.Build(pool), Steps: s.Steps, LogEvery: s.LogEvery, GapEvery: s.GapEvery, GapAround: s.GapAround}
+	return &Loop{Problem: p, Opt: s.Optim.Build(pool), Steps: s.Steps, DivergeFactor: s.DivergeFactor,
+		LogEvery: s.LogEvery, GapEvery: s.GapEvery, GapAround: s.GapAround}
 }
 
 // Run trains x in place. It stops with ctx's error, after saving a
 // checkpoint, when ctx is cancelled.
+//
+// A run that diverges (a loss, local loss or psi not finite or past the
+// bound: optim.DivergedError) is a result, not an error, unless its loss
+// is not finite at the initial iterate (an error of the data or the
+// initialisation: nothing was trained). Run returns nil with Diverged set
+// and x as the driver left it; the series hold the steps before the
+// divergence, and the summary records it (trialio.Divergence:
+// diverged_step, diverged_quantity, diverged_value, diverged_bound) with
+// what the run never reached: final_loss, final_psi and final_gauge_gap
+// are NaN (there is no final iterate), steps_to_gap_1pct is runs.Never, and
+// gauge_lowered_share is 0 (its rounds count as rounds that raised psi).
+// The stage must not evaluate x then, and reports its own metrics the
+// same way (see DivergedSummary).
 func (l *Loop) Run(ctx context.Context, x []float64) error {
-	d := &optim.Driver{Method: l.Opt.Method, Gauge: l.Opt.Gauge, K1: l.Opt.K1, Pool: l.Opt.Pool}
+	d := &optim.Driver{Method: l.Opt.Method, Gauge: l.Opt.Gauge, K1: l.Opt.K1, Pool: l.Opt.Pool, DivergeFactor: l.DivergeFactor}
 	tree := l.Problem.Graph != nil && l.Problem.Graph.IsTree()
 	gapEvery := l.GapEvery
 	if gapEvery <= 0 {
@@ -117,7 +140,7 @@ func (l *Loop) Run(ctx context.Context, x []float64) error {
 			ls.gaugeSeconds -= rec.seconds
 			rec.iterate = it.Step + 2 // the round after the next step
 		}
-		ls.lastLoss, ls.lastPsi = it.Loss, it.Psi
+		ls.lastLoss, ls.lastPsi, ls.divergeScale = it.Loss, it.Psi, it.DivergeScale
 		if it.Gauge != nil {
 			ls.counts.add(l.Series, it.Step+1, it.Gauge)
 		}
@@ -138,7 +161,15 @@ func (l *Loop) Run(ctx context.Context, x []float64) error {
 		fault.Point("train:step")
 		return nil
 	})
-	if err == nil {
+	var div *optim.DivergedError
+	switch {
+	case errors.As(err, &div) && div.Step == 0 && !div.Finite():
+		// Not a divergence: nothing was trained. The data or the
+		// initialisation give no finite loss at all.
+		err = fmt.Errorf("%w (at the initial iterate: the data or the initialisation, not the training)", err)
+	case div != nil:
+		l.Diverged, err = div, nil
+	case err == nil:
 		// Cancelled after the last step's checkpoint decision: its
 		// outputs will not be kept, so keep the steps.
 		err = ck.after(ctx, l.Steps, ls.elapsed+time.Since(start).Seconds())
@@ -172,16 +203,21 @@ func (l *Loop) logStep(it *optim.Iter, x []float64, gm *gapMeter, gapEvery int, 
 }
 
 // summarize writes the run's summary metrics (the final gap and
-// steps_to_gap_1pct only after a run that ended well).
+// steps_to_gap_1pct only after a run that ended well or diverged).
 func (l *Loop) summarize(x []float64, gm *gapMeter, ls *loopState, ok bool, start time.Time) {
-	if gm != nil && ok {
+	div := l.Diverged
+	switch {
+	case gm != nil && ok && div != nil:
+		l.Summary["final_gauge_gap"] = math.NaN()
+		l.Summary["steps_to_gap_1pct"] = runs.Never
+	case gm != nil && ok:
 		t0 := time.Now()
 		l.Summary["final_gauge_gap"] = gm.gap(x)
 		ls.gapSeconds += time.Since(t0).Seconds()
 		l.Summary["steps_to_gap_1pct"] = StepsToGapBelow(l.Series, GapTolerance)
 	}
 	if l.Opt.Gauge != nil && l.Opt.K1 > 0 {
-		ls.counts.summarize(l.Summary)
+		ls.counts.summarize(l.Summary, div != nil)
 	}
 	l.Summary["wall_seconds"] = ls.elapsed + time.Since(start).Seconds()
 	l.Summary["gauge_seconds"] = ls.gaugeSeconds
@@ -194,6 +230,21 @@ func (l *Loop) summarize(x []float64, gm *gapMeter, ls *loopState, ok bool, star
 	}
 	l.Summary["final_loss"] = ls.lastLoss
 	l.Summary["final_psi"] = ls.lastPsi
+	if div != nil {
+		DivergedSummary(l.Summary, div)
+	}
+}
+
+// DivergedSummary records the divergence d in sum (trialio.Divergence)
+// and sets final_loss and final_psi to NaN: a diverged run has no final
+// iterate. A stage adds its own metrics of a diverged trial the same way:
+// a threshold it never reached is runs.Never (every steps_to_* metric,
+// reached before the divergence or not: the run did not end there), a
+// metric of the final iterate (held-out likelihoods, distances) NaN.
+func DivergedSummary(sum trialio.Summary, d *optim.DivergedError) {
+	sum.SetDivergence(trialio.Divergence{Step: d.Step, Quantity: d.Quantity, Value: d.Value, Bound: d.Bound})
+	sum["final_loss"] = math.NaN()
+	sum["final_psi"] = math.NaN()
 }
 
 // roundRecorder wraps d's gauge in a roundRecorder when the loop records

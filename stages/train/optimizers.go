@@ -171,10 +171,23 @@ type LoopSettings struct {
 	GapAround int     `set:"gauge_gap_around" default:"0" check:">=0" doc:"also record the gauge gap at every iterate within this many steps of a gauge round (before and after it), and at the start of every round (round_gap)"`
 	InitScale float64 `set:"init_scale" check:">0" doc:"standard deviation of the random initial embeddings (independent per time step)"`
 	Dim       int     `set:"dim" default:"3" check:">0" doc:"embedding dimension d"`
-	Optim     OptimSettings
+	// DivergeFactor bounds the training (optim.Driver.DivergeFactor).
+	DivergeFactor float64 `set:"diverge_factor" check:">0" doc:"the trial diverges (status diverged) at the first step whose loss, local loss or psi is not finite or exceeds diverge_factor x max(1, |loss at step 0|)"`
+	Optim         OptimSettings
 }
 
-func (LoopSettings) Defaults() any { return LoopSettings{InitScale: models.DefaultInitStd} }
+func (LoopSettings) Defaults() any {
+	return LoopSettings{InitScale: models.DefaultInitStd, DivergeFactor: optim.DefaultDivergeFactor}
+}
+
+// PruneKeys leaves the default diverge_factor out of a trial's keys (trials
+// keep their ids; a change of the default is a change of the train stages'
+// versions).
+func (s LoopSettings) PruneKeys(m map[string]any) {
+	if s.DivergeFactor == optim.DefaultDivergeFactor {
+		delete(m, "diverge_factor")
+	}
+}
 
 // MFPrior are the dynamic matrix factorisation models' prior settings.
 type MFPrior struct {

@@ -56,6 +56,13 @@ pipeline = "artificial"
 [experiments.one.settings]
 time_steps = 5
 steps = 50
+[experiments.withbad]
+pipeline = "artificial"
+[experiments.withbad.settings]
+time_steps = 5
+steps = 100
+[experiments.withbad.grid]
+init_scale = [0.1, 1e200]
 `
 
 // fakeSlurm puts an sbatch that answers job ids 100, 101, ... and an squeue
@@ -408,7 +415,7 @@ func TestSlurmFailedTrialAndRetryFailed(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	st := openStore(t, f.opts.DB)
-	e := f.named("withnan")
+	e := f.named("withbad")
 	s, err := Submit(ctx, st, e, f.opts)
 	if err != nil {
 		t.Fatal(err)
@@ -421,7 +428,7 @@ func TestSlurmFailedTrialAndRetryFailed(t *testing.T) {
 		}
 		if r.Status == batch.Failed {
 			failed = i
-			if !strings.Contains(r.Error, "withnan/train/") {
+			if !strings.Contains(r.Error, "withbad/train/") {
 				t.Errorf("failure %q does not name the stage", r.Error)
 			}
 		}
@@ -437,7 +444,7 @@ func TestSlurmFailedTrialAndRetryFailed(t *testing.T) {
 		t.Fatalf("no report for a run with a failed trial: %s", c.Finished.ReportNote)
 	}
 	md, err := os.ReadFile(filepath.Join(c.Finished.ReportPath, "summary.md"))
-	if err != nil || !strings.Contains(string(md), "## Failed trials (1)") || !strings.Contains(string(md), "| lr=1e+200 | step 1: local loss NaN: optim: loss diverged |") {
+	if err != nil || !strings.Contains(string(md), "## Failed trials (1)") || !strings.Contains(string(md), "| init_scale=1e+200 | step 0: local loss ") {
 		t.Errorf("report summary.md does not list the failed trial with its error (%v):\n%s", err, md)
 	}
 	// Without --retry-failed the ended run is up to date; with it, only the
@@ -457,6 +464,82 @@ func TestSlurmFailedTrialAndRetryFailed(t *testing.T) {
 	ri, _ := st.Run(ctx, s.RunID)
 	if ri.Status != runs.StatusRunning {
 		t.Errorf("run status %s after resubmission, want running", ri.Status)
+	}
+}
+
+// TestSlurmDivergedTrial: a task whose trial diverged writes a result with
+// status diverged, where it diverged and its summary and series; collect
+// records the trial as diverged (its attempt as done: the task ran to its
+// end) with its summary, the run ends finished with its report, and
+// --retry-failed submits nothing: a divergence is deterministic.
+func TestSlurmDivergedTrial(t *testing.T) {
+	fakeSlurm(t)
+	f := newFixture(t)
+	ctx := context.Background()
+	st := openStore(t, f.opts.DB)
+	e := f.named("withnan")
+	s, err := Submit(ctx, st, e, f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var notice string
+	for _, i := range s.Submitted {
+		r, err := Worker(ctx, WorkerOptions{Dir: s.Dir, Index: i, Attempt: 1, Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch r.Status {
+		case batch.Diverged:
+			notice = r.Error
+			if !strings.HasPrefix(r.Error, "diverged at step ") || r.Summary["diverged_step"] == 0 || len(r.Series) == 0 {
+				t.Errorf("diverged result: error %q, diverged_step %v, %d series", r.Error, r.Summary["diverged_step"], len(r.Series))
+			}
+		case batch.Done:
+		default:
+			t.Errorf("task %d: %s %s", i, r.Status, r.Error)
+		}
+	}
+	c, err := Collect(ctx, st, s.RunID, f.opts)
+	if err != nil || c.Diverged != 1 || c.Done != 1 || c.Failed != 0 || c.Finished == nil || c.Finished.Status != runs.StatusFinished || c.Finished.ReportPath == "" {
+		t.Fatalf("collect: %+v %+v, %v", c.Collected, c.Finished, err)
+	}
+	ts, err := st.TrialStatuses(ctx, s.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sums, err := st.Summaries(ctx, s.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, tr := range ts {
+		if tr.Status == runs.StatusDiverged {
+			n++
+			if tr.Error != notice || sums[tr.ID]["diverged_step"] == 0 || !math.IsInf(sums[tr.ID]["steps_to_excess_1"], 1) {
+				t.Errorf("diverged trial %s: error %q (result %q), summary %v", tr.ID, tr.Error, notice, sums[tr.ID])
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d diverged trials recorded: %v", n, ts)
+	}
+	as, err := st.Attempts(ctx, s.RunID)
+	if err != nil || len(as) != 2 {
+		t.Fatalf("attempts %v, %v", as, err)
+	}
+	for _, a := range as {
+		if a.Status != batch.Done {
+			t.Errorf("attempt %+v, want done (the task ran to its end)", a)
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(c.Finished.ReportPath, "summary.md"))
+	if err != nil || !strings.Contains(string(md), "## Diverged trials (1)") || !strings.Contains(string(md), notice) {
+		t.Errorf("summary.md does not list the diverged trial (%v):\n%s", err, md)
+	}
+	o := f.opts
+	o.RetryFailed = true
+	if s2, err := Submit(ctx, st, e, o); err != nil || !s2.UpToDate {
+		t.Fatalf("resubmission with --retry-failed: %+v, %v; want up to date", s2, err)
 	}
 }
 

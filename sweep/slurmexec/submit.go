@@ -511,16 +511,7 @@ func submitTasks(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Mani
 	if err := os.MkdirAll(d.Logs(), 0o755); err != nil {
 		return err
 	}
-	// This submission's tasks run the runner of this submission, frozen:
-	// rebuilding it while they wait changes nothing.
-	exe := o.Runner
-	if exe == "" {
-		var err error
-		if exe, err = os.Executable(); err != nil {
-			return fmt.Errorf("find the runner binary: %w", err)
-		}
-	}
-	if err := batch.FreezeShared(exe, filepath.Join(m.WorkDir, "batch", "bin"), d.Runner(out.Attempt), 0o755); err != nil {
+	if err := freezeRunner(d, m, out.Attempt, o); err != nil {
 		return err
 	}
 	runner := quote(d.Runner(out.Attempt))
@@ -610,6 +601,20 @@ func submitTasks(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Mani
 		}
 	}
 	return nil
+}
+
+// freezeRunner copies the runner into the submission's batch directory:
+// this submission's tasks run the runner of this submission, frozen, so
+// rebuilding it while they wait changes nothing.
+func freezeRunner(d batch.Dir, m *batch.Manifest, attempt int, o Options) error {
+	exe := o.Runner
+	if exe == "" {
+		var err error
+		if exe, err = os.Executable(); err != nil {
+			return fmt.Errorf("find the runner binary: %w", err)
+		}
+	}
+	return batch.FreezeShared(exe, filepath.Join(m.WorkDir, "batch", "bin"), d.Runner(attempt), 0o755)
 }
 
 // submitCollect submits the collect job of a submission's trials jobs ids

@@ -17,8 +17,10 @@ import (
 
 	"goldstone/internal/checkpoint"
 	"goldstone/pipeline"
+	"goldstone/runs"
 	"goldstone/stages"
 	"goldstone/stages/trialio"
+	"goldstone/sweep"
 	"goldstone/sweep/slurmexec/batch"
 )
 
@@ -161,7 +163,8 @@ func Worker(ctx context.Context, opts WorkerOptions) (*batch.Result, error) {
 		res.Status, res.Error = batch.Failed, runErr.Error()
 		res.Summary, res.Series = nil, nil
 	default:
-		res.Status = batch.Done
+		// done, or diverged with where (as the local executor records it)
+		res.Status, res.Error = trialOutcome(res.Summary)
 	}
 	if err := batch.WriteResult(d, res); err != nil {
 		return res, err
@@ -170,6 +173,20 @@ func Worker(ctx context.Context, opts WorkerOptions) (*batch.Result, error) {
 		return res, ctx.Err()
 	}
 	return res, nil
+}
+
+// trialOutcome is the task status and error text of a trial whose result
+// has the summary sum (sweep.TrialOutcome).
+func trialOutcome(sum map[string]batch.Num) (status, notice string) {
+	ts := make(trialio.Summary, len(sum))
+	for k, v := range sum {
+		ts[k] = float64(v)
+	}
+	status, notice = sweep.TrialOutcome(ts)
+	if status == runs.StatusDiverged {
+		return batch.Diverged, notice
+	}
+	return batch.Done, ""
 }
 
 // buildFrozen rebuilds run m's experiment and trials from its frozen files.

@@ -11,17 +11,18 @@ import (
 type Collected struct {
 	Trials      int
 	Done        int
+	Diverged    int // ended with results, their training diverged
 	Failed      int
 	Interrupted int
 	Missing     int               // no result file yet
 	Ingested    int               // attempts recorded by this call (0 when collecting again)
 	Failures    map[string]string // trial id -> error, of failed trials
-	Pending     []int             // indices of trials without a done or failed result
+	Pending     []int             // indices of trials without a done, diverged or failed result
 }
 
 // Collect ingests d's result files into the results store: for every trial
 // its latest execution sets the trial's status, error and times and, when
-// done, its series and summary; every execution is recorded in
+// done or diverged, its series and summary; every execution is recorded in
 // trial_attempts, numbered 1, 2, ... in the order they ran (a submission's
 // task, then its restarts by Slurm, then the next submission's: see Exec),
 // with its job id. An execution already recorded is not ingested again, so
@@ -79,7 +80,7 @@ func Collect(ctx context.Context, st *runs.Store, d Dir, m *Manifest) (*Collecte
 				latest = r
 			}
 			if _, err := st.RecordAttempt(ctx, runs.Attempt{RunID: m.RunID, Trial: tr.ID, Attempt: a, Index: tr.Index,
-				JobID: r.JobID, Host: r.Host, Status: r.Status, Error: r.Error, Started: r.Started, Ended: r.Ended,
+				JobID: r.JobID, Host: r.Host, Status: attemptStatus(r.Status), Error: r.Error, Started: r.Started, Ended: r.Ended,
 				WallSeconds: r.WallSeconds}); err != nil {
 				return nil, err
 			}
@@ -88,6 +89,8 @@ func Collect(ctx context.Context, st *runs.Store, d Dir, m *Manifest) (*Collecte
 		switch latest.Status {
 		case Done:
 			out.Done++
+		case Diverged:
+			out.Diverged++
 		case Failed:
 			out.Failed++
 			out.Failures[tr.ID] = latest.Error
@@ -99,9 +102,19 @@ func Collect(ctx context.Context, st *runs.Store, d Dir, m *Manifest) (*Collecte
 	return out, nil
 }
 
+// attemptStatus is how trial_attempts records a task's status: a task
+// whose trial diverged ran to its end, "done" (its error says where the
+// training diverged; the trial's own status is "diverged").
+func attemptStatus(status string) string {
+	if status == Diverged {
+		return Done
+	}
+	return status
+}
+
 // ingest writes the outcome of a trial's latest attempt.
 func ingest(ctx context.Context, st *runs.Store, m *Manifest, tr *Trial, r *Result) error {
-	if r.Status == Done {
+	if HasResult(r.Status) {
 		for _, c := range r.Series {
 			for i, step := range c.Steps {
 				st.Metric(m.RunID, tr.ID, c.Metric, step, float64(c.Values[i]))

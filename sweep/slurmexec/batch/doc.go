@@ -7,7 +7,8 @@
 // config hash, and every trial's index, id and resolved settings. Each task
 // (one trial, one array index) reads the manifest, runs its trial into the
 // shared content-addressed cache and writes one Result file, atomically
-// (temporary file and rename): status (done, failed, interrupted), error,
+// (temporary file and rename): status (done, diverged, failed,
+// interrupted), error,
 // summary metrics and step-wise series. Compute nodes never open the SQLite
 // database: WAL does not work across hosts.
 //

@@ -18,12 +18,17 @@ const ResultFormat = 1
 // store.
 const (
 	Done        = "done"
+	Diverged    = "diverged" // done, and its training diverged: Error says where (a result, like done)
 	Failed      = "failed"
 	Interrupted = "interrupted" // SIGTERM (preemption, time limit, scancel) or Ctrl-C
 )
 
+// HasResult reports whether a task status comes with the trial's summary
+// and series: done and diverged.
+func HasResult(status string) bool { return status == Done || status == Diverged }
+
 // Result is what one task attempt wrote: its trial's outcome, and for a
-// done trial its summary metrics and step-wise series.
+// done or diverged trial its summary metrics and step-wise series.
 type Result struct {
 	Format  int   `json:"format"`
 	RunID   int64 `json:"run_id"`
@@ -43,7 +48,7 @@ type Result struct {
 	WallSeconds float64   `json:"wall_seconds"`
 	// Stop says how an interrupted execution stopped (nil otherwise).
 	Stop *Stop `json:"stop,omitempty"`
-	// Summary and Series of a done trial.
+	// Summary and Series of a done or diverged trial.
 	Summary map[string]Num `json:"summary,omitempty"`
 	Series  []Curve        `json:"series,omitempty"`
 }
@@ -66,8 +71,8 @@ func (r *Result) Check() error {
 		return fmt.Errorf("attempt %d", r.Attempt)
 	case r.Restart < 0:
 		return fmt.Errorf("restart %d", r.Restart)
-	case r.Status != Done && r.Status != Failed && r.Status != Interrupted:
-		return fmt.Errorf("status %q (want done, failed or interrupted)", r.Status)
+	case r.Status != Done && r.Status != Diverged && r.Status != Failed && r.Status != Interrupted:
+		return fmt.Errorf("status %q (want done, diverged, failed or interrupted)", r.Status)
 	}
 	for _, c := range r.Series {
 		if len(c.Steps) != len(c.Values) {

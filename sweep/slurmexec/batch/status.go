@@ -14,9 +14,9 @@ type TrialState struct {
 	Index   int
 	Trial   string
 	Name    string
-	State   string // done, failed, interrupted, pending, running, missing
+	State   string // done, diverged, failed, interrupted, pending, running, missing
 	Attempt int    // of the latest result file; 0 without one
-	Error   string // of a failed or interrupted result
+	Error   string // of a diverged, failed or interrupted result
 	Queue   string // the queue's state of the task in the latest submission ("" when not queued)
 	// Ended is how the scheduler says the task's latest run ended
 	// (sacct: OUT_OF_MEMORY, TIMEOUT, NODE_FAIL, PREEMPTED, CANCELLED,

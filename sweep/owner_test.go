@@ -181,6 +181,10 @@ func TestResumedRunIsOwnedByItsRunner(t *testing.T) {
 			case <-time.After(time.Minute):
 				t.Fatal("the resumed run did not start a trial within a minute")
 			}
+			// Both trials run at once (Jobs 2): wait until the resumed
+			// runner has recorded both running, so that the trials seen
+			// before the second runner do not still change by the first.
+			waitNoPending(t, db)
 			ri, err := st.Run(ctx, 1)
 			if err != nil {
 				t.Fatal(err)
@@ -240,6 +244,24 @@ func waitStarted(t *testing.T, started <-chan string) {
 }
 
 // trialStatuses renders the trials' rows of the database.
+// waitNoPending waits until no trial of the database is pending (a minute
+// at most).
+func waitNoPending(t *testing.T, db *sql.DB) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		var n int
+		if err := db.QueryRow(`SELECT count(*) FROM trial_rows WHERE status = 'pending'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d trials still pending after a minute", n)
+		}
+	}
+}
+
 func trialStatuses(t *testing.T, db *sql.DB) string {
 	t.Helper()
 	var s sql.NullString

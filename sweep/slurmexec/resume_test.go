@@ -51,7 +51,7 @@ func TestRetryFailedWaitsForTheRetry(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	st := openStore(t, f.opts.DB)
-	e := f.named("withnan")
+	e := f.named("withbad") // init_scale 1e200: a loss not finite at step 0 fails (a divergence would be a result)
 	s, err := Submit(ctx, st, e, f.opts)
 	if err != nil {
 		t.Fatal(err)

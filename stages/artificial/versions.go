@@ -25,7 +25,9 @@ package artificial
 // loss or psi not finite or past diverge_factor x max(1, |loss at step
 // 0|)) is a result, not an error (diverged_* summaries, every threshold
 // never); gauge_lowered_share.
+// Train 18 (issue 27): the gauge-mode metrics max_gap_rel,
+// steps_to_gap_0.1pct and steps_to_gap_10pct_peak (train.GapSummary).
 const (
-	TrainVersion  = "17" // train-artificial
+	TrainVersion  = "18" // train-artificial
 	ReportVersion = "15" // report-artificial (its Draw)
 )

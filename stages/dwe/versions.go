@@ -30,13 +30,15 @@ package dwe
 // finite or past diverge_factor x max(1, |loss at step 0|)) is a result,
 // not an error (diverged_* summaries, gauge_lowered_share); its embeddings
 // are not evaluated (test_ll, valid_ll, median_first_last_cos NaN), and
-// the report says so in place of its histogram and aging table.
+// the report says so in place of its histogram and aging table. Train 20
+// (issue 27): the gauge-mode metrics max_gap_rel, steps_to_gap_0.1pct and
+// steps_to_gap_10pct_peak (train.GapSummary).
 const (
 	IngestVersion   = "13" // ingest-corpus
 	BinVersion      = "13" // bin-corpus
 	VocabVersion    = "13" // vocab
 	CountVersion    = "13" // count
-	TrainVersion    = "19" // train-dwe
+	TrainVersion    = "20" // train-dwe
 	EvaluateVersion = "14" // evaluate-dwe
 	ReportVersion   = "18" // report-dwe (its Draw)
 )

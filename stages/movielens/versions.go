@@ -62,6 +62,9 @@ package movielens
 //
 // Evaluate 29 and report 27: both of the above together (each branch had
 // bumped evaluate to 28 and report to 26 on its own).
+//
+// Train 29 (issue 27): the gauge-mode metrics max_gap_rel,
+// steps_to_gap_0.1pct and steps_to_gap_10pct_peak (train.GapSummary).
 const (
 	GenerateVersion   = "20" // generate-planted
 	IngestVersion     = "20" // ingest-movielens
@@ -69,7 +72,7 @@ const (
 	BinVersion        = "22" // bin (and bin-explicit)
 	SplitVersion      = "21" // split (and split-explicit)
 	ActivityVersion   = "20" // activity
-	TrainVersion      = "28" // train-movielens
+	TrainVersion      = "29" // train-movielens
 	EvaluateVersion   = "29" // evaluate-movielens
 	EmbeddingsVersion = "20" // export-embeddings
 	ReportVersion     = "27" // report-movielens (its Draw)

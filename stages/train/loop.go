@@ -208,13 +208,17 @@ func (l *Loop) summarize(x []float64, gm *gapMeter, ls *loopState, ok bool, star
 	div := l.Diverged
 	switch {
 	case gm != nil && ok && div != nil:
+		GapSummary(l.Series, l.Summary) // max_gap_rel: the largest seen before the divergence
 		l.Summary["final_gauge_gap"] = math.NaN()
-		l.Summary["steps_to_gap_1pct"] = runs.Never
+		for _, k := range []string{"steps_to_gap_1pct", "steps_to_gap_0.1pct", "steps_to_gap_10pct_peak"} {
+			l.Summary[k] = runs.Never
+		}
 	case gm != nil && ok:
 		t0 := time.Now()
 		l.Summary["final_gauge_gap"] = gm.gap(x)
 		ls.gapSeconds += time.Since(t0).Seconds()
 		l.Summary["steps_to_gap_1pct"] = StepsToGapBelow(l.Series, GapTolerance)
+		GapSummary(l.Series, l.Summary)
 	}
 	if l.Opt.Gauge != nil && l.Opt.K1 > 0 {
 		ls.counts.summarize(l.Summary, div != nil)

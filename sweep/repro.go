@@ -25,18 +25,9 @@ type Drift struct {
 // ending in _seconds) are skipped. A metric present in one run only drifts.
 func Compare(recorded, now map[string]map[string]float64, names map[string]string, tol map[string]float64) []Drift {
 	var out []Drift
-	trials := slices.Sorted(maps.Keys(recorded))
-	for t := range now {
-		if _, ok := recorded[t]; !ok {
-			trials = append(trials, t)
-		}
-	}
-	slices.Sort(trials)
-	for _, t := range trials {
+	for _, t := range unionKeys(recorded, now) {
 		a, b := recorded[t], now[t]
-		ks := slices.AppendSeq(slices.Collect(maps.Keys(a)), maps.Keys(b))
-		slices.Sort(ks)
-		for _, k := range slices.Compact(ks) {
+		for _, k := range unionKeys(a, b) {
 			if trialio.IsTiming(k) {
 				continue
 			}
@@ -145,4 +136,11 @@ func CompareStatus(recorded, now map[string]string) []StatusDrift {
 		}
 	}
 	return out
+}
+
+// unionKeys returns the keys of a and b, sorted, each once.
+func unionKeys[A, B any](a map[string]A, b map[string]B) []string {
+	ks := slices.AppendSeq(slices.Collect(maps.Keys(a)), maps.Keys(b))
+	slices.Sort(ks)
+	return slices.Compact(ks)
 }

@@ -2,7 +2,6 @@ package sweep
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -70,18 +69,9 @@ func fmtValue(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 func CompareSeries(a, b TrialSeries, tol map[string]float64) ([]SeriesDrift, int) {
 	var out []SeriesDrift
 	n := 0
-	trials := slices.Sorted(maps.Keys(a))
-	for t := range b {
-		if _, ok := a[t]; !ok {
-			trials = append(trials, t)
-		}
-	}
-	slices.Sort(trials)
-	for _, t := range trials {
+	for _, t := range unionKeys(a, b) {
 		ma, mb := a[t], b[t]
-		metrics := slices.AppendSeq(slices.Collect(maps.Keys(ma)), maps.Keys(mb))
-		slices.Sort(metrics)
-		for _, m := range slices.Compact(metrics) {
+		for _, m := range unionKeys(ma, mb) {
 			if trialio.IsTiming(m) {
 				continue
 			}

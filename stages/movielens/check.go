@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 
 	"goldstone/internal/compressed"
 )
@@ -75,14 +74,7 @@ func CheckTable(ctx context.Context, path string, l *Layout) error {
 // ratings counted by value (duplicate rows included: the ingest drops them later). It
 // keeps one count per distinct rating and stores nothing else; opts.Workers parse.
 func RatingCounts(ctx context.Context, path string, l *Layout, opts IngestOptions) (map[float32]int64, error) {
-	workers := opts.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	blockBytes := opts.BlockBytes
-	if blockBytes <= 0 {
-		blockBytes = defaultBlockBytes
-	}
+	workers, blockBytes := opts.parallelism()
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

@@ -76,6 +76,19 @@ func IDNamesPath(dst string) string { return strings.TrimSuffix(dst, ".parquet")
 // parquetMagic starts (and ends) every Parquet file.
 var parquetMagic = []byte("PAR1")
 
+// parallelism returns the parse workers and block size of opts, their
+// defaults where they are zero.
+func (opts IngestOptions) parallelism() (workers, blockBytes int) {
+	workers, blockBytes = opts.Workers, opts.BlockBytes
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	if blockBytes <= 0 {
+		blockBytes = defaultBlockBytes
+	}
+	return workers, blockBytes
+}
+
 // Ingest reads the ratings table src into the Parquet table dst of Rating rows, in input
 // order, and its id dictionary into IDNamesPath(dst) (IDName rows; empty when every id is
 // a number). src is text (opts.Layout; nil recognises u.data, ratings.dat or ratings.csv
@@ -88,14 +101,7 @@ var parquetMagic = []byte("PAR1")
 // row group and 8 bytes per row for that check (plus a second pass over the rows that
 // have a duplicate). dst is written through a temporary file and renamed when complete.
 func Ingest(ctx context.Context, src, dst string, opts IngestOptions) (Stats, error) {
-	workers := opts.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	blockBytes := opts.BlockBytes
-	if blockBytes <= 0 {
-		blockBytes = defaultBlockBytes
-	}
+	workers, blockBytes := opts.parallelism()
 	f, err := os.Open(src)
 	if err != nil {
 		return Stats{}, fmt.Errorf("ingest: %w", err)

@@ -187,7 +187,7 @@ func compareSeries(ctx context.Context, st *runs.Store, e *stages.Experiment, re
 	c := &seriesCheck{}
 	d, n := sweep.CompareSeries(sweep.ByName(rec, recName), sweep.ByName(now, nowName), e.Tolerances)
 	c.lines, c.drifted, c.compared = sweep.DriftLines(d, "recorded", "now", 3), len(d), n
-	recFiles, bad, err := seriesFiles(ctx, st, recID)
+	recFiles, bad, _, err := seriesFiles(ctx, st, recID, runs.Output.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +195,7 @@ func compareSeries(ctx context.Context, st *runs.Store, e *stages.Experiment, re
 		c.lines = append(c.lines, fmt.Sprintf("trial %q: recorded series file: %v", recName(id), bad[id]))
 		c.drifted++
 	}
-	nowFiles, bad, err := seriesFiles(ctx, st, nowID)
+	nowFiles, bad, _, err := seriesFiles(ctx, st, nowID, runs.Output.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -223,31 +223,36 @@ func compareSeries(ctx context.Context, st *runs.Store, e *stages.Experiment, re
 }
 
 // seriesFiles reads the series files recorded as outputs of a run's
-// trials that are still where the run recorded them: trial id -> metric ->
-// points, and the trials whose file could not be read (damaged) with why.
-func seriesFiles(ctx context.Context, st *runs.Store, runID int64) (sweep.TrialSeries, map[string]error, error) {
+// trials, each where locate says it is (runs.Output.Path: where the run
+// recorded it; verify: this workdir's cache) and still there: trial id ->
+// metric -> points, the trials whose file could not be read (damaged) with
+// why, and the path of each file read or damaged.
+func seriesFiles(ctx context.Context, st *runs.Store, runID int64, locate func(runs.Output) string) (sweep.TrialSeries, map[string]error, map[string]string, error) {
 	outs, err := st.Outputs(ctx, runID)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	out, bad := sweep.TrialSeries{}, map[string]error{}
+	out, bad, paths := sweep.TrialSeries{}, map[string]error{}, map[string]string{}
 	for _, o := range outs {
 		if o.Trial == "" || path.Base(o.File) != trialio.SeriesArrow {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
-		s, err := trialio.ReadSeries(o.Path())
+		p := locate(o)
+		s, err := trialio.ReadSeries(p)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
+			continue
 		case err != nil:
 			bad[o.Trial] = err
 		default:
 			out[o.Trial] = sweep.SeriesOf(s)
 		}
+		paths[o.Trial] = p
 	}
-	return out, bad, nil
+	return out, bad, paths, nil
 }
 
 func fmtF(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

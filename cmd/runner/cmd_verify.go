@@ -7,13 +7,13 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
-	"path"
 	"path/filepath"
+	"slices"
 
 	"goldstone/pipeline"
 	"goldstone/runs"
-	"goldstone/stages/trialio"
 	"goldstone/sweep"
 )
 
@@ -128,68 +128,50 @@ func verifySeries(ctx context.Context, g *globalOptions) (*seriesVerification, e
 	if err != nil {
 		return nil, err
 	}
-	files := map[string]map[string][]runs.Point{} // memo: a cache entry recorded by several runs
+	// The entry in this workdir's cache, by its <stage>/<key>.
+	locate := func(o runs.Output) string {
+		return filepath.Join(cache, filepath.Base(filepath.Dir(o.CacheDir)), filepath.Base(o.CacheDir), filepath.FromSlash(o.File))
+	}
 	for _, ri := range list {
-		outs, err := st.Outputs(ctx, ri.ID)
+		files, bad, paths, err := seriesFiles(ctx, st, ri.ID, locate)
 		if err != nil {
 			return nil, err
 		}
-		var recorded map[string]map[string][]runs.Point
-		var names map[string]map[string]string
-		counted := false
-		for _, o := range outs {
-			if o.Trial == "" || path.Base(o.File) != trialio.SeriesArrow {
-				continue
-			}
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			p := filepath.Join(cache, filepath.Base(filepath.Dir(o.CacheDir)), filepath.Base(o.CacheDir), filepath.FromSlash(o.File))
-			fileSeries, ok := files[p]
-			if ok && fileSeries == nil {
-				continue // unreadable: said once
-			}
-			if !ok {
-				s, err := trialio.ReadSeries(p)
-				if errors.Is(err, fs.ErrNotExist) {
-					continue // removed (gc, evicted): nothing to compare
-				}
-				if err != nil {
-					// A damaged entry (the digests above name it): its
-					// points cannot be what was recorded.
-					out.files++
-					out.bad++
-					out.lines = append(out.lines, fmt.Sprintf("run %d trial %q: %v", ri.ID, o.Trial, err))
-					files[p] = nil
-					continue
-				}
-				fileSeries = sweep.SeriesOf(s)
-				files[p] = fileSeries
-			}
-			if recorded == nil {
-				if recorded, err = st.RunSeries(ctx, ri.ID); err != nil {
-					return nil, err
-				}
-				if names, err = st.TrialParams(ctx, ri.ID); err != nil {
-					return nil, err
-				}
-			}
-			if !counted {
-				out.runs++
-				counted = true
-			}
+		if len(paths) == 0 {
+			continue // none left in the cache (gc, evicted): nothing to compare
+		}
+		out.runs++
+		for _, id := range slices.Sorted(maps.Keys(bad)) {
+			// A damaged entry (the digests above name it): its points
+			// cannot be what was recorded.
 			out.files++
-			label := o.Trial
+			out.bad++
+			out.lines = append(out.lines, fmt.Sprintf("run %d trial %q: %v", ri.ID, id, bad[id]))
+		}
+		if len(files) == 0 {
+			continue
+		}
+		recorded, err := st.RunSeries(ctx, ri.ID)
+		if err != nil {
+			return nil, err
+		}
+		names, err := st.TrialParams(ctx, ri.ID)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range slices.Sorted(maps.Keys(files)) {
+			out.files++
+			label := id
 			var name string
-			if json.Unmarshal([]byte(names[o.Trial]["name"]), &name) == nil && name != "" {
+			if json.Unmarshal([]byte(names[id]["name"]), &name) == nil && name != "" {
 				label += " (" + name + ")"
 			}
-			d, _ := sweep.CompareSeries(sweep.TrialSeries{label: recorded[o.Trial]}, sweep.TrialSeries{label: fileSeries}, nil)
+			d, _ := sweep.CompareSeries(sweep.TrialSeries{label: recorded[id]}, sweep.TrialSeries{label: files[id]}, nil)
 			if len(d) == 0 {
 				continue
 			}
 			out.bad++
-			rel, _ := filepath.Rel(cache, p)
+			rel, _ := filepath.Rel(cache, paths[id])
 			for _, l := range sweep.DriftLines(d, "results database", "cache", 3) {
 				out.lines = append(out.lines, fmt.Sprintf("run %d %s (%s)", ri.ID, l, filepath.ToSlash(rel)))
 			}

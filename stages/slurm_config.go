@@ -14,6 +14,9 @@ type SlurmConfig struct {
 	Extra       string `toml:"extra"`        // further sbatch arguments, split as a shell splits words
 	CPUs        int    `toml:"cpus"`         // cores per trial; 0: derived from the size of the trial's inputs
 	MemMB       int    `toml:"mem_mb"`       // memory per trial in MiB; 0: derived from the size of the trial's inputs
+	// TrialsPerTask packs that many trials into each array task, run one
+	// after another (--slurm-trials-per-task); absent: 1.
+	TrialsPerTask *int `toml:"trials_per_task"`
 }
 
 var slurmTimeRE = regexp.MustCompile(`^(\d+-)?\d+(:\d\d){0,2}$`)
@@ -26,6 +29,8 @@ func (c *Config) slurmConfig(path string, s SlurmConfig) (SlurmConfig, error) {
 		return s, c.errorf(path+".time", "%q: want HH:MM:SS, MM or D-HH:MM:SS", s.Time)
 	case s.MaxParallel != nil && *s.MaxParallel < 0:
 		return s, c.errorf(path+".max_parallel", "must be >= 0, got %d", *s.MaxParallel)
+	case s.TrialsPerTask != nil && *s.TrialsPerTask < 1:
+		return s, c.errorf(path+".trials_per_task", "must be >= 1, got %d", *s.TrialsPerTask)
 	case s.CPUs < 0:
 		return s, c.errorf(path+".cpus", "must be >= 0, got %d", s.CPUs)
 	case s.MemMB < 0:

@@ -22,6 +22,7 @@ max_parallel = 4
 extra = "--qos=long"
 cpus = 2
 mem_mb = 4096
+trials_per_task = 3
 
 [experiments.b]
 pipeline = "artificial"
@@ -34,8 +35,8 @@ func TestSlurmTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	four := 4
-	want := stages.SlurmConfig{Partition: "cpu", Account: "lab", Time: "1-02:00:00", MaxParallel: &four, Extra: "--qos=long", CPUs: 2, MemMB: 4096}
+	four, three := 4, 3
+	want := stages.SlurmConfig{Partition: "cpu", Account: "lab", Time: "1-02:00:00", MaxParallel: &four, Extra: "--qos=long", CPUs: 2, MemMB: 4096, TrialsPerTask: &three}
 	if got := c.Experiments["a"].Slurm; !reflect.DeepEqual(got, want) {
 		t.Errorf("slurm table %+v, want %+v", got, want)
 	}
@@ -54,6 +55,8 @@ func TestSlurmTable(t *testing.T) {
 		{`max_parallel = 4`, `max_parallel = -1`},
 		{`mem_mb = 4096`, `mem_mb = -5`},
 		{`cpus = 2`, `cpu = 2`},
+		{`trials_per_task = 3`, `trials_per_task = 0`},
+		{`trials_per_task = 3`, `trials_per_task = 1.5`},
 	} {
 		bad := strings.Replace(slurmTOML, tc.edit, tc.want, 1)
 		_, err := stages.ParseConfig("x.toml", []byte(bad))

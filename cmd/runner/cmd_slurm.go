@@ -42,6 +42,7 @@ var slurmFlags struct {
 	sharedExtra  string
 	collectExtra string
 	setup        multiFlag
+	perTask      int
 }
 
 // registerSlurmFlags adds run's executor flags.
@@ -68,6 +69,7 @@ func registerSlurmFlags(fs *flag.FlagSet) {
 	fs.StringVar(&slurmFlags.sharedExtra, "slurm-shared-extra", "", "further sbatch arguments of the shared job (--slurm-shared-job), e.g. a QOS or reservation the site requires on every job; none of --slurm-extra's")
 	fs.StringVar(&slurmFlags.collectExtra, "slurm-collect-extra", "", "further sbatch arguments of the collect job (--slurm-collect-job), e.g. a QOS or reservation the site requires on every job; none of --slurm-extra's")
 	fs.Var(&slurmFlags.setup, "slurm-setup", "a shell line the trials' and the shared job's batch scripts run before the runner ('module load gcc', 'source env/bin/activate'); repeat for more; kept in submit.<attempt>.sh")
+	fs.IntVar(&slurmFlags.perTask, "slurm-trials-per-task", 0, "pack K trials into each array task, run one after another (a sweep of n trials is ceil(n/K) tasks; --slurm-time, cpus and memory are then per task: the time limit must cover K trials); 0: the experiment's slurm.trials_per_task, else 1")
 	fs.DurationVar(&slurmFlags.poll, "slurm-poll", 10*time.Second, "how often a waiting submit collects results and asks squeue")
 }
 
@@ -95,6 +97,15 @@ func slurmOptions(g *globalOptions, e *stages.Experiment, retryFailed bool) (slu
 	}
 	if slurmFlags.maxParallel >= 0 {
 		o.MaxParallel = slurmFlags.maxParallel
+	}
+	if sc.TrialsPerTask != nil {
+		o.TrialsPerTask = *sc.TrialsPerTask
+	}
+	if slurmFlags.perTask < 0 {
+		return o, usageErr("--slurm-trials-per-task %d: want >= 1", slurmFlags.perTask)
+	}
+	if slurmFlags.perTask > 0 {
+		o.TrialsPerTask = slurmFlags.perTask
 	}
 	if slurmFlags.cpus < 0 {
 		return o, usageErr("--slurm-cpus %d: want >= 0", slurmFlags.cpus)
@@ -201,8 +212,12 @@ func runSlurm(ctx context.Context, g *globalOptions, e *stages.Experiment, st *r
 		}
 		jobs = fmt.Sprintf("%d jobs (%s: trial = offset+array index", len(parts), strings.Join(parts, ", "))
 	}
-	fmt.Fprintf(w, "%s: run %d %s: %d of %d trials as Slurm %s, %d cpu, %d MiB per task)\n",
-		e.Name, s.RunID, verb, len(s.Submitted), s.Trials, jobs, s.CPUs, s.MemMB)
+	packed := ""
+	if s.PerTask > 1 {
+		packed = fmt.Sprintf(", %d tasks of up to %d trials", s.Tasks, s.PerTask)
+	}
+	fmt.Fprintf(w, "%s: run %d %s: %d of %d trials as Slurm %s%s, %d cpu, %d MiB per task)\n",
+		e.Name, s.RunID, verb, len(s.Submitted), s.Trials, jobs, packed, s.CPUs, s.MemMB)
 	if s.SharedJob != "" {
 		fmt.Fprintf(w, "shared stages: job %s runs them first (the trials wait for it: afterok); log: %s\n", s.SharedJob, s.Dir.SharedLog(s.SharedJob))
 	}

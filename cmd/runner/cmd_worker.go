@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"strings"
 
 	"goldstone/sweep/slurmexec"
 	"goldstone/sweep/slurmexec/batch"
@@ -15,6 +16,7 @@ var workerFlags struct {
 	index   int
 	attempt int
 	shared  bool
+	pack    bool
 }
 
 func init() {
@@ -25,6 +27,7 @@ func init() {
 			fs.Int64Var(&workerFlags.run, "run", 0, "run id")
 			fs.IntVar(&workerFlags.index, "index", -1, "task index: the trial's position in the run's manifest ($SLURM_ARRAY_TASK_ID)")
 			fs.IntVar(&workerFlags.attempt, "attempt", 1, "submission number of this task")
+			fs.BoolVar(&workerFlags.pack, "pack", false, "--index is a task of a packed submission (--slurm-trials-per-task): run the trials its packs.<attempt>.json gives it, one after another")
 			fs.BoolVar(&workerFlags.shared, "shared", false, "run the stages every trial shares (the shared job of --slurm-shared-job) instead of a trial: --run ID --attempt N, no --index")
 		},
 		run: runWorker,
@@ -44,18 +47,31 @@ func runWorker(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []strin
 	if err != nil {
 		return &exitError{exitUsage, err}
 	}
-	r, err := slurmexec.Worker(ctx, slurmexec.WorkerOptions{Dir: d, Index: workerFlags.index, Attempt: workerFlags.attempt, Restart: -1, Out: g.stdout, Checkpoint: g.checkpointPolicy()})
-	if r != nil {
+	wo := slurmexec.WorkerOptions{Dir: d, Index: workerFlags.index, Attempt: workerFlags.attempt, Restart: -1, Out: g.stdout, Checkpoint: g.checkpointPolicy()}
+	var rs []*batch.Result
+	if workerFlags.pack {
+		rs, err = slurmexec.PackWorker(ctx, wo)
+	} else {
+		var r *batch.Result
+		if r, err = slurmexec.Worker(ctx, wo); r != nil {
+			rs = append(rs, r)
+		}
+	}
+	var failed []string
+	for _, r := range rs {
 		fmt.Fprintf(g.stdout, "run %d task %d (trial %s) attempt %s: %s in %.1fs; result %s\n", r.RunID, r.Index, r.Trial, r.Exec(),
 			r.Status, r.Ended.Sub(r.Started).Seconds(), d.Result(r.Index, r.Exec()))
+		if r.Status == batch.Failed {
+			failed = append(failed, fmt.Sprintf("trial %s failed: %s", r.Trial, r.Error))
+		}
 	}
 	switch {
 	case err != nil && errors.Is(err, context.Canceled):
 		return err
 	case err != nil:
 		return &exitError{exitUsage, err}
-	case r.Status == batch.Failed:
-		return &exitError{exitFailed, fmt.Errorf("trial %s failed: %s", r.Trial, r.Error)}
+	case len(failed) > 0:
+		return &exitError{exitFailed, errors.New(strings.Join(failed, "; "))}
 	}
 	return nil
 }

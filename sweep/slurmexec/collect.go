@@ -231,8 +231,13 @@ func awaitRetried(ctx context.Context, st *runs.Store, d batch.Dir, c *batch.Col
 	if err != nil {
 		return err
 	}
+	tm := newTaskMap(d, m)
 	for _, j := range latest {
-		for _, i := range submittedIndices(j) {
+		submitted, err := tm.submitted(j)
+		if err != nil {
+			return err
+		}
+		for _, i := range submitted {
 			if i < 0 || i >= len(m.Trials) {
 				continue
 			}

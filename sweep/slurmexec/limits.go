@@ -24,7 +24,8 @@ func (o *Options) submitter() string {
 	return ""
 }
 
-// checkSubmitLimit refuses a submission of tasks array tasks that the
+// checkSubmitLimit refuses a submission of tasks array tasks (packed:
+// fewer than its trials) that the
 // user's MaxSubmitJobs (sacctmgr) would not let into the queue with the
 // user's jobs already there: sbatch would refuse the array whole
 // (QOSMaxSubmitJobPerUserLimit), after the run was recorded. The
@@ -65,9 +66,7 @@ func (x *Executor) checkSubmitLimit(ctx context.Context, job *sweep.Job, tasks i
 	if job.RunID != 0 {
 		what = fmt.Sprintf("run %d (nothing submitted; the run is left as it was)", job.RunID)
 	}
-	// No trials-per-task packing yet: one allocation is the way to run
-	// many trials as few jobs.
-	hint := "wait for some of the queued jobs to end, or run the sweep in one allocation (docs/slurm.md, \"Many short trials: one allocation\")"
+	hint := "wait for some of the queued jobs to end, pack several trials into each task (--slurm-trials-per-task), or run the sweep in one allocation (docs/slurm.md, \"Many short trials: one allocation\")"
 	return fmt.Errorf("the trials of %s need %d jobs in the queue (%d array tasks and %d other jobs) but user %s may have %d (MaxSubmitJobs, sacctmgr) and has %d queued: %s",
 		what, tasks+others, tasks, others, u, limit, queued, hint)
 }

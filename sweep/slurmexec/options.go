@@ -33,7 +33,13 @@ type Options struct {
 	// it, and a larger sweep is split into several arrays; 0: read it with
 	// `scontrol show config`, else DefaultMaxArraySize.
 	MaxArraySize int
-	Extra        []string // --slurm-extra: further sbatch arguments of the trials' arrays
+	// TrialsPerTask packs that many trials into each array task, run one
+	// after another (--slurm-trials-per-task): a sweep of n trials is
+	// ceil(n/K) tasks, its packs written to packs.<attempt>.json. The time
+	// limit, cpus and memory are then per task: Time must cover K
+	// trials. 0 or 1: one trial per task.
+	TrialsPerTask int
+	Extra         []string // --slurm-extra: further sbatch arguments of the trials' arrays
 	// SharedExtra and CollectExtra are the further sbatch arguments of the
 	// shared job and of the collect job (--slurm-shared-extra,
 	// --slurm-collect-extra): a site that requires a QOS, constraint or
@@ -165,6 +171,8 @@ func (o *Options) Check() error {
 		return fmt.Errorf("shared job: %d cpus, %d MiB: want >= 0", o.SharedCPUs, o.SharedMemMB)
 	case o.MaxArraySize < 0:
 		return fmt.Errorf("--slurm-max-array-size %d: want >= 0", o.MaxArraySize)
+	case o.TrialsPerTask < 0:
+		return fmt.Errorf("--slurm-trials-per-task %d: want >= 1", o.TrialsPerTask)
 	case o.MaxParallel < 0:
 		return fmt.Errorf("--slurm-max-parallel %d: want >= 0", o.MaxParallel)
 	case o.CPUs < 0:
@@ -196,6 +204,9 @@ func (o *Options) absolute() error {
 	}
 	return nil
 }
+
+// perTask is Options.TrialsPerTask, at least 1.
+func (o *Options) perTask() int { return max(1, o.TrialsPerTask) }
 
 func (o *Options) log() *slog.Logger {
 	if o.Log == nil {

@@ -1083,7 +1083,7 @@ func TestMaxSubmitJobsRespected(t *testing.T) {
 	os.WriteFile(filepath.Join(fake, "sacctmgr.out"), []byte("\n5\n"), 0o644)
 	os.WriteFile(filepath.Join(fake, "squeue.out"), []byte("77\n"), 0o644)
 	_, err := Submit(ctx, st, f.experiment(), f.opts)
-	want := "the trials of small (nothing submitted, no run recorded) need 5 jobs in the queue (4 array tasks and 1 other jobs) but user ann may have 5 (MaxSubmitJobs, sacctmgr) and has 1 queued: wait for some of the queued jobs to end, or run the sweep in one allocation (docs/slurm.md, \"Many short trials: one allocation\")"
+	want := "the trials of small (nothing submitted, no run recorded) need 5 jobs in the queue (4 array tasks and 1 other jobs) but user ann may have 5 (MaxSubmitJobs, sacctmgr) and has 1 queued: wait for some of the queued jobs to end, pack several trials into each task (--slurm-trials-per-task), or run the sweep in one allocation (docs/slurm.md, \"Many short trials: one allocation\")"
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("over the limit: %v\nwant %s", err, want)
 	}

@@ -115,17 +115,3 @@ func arraySpec(j runs.SlurmJob) string {
 	}
 	return j.Array
 }
-
-// submittedIndices are the trial indices a trials job ran (its array's
-// indices plus its offset); nil when its array_spec cannot be read.
-func submittedIndices(j runs.SlurmJob) []int {
-	idx, _, err := slurm.ParseArraySpec(arraySpec(j))
-	if err != nil {
-		return nil
-	}
-	off := offsetOf(j)
-	for k := range idx {
-		idx[k] += off
-	}
-	return idx
-}

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strings"
 	"time"
 
 	"goldstone/internal/atomicfile"
@@ -35,8 +37,74 @@ type RunStatus struct {
 	// none: the shared stages were cached or ran on the submit host).
 	Shared *SharedState
 	// tasks is the latest submission's task of each trial it submitted:
-	// "JOB_ARRAYINDEX", by trial index.
-	tasks map[int]string
+	// "JOB_ARRAYINDEX", by trial index (the trials of a pack share one).
+	tasks   map[int]string
+	taskMap *taskMap
+}
+
+// queue asks the queue about the latest submission's trials jobs and
+// returns the state of each trial's task, by trial index, and that
+// submission's number. The trials of a running pack (several trials per
+// task, run one after another) that have no result of that submission
+// yet are running (the first) and pending (the others).
+func (s *RunStatus) queue(ctx context.Context, p *slurm.Poller) (map[int]string, int, error) {
+	queue := map[int]string{}
+	attempt := 0
+	s.tasks = map[int]string{}
+	var latest map[int]*batch.Result
+	for k, j := range latestTrialsJobs(s.Jobs) {
+		attempt = j.Attempt
+		if k == 0 {
+			s.QueueJob = j.JobID
+		}
+		tasks, at, err := queueOf(ctx, s.Dir, j.JobID, p)
+		if k == 0 || err != nil {
+			s.QueueAt, s.QueueErr = at, err
+		}
+		pack, err := s.taskMap.pack(j.Attempt)
+		if err != nil {
+			return nil, 0, err
+		}
+		if pack != nil && latest == nil {
+			if latest, err = batch.Latest(s.Dir); err != nil {
+				return nil, 0, err
+			}
+		}
+		for _, t := range tasks {
+			if t.Index < 0 {
+				continue
+			}
+			trials, err := s.taskMap.trials(j, t.Index)
+			if err != nil {
+				return nil, 0, err
+			}
+			started := false
+			for _, i := range trials {
+				queue[i] = t.State
+				if pack == nil || !running(t.State) {
+					continue
+				}
+				if r := latest[i]; r != nil && r.Attempt >= j.Attempt {
+					continue
+				}
+				if started {
+					queue[i] = "PENDING"
+				}
+				started = true
+			}
+		}
+		// Every trial of the array, queued or not: its output file.
+		byTask, err := s.taskMap.byTask(j)
+		if err != nil {
+			return nil, 0, err
+		}
+		for i, trials := range byTask {
+			for _, tr := range trials {
+				s.tasks[tr] = fmt.Sprintf("%s_%d", j.JobID, i)
+			}
+		}
+	}
+	return queue, attempt, nil
 }
 
 // Task is the latest submission's Slurm task of trial index
@@ -61,30 +129,10 @@ func Status(ctx context.Context, st *runs.Store, id int64, workdir string, p *sl
 	if out.Jobs, err = st.SlurmJobs(ctx, id); err != nil {
 		return nil, err
 	}
-	queue := map[int]string{}
-	attempt := 0
-	out.tasks = map[int]string{}
-	for k, j := range latestTrialsJobs(out.Jobs) {
-		attempt = j.Attempt
-		if k == 0 {
-			out.QueueJob = j.JobID
-		}
-		tasks, at, err := queueOf(ctx, d, j.JobID, p)
-		if k == 0 || err != nil {
-			out.QueueAt, out.QueueErr = at, err
-		}
-		off := offsetOf(j)
-		for _, t := range tasks {
-			if t.Index >= 0 {
-				queue[off+t.Index] = t.State
-			}
-		}
-		// Every trial of the array, queued or not: its output file.
-		if idx, _, err := slurm.ParseArraySpec(arraySpec(j)); err == nil {
-			for _, i := range idx {
-				out.tasks[off+i] = fmt.Sprintf("%s_%d", j.JobID, i)
-			}
-		}
+	out.taskMap = newTaskMap(d, m)
+	queue, attempt, err := out.queue(ctx, p)
+	if err != nil {
+		return nil, err
 	}
 	if out.Trials, err = batch.Status(d, m, queue, attempt); err != nil {
 		return nil, err
@@ -104,6 +152,16 @@ func Status(ctx context.Context, st *runs.Store, id int64, workdir string, p *sl
 	}
 	out.Collected = len(seen)
 	return out, nil
+}
+
+// running reports whether the queue's state of a task says it runs (as
+// batch.Status reads it).
+func running(state string) bool {
+	switch strings.ToUpper(state) {
+	case "RUNNING", "COMPLETING", "STAGE_OUT", "SIGNALING", "RESIZING":
+		return true
+	}
+	return false
 }
 
 // queueCache is the last answer of squeue about a run's array job, kept in
@@ -193,22 +251,28 @@ func ended(ctx context.Context, s *RunStatus, p *slurm.Poller) error {
 		if j.Role != runs.RoleTrials {
 			continue
 		}
-		off := offsetOf(j)
+		byTask, err := s.taskMap.byTask(j)
+		if err != nil {
+			return err
+		}
 		var tasks []int
-		for _, i := range submittedIndices(j) {
-			if lost[i] {
-				tasks = append(tasks, i-off)
+		for i, trials := range byTask {
+			if slices.ContainsFunc(trials, func(tr int) bool { return lost[tr] }) {
+				tasks = append(tasks, i)
 			}
 		}
 		if len(tasks) == 0 {
 			continue
 		}
+		slices.Sort(tasks)
 		states, err := p.Accounting(ctx, j.JobID, tasks)
 		if err != nil {
 			return err
 		}
 		for i, st := range states {
-			byIndex[off+i] = st
+			for _, tr := range byTask[i] {
+				byIndex[tr] = st
+			}
 		}
 	}
 	for i := range s.Trials {

@@ -49,7 +49,9 @@ type Submission struct {
 	// (Options.SharedJob, when one of them was not cached); "" when none
 	// was submitted.
 	SharedJob string
-	Submitted []int  // task indices submitted
+	Submitted []int  // trial indices submitted
+	Tasks     int    // array tasks submitted (fewer than Submitted when packed)
+	PerTask   int    // trials per array task when packed (--slurm-trials-per-task); 0: one
 	CPUs      int    // per task
 	MemMB     int    // per task
 	Time      string // time limit per task ("" leaves it to the partition)
@@ -383,10 +385,13 @@ func (x *Executor) Check(ctx context.Context, job *sweep.Job) error {
 	if err := x.checkResources(job); err != nil {
 		return err
 	}
-	if err := x.checkSubmitLimit(ctx, job, n); err != nil {
+	// Packed (--slurm-trials-per-task K), the n trials are ceil(n/K)
+	// array tasks.
+	tasks := (n + o.perTask() - 1) / o.perTask()
+	if err := x.checkSubmitLimit(ctx, job, tasks); err != nil {
 		return err
 	}
-	idx := make([]int, n)
+	idx := make([]int, tasks)
 	for i := range idx {
 		idx[i] = i
 	}
@@ -479,7 +484,7 @@ func resolveRequest(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.M
 	out.Time = extraTime(o.Extra, o.Time)
 	extra := slices.Clone(o.Extra)
 	if o.MemRetryScale > 1 || o.TimeRetryScale > 1 {
-		lost := lostAs(ctx, st, m.RunID, todo, out.Attempt, o)
+		lost := lostAs(ctx, st, d, m, todo, out.Attempt, o)
 		if stoppedAtLimit(d, todo, out.Attempt-1) {
 			// The tasks' own record: no accounting needed.
 			if lost == nil {
@@ -522,9 +527,13 @@ func submitTasks(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Mani
 	for _, a := range o.CheckpointArgs {
 		ck += " " + quote(a)
 	}
+	units, packs, err := packTasks(d, m, todo, out, o)
+	if err != nil {
+		return err
+	}
 	// A sweep larger than the cluster's MaxArraySize goes as several
 	// arrays (their task indices below it), collected as one run.
-	parts := chunks(todo, o.maxArraySize(ctx))
+	parts := chunks(units, o.maxArraySize(ctx))
 	if out.needShared {
 		var err error
 		if out.SharedJob, err = submitShared(ctx, st, d, m, out.Attempt, out.rawBytes, o); err != nil {
@@ -535,7 +544,7 @@ func submitTasks(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Mani
 	// its own, so when the trials to run outnumber K and go as several
 	// arrays, each array waits for the one before it to end (afterany)
 	// and at most K of the sweep's tasks run at once.
-	chain := o.MaxParallel > 0 && len(todo) > o.MaxParallel && len(parts) > 1
+	chain := o.MaxParallel > 0 && len(units) > o.MaxParallel && len(parts) > 1
 	prev := ""
 	for k, part := range parts {
 		spec := part.spec(o.MaxParallel)
@@ -548,8 +557,12 @@ func submitTasks(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Mani
 			jobName = fmt.Sprintf("%s-part%d", name, k)
 			scriptPath = strings.TrimSuffix(scriptPath, ".sh") + fmt.Sprintf(".part%d.sh", k)
 		}
-		script := fmt.Sprintf("#!/bin/sh\n# goldstone %s run %d, submission %d: one trial per array task\n%sexec %s worker %s%s --attempt %d --index %s\n",
-			m.Experiment, m.RunID, out.Attempt, setupLines(o), runner, common, ck, out.Attempt, index)
+		what, pack := "one trial per array task", ""
+		if packs != nil {
+			what, pack = fmt.Sprintf("up to %d trials per array task (%s)", packs.PerTask, filepath.Base(d.PacksPath(out.Attempt))), " --pack"
+		}
+		script := fmt.Sprintf("#!/bin/sh\n# goldstone %s run %d, submission %d: %s\n%sexec %s worker %s%s --attempt %d%s --index %s\n",
+			m.Experiment, m.RunID, out.Attempt, what, setupLines(o), runner, common, ck, out.Attempt, pack, index)
 		job := trialsJob(o, jobName, spec, out.CPUs, out.MemMB, extra, script)
 		job.Output, job.Chdir = filepath.Join(d.Logs(), "%A_%a.out"), m.WorkDir
 		if out.SharedJob != "" {
@@ -585,7 +598,10 @@ func submitTasks(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Mani
 			out.ArrayJob, out.Array = id, recorded
 		}
 		out.ArrayJobs, out.Arrays = append(out.ArrayJobs, id), append(out.Arrays, recorded)
-		out.Submitted = append(out.Submitted, part.Indices...)
+		for _, t := range part.Indices {
+			out.Submitted = append(out.Submitted, packs.Trials(t)...)
+		}
+		out.Tasks += len(part.Indices)
 		if err := st.RecordSlurmJob(ctx, runs.SlurmJob{RunID: m.RunID, JobID: id, Role: runs.RoleTrials, Attempt: out.Attempt, Array: recorded, Submitted: time.Now()}); err != nil {
 			return err
 		}
@@ -601,6 +617,30 @@ func submitTasks(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Mani
 		}
 	}
 	return nil
+}
+
+// packTasks returns the array task indices of a submission of the trials
+// todo: the trials themselves, one per task, or with
+// Options.TrialsPerTask K > 1 the tasks 0..ceil(n/K)-1 of the pack file it
+// writes for the submission (trials in manifest order, chunked by K; nil
+// Packs when not packed).
+func packTasks(d batch.Dir, m *batch.Manifest, todo []int, out *Submission, o Options) ([]int, *batch.Packs, error) {
+	k := o.perTask()
+	if k == 1 {
+		// A packed submission of this number that never reached the
+		// queue must not map this one's tasks.
+		return todo, nil, batch.RemovePacks(d, out.Attempt)
+	}
+	p := &batch.Packs{Attempt: out.Attempt, PerTask: k, Tasks: batch.Pack(todo, k)}
+	if err := batch.WritePacks(d, m, p); err != nil {
+		return nil, nil, err
+	}
+	out.PerTask = k
+	units := make([]int, len(p.Tasks))
+	for i := range units {
+		units[i] = i
+	}
+	return units, p, nil
 }
 
 // freezeRunner copies the runner into the submission's batch directory:
@@ -712,11 +752,16 @@ var (
 // lostAs returns the sacct states (OUT_OF_MEMORY, TIMEOUT, ...) in which
 // the tasks of the trials todo ended in the previous submission (attempt
 // - 1); nil when there is none or sacct cannot tell.
-func lostAs(ctx context.Context, st *runs.Store, runID int64, todo []int, attempt int, o Options) map[string]bool {
+func lostAs(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest, todo []int, attempt int, o Options) map[string]bool {
 	if attempt < 2 {
 		return nil
 	}
-	jobs, err := st.SlurmJobs(ctx, runID)
+	tm := newTaskMap(d, m)
+	want := make(map[int]bool, len(todo))
+	for _, i := range todo {
+		want[i] = true
+	}
+	jobs, err := st.SlurmJobs(ctx, m.RunID)
 	if err != nil {
 		return nil
 	}
@@ -730,9 +775,12 @@ func lostAs(ctx context.Context, st *runs.Store, runID int64, todo []int, attemp
 			o.log().Info("cannot tell how the previous submission's tasks ended", "job", j.JobID, "err", err)
 			return nil
 		}
-		off := offsetOf(j)
-		for _, i := range todo {
-			if s, ok := states[i-off]; ok && i >= off {
+		for task, s := range states {
+			trials, err := tm.trials(j, task)
+			if err != nil {
+				return nil
+			}
+			if slices.ContainsFunc(trials, func(i int) bool { return want[i] }) {
 				why[s] = true
 			}
 		}

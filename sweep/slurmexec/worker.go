@@ -103,28 +103,49 @@ type WorkerOptions struct {
 // ctx's error.
 func Worker(ctx context.Context, opts WorkerOptions) (*batch.Result, error) {
 	d := opts.Dir
-	m, err := batch.ReadManifest(d)
+	m, restart, err := workerSetup(opts)
 	if err != nil {
 		return nil, err
 	}
 	if opts.Index < 0 || opts.Index >= len(m.Trials) {
 		return nil, fmt.Errorf("task index %d: run %d has trials 0-%d", opts.Index, m.RunID, len(m.Trials)-1)
 	}
+	build := sync.OnceValues(func() (*stages.Built, error) { return buildFrozen(ctx, d, m) })
+	return runOne(ctx, d, m, opts, build, opts.Index, restart, time.Time{})
+}
+
+// workerSetup reads the manifest and checks opts, and returns the
+// execution's restart count (opts.Restart, else $SLURM_RESTART_COUNT).
+func workerSetup(opts WorkerOptions) (*batch.Manifest, int, error) {
+	m, err := batch.ReadManifest(opts.Dir)
+	if err != nil {
+		return nil, 0, err
+	}
 	if opts.Attempt < 1 {
-		return nil, fmt.Errorf("attempt %d: want >= 1", opts.Attempt)
+		return nil, 0, fmt.Errorf("attempt %d: want >= 1", opts.Attempt)
 	}
 	restart := opts.Restart
 	if restart < 0 {
 		restart = 0
 		if s := os.Getenv("SLURM_RESTART_COUNT"); s != "" {
 			if restart, err = strconv.Atoi(s); err != nil || restart < 0 {
-				return nil, fmt.Errorf("SLURM_RESTART_COUNT %q: want a count", s)
+				return nil, 0, fmt.Errorf("SLURM_RESTART_COUNT %q: want a count", s)
 			}
 		}
 	}
-	tr := m.Trials[opts.Index]
+	return m, restart, nil
+}
+
+// runOne runs trial index of the task and writes its result file. A
+// stop's time is measured from taskStart (the pack's start; zero: the
+// trial's own start).
+func runOne(ctx context.Context, d batch.Dir, m *batch.Manifest, opts WorkerOptions, build func() (*stages.Built, error), index, restart int, taskStart time.Time) (*batch.Result, error) {
+	tr := m.Trials[index]
 	host, _ := os.Hostname()
-	res := &batch.Result{RunID: m.RunID, Index: opts.Index, Attempt: opts.Attempt, Restart: restart, Trial: tr.ID, Host: host, Started: clock().UTC()}
+	res := &batch.Result{RunID: m.RunID, Index: index, Attempt: opts.Attempt, Restart: restart, Trial: tr.ID, Host: host, Started: clock().UTC()}
+	if taskStart.IsZero() {
+		taskStart = res.Started
+	}
 	if j, t := os.Getenv("SLURM_ARRAY_JOB_ID"), os.Getenv("SLURM_ARRAY_TASK_ID"); j != "" {
 		res.JobID = j + "_" + t
 	}
@@ -139,7 +160,7 @@ func Worker(ctx context.Context, opts WorkerOptions) (*batch.Result, error) {
 		mu.Unlock()
 	})
 	defer stopWatch()
-	runErr := runTrial(ctx, d, m, opts, res, &step)
+	runErr := runTrial(ctx, d, m, opts, build, index, res, &step)
 	res.Ended = time.Now().UTC()
 	switch {
 	case ctx.Err() != nil:
@@ -151,7 +172,7 @@ func Worker(ctx context.Context, opts WorkerOptions) (*batch.Result, error) {
 		if at.IsZero() {
 			at = clock()
 		}
-		res.Stop = stopOf(d, opts.Attempt, at.Sub(res.Started), &step)
+		res.Stop = stopOf(d, opts.Attempt, at.Sub(taskStart), &step)
 		if res.Stop.TimeLimit {
 			res.Error = fmt.Sprintf("interrupted: stopped at the time-limit warning (SIGTERM %d s before the %s limit) after %.0f s",
 				res.Stop.LeadSeconds, FormatTime(res.Stop.LimitSeconds), res.Stop.AfterSeconds)
@@ -173,6 +194,131 @@ func Worker(ctx context.Context, opts WorkerOptions) (*batch.Result, error) {
 		return res, ctx.Err()
 	}
 	return res, nil
+}
+
+// PackWorker runs one task of a packed submission (--slurm-trials-per-task):
+// the trials that the submission's pack file (packs.<attempt>.json) gives
+// task opts.Index, one after another, each exactly as Worker runs a trial
+// (its own result file, its own checkpoints in tasks/<trial index>/). A
+// trial that already has a done, diverged or failed result of this
+// submission (an earlier execution of the task, before Slurm requeued it)
+// is not run again. Once the task is stopped (SIGTERM), the running
+// trial records interrupted and where it stopped, and every trial of the
+// pack not yet started records interrupted with NotRun set, saying so, so
+// that the next submission runs them; the error is then ctx's. It returns
+// the results written, in the pack's order.
+func PackWorker(ctx context.Context, opts WorkerOptions) ([]*batch.Result, error) {
+	d := opts.Dir
+	m, restart, err := workerSetup(opts)
+	if err != nil {
+		return nil, err
+	}
+	p, err := batch.ReadPacks(d, m, opts.Attempt)
+	if err != nil {
+		return nil, err
+	}
+	if p == nil {
+		return nil, fmt.Errorf("submission %d of run %d packed no trials (no %s)", opts.Attempt, m.RunID, d.PacksPath(opts.Attempt))
+	}
+	trials := p.Trials(opts.Index)
+	if trials == nil {
+		return nil, fmt.Errorf("task index %d: submission %d of run %d has tasks 0-%d", opts.Index, opts.Attempt, m.RunID, len(p.Tasks)-1)
+	}
+	ended, err := endedBefore(d, trials, opts.Attempt, restart)
+	if err != nil {
+		return nil, err
+	}
+	start := clock()
+	build := sync.OnceValues(func() (*stages.Built, error) { return buildFrozen(ctx, d, m) })
+	var out []*batch.Result
+	for k, i := range trials {
+		if ended[i] {
+			continue
+		}
+		if ctx.Err() != nil {
+			rs, err := notRun(d, m, opts, trials[k:], ended, restart, start, out)
+			return append(out, rs...), errors.Join(err, ctx.Err())
+		}
+		r, err := runOne(ctx, d, m, opts, build, i, restart, start)
+		if r != nil {
+			out = append(out, r)
+		}
+		if err != nil {
+			if ctx.Err() != nil && r != nil {
+				rs, werr := notRun(d, m, opts, trials[k+1:], ended, restart, start, out)
+				return append(out, rs...), errors.Join(werr, err)
+			}
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// endedBefore are the trials of a pack that an earlier execution of
+// submission attempt's task (restart below restart) ran to a result:
+// done, diverged or failed.
+func endedBefore(d batch.Dir, trials []int, attempt, restart int) (map[int]bool, error) {
+	out := map[int]bool{}
+	if restart == 0 {
+		return out, nil
+	}
+	files, err := d.ResultFiles()
+	if err != nil {
+		return nil, err
+	}
+	for _, i := range trials {
+		for _, e := range files[i] {
+			if e.Attempt != attempt || e.Restart >= restart {
+				continue
+			}
+			r, err := batch.ReadResult(d, i, e)
+			if err != nil {
+				return nil, err
+			}
+			if r.Status != batch.Interrupted {
+				out[i] = true
+			}
+		}
+	}
+	return out, nil
+}
+
+// notRun records the trials of a stopped pack that it did not start:
+// interrupted, NotRun, with the pack's stop (the last trial's, when one
+// was stopped running; else measured now from the pack's start).
+func notRun(d batch.Dir, m *batch.Manifest, opts WorkerOptions, trials []int, ended map[int]bool, restart int, start time.Time, ran []*batch.Result) ([]*batch.Result, error) {
+	var stop *batch.Stop
+	if n := len(ran); n > 0 && ran[n-1].Stop != nil {
+		s := *ran[n-1].Stop
+		stop = &s
+	} else {
+		var none atomic.Value
+		stop = stopOf(d, opts.Attempt, clock().Sub(start), &none)
+	}
+	stop.Step = ""
+	host, _ := os.Hostname()
+	var out []*batch.Result
+	for _, i := range trials {
+		if ended[i] {
+			continue
+		}
+		now := clock().UTC()
+		r := &batch.Result{RunID: m.RunID, Index: i, Attempt: opts.Attempt, Restart: restart, Trial: m.Trials[i].ID, Host: host,
+			Started: now, Ended: now, Status: batch.Interrupted, NotRun: true, Stop: stop,
+			Error: "interrupted before it started: its pack's task was stopped (SIGTERM: preemption, time limit or scancel) while an earlier trial of the pack ran"}
+		if stop.TimeLimit {
+			r.Error = fmt.Sprintf("interrupted before it started: its pack's task was stopped at the time-limit warning (SIGTERM %d s before the %s limit) after %.0f s",
+				stop.LeadSeconds, FormatTime(stop.LimitSeconds), stop.AfterSeconds)
+		}
+		if j, t := os.Getenv("SLURM_ARRAY_JOB_ID"), os.Getenv("SLURM_ARRAY_TASK_ID"); j != "" {
+			r.JobID = j + "_" + t
+		}
+		if err := batch.WriteResult(d, r); err != nil {
+			return out, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
 }
 
 // trialOutcome is the task status and error text of a trial whose result
@@ -211,17 +357,17 @@ func taskWorkers(n int) int {
 }
 
 // runTrial runs the trial's stages and fills res's summary and series.
-func runTrial(ctx context.Context, d batch.Dir, m *batch.Manifest, opts WorkerOptions, res *batch.Result, step *atomic.Value) error {
-	built, err := buildFrozen(ctx, d, m)
+func runTrial(ctx context.Context, d batch.Dir, m *batch.Manifest, opts WorkerOptions, build func() (*stages.Built, error), index int, res *batch.Result, step *atomic.Value) error {
+	built, err := build()
 	if err != nil {
 		return err
 	}
 	workers := taskWorkers(opts.Workers)
-	tn := built.Trials[opts.Index]
-	if tn.Trial.ID != m.Trials[opts.Index].ID {
-		return fmt.Errorf("built trial %d is %s, the manifest says %s", opts.Index, tn.Trial.ID, m.Trials[opts.Index].ID)
+	tn := built.Trials[index]
+	if tn.Trial.ID != m.Trials[index].ID {
+		return fmt.Errorf("built trial %d is %s, the manifest says %s", index, tn.Trial.ID, m.Trials[index].ID)
 	}
-	w, err := d.LinkCache(opts.Index, filepath.Join(m.WorkDir, "cache"))
+	w, err := d.LinkCache(index, filepath.Join(m.WorkDir, "cache"))
 	if err != nil {
 		return err
 	}

@@ -48,6 +48,10 @@ type Result struct {
 	WallSeconds float64   `json:"wall_seconds"`
 	// Stop says how an interrupted execution stopped (nil otherwise).
 	Stop *Stop `json:"stop,omitempty"`
+	// NotRun marks an interrupted result of a trial that its pack's task
+	// (several trials per task, --slurm-trials-per-task) never started:
+	// the task was stopped while an earlier trial of the pack ran.
+	NotRun bool `json:"not_run,omitempty"`
 	// Summary and Series of a done or diverged trial.
 	Summary map[string]Num `json:"summary,omitempty"`
 	Series  []Curve        `json:"series,omitempty"`

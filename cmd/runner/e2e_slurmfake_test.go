@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -177,5 +178,74 @@ func TestSlurmDivergedTrial(t *testing.T) {
 	}
 	if s := e.runStatus(1); s != "finished" {
 		t.Errorf("run status %s, want finished", s)
+	}
+}
+
+// TestSlurmPackedSweepFake: with --slurm-trials-per-task 4 a sweep of 6
+// trials is submitted as ceil(6/4) = 2 array tasks, mapped to their trials
+// by packs.1.json; a lost task's 4 trials show as missing in status, and
+// the same command repacks only them (one task, packs.2.json); collect
+// then ends the run with the local run's values.
+func TestSlurmPackedSweepFake(t *testing.T) {
+	fake := fakeSlurmBin(t)
+	e := newEnv(t)
+	set := []string{"--experiment", "small", "--set", "seed=1,2", "--set", "steps=100"}
+	e.mustRun(0, append(set, "--db", "local.db", "--workdir", "localwork", "--quiet")...)
+	local := resultsOf(t, e, "local.db", "1")
+	slurm := append(set, "--executor", "slurm", "--detach", "--slurm-trials-per-task", "4", "--quiet")
+	out := e.mustRun(0, slurm...)
+	s := parseSubmission(t, out)
+	if s.n != 6 || s.array != "0-1" || !strings.Contains(out, "2 tasks of up to 4 trials") {
+		t.Fatalf("submission: %+v\n%s", s, out)
+	}
+	arrays := func() (n int, specs []string) {
+		m, _ := filepath.Glob(filepath.Join(fake, "sbatch.*.args"))
+		for _, p := range m {
+			b, _ := os.ReadFile(p)
+			for _, a := range strings.Split(string(b), "\n") {
+				if v, ok := strings.CutPrefix(a, "--array="); ok {
+					specs = append(specs, v)
+				}
+			}
+		}
+		return len(m), specs
+	}
+	if n, specs := arrays(); n != 1 || strings.Join(specs, " ") != "0-1" {
+		t.Fatalf("sbatch calls %d, arrays %v: want one array of 2 tasks", n, specs)
+	}
+	run := filepath.Join(e.dir, "work", "batch", "small", "run-"+s.run)
+	if b, err := os.ReadFile(filepath.Join(run, "packs.1.json")); err != nil || !strings.Contains(string(b), `"tasks":[[0,1,2,3],[4,5]]`) {
+		t.Fatalf("packs.1.json: %v\n%s", err, b)
+	}
+	// Task 1 (trials 4 and 5) ran; task 0 was lost.
+	runFakeArray(t, fake, s.job, 1)
+	st := e.mustRun(0, "status", "--run", s.run)
+	if len(regexp.MustCompile(`(?m) done +1 `).FindAllString(st, -1)) != 2 || len(regexp.MustCompile(`(?m) missing +0 `).FindAllString(st, -1)) != 4 {
+		t.Errorf("status after task 0 was lost:\n%s", st)
+	}
+	if out := e.mustRun(0, "collect", "--run", s.run); !strings.Contains(out, "2 done") {
+		t.Errorf("collect:\n%s", out)
+	}
+	out = e.mustRun(0, slurm...)
+	if !strings.Contains(out, "4 of 6 trials") || !strings.Contains(out, "1 tasks of up to 4 trials") {
+		t.Fatalf("resubmission:\n%s", out)
+	}
+	if n, specs := arrays(); n != 2 || strings.Join(specs, " ") != "0-1 0" {
+		t.Fatalf("sbatch calls %d, arrays %v: want the first array and one task", n, specs)
+	}
+	if b, err := os.ReadFile(filepath.Join(run, "packs.2.json")); err != nil || !strings.Contains(string(b), `"tasks":[[0,1,2,3]]`) {
+		t.Fatalf("packs.2.json: %v\n%s", err, b)
+	}
+	runFakeArray(t, fake, "101", 0)
+	if out := e.mustRun(0, "collect", "--run", s.run); !strings.Contains(out, "finished") {
+		t.Fatalf("collect:\n%s", out)
+	}
+	if got := resultsOf(t, e, "results.db", s.run); got != local {
+		t.Errorf("results differ from the local run:\nslurm %s\nlocal %s", got, local)
+	}
+	var jobs string
+	e.db().QueryRow(`SELECT group_concat(job_id, ' ') FROM (SELECT job_id FROM trial_attempts WHERE run_id = ? AND status = 'done' ORDER BY array_index)`, s.run).Scan(&jobs)
+	if jobs != "101_0 101_0 101_0 101_0 100_1 100_1" {
+		t.Errorf("the trials' tasks: %q", jobs)
 	}
 }

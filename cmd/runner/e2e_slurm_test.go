@@ -242,3 +242,30 @@ func TestSlurmCancelledTaskIsResubmittedAndSecondSubmitRefused(t *testing.T) {
 		t.Errorf("trial 1 has %d collected attempts", attempts)
 	}
 }
+
+// TestSlurmPackedSweepMatchesLocal: on the cluster, a sweep of 6 trials
+// packed 3 per task (--slurm-trials-per-task 3) runs as 2 array tasks,
+// each running its 3 trials one after another; the waiting submit
+// collects them and ends the run, its values equal to the local run's bit
+// for bit.
+func TestSlurmPackedSweepMatchesLocal(t *testing.T) {
+	needSlurm(t)
+	e := newEnv(t)
+	set := []string{"--experiment", "small", "--set", "steps=200"}
+	e.mustRun(0, append(set, "--db", "local.db", "--workdir", "localwork", "--quiet")...)
+	local := resultsOf(t, e, "local.db", "1")
+	out := e.mustRun(0, append(set, "--executor", "slurm", "--slurm-poll", "200ms", "--slurm-trials-per-task", "3", "--slurm-time", "00:10:00")...)
+	s := parseSubmission(t, out)
+	if s.n != 6 || s.array != "0-1" || !strings.Contains(out, "2 tasks of up to 3 trials") || !strings.Contains(out, "finished") {
+		t.Fatalf("submission %+v, want 6 trials as 2 tasks (0-1), finished:\n%s", s, out)
+	}
+	if got := resultsOf(t, e, "results.db", s.run); got != local {
+		t.Fatalf("packed Slurm and local results differ:\nslurm %s\nlocal %s", got, local)
+	}
+	var tasks string
+	e.db().QueryRow(`SELECT group_concat(job_id, ' ') FROM (SELECT job_id FROM trial_attempts WHERE run_id = ? ORDER BY array_index)`, s.run).Scan(&tasks)
+	j := s.job
+	if want := strings.Repeat(j+"_0 ", 3) + strings.Repeat(j+"_1 ", 2) + j + "_1"; tasks != want {
+		t.Errorf("the trials' tasks %q, want %q", tasks, want)
+	}
+}

@@ -22,7 +22,7 @@ var workerFlags struct {
 func init() {
 	commands = append(commands, &command{
 		name:    "worker",
-		summary: "run one trial of a submitted run (what a Slurm array task runs): --run ID --index N",
+		summary: "run one trial of a submitted run (what a Slurm array task runs): --run ID --index N; with --pack the trials of a packed task",
 		flags: func(fs *flag.FlagSet) {
 			fs.Int64Var(&workerFlags.run, "run", 0, "run id")
 			fs.IntVar(&workerFlags.index, "index", -1, "task index: the trial's position in the run's manifest ($SLURM_ARRAY_TASK_ID)")

@@ -1,5 +1,7 @@
 // Package slurmexec runs an experiment's trials on a Slurm cluster: one
-// array job whose tasks each run one trial, and a dependent job that
+// array job whose tasks each run one trial (or, packed with
+// Options.TrialsPerTask, several one after another: PackWorker, mapped
+// by the submission's packs.<attempt>.json), and a dependent job that
 // collects their results into the results database.
 //
 // Submit (on the submit host) resolves the experiment, creates the run,

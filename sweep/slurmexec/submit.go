@@ -519,14 +519,7 @@ func submitTasks(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Mani
 	if err := freezeRunner(d, m, out.Attempt, o); err != nil {
 		return err
 	}
-	runner := quote(d.Runner(out.Attempt))
-	common := fmt.Sprintf("--workdir %s --experiment %s --run %d", quote(m.WorkDir), quote(m.Experiment), m.RunID)
 	name := m.JobName()
-	// exec: the task's shell is the runner, so --signal=B:TERM reaches it.
-	ck := ""
-	for _, a := range o.CheckpointArgs {
-		ck += " " + quote(a)
-	}
 	units, packs, err := packTasks(d, m, todo, out, o)
 	if err != nil {
 		return err
@@ -557,13 +550,7 @@ func submitTasks(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Mani
 			jobName = fmt.Sprintf("%s-part%d", name, k)
 			scriptPath = strings.TrimSuffix(scriptPath, ".sh") + fmt.Sprintf(".part%d.sh", k)
 		}
-		what, pack := "one trial per array task", ""
-		if packs != nil {
-			what, pack = fmt.Sprintf("up to %d trials per array task (%s)", packs.PerTask, filepath.Base(d.PacksPath(out.Attempt))), " --pack"
-		}
-		script := fmt.Sprintf("#!/bin/sh\n# goldstone %s run %d, submission %d: %s\n%sexec %s worker %s%s --attempt %d%s --index %s\n",
-			m.Experiment, m.RunID, out.Attempt, what, setupLines(o), runner, common, ck, out.Attempt, pack, index)
-		job := trialsJob(o, jobName, spec, out.CPUs, out.MemMB, extra, script)
+		job := trialsJob(o, jobName, spec, out.CPUs, out.MemMB, extra, taskScript(d, m, out.Attempt, packs, index, o))
 		job.Output, job.Chdir = filepath.Join(d.Logs(), "%A_%a.out"), m.WorkDir
 		if out.SharedJob != "" {
 			// Once the shared stages are in the cache; a failed shared
@@ -617,6 +604,25 @@ func submitTasks(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Mani
 		}
 	}
 	return nil
+}
+
+// taskScript is the batch script of a submission's array: the setup
+// lines, then the frozen runner's worker for the task index (a shell
+// expression), with --pack when the submission is packed.
+func taskScript(d batch.Dir, m *batch.Manifest, attempt int, packs *batch.Packs, index string, o Options) string {
+	runner := quote(d.Runner(attempt))
+	common := fmt.Sprintf("--workdir %s --experiment %s --run %d", quote(m.WorkDir), quote(m.Experiment), m.RunID)
+	ck := ""
+	for _, a := range o.CheckpointArgs {
+		ck += " " + quote(a)
+	}
+	what, pack := "one trial per array task", ""
+	if packs != nil {
+		what, pack = fmt.Sprintf("up to %d trials per array task (%s)", packs.PerTask, filepath.Base(d.PacksPath(attempt))), " --pack"
+	}
+	// exec: the task's shell is the runner, so --signal=B:TERM reaches it.
+	return fmt.Sprintf("#!/bin/sh\n# goldstone %s run %d, submission %d: %s\n%sexec %s worker %s%s --attempt %d%s --index %s\n",
+		m.Experiment, m.RunID, attempt, what, setupLines(o), runner, common, ck, attempt, pack, index)
 }
 
 // packTasks returns the array task indices of a submission of the trials

@@ -25,7 +25,9 @@
 //	  experiments.toml     the experiments file the run was resolved from
 //	  bin/runner.<attempt> the runner binary the tasks of a submission execute
 //	                       (a hard link to batch/bin/<sha256 prefix>: one copy per build)
-//	  results/<index>.<attempt>.json
+//	  packs.<attempt>.json a packed submission's array tasks and the trial
+//	                       indices each runs (--slurm-trials-per-task)
+//	  results/<index>.<attempt>.json   (index: the trial's, also when packed)
 //	  tasks/<index>/       the task's private pipeline workdir (cache -> shared cache)
 //	  logs/                the scheduler's output files
 //	  submit.lock          held while submitting

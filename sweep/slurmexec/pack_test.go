@@ -248,3 +248,118 @@ func TestPackStoppedAtTheTimeLimit(t *testing.T) {
 		t.Fatalf("resubmission after the time-limit stop: %+v, %v", s2, err)
 	}
 }
+
+// TestPackedSplitArrays: a packed sweep larger than MaxArraySize is split
+// by tasks, not trials: 4 trials packed 2 per task are tasks 0 and 1, and
+// with MaxArraySize 1 they go as two arrays, the second (offset 1) running
+// trials 2 and 3; with a throttle of 1 the second waits for the first
+// (one throttle for the sweep, counted in tasks). Status maps the second
+// array's task to its trials, and sacct's state of a lost task to each of
+// its trials.
+func TestPackedSplitArrays(t *testing.T) {
+	fake := fakeSlurm(t)
+	f := newFixture(t)
+	ctx := context.Background()
+	st := openStore(t, f.opts.DB)
+	os.WriteFile(filepath.Join(fake, "scontrol.out"), []byte("MaxArraySize            = 1\n"), 0o644)
+	f.opts.TrialsPerTask, f.opts.MaxParallel = 2, 1
+	s, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Tasks != 2 || !reflect.DeepEqual(s.Arrays, []string{"0", "1+0"}) || !reflect.DeepEqual(s.Submitted, []int{0, 1, 2, 3}) {
+		t.Fatalf("submission %+v", s)
+	}
+	second := s.ArrayJobs[1]
+	if a := argsOf(t, fake, second); !strings.Contains(a, "--dependency=afterany:"+s.ArrayJobs[0]) {
+		t.Errorf("the second array does not wait for the first:\n%s", a)
+	}
+	if sc, _ := os.ReadFile(filepath.Join(fake, "sbatch."+second+".script")); !strings.Contains(string(sc), `--pack --index "$((1 + SLURM_ARRAY_TASK_ID))"`) {
+		t.Errorf("second array's script:\n%s", sc)
+	}
+	os.WriteFile(filepath.Join(fake, "squeue.out"), []byte(second+"_0|RUNNING|None\n"), 0o644)
+	os.WriteFile(filepath.Join(fake, "sacct.out"), []byte(s.ArrayJobs[0]+"_0|OUT_OF_MEMORY\n"), 0o644)
+	rs, err := Status(ctx, st, s.RunID, f.opts.WorkDir, &slurm.Poller{Client: &slurm.Client{Retries: -1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, tr := range rs.Trials {
+		got = append(got, tr.State+"/"+tr.Ended+"/"+rs.Task(tr.Index))
+	}
+	j0, j1 := s.ArrayJobs[0]+"_0", second+"_0"
+	if want := []string{"missing/OUT_OF_MEMORY/" + j0, "missing/OUT_OF_MEMORY/" + j0, "running//" + j1, "pending//" + j1}; !reflect.DeepEqual(got, want) {
+		t.Errorf("status %v, want %v", got, want)
+	}
+}
+
+// TestPackedMemoryScaledAfterOOM: sacct's state of a packed task is its
+// trials': task 1 (trials 2 and 3) killed for memory makes the
+// resubmission of trials 2 and 3, repacked as one task, ask for the scaled
+// memory.
+func TestPackedMemoryScaledAfterOOM(t *testing.T) {
+	fake := fakeSlurm(t)
+	f := newFixture(t)
+	ctx := context.Background()
+	st := openStore(t, f.opts.DB)
+	f.opts.MemMB, f.opts.MemRetryScale, f.opts.TrialsPerTask = 1000, 2, 2
+	s, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err != nil || s.Tasks != 2 {
+		t.Fatalf("submission %+v, %v", s, err)
+	}
+	runPacks(t, &Submission{Dir: s.Dir, Attempt: 1, Tasks: 1})
+	if c, err := Collect(ctx, st, s.RunID, f.opts); err != nil || !c.MarkedInterrupted || !reflect.DeepEqual(c.Pending, []int{2, 3}) {
+		t.Fatalf("collect: %+v, %v", c, err)
+	}
+	os.WriteFile(filepath.Join(fake, "sacct.out"), []byte(s.ArrayJob+"_0|COMPLETED\n"+s.ArrayJob+"_1|OUT_OF_MEMORY\n"), 0o644)
+	s2, err := Submit(ctx, st, f.experiment(), f.opts)
+	if err != nil || s2.MemMB != 2000 || s2.Tasks != 1 || s2.Array != "0" || !reflect.DeepEqual(s2.Submitted, []int{2, 3}) {
+		t.Fatalf("resubmission after the packed task's OOM: %+v, %v", s2, err)
+	}
+}
+
+// TestPackedRetryFailed: --retry-failed repacks only the failed trial (a
+// new packs.2.json) and, while the retry's task is queued, collect counts
+// the trial as pending, mapping the retry's task 0 to it through that
+// file; the retry's own result then ends the run.
+func TestPackedRetryFailed(t *testing.T) {
+	fake := fakeSlurm(t)
+	f := newFixture(t)
+	ctx := context.Background()
+	st := openStore(t, f.opts.DB)
+	e := f.named("withbad") // trial 1 fails at step 0
+	f.opts.TrialsPerTask = 2
+	s, err := Submit(ctx, st, e, f.opts)
+	if err != nil || s.Tasks != 1 {
+		t.Fatalf("submission %+v, %v", s, err)
+	}
+	rs, err := PackWorker(ctx, WorkerOptions{Dir: s.Dir, Index: 0, Attempt: 1, Workers: 1})
+	if err != nil || len(rs) != 2 || rs[0].Status != batch.Done || rs[1].Status != batch.Failed {
+		t.Fatalf("pack: %+v, %v", rs, err)
+	}
+	if c, err := Collect(ctx, st, s.RunID, f.opts); err != nil || c.Finished == nil || c.Failed != 1 {
+		t.Fatalf("collect: %+v, %v", c, err)
+	}
+	o := f.opts
+	o.RetryFailed = true
+	s2, err := Submit(ctx, st, e, o)
+	if err != nil || s2.Tasks != 1 || !reflect.DeepEqual(s2.Submitted, []int{1}) {
+		t.Fatalf("retry: %+v, %v", s2, err)
+	}
+	m, _ := batch.ReadManifest(s.Dir)
+	if p, err := batch.ReadPacks(s.Dir, m, 2); err != nil || p == nil || !reflect.DeepEqual(p.Tasks, [][]int{{1}}) {
+		t.Fatalf("packs.2.json: %+v, %v", p, err)
+	}
+	os.WriteFile(filepath.Join(fake, "squeue.out"), []byte(s2.ArrayJob+"_0|PENDING|Priority\n"), 0o644)
+	c, err := Collect(ctx, st, s.RunID, o)
+	if err != nil || c.Finished != nil || c.MarkedInterrupted || c.Failed != 0 || !reflect.DeepEqual(c.Pending, []int{1}) {
+		t.Fatalf("collect while the retry is queued: %+v (finished %+v), %v", c.Collected, c.Finished, err)
+	}
+	os.Remove(filepath.Join(fake, "squeue.out"))
+	if rs, err := PackWorker(ctx, WorkerOptions{Dir: s.Dir, Index: 0, Attempt: 2, Workers: 1}); err != nil || len(rs) != 1 || rs[0].Index != 1 || rs[0].Status != batch.Failed {
+		t.Fatalf("retried pack: %+v, %v", rs, err)
+	}
+	if c, err := Collect(ctx, st, s.RunID, o); err != nil || c.Finished == nil || c.Failed != 1 {
+		t.Fatalf("collect after the retry: %+v, %v", c, err)
+	}
+}

@@ -10,7 +10,7 @@ type SlurmConfig struct {
 	Partition   string `toml:"partition"`    // sbatch --partition
 	Account     string `toml:"account"`      // sbatch --account
 	Time        string `toml:"time"`         // time limit per array task (one trial, or TrialsPerTask): HH:MM:SS, MM or D-HH:MM:SS
-	MaxParallel *int   `toml:"max_parallel"` // trials running at once (--array=...%K); 0: no limit; absent: the runner's default
+	MaxParallel *int   `toml:"max_parallel"` // array tasks running at once (--array=...%K); 0: no limit; absent: the runner's default
 	Extra       string `toml:"extra"`        // further sbatch arguments, split as a shell splits words
 	CPUs        int    `toml:"cpus"`         // cores per trial; 0: derived from the size of the trial's inputs
 	MemMB       int    `toml:"mem_mb"`       // memory per trial in MiB; 0: derived from the size of the trial's inputs

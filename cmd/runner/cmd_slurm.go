@@ -51,7 +51,7 @@ func registerSlurmFlags(fs *flag.FlagSet) {
 	fs.StringVar(&slurmFlags.partition, "slurm-partition", "", "Slurm partition (sbatch --partition)")
 	fs.StringVar(&slurmFlags.account, "slurm-account", "", "Slurm account (sbatch --account)")
 	fs.StringVar(&slurmFlags.time, "slurm-time", "", "time limit per array task (one trial, or K with --slurm-trials-per-task), HH:MM:SS or D-HH:MM:SS (sbatch --time)")
-	fs.IntVar(&slurmFlags.maxParallel, "slurm-max-parallel", -1, fmt.Sprintf("trials running at once on the cluster (--array=...%%K); 0: no limit; -1: the experiment's slurm.max_parallel, else %d", slurmexec.DefaultMaxParallel))
+	fs.IntVar(&slurmFlags.maxParallel, "slurm-max-parallel", -1, fmt.Sprintf("array tasks (trials, or packs of --slurm-trials-per-task) running at once on the cluster (--array=...%%K); 0: no limit; -1: the experiment's slurm.max_parallel, else %d", slurmexec.DefaultMaxParallel))
 	fs.StringVar(&slurmFlags.extra, "slurm-extra", "", "further sbatch arguments, added after the experiment's slurm.extra, e.g. '--qos=long --constraint=avx2' (not given to the collect job)")
 	fs.IntVar(&slurmFlags.cpus, "slurm-cpus", 0, "cpus per trial (sbatch --cpus-per-task); 0: the experiment's slurm.cpus, else derived from the input size; resolved at each submission")
 	fs.StringVar(&slurmFlags.mem, "slurm-mem", "", "memory per trial, MiB or with K/M/G/T (sbatch --mem, e.g. 8G); default: the experiment's slurm.mem_mb, else derived from the input size; resolved at each submission")

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -91,7 +92,7 @@ func fromUnits(sp *Space, us []float64) Point {
 type Grid struct{}
 
 // maxGrid bounds the points a grid sampler enumerates.
-const maxGrid = 1_000_000
+const maxGrid = 100_000
 
 // Suggest implements Sampler.
 func (Grid) Suggest(sp *Space, _ uint64, _ []Observation, start, n int) ([]Point, error) {
@@ -109,10 +110,10 @@ func (Grid) Suggest(sp *Space, _ uint64, _ []Observation, start, n int) ([]Point
 func GridPoints(sp *Space) ([]Point, error) {
 	for _, p := range sp.Params {
 		if p.Dist == Uniform {
-			return nil, fmt.Errorf("%s: the grid sampler needs a choice or an int range, not a uniform range", p.Key)
+			return nil, &ParamError{p.Key, errors.New("the grid sampler needs a choice or an int range, not a uniform range")}
 		}
 		if p.Dist == Int && p.Hi-p.Lo >= maxGrid {
-			return nil, fmt.Errorf("%s: int range of more than %d values for the grid sampler", p.Key, maxGrid)
+			return nil, &ParamError{p.Key, fmt.Errorf("int range of more than %d values for the grid sampler", maxGrid)}
 		}
 	}
 	out := []Point{{}}

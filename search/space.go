@@ -68,6 +68,16 @@ type Observation struct {
 	Value float64
 }
 
+// ParamError is an error of one parameter of a space.
+type ParamError struct {
+	Key string
+	Err error
+}
+
+func (e *ParamError) Error() string { return e.Key + ": " + e.Err.Error() }
+
+func (e *ParamError) Unwrap() error { return e.Err }
+
 // Check validates the space: ranges that are not empty, log ranges above
 // 0, integral integer bounds, choices without duplicates, conditions that
 // name an earlier unconditional choice parameter and some of its values.
@@ -79,14 +89,14 @@ func (sp *Space) Check() error {
 	for i := range sp.Params {
 		p := &sp.Params[i]
 		if seen[p.Key] != nil {
-			return fmt.Errorf("%s: listed twice", p.Key)
+			return &ParamError{p.Key, errors.New("listed twice")}
 		}
-		if err := p.check(); err != nil {
-			return fmt.Errorf("%s: %w", p.Key, err)
+		if err := p.Check(); err != nil {
+			return &ParamError{p.Key, err}
 		}
 		if p.When != nil {
 			if err := p.When.check(seen); err != nil {
-				return fmt.Errorf("%s: when: %w", p.Key, err)
+				return &ParamError{p.Key, fmt.Errorf("when: %w", err)}
 			}
 		}
 		seen[p.Key] = p
@@ -94,7 +104,10 @@ func (sp *Space) Check() error {
 	return nil
 }
 
-func (p *Param) check() error {
+// Check validates the parameter alone (not its condition): a range that
+// is not empty, above 0 on a log scale, integral for Int; choices without
+// duplicates.
+func (p *Param) Check() error {
 	switch p.Dist {
 	case Uniform, Int:
 		if math.IsNaN(p.Lo) || math.IsNaN(p.Hi) || math.IsInf(p.Lo, 0) || math.IsInf(p.Hi, 0) {

@@ -46,9 +46,19 @@ func Lookup(name string) (Sampler, error) {
 
 // stream is the random source of suggestion index of a search: a PCG
 // generator of its own, so that each suggestion's draws depend on nothing
-// but the seed and its index.
+// but the seed and its index; its two seed words are the SplitMix64 hashes
+// of (seed, purpose) and of the index, so that neighbouring indices start
+// from unrelated states.
 func stream(seed uint64, index int, purpose uint64) *rand.Rand {
-	return rand.New(rand.NewPCG(seed, uint64(index)<<8|purpose))
+	return rand.New(rand.NewPCG(splitmix(seed^purpose*0x9e3779b97f4a7c15), splitmix(uint64(index))))
+}
+
+// splitmix is SplitMix64's output function of x (Steele et al. 2014).
+func splitmix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
 }
 
 // unit is a float in [0, 1) from the top 53 bits of a draw.

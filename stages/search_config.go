@@ -1,8 +1,10 @@
 package stages
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"goldstone/search"
@@ -334,4 +336,70 @@ func (e *Experiment) Wave(first int, points []search.Point) (*Experiment, error)
 		}
 	}
 	return &w, nil
+}
+
+// RerunName is the experiment name of the best point of search name rerun
+// with more seeds.
+func RerunName(name string) string { return name + "-best" }
+
+// Rerun returns the experiment that runs one point of e's search (its
+// searched settings as a run recorded them, JSON texts) with seeds 1..seeds
+// in place of the grid's seeds: every variant of e times its grid's other
+// axes, no search. Its name is RerunName(e.Name).
+func (e *Experiment) Rerun(point map[string]string, seeds int) (*Experiment, error) {
+	if e.Search == nil {
+		return nil, fmt.Errorf("experiment %s has no search table", e.Name)
+	}
+	if seeds < 1 {
+		return nil, fmt.Errorf("--seeds must be >= 1, got %d", seeds)
+	}
+	r := *e
+	r.Name, r.Search = RerunName(e.Name), nil
+	r.Variants = nil
+	for _, v := range e.baseVariants() {
+		nv := Variant{Name: v.Name, Settings: map[string]any{}}
+		for k, x := range v.Settings {
+			nv.Settings[k] = x
+		}
+		for _, k := range sortedKeys(point) {
+			x, err := settingFromJSON(e.Pipeline, k, point[k])
+			if err != nil {
+				return nil, err
+			}
+			nv.Settings[k] = x
+		}
+		r.Variants = append(r.Variants, nv)
+	}
+	r.Grid = nil
+	for _, ax := range e.Grid {
+		if ax.Key != "seed" {
+			r.Grid = append(r.Grid, ax)
+		}
+	}
+	seed := Axis{Key: "seed"}
+	for s := 1; s <= seeds; s++ {
+		seed.Values = append(seed.Values, int64(s))
+	}
+	r.Grid = append(r.Grid, seed)
+	slices.SortFunc(r.Grid, func(a, b Axis) int { return strings.Compare(a.Key, b.Key) })
+	return &r, nil
+}
+
+// settingFromJSON reads a setting's value as a run recorded it.
+func settingFromJSON(pipeline, key, text string) (any, error) {
+	spec, ok := specOf(pipeline, key)
+	if !ok {
+		return nil, fmt.Errorf("setting %s: unknown to pipeline %s", key, pipeline)
+	}
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("setting %s: %w", key, err)
+	}
+	v, err := fromJSON(spec.Kind, v)
+	if err != nil {
+		return nil, fmt.Errorf("setting %s: %w", key, err)
+	}
+	return spec.Normalize(v)
 }

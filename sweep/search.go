@@ -75,6 +75,9 @@ func Search(ctx context.Context, st *runs.Store, e *stages.Experiment, x Executo
 		}
 		wopts := opts
 		wopts.unended = !last
+		if !last {
+			wopts.ReportDir = "" // the report is copied out once, by the last wave
+		}
 		out, err := Execute(ctx, st, w, x, wopts)
 		if err != nil || out.DataErr != nil || out.InfraErr != nil || last {
 			return out, err

@@ -51,8 +51,8 @@ func checkSearchRun(g *globalOptions, e *stages.Experiment, executor string) err
 // experiment of that wave, whose stages plan lists.
 func planSearch(w io.Writer, e *stages.Experiment) (*stages.Experiment, error) {
 	s := e.Search
-	fmt.Fprintf(w, "search: sampler %s, %d points in waves of %d, seed %d, %s %s; each point runs %d trials (%s)\n",
-		s.Sampler, s.Trials, s.Wave, s.Seed, s.Direction, s.Objective, e.Size(), e.SizeText())
+	fmt.Fprintf(w, "search: sampler %s, %d points in waves of %d, seed %d, %s %s; each point runs %s (%s)\n",
+		s.Sampler, s.Trials, s.Wave, s.Seed, s.Direction, s.Objective, plural(e.Size(), "trial"), e.SizeText())
 	for _, p := range s.Space.Params {
 		fmt.Fprintf(w, "  %s: %s\n", p.Key, p.String())
 	}
@@ -190,4 +190,11 @@ func statsText(s sweep.Stats) string {
 		return fmt.Sprintf("%.6g (1 trial)", s.Mean)
 	}
 	return fmt.Sprintf("%.6g (mean of %d trials; sd %.3g; 95%% interval [%.6g, %.6g])", s.Mean, s.N, s.SD, s.Low, s.High)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }

@@ -9,6 +9,8 @@ import (
 	"goldstone/search"
 	"goldstone/stages"
 	_ "goldstone/stages/pipelines"
+	"goldstone/stages/settings"
+	"goldstone/stages/train"
 )
 
 const searchHead = `[experiments.s]
@@ -71,8 +73,9 @@ func TestSearchTableGood(t *testing.T) {
 	if trials[0].Variant != "s5" || trials[5].Variant != "s7" {
 		t.Fatalf("variants %q .. %q", trials[0].Variant, trials[5].Variant)
 	}
+	baseLR := settings.MustDecode[train.LoopSettings](e.Settings).Optim.LR
 	for _, tr := range trials {
-		if tr.Settings["lr"] == e.Settings["lr"] {
+		if settings.MustDecode[train.LoopSettings](tr.Settings).Optim.LR == baseLR {
 			t.Fatalf("trial %s kept the base lr", tr.Name)
 		}
 	}

@@ -47,9 +47,6 @@ func runRun(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) 
 	}
 	defer st.Close()
 	recoverStale(ctx, g, st)
-	if err := checkSearchRun(g, e, slurmFlags.executor); err != nil {
-		return err
-	}
 	if slurmFlags.executor != "local" {
 		return runExecutor(ctx, g, e, st, runFlags.retryFailed)
 	}
@@ -69,7 +66,7 @@ func runRun(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) 
 	if err != nil {
 		return err
 	}
-	out, err := execute(ctx, st, e, opts) // a search's waves, or the grid
+	out, err := execute(ctx, g, st, e, opts) // a search's waves, or the grid
 	prog.Close()
 	page, rerr := finishReport(ctx, g, st, e, out) // said below
 	if err == nil && errors.Is(rerr, context.Canceled) {

@@ -19,8 +19,11 @@ import (
 
 // execute runs an experiment locally: its search (sweep.Search) when it
 // has a search table, else its grid.
-func execute(ctx context.Context, st *runs.Store, e *stages.Experiment, opts sweep.RunOptions) (*sweep.Outcome, error) {
+func execute(ctx context.Context, g *globalOptions, st *runs.Store, e *stages.Experiment, opts sweep.RunOptions) (*sweep.Outcome, error) {
 	if e.Search != nil {
+		if err := checkSearchRun(g, e, "local"); err != nil {
+			return nil, err
+		}
 		return sweep.Search(ctx, st, e, sweep.Local{}, opts)
 	}
 	return sweep.Execute(ctx, st, e, sweep.Local{}, opts)

@@ -142,3 +142,28 @@ func TestSearchRunBestRerun(t *testing.T) {
 		t.Fatalf("runs --tag search_run=1:\n%s", out)
 	}
 }
+
+// TestSearchRefusesSetAndSlurm: --set of a searched setting (the search
+// would override it) and another executor than local stop a search with
+// exit 2 and no run.
+func TestSearchRefusesSetAndSlurm(t *testing.T) {
+	e := newEnv(t)
+	writeConfig(t, e, searchE2E)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--experiment", "s", "--set", "lr=0.5"}, "--set lr=0.5: lr is searched by experiment s"},
+		{[]string{"plan", "--experiment", "s", "--set", "gauge=none"}, "--set gauge=none: gauge is searched by experiment s"},
+		{[]string{"--experiment", "s", "--executor", "slurm"}, "experiment s is a search: it runs with --executor local only"},
+	} {
+		_, errs, code := e.run(c.args...)
+		if code != exitUsage || !strings.Contains(errorLine(t, errs), c.want) {
+			t.Errorf("runner %s: exit %d, want 2 and %q:\n%s", strings.Join(c.args, " "), code, c.want, errs)
+		}
+	}
+	var n int
+	if err := e.db().QueryRow(`SELECT count(*) FROM runs`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("%d runs recorded (%v)", n, err)
+	}
+}

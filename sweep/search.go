@@ -43,9 +43,14 @@ func Search(ctx context.Context, st *runs.Store, e *stages.Experiment, x Executo
 		return nil, err
 	}
 	_, hash := e.Resolved()
-	runID, err := searchRun(ctx, st, e.Name, hash)
+	prior, err := searchRun(ctx, st, e.Name, hash)
 	if err != nil {
 		return nil, err
+	}
+	var runID int64
+	resumed := false // an unended run of this search was there before this call
+	if prior != nil {
+		runID, resumed = prior.ID, !runs.Ended(prior.Status)
 	}
 	var points []search.Point
 	for wave := 0; ; wave++ {
@@ -79,6 +84,9 @@ func Search(ctx context.Context, st *runs.Store, e *stages.Experiment, x Executo
 			wopts.ReportDir = "" // the report is copied out once, by the last wave
 		}
 		out, err := Execute(ctx, st, w, x, wopts)
+		if out != nil && !resumed {
+			out.Resumed = false // the waves after the first resume this call's own run
+		}
 		if err != nil || out.DataErr != nil || out.InfraErr != nil || last {
 			return out, err
 		}
@@ -90,13 +98,13 @@ func Search(ctx context.Context, st *runs.Store, e *stages.Experiment, x Executo
 
 // searchRun is the run of an earlier search of the same configuration
 // whose results a resumed search replays (the latest one of that hash), or
-// 0.
-func searchRun(ctx context.Context, st *runs.Store, experiment, hash string) (int64, error) {
+// nil.
+func searchRun(ctx context.Context, st *runs.Store, experiment, hash string) (*runs.RunInfo, error) {
 	last, err := st.LatestRun(ctx, experiment, runs.KindRun)
 	if err != nil || last == nil || last.ConfigHash != hash {
-		return 0, err
+		return nil, err
 	}
-	return last.ID, nil
+	return last, nil
 }
 
 // pointTrials are the trial ids of suggestion index of a search: the point

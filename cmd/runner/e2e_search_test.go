@@ -118,7 +118,7 @@ func TestSearchRunBestRerun(t *testing.T) {
 		}
 	}
 	out = e.mustRun(0, "--experiment", "s", "--jobs", "2", "--quiet")
-	if !strings.Contains(out, "8 trials: 8 done, 0 failed") {
+	if !strings.Contains(out, "s: run 1 finished: 8 trials: 8 done, 0 failed") {
 		t.Fatalf("search run:\n%s", out)
 	}
 	one := newEnv(t)

@@ -760,7 +760,7 @@ func ExperimentFromResolved(js string) (*Experiment, error) {
 		return nil, err
 	}
 	if len(raw.Search) > 0 {
-		return nil, fmt.Errorf("experiment %s is a search: its configuration is not rebuilt from a run's record (repro of a search is not supported yet)", raw.Name)
+		return nil, fmt.Errorf("experiment %s is a search: its configuration is not rebuilt from a run's record (repro, and report rebuilding, of a search run are not supported yet)", raw.Name)
 	}
 	if _, ok := LookupPipeline(raw.Pipeline); !ok {
 		return nil, fmt.Errorf("unknown pipeline %q", raw.Pipeline)

@@ -74,6 +74,15 @@ func planSearch(w io.Writer, e *stages.Experiment) (*stages.Experiment, error) {
 	return e.Wave(0, pts)
 }
 
+// listedTrials is the number of trials runner list shows: the sweep's, or
+// for a search its points times each point's trials.
+func listedTrials(e *stages.Experiment) int {
+	if e.Search != nil {
+		return e.Search.Trials * len(e.Trials())
+	}
+	return len(e.Trials())
+}
+
 func pointText(pt search.Point) string {
 	var parts []string
 	for _, k := range slices.Sorted(maps.Keys(pt)) {

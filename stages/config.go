@@ -55,6 +55,7 @@ type Experiment struct {
 	Grid        []Axis             // sorted by key
 	Tolerances  map[string]float64 // absolute tolerance per summary metric for repro; default 0
 	Slurm       SlurmConfig        // [experiments.NAME.slurm]; not part of the config hash
+	Search      *Search            // [experiments.NAME.search] (search_config.go); nil: the grid alone
 }
 
 // Variant is a named bundle of settings (for example an optimizer and its options).
@@ -92,6 +93,7 @@ type rawExp struct {
 	Variants    []map[string]any   `toml:"variants"`
 	Tolerances  map[string]float64 `toml:"tolerances"`
 	Slurm       SlurmConfig        `toml:"slurm"`
+	Search      *rawSearch         `toml:"search"`
 }
 
 // ConfigError is a configuration error naming the file, line and key.
@@ -285,6 +287,11 @@ func (c *Config) build(name string, r rawExp) (*Experiment, error) {
 	}
 	if len(e.Variants) == 0 {
 		e.Variants = []Variant{{Name: "", Settings: map[string]any{}}}
+	}
+	if r.Search != nil {
+		if e.Search, err = c.searchConfig(p+".search", r.Search, e); err != nil {
+			return nil, err
+		}
 	}
 	return e, nil
 }
@@ -624,8 +631,11 @@ func (e *Experiment) Resolved() (string, string) {
 		"settings":   map[string]any(e.Settings),
 		"tolerances": e.Tolerances,
 	}
+	if e.Search != nil {
+		m["search"] = e.Search.resolved()
+	}
 	var vs []map[string]any
-	for _, v := range e.Variants {
+	for _, v := range e.baseVariants() {
 		vs = append(vs, map[string]any{"name": v.Name, "settings": v.Settings})
 	}
 	m["variants"] = vs
@@ -739,6 +749,7 @@ func ExperimentFromResolved(js string) (*Experiment, error) {
 			Key    string `json:"key"`
 			Values []any  `json:"values"`
 		} `json:"grid"`
+		Search json.RawMessage `json:"search"`
 	}
 	dec := json.NewDecoder(strings.NewReader(js))
 	dec.UseNumber()
@@ -747,6 +758,9 @@ func ExperimentFromResolved(js string) (*Experiment, error) {
 	}
 	if err := CheckName(raw.Name); err != nil {
 		return nil, err
+	}
+	if len(raw.Search) > 0 {
+		return nil, fmt.Errorf("experiment %s is a search: its configuration is not rebuilt from a run's record (repro, and report rebuilding, of a search run are not supported yet)", raw.Name)
 	}
 	if _, ok := LookupPipeline(raw.Pipeline); !ok {
 		return nil, fmt.Errorf("unknown pipeline %q", raw.Pipeline)

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"goldstone/search"
 	"goldstone/stages"
 	_ "goldstone/stages/pipelines" // registers the pipelines
 )
@@ -45,12 +46,43 @@ func checkExperiment(t *testing.T, e *stages.Experiment) {
 	if js2, hash2 := e.Resolved(); js2 != js || hash2 != hash {
 		t.Fatalf("Resolved is not deterministic")
 	}
+	if e.Search != nil {
+		checkSearch(t, e)
+		return
+	}
 	back, err := stages.ExperimentFromResolved(js)
 	if err != nil {
 		t.Fatalf("resolved configuration does not load back: %v\n%s", err, js)
 	}
 	if _, h := back.Resolved(); h != hash {
 		t.Fatalf("resolved configuration changed in the round trip:\n%s", js)
+	}
+}
+
+// checkSearch checks an accepted search: a search is not rebuilt from its
+// record (ExperimentFromResolved refuses it), and the first wave of random
+// points gives trials whose resolved configuration is the search's.
+func checkSearch(t *testing.T, e *stages.Experiment) {
+	js, hash := e.Resolved()
+	if _, err := stages.ExperimentFromResolved(js); err == nil {
+		t.Fatalf("a search rebuilt from its record: %s", js)
+	}
+	pts, err := search.Random{}.Suggest(&e.Search.Space, e.Search.Seed, nil, 0, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := e.Wave(0, pts)
+	if err != nil {
+		t.Fatalf("wave of %v: %v", pts, err)
+	}
+	if gridSize(w) > maxTrials {
+		return
+	}
+	if len(w.Trials()) == 0 {
+		t.Fatalf("a wave of 3 points has no trials")
+	}
+	if _, h := w.Resolved(); h != hash {
+		t.Fatalf("a wave changed the resolved configuration")
 	}
 }
 
@@ -70,6 +102,7 @@ func FuzzParseConfig(f *testing.F) {
 		"[experiments.d]\npipeline = \"dwe\"\n[experiments.d.settings]\ndim = 4\n",
 		"[experiments.x]\npipeline = \"artificial\"\n[experiments.x.settings]\nstepz = 3\n",
 		"[experiments.x]\npipeline = \"artificial\"\n[experiments.x.grid]\nseed = []\n",
+		"[experiments.s]\npipeline = \"artificial\"\n[experiments.s.search]\nsampler = \"tpe\"\ntrials = 5\nobjective = \"final_loss\"\ndirection = \"minimize\"\n[experiments.s.search.space]\nlr = { log_uniform = [0.1, 1.0] }\ngauge = { choice = [\"none\", \"goldstone\"] }\nk1 = { int = [5, 50], when = { gauge = [\"goldstone\"] } }\n",
 		"[experiments]\n",
 		"x = \"\n",
 	} {

@@ -39,6 +39,10 @@ type RunOptions struct {
 	// Checkpoint is when trials save their state part-way (the zero
 	// value: every checkpoint.DefaultInterval); see pipeline.Options.
 	Checkpoint checkpoint.Policy
+
+	// unended: a wave of a search that goes on (Search): the run is left
+	// interrupted when its trials have ended, and the next wave resumes it.
+	unended bool
 }
 
 // Outcome is what a run did.
@@ -376,6 +380,9 @@ func (job *Job) end(ctx context.Context) (*Outcome, error) {
 		var err error
 		if status, err = st.EndStatus(wctx, runID); err != nil {
 			return nil, err
+		}
+		if job.Options.unended {
+			status = runs.StatusInterrupted // the search's next wave resumes it
 		}
 	}
 	out.Status = status

@@ -25,7 +25,7 @@ func runList(_ context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) e
 		if err := e.Override(g.sets); err != nil {
 			return &exitError{exitUsage, err}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", n, e.Pipeline, len(e.Trials()), e.Description)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", n, e.Pipeline, listedTrials(e), e.Description)
 	}
 	return tw.Flush()
 }

@@ -19,6 +19,14 @@ func runPlan(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string)
 	if err != nil {
 		return err
 	}
+	if e.Search != nil {
+		if err := checkSearchRun(g, e, "local"); err != nil {
+			return err
+		}
+		if e, err = planSearch(g.stdout, e); err != nil {
+			return &exitError{exitUsage, err}
+		}
+	}
 	trials := e.Trials()
 	built, err := stages.Build(ctx, e, trials, stages.Env{DataDir: g.dataDir, Scan: true})
 	if err != nil {

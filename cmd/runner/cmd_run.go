@@ -66,7 +66,7 @@ func runRun(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) 
 	if err != nil {
 		return err
 	}
-	out, err := sweep.Execute(ctx, st, e, sweep.Local{}, opts)
+	out, err := execute(ctx, g, st, e, opts) // a search's waves, or the grid
 	prog.Close()
 	page, rerr := finishReport(ctx, g, st, e, out) // said below
 	if err == nil && errors.Is(rerr, context.Canceled) {

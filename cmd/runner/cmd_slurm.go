@@ -338,6 +338,9 @@ func htmlPage(g *globalOptions) func(ctx context.Context, st *runs.Store, e *sta
 
 // runExecutor runs the experiment with --executor other than local.
 func runExecutor(ctx context.Context, g *globalOptions, e *stages.Experiment, st *runs.Store, retryFailed bool) error {
+	if err := checkSearchRun(g, e, slurmFlags.executor); err != nil {
+		return err // a search runs locally only
+	}
 	switch slurmFlags.executor {
 	case "slurm":
 		return runSlurm(ctx, g, e, st, retryFailed)

@@ -35,6 +35,7 @@ var commandGlobals = map[string][]string{
 	"cancel":       {"experiment", "db"},
 	"collect":      {"experiment", "db", "workdir", "reports", "jobs", "db-wait", "quiet", "log-format"},
 	"worker":       {"experiment", "workdir", "checkpoint-every", "checkpoint-minutes"},
+	"best":         {"experiment", "set", "config", "db", "workdir", "data-dir", "reports", "jobs", "db-wait", "quiet", "log-format"},
 }
 
 // reads reports whether command name reads the global flag (commandGlobals;

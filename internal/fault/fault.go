@@ -18,7 +18,8 @@
 // its folder; command runner), "train:step" (after each step of a training loop,
 // package stages/train; its checkpoint, if due, is written),
 // "slurm:submitted" (sbatch returned the trials job's id, not yet recorded;
-// package sweep/slurmexec).
+// package sweep/slurmexec), "search:wave" (a wave of a search ended, the
+// next not yet suggested; package sweep).
 package fault
 
 import (

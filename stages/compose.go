@@ -9,8 +9,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"goldstone/stages/settings"
+
+	"github.com/pelletier/go-toml/v2"
 )
 
 // Configurations that compose: several experiments files merged in order
@@ -284,6 +287,18 @@ func expandRanges(s *settings.Spec, v any) (any, error) {
 	return v, nil
 }
 
+// stringSet is a --set value for a string setting that TOML reads as a
+// date or time (--set time_format=2006-01-02): the text as written.
+func stringSet(s *settings.Spec, v any, raw string) any {
+	switch v.(type) {
+	case toml.LocalDate, toml.LocalDateTime, toml.LocalTime, time.Time:
+		if s.Kind == settings.String {
+			return strings.TrimSpace(raw)
+		}
+	}
+	return v
+}
+
 // parseRange reads "FIRST..LAST" (both included, FIRST <= LAST) as
 // integers.
 func parseRange(text string) ([]any, error) {
@@ -338,7 +353,7 @@ func (e *Experiment) overrideVariant(k, raw string) error {
 	if err != nil {
 		return bad(fmt.Errorf("%s: %w", key, err))
 	}
-	v := setValue(raw)
+	v := stringSet(s, setValue(raw), raw)
 	if _, isArr := v.([]any); isArr && s.Kind != settings.FloatList && s.Kind != settings.StringList {
 		return bad(fmt.Errorf("one value per variant: a grid is for every variant (--set %s=...)", key))
 	}

@@ -475,7 +475,7 @@ func (e *Experiment) Override(sets []string) error {
 		if err != nil {
 			return &ConfigError{File: "--set", Key: k, Err: err}
 		}
-		v, err := expandRanges(s, setValue(raw))
+		v, err := expandRanges(s, stringSet(s, setValue(raw), raw))
 		if err != nil {
 			return &ConfigError{File: "--set", Key: k, Err: err}
 		}

@@ -422,9 +422,11 @@ func collect(ctx context.Context, tx *sql.Tx, set map[string]bool, query string,
 	return rows.Err()
 }
 
-// OldRuns returns the runs that keeping only the newest keep runs of each
-// experiment and kind would delete, oldest first: runs of experiment (""
-// for all) that are not running.
+// OldRuns returns the runs that keeping only the newest keep finished runs
+// of each experiment and kind would delete, oldest first, of experiment
+// ("" for all): the finished runs beyond the newest keep, and the failed
+// or interrupted runs older than the keep-th newest finished one. A running
+// run and a pinned one (Pin) are never among them, nor counted as kept.
 func (s *Store) OldRuns(ctx context.Context, experiment string, keep int) ([]RunInfo, error) {
 	if keep < 0 {
 		return nil, fmt.Errorf("old runs: keep %d < 0", keep)
@@ -433,14 +435,25 @@ func (s *Store) OldRuns(ctx context.Context, experiment string, keep int) ([]Run
 	if err != nil {
 		return nil, err
 	}
-	seen := map[string]int{}
+	pinned, err := s.Pinned(ctx)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]int{} // finished runs, newest first
 	var out []RunInfo
 	for i := len(all) - 1; i >= 0; i-- {
 		r := all[i]
+		if r.Status == StatusRunning || pinned[r.ID] {
+			continue
+		}
 		k := r.Experiment + "\x00" + r.Kind
-		seen[k]++
-		if seen[k] > keep && r.Status != StatusRunning {
-			out = append(out, r)
+		if r.Status == StatusFinished {
+			seen[k]++
+			if seen[k] > keep {
+				out = append(out, r)
+			}
+		} else if seen[k] >= keep {
+			out = append(out, r) // failed or interrupted, older than the kept finished runs
 		}
 	}
 	slices.Reverse(out)

@@ -10,7 +10,12 @@ package runs
 //     latest_* views of the latest run of each experiment that finished (a
 //     run in progress excluded). latest_finished_trials is the wide trials
 //     view's rows of those runs, with its columns as they are when queried.
+//   - run_pins: the runs gc never deletes (runner pin, unpin).
 const schemaV10 = `
+CREATE TABLE run_pins (
+	run_id    INTEGER PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,
+	pinned_at TEXT    NOT NULL
+);
 DROP VIEW IF EXISTS trial_params;
 DROP VIEW IF EXISTS latest_trial_params;
 CREATE VIEW trial_params (experiment, run_id, trial, key, value, kind, value_json) AS

@@ -99,6 +99,11 @@ func runRun(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) 
 		return &exitError{exitUsage, err}
 	}
 	switch {
+	case out.SameAs:
+		fmt.Fprintf(g.stdout, "%s: up to date: same as run %d (%s, %s), an earlier run of this configuration; nothing to run, no new run recorded\n", e.Name, out.RunID, out.Status, out.Counts())
+		if out.ReportRebuilt != "" {
+			fmt.Fprintf(g.stdout, "its report written again (%s)\n", oneLine(out.ReportRebuilt))
+		}
 	case out.UpToDate && out.ReportRebuilt != "":
 		fmt.Fprintf(g.stdout, "%s: up to date (run %d, %s, %s); report written again (%s)\n", e.Name, out.RunID, out.Status, out.Counts(), oneLine(out.ReportRebuilt))
 	case out.UpToDate:

@@ -724,7 +724,7 @@ func AggregatesMarkdown(aggs []runs.Aggregate) string {
 const aggregatesIntro = "Each headline metric over the seeds of each variant and swept setting: n trials, " +
 	"how many never reached the threshold (never), mean and standard deviation of the values that did " +
 	"(with the 95% t-interval of the mean, cut to the metric's range: steps are never negative), and the median counting never as infinitely many steps. " +
-	"Best (bold): the fewest nevers, then the best mean."
+	"Best (bold): the fewest nevers, then the best mean; none when the next best ties (means within 1e-9 of their size, or a 95% interval of their difference over the seeds that holds 0)."
 
 func neverText(c runs.Cell) string { return strconv.Itoa(c.Never) }
 

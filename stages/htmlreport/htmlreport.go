@@ -17,6 +17,7 @@ package htmlreport
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -180,7 +181,27 @@ func Build(ctx context.Context, st *runs.Store, runID int64, dir string, opt Opt
 			p.Files = append(p.Files, Link{Name: name, Href: name, Bytes: info.Size()})
 		}
 	}
+	orderSweepFigures(p.Figures, opt.Headline)
 	return p, nil
+}
+
+// orderSweepFigures puts the sweep-<metric> figures in the order of the
+// headline metrics, then the other metrics' by name; the other figures
+// keep their places (before them, by name).
+func orderSweepFigures(figs []Figure, headline []runs.Headline) {
+	rank := func(f Figure) int {
+		m, ok := strings.CutPrefix(strings.TrimSuffix(f.File, filepath.Ext(f.File)), "sweep-")
+		if !ok {
+			return -1
+		}
+		for i, h := range headline {
+			if h.Metric == m {
+				return i
+			}
+		}
+		return len(headline)
+	}
+	slices.SortStableFunc(figs, func(a, b Figure) int { return cmp.Compare(rank(a), rank(b)) })
 }
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

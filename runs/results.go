@@ -533,19 +533,22 @@ func (s *Store) Diff(ctx context.Context, a, b int64) (*RunDiff, error) {
 	if err != nil {
 		return nil, err
 	}
-	byName := map[string]*TrialRow{}
+	keyOf := matchKeys(ta, tb)
+	byKey := map[string]*TrialRow{}
 	for i := range tb {
-		byName[tb[i].Name] = &tb[i]
+		if k := keyOf(tb[i]); byKey[k] == nil {
+			byKey[k] = &tb[i]
+		}
 	}
-	matched := map[string]bool{}
+	matched := map[*TrialRow]bool{}
 	for i := range ta {
 		x := &ta[i]
-		y, ok := byName[x.Name]
-		if !ok {
+		y, ok := byKey[keyOf(*x)]
+		if !ok || matched[y] {
 			d.OnlyA = append(d.OnlyA, x.Name)
 			continue
 		}
-		matched[x.Name] = true
+		matched[y] = true
 		names := map[string]bool{}
 		for m := range x.Summary {
 			names[m] = true
@@ -560,11 +563,57 @@ func (s *Store) Diff(ctx context.Context, a, b int64) (*RunDiff, error) {
 		}
 	}
 	for i := range tb {
-		if !matched[tb[i].Name] {
+		if !matched[&tb[i]] {
 			d.OnlyB = append(d.OnlyB, tb[i].Name)
 		}
 	}
 	return d, nil
+}
+
+// matchKeys returns the key by which Diff matches a trial of one run with
+// one of the other: its settings, not its name (--set seed=1 fixes the
+// seed and drops "seed=1" from the names), leaving out the name and the
+// settings that tell the runs apart: those whose values in one run's
+// trials and in the other's have none in common (lr 0.5 in every trial of
+// one, 1 in the other's).
+func matchKeys(ta, tb []TrialRow) func(TrialRow) string {
+	values := func(ts []TrialRow) map[string]map[string]bool {
+		out := map[string]map[string]bool{}
+		for _, t := range ts {
+			for k, v := range t.Params {
+				if out[k] == nil {
+					out[k] = map[string]bool{}
+				}
+				out[k][v] = true
+			}
+		}
+		return out
+	}
+	va, vb := values(ta), values(tb)
+	var keys []string
+	for k, as := range va {
+		bs, ok := vb[k]
+		if !ok || k == "name" {
+			continue
+		}
+		for v := range as {
+			if bs[v] {
+				keys = append(keys, k)
+				break
+			}
+		}
+	}
+	slices.Sort(keys)
+	return func(t TrialRow) string {
+		var b strings.Builder
+		for _, k := range keys {
+			b.WriteString(k)
+			b.WriteByte(0)
+			b.WriteString(t.Params[k])
+			b.WriteByte(0)
+		}
+		return b.String()
+	}
 }
 
 // flattenConfig turns a JSON configuration into dotted keys -> compact

@@ -553,3 +553,39 @@ func TestOldRunsCountFinishedRunsOnly(t *testing.T) {
 	}
 	_ = running
 }
+
+// TestDiffMatchesBySettings: --set seed=1 drops "seed=1" from the trial
+// names ("adam" for "adam seed=1"); Diff still pairs the trials by their
+// settings, and a setting that tells the runs apart (lr) is left out of
+// the pairing.
+func TestDiffMatchesBySettings(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTemp(t)
+	a := fill(t, s, "e", "", lls)
+	b, err := s.CreateRun(ctx, RunInfo{Experiment: "e", Status: StatusInterrupted})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"adam", "sgd"} {
+		if err := s.UpsertTrial(ctx, Trial{RunID: b, ID: "b" + v, Status: StatusDone, Seed: 1, Params: map[string]string{
+			"variant": `"` + v + `"`, "name": `"` + v + `"`, "seed": "1", "lr": "0.25", "dim": "10", "flags": `[1,2]`,
+		}}); err != nil {
+			t.Fatal(err)
+		}
+		s.Summary(b, "b"+v, "test_ll", -7)
+	}
+	mustFlush(t, s)
+	d, err := s.Diff(ctx, a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pairs []string
+	for _, m := range d.Metrics {
+		if m.Metric == "test_ll" && m.InA && m.InB {
+			pairs = append(pairs, m.Trial)
+		}
+	}
+	if strings.Join(pairs, ",") != "adam seed=1,sgd seed=1" || strings.Join(d.OnlyA, ",") != "sgd seed=2,adam seed=2" || len(d.OnlyB) != 0 {
+		t.Errorf("paired %v, only a %v, only b %v", pairs, d.OnlyA, d.OnlyB)
+	}
+}

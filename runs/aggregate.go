@@ -93,7 +93,7 @@ func paramText(s string) string {
 }
 
 // SweptSettings returns the parameters that take more than one value
-// within some variant among the ended trials (not the seed), sorted.
+// within some variant among the trials (not the seed), sorted.
 func SweptSettings(trials []TrialRow) []string {
 	vals := map[string]map[string]string{} // variant -> key -> first value
 	set := map[string]bool{}
@@ -122,8 +122,9 @@ func SweptSettings(trials []TrialRow) []string {
 }
 
 // Aggregates computes, for each headline metric a trial has, its
-// statistics over seeds per variant and swept setting, over the trials
-// that have a result: done (or cached) and diverged (whose thresholds
+// statistics over seeds per variant and swept setting (swept among all the
+// run's trials, so a partial run's cells keep their settings), over the
+// trials that have a result: done (or cached) and diverged (whose thresholds
 // count as never and final values as missing). The best cell of each
 // metric is marked: the fewest nevers, then the best mean; none when no
 // cell has a value.
@@ -134,7 +135,9 @@ func Aggregates(trials []TrialRow, heads []Headline) []Aggregate {
 			ok = append(ok, t)
 		}
 	}
-	swept := SweptSettings(ok)
+	// The swept settings of every trial, ended or not: a run in progress
+	// whose finished trials share one dim keeps its dim column.
+	swept := SweptSettings(trials)
 	var out []Aggregate
 	for _, h := range heads {
 		a := Aggregate{Headline: h, Settings: swept}

@@ -2,6 +2,7 @@ package runs
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -156,5 +157,20 @@ func TestNoBestForATie(t *testing.T) {
 		if got != tt.star {
 			t.Errorf("%s: star on %d, want %d", tt.name, got, tt.star)
 		}
+	}
+}
+
+// TestPartialRunKeepsItsSettings: a run in progress whose finished trials
+// all have dim = 5 still shows dim as a swept setting (its cells said
+// nothing of dim before).
+func TestPartialRunKeepsItsSettings(t *testing.T) {
+	row := func(status, dim string, v float64) TrialRow {
+		return TrialRow{Trial: Trial{Status: status, Params: map[string]string{"variant": `"gd"`, "dim": dim, "seed": "1"}},
+			Summary: map[string]float64{"test_ll": v}}
+	}
+	trials := []TrialRow{row(StatusDone, "5", -1), row(StatusRunning, "10", 0), row(StatusPending, "20", 0)}
+	aggs := Aggregates(trials, []Headline{{Metric: "test_ll"}})
+	if len(aggs) != 1 || strings.Join(aggs[0].Settings, ",") != "dim" || len(aggs[0].Cells) != 1 || strings.Join(aggs[0].Cells[0].Settings, ",") != "5" {
+		t.Fatalf("aggregates of a partial run: %+v", aggs)
 	}
 }

@@ -93,7 +93,7 @@ func paramText(s string) string {
 }
 
 // SweptSettings returns the parameters that take more than one value
-// within some variant among the ended trials (not the seed), sorted.
+// within some variant among the trials (not the seed), sorted.
 func SweptSettings(trials []TrialRow) []string {
 	vals := map[string]map[string]string{} // variant -> key -> first value
 	set := map[string]bool{}
@@ -122,8 +122,9 @@ func SweptSettings(trials []TrialRow) []string {
 }
 
 // Aggregates computes, for each headline metric a trial has, its
-// statistics over seeds per variant and swept setting, over the trials
-// that have a result: done (or cached) and diverged (whose thresholds
+// statistics over seeds per variant and swept setting (swept among all the
+// run's trials, so a partial run's cells keep their settings), over the
+// trials that have a result: done (or cached) and diverged (whose thresholds
 // count as never and final values as missing). The best cell of each
 // metric is marked: the fewest nevers, then the best mean; none when no
 // cell has a value.
@@ -134,7 +135,9 @@ func Aggregates(trials []TrialRow, heads []Headline) []Aggregate {
 			ok = append(ok, t)
 		}
 	}
-	swept := SweptSettings(ok)
+	// The swept settings of every trial, ended or not: a run in progress
+	// whose finished trials share one dim keeps its dim column.
+	swept := SweptSettings(trials)
 	var out []Aggregate
 	for _, h := range heads {
 		a := Aggregate{Headline: h, Settings: swept}
@@ -227,9 +230,57 @@ func (a *Aggregate) markBest() {
 			best = i
 		}
 	}
-	if best >= 0 && len(a.Cells) > 1 {
+	if best >= 0 && len(a.Cells) > 1 && !TiedWithNext(a.Cells, best, a.Lower) {
 		a.Cells[best].Best = true
 	}
+}
+
+// TiedWithNext reports whether cells[best] cannot be told from the next
+// best cell (the fewest nevers, then the best mean, among the others with
+// a finite value): the same number of nevers and Tied means.
+func TiedWithNext(cells []Cell, best int, lower bool) bool {
+	next := -1
+	for i, c := range cells {
+		if i == best || c.Finite() == 0 {
+			continue
+		}
+		if next < 0 {
+			next = i
+			continue
+		}
+		n := cells[next]
+		switch {
+		case c.Never != n.Never:
+			if c.Never < n.Never {
+				next = i
+			}
+		case lower && c.Mean < n.Mean, !lower && c.Mean > n.Mean:
+			next = i
+		}
+	}
+	return next >= 0 && cells[next].Never == cells[best].Never && Tied(cells[best], cells[next])
+}
+
+// Tied reports whether two cells' means cannot be told apart: equal
+// within 1e-9 of their size, or, where both have two or more finite values
+// (seeds), the 95% Welch interval of the difference of the means holds 0.
+func Tied(a, b Cell) bool {
+	d := math.Abs(a.Mean - b.Mean)
+	if d <= 1e-9*math.Max(math.Abs(a.Mean), math.Abs(b.Mean)) {
+		return true
+	}
+	na, nb := a.Finite(), b.Finite()
+	if na < 2 || nb < 2 || math.IsNaN(a.SD) || math.IsNaN(b.SD) {
+		return false
+	}
+	va := float64(a.SD*a.SD) / float64(na)
+	vb := float64(b.SD*b.SD) / float64(nb)
+	if va+vb == 0 {
+		return false
+	}
+	den := float64(va*va)/float64(na-1) + float64(vb*vb)/float64(nb-1)
+	df := max(1, int(float64((va+vb)*(va+vb))/den)) // Welch-Satterthwaite, rounded down
+	return d <= float64(tQuantile975(df)*math.Sqrt(va+vb))
 }
 
 // t975 are the 0.975 quantiles of Student's t with 1..30 degrees of

@@ -2,6 +2,7 @@ package runs
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -48,7 +49,9 @@ func TestAggregates(t *testing.T) {
 	if c := ll.Cells[2]; c.Missing != 2 || c.Finite() != 0 || c.Best {
 		t.Errorf("gs ll (NaN): %+v", c)
 	}
-	if !ll.Cells[0].Best { // mean -1.5 beats -4; gs has no value
+	// Mean -1.5 against -4 over two seeds each: the 95% interval of the
+	// difference holds 0, a tie, so no best (gs has no value).
+	if ll.Cells[0].Best || ll.Cells[1].Best {
 		t.Errorf("best ll: %+v", ll.Cells)
 	}
 	if m := CensoredMedian([]float64{1, Never, Never, 2}); !IsNever(m) {
@@ -107,5 +110,67 @@ func TestAggregateRange(t *testing.T) {
 	}
 	if c := aggs[2].Cells[0]; c.Lo > -4000 {
 		t.Errorf("steps without a range: interval [%g, %g], want it whole (below zero)", c.Lo, c.Hi)
+	}
+}
+
+// TestNoBestForATie: the best cell is starred only when it can be told from
+// the next best: not for means equal within 1e-9 of their size (a 1e-12
+// difference starred a row before), nor when the 95% interval of the
+// difference over the seeds holds 0.
+func TestNoBestForATie(t *testing.T) {
+	cell := func(v ...float64) Cell {
+		c := Cell{N: len(v), Values: v, Mean: math.NaN(), SD: math.NaN()}
+		var sum float64
+		for _, x := range v {
+			sum += x
+		}
+		c.Mean = sum / float64(len(v))
+		if len(v) > 1 {
+			var ss float64
+			for _, x := range v {
+				d := x - c.Mean
+				ss += float64(d * d)
+			}
+			c.SD = math.Sqrt(ss / float64(len(v)-1))
+		}
+		return c
+	}
+	for _, tt := range []struct {
+		name  string
+		cells []Cell
+		star  int // -1: none
+	}{
+		{"1e-12 apart, one value each", []Cell{cell(1), cell(1 + 1e-12)}, -1},
+		{"apart, one value each", []Cell{cell(1), cell(1.5)}, 0},
+		{"overlapping seeds", []Cell{cell(1, 2, 3), cell(1.1, 2.1, 3.1)}, -1},
+		{"separate seeds", []Cell{cell(1, 1.01, 0.99), cell(5, 5.01, 4.99), cell(9, 9.1, 8.9)}, 0},
+		{"a tie behind the best does not matter", []Cell{cell(0, 0.01, -0.01), cell(5, 5.01, 4.99), cell(5, 5.01, 4.99)}, 0},
+	} {
+		a := Aggregate{Headline: Headline{Lower: true}, Cells: tt.cells}
+		a.markBest()
+		got := -1
+		for i, c := range a.Cells {
+			if c.Best {
+				got = i
+			}
+		}
+		if got != tt.star {
+			t.Errorf("%s: star on %d, want %d", tt.name, got, tt.star)
+		}
+	}
+}
+
+// TestPartialRunKeepsItsSettings: a run in progress whose finished trials
+// all have dim = 5 still shows dim as a swept setting (its cells said
+// nothing of dim before).
+func TestPartialRunKeepsItsSettings(t *testing.T) {
+	row := func(status, dim string, v float64) TrialRow {
+		return TrialRow{Trial: Trial{Status: status, Params: map[string]string{"variant": `"gd"`, "dim": dim, "seed": "1"}},
+			Summary: map[string]float64{"test_ll": v}}
+	}
+	trials := []TrialRow{row(StatusDone, "5", -1), row(StatusRunning, "10", 0), row(StatusPending, "20", 0)}
+	aggs := Aggregates(trials, []Headline{{Metric: "test_ll"}})
+	if len(aggs) != 1 || strings.Join(aggs[0].Settings, ",") != "dim" || len(aggs[0].Cells) != 1 || strings.Join(aggs[0].Cells[0].Settings, ",") != "5" {
+		t.Fatalf("aggregates of a partial run: %+v", aggs)
 	}
 }

@@ -81,7 +81,7 @@
 //
 //	series(experiment, run_id, trial, metric, step, value, kind)
 //	summary(experiment, run_id, trial, metric, value, kind)
-//	trial_params(experiment, run_id, trial, key, value, kind)
+//	trial_params(experiment, run_id, trial, key, value, kind, value_json)
 //	trial_status(experiment, run_id, trial, status, error, kind)
 //	trial_outputs(experiment, run_id, trial, stage, cache_dir, file, path, sha256, bytes)
 //	run_tag_list(experiment, run_id, key, value)
@@ -90,7 +90,11 @@
 //
 // and latest, latest_series, latest_summary, latest_trial_params,
 // latest_trial_status for the latest ordinary run of each experiment;
-// latest_finished is the latest one that finished (every trial done).
+// latest_finished is the latest one that finished (every trial done), and
+// latest_finished_trials, _series, _summary and _trial_params its rows.
+// trial_params' value is plain (a string without JSON quotes), value_json
+// the JSON text. trials_columns maps each column of the wide view to the
+// setting or metric it holds (its names need no quoting: lambda_).
 // Aggregates computes a run's headline metrics over seeds per variant and
 // swept setting (aggregate.go).
 //

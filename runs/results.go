@@ -422,9 +422,11 @@ func collect(ctx context.Context, tx *sql.Tx, set map[string]bool, query string,
 	return rows.Err()
 }
 
-// OldRuns returns the runs that keeping only the newest keep runs of each
-// experiment and kind would delete, oldest first: runs of experiment (""
-// for all) that are not running.
+// OldRuns returns the runs that keeping only the newest keep finished runs
+// of each experiment and kind would delete, oldest first, of experiment
+// ("" for all): the finished runs beyond the newest keep, and the failed
+// or interrupted runs older than the keep-th newest finished one. A running
+// run and a pinned one (Pin) are never among them, nor counted as kept.
 func (s *Store) OldRuns(ctx context.Context, experiment string, keep int) ([]RunInfo, error) {
 	if keep < 0 {
 		return nil, fmt.Errorf("old runs: keep %d < 0", keep)
@@ -433,14 +435,25 @@ func (s *Store) OldRuns(ctx context.Context, experiment string, keep int) ([]Run
 	if err != nil {
 		return nil, err
 	}
-	seen := map[string]int{}
+	pinned, err := s.Pinned(ctx)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]int{} // finished runs, newest first
 	var out []RunInfo
 	for i := len(all) - 1; i >= 0; i-- {
 		r := all[i]
+		if r.Status == StatusRunning || pinned[r.ID] {
+			continue
+		}
 		k := r.Experiment + "\x00" + r.Kind
-		seen[k]++
-		if seen[k] > keep && r.Status != StatusRunning {
-			out = append(out, r)
+		if r.Status == StatusFinished {
+			seen[k]++
+			if seen[k] > keep {
+				out = append(out, r)
+			}
+		} else if seen[k] >= keep {
+			out = append(out, r) // failed or interrupted, older than the kept finished runs
 		}
 	}
 	slices.Reverse(out)
@@ -520,19 +533,22 @@ func (s *Store) Diff(ctx context.Context, a, b int64) (*RunDiff, error) {
 	if err != nil {
 		return nil, err
 	}
-	byName := map[string]*TrialRow{}
+	keyOf := matchKeys(ta, tb)
+	byKey := map[string]*TrialRow{}
 	for i := range tb {
-		byName[tb[i].Name] = &tb[i]
+		if k := keyOf(tb[i]); byKey[k] == nil {
+			byKey[k] = &tb[i]
+		}
 	}
-	matched := map[string]bool{}
+	matched := map[*TrialRow]bool{}
 	for i := range ta {
 		x := &ta[i]
-		y, ok := byName[x.Name]
-		if !ok {
+		y, ok := byKey[keyOf(*x)]
+		if !ok || matched[y] {
 			d.OnlyA = append(d.OnlyA, x.Name)
 			continue
 		}
-		matched[x.Name] = true
+		matched[y] = true
 		names := map[string]bool{}
 		for m := range x.Summary {
 			names[m] = true
@@ -547,11 +563,57 @@ func (s *Store) Diff(ctx context.Context, a, b int64) (*RunDiff, error) {
 		}
 	}
 	for i := range tb {
-		if !matched[tb[i].Name] {
+		if !matched[&tb[i]] {
 			d.OnlyB = append(d.OnlyB, tb[i].Name)
 		}
 	}
 	return d, nil
+}
+
+// matchKeys returns the key by which Diff matches a trial of one run with
+// one of the other: its settings, not its name (--set seed=1 fixes the
+// seed and drops "seed=1" from the names), leaving out the name and the
+// settings that tell the runs apart: those whose values in one run's
+// trials and in the other's have none in common (lr 0.5 in every trial of
+// one, 1 in the other's).
+func matchKeys(ta, tb []TrialRow) func(TrialRow) string {
+	values := func(ts []TrialRow) map[string]map[string]bool {
+		out := map[string]map[string]bool{}
+		for _, t := range ts {
+			for k, v := range t.Params {
+				if out[k] == nil {
+					out[k] = map[string]bool{}
+				}
+				out[k][v] = true
+			}
+		}
+		return out
+	}
+	va, vb := values(ta), values(tb)
+	var keys []string
+	for k, as := range va {
+		bs, ok := vb[k]
+		if !ok || k == "name" {
+			continue
+		}
+		for v := range as {
+			if bs[v] {
+				keys = append(keys, k)
+				break
+			}
+		}
+	}
+	slices.Sort(keys)
+	return func(t TrialRow) string {
+		var b strings.Builder
+		for _, k := range keys {
+			b.WriteString(k)
+			b.WriteByte(0)
+			b.WriteString(t.Params[k])
+			b.WriteByte(0)
+		}
+		return b.String()
+	}
 }
 
 // flattenConfig turns a JSON configuration into dotted keys -> compact

@@ -277,6 +277,11 @@ func TestDeleteRunsAndOldRuns(t *testing.T) {
 		}
 		s.Artifact(id, "", "/r/run-"+string(rune('0'+i))+"/index.html", "z", "html")
 	}
+	for _, id := range ids {
+		if err := s.FinishRun(ctx, id, StatusFinished, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
 	running := mustRun(t, s, "e")
 	repro, err := s.CreateRun(ctx, RunInfo{Experiment: "e", Kind: KindRepro, Status: StatusInterrupted})
 	if err != nil {
@@ -287,8 +292,9 @@ func TestDeleteRunsAndOldRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// newest 2 runs of e: running and ids[3]; the repro run is its own kind.
-	if len(old) != 3 || old[0].ID != ids[0] || old[2].ID != ids[2] {
+	// The newest 2 finished runs of e are kept: ids[3] and ids[2] (the
+	// running one neither counts nor goes); the repro run is its own kind.
+	if len(old) != 2 || old[0].ID != ids[0] || old[1].ID != ids[1] {
 		t.Fatalf("old runs = %v", runIDs(old))
 	}
 	if old, _ := s.OldRuns(ctx, "", 0); len(old) != 5 { // never the running one
@@ -493,5 +499,93 @@ func TestEnvAndBuildEnv(t *testing.T) {
 	}
 	if q := shellJoin([]string{"runner", "--note", "it's a test", "seed=1,2"}); q != `runner --note 'it'\''s a test' seed=1,2` {
 		t.Errorf("shellJoin = %s", q)
+	}
+}
+
+// TestOldRunsCountFinishedRunsOnly: --keep-last counts finished runs: a
+// running run is neither kept in their place nor deleted, a failed or
+// interrupted run goes only when older than the kept finished ones, and a
+// pinned run is never deleted nor counted.
+func TestOldRunsCountFinishedRunsOnly(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTemp(t)
+	finished := fill(t, s, "e", "", lls)
+	if err := s.FinishRun(ctx, finished, StatusFinished, ""); err != nil {
+		t.Fatal(err)
+	}
+	running := mustRun(t, s, "e")
+	mustFlush(t, s)
+	// The issue: keep-last 1 counted the running run as the one kept and
+	// would delete the only finished sweep.
+	if old, err := s.OldRuns(ctx, "", 1); err != nil || len(old) != 0 {
+		t.Fatalf("keep 1 with a finished and a running run: %v %v", runIDs(old), err)
+	}
+	failedOld := fill(t, s, "e", "", lls) // newer than the finished one
+	if err := s.FinishRun(ctx, failedOld, StatusFailed, ""); err != nil {
+		t.Fatal(err)
+	}
+	newer := fill(t, s, "e", "", lls)
+	if err := s.FinishRun(ctx, newer, StatusFinished, ""); err != nil {
+		t.Fatal(err)
+	}
+	mustFlush(t, s)
+	// Finished: newer (kept), finished (old); failedOld lies between them.
+	if old, _ := s.OldRuns(ctx, "", 1); len(old) != 2 || old[0].ID != finished || old[1].ID != failedOld {
+		t.Fatalf("keep 1: %v, want [%d %d]", runIDs(old), finished, failedOld)
+	}
+	if old, _ := s.OldRuns(ctx, "", 2); len(old) != 0 {
+		t.Fatalf("keep 2: %v, want none (the failed run is newer than the second finished one)", runIDs(old))
+	}
+	if err := s.Pin(ctx, finished, true); err != nil {
+		t.Fatal(err)
+	}
+	if old, _ := s.OldRuns(ctx, "", 0); len(old) != 2 || old[0].ID != failedOld || old[1].ID != newer {
+		t.Fatalf("keep 0 with run %d pinned: %v", finished, runIDs(old))
+	}
+	if err := s.Pin(ctx, finished, false); err != nil {
+		t.Fatal(err)
+	}
+	if old, _ := s.OldRuns(ctx, "", 0); len(old) != 3 {
+		t.Fatalf("keep 0 unpinned: %v", runIDs(old))
+	}
+	if err := s.Pin(ctx, 999, true); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("pin of no run: %v", err)
+	}
+	_ = running
+}
+
+// TestDiffMatchesBySettings: --set seed=1 drops "seed=1" from the trial
+// names ("adam" for "adam seed=1"); Diff still pairs the trials by their
+// settings, and a setting that tells the runs apart (lr) is left out of
+// the pairing.
+func TestDiffMatchesBySettings(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTemp(t)
+	a := fill(t, s, "e", "", lls)
+	b, err := s.CreateRun(ctx, RunInfo{Experiment: "e", Status: StatusInterrupted})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"adam", "sgd"} {
+		if err := s.UpsertTrial(ctx, Trial{RunID: b, ID: "b" + v, Status: StatusDone, Seed: 1, Params: map[string]string{
+			"variant": `"` + v + `"`, "name": `"` + v + `"`, "seed": "1", "lr": "0.25", "dim": "10", "flags": `[1,2]`,
+		}}); err != nil {
+			t.Fatal(err)
+		}
+		s.Summary(b, "b"+v, "test_ll", -7)
+	}
+	mustFlush(t, s)
+	d, err := s.Diff(ctx, a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pairs []string
+	for _, m := range d.Metrics {
+		if m.Metric == "test_ll" && m.InA && m.InB {
+			pairs = append(pairs, m.Trial)
+		}
+	}
+	if strings.Join(pairs, ",") != "adam seed=1,sgd seed=1" || strings.Join(d.OnlyA, ",") != "sgd seed=2,adam seed=2" || len(d.OnlyB) != 0 {
+		t.Errorf("paired %v, only a %v, only b %v", pairs, d.OnlyA, d.OnlyB)
 	}
 }

@@ -29,34 +29,95 @@ func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`)
 // quoteString quotes an SQL string literal.
 func quoteString(s string) string { return `'` + strings.ReplaceAll(s, `'`, `''`) + `'` }
 
-// TrialsViewColumns returns the column names of the wide trials view for
-// the given parameter keys and metric names, in view order, and the column
-// name of each key and metric.
+// trialsViewColumns returns the column of each parameter key and metric
+// name in the wide trials view: a name that needs no quoting in SQLite,
+// DuckDB, pandas or polars (safeColumn: lambda is lambda_,
+// steps_to_gap_0.1pct is steps_to_gap_0_1pct); one taken by a fixed column
+// is param_<name> or metric_<name>, and a clash gets a trailing _.
 func trialsViewColumns(params, metrics []string) (paramCol, metricCol map[string]string) {
 	taken := map[string]bool{}
 	for _, c := range trialsFixedColumns {
 		taken[c] = true
 	}
+	pick := func(name, prefix string) string {
+		c := safeColumn(name)
+		if taken[c] {
+			c = prefix + c
+		}
+		for taken[c] {
+			c += "_"
+		}
+		taken[c] = true
+		return c
+	}
 	paramCol = map[string]string{}
 	for _, k := range params {
-		c := k
-		if taken[c] {
-			c = "param_" + k
-		}
-		paramCol[k] = c
-	}
-	for _, c := range paramCol {
-		taken[c] = true
+		paramCol[k] = pick(k, "param_")
 	}
 	metricCol = map[string]string{}
 	for _, m := range metrics {
-		c := m
-		if taken[c] {
-			c = "metric_" + m
-		}
-		metricCol[m] = c
+		metricCol[m] = pick(m, "metric_")
 	}
 	return paramCol, metricCol
+}
+
+// reservedColumns are the words a column name cannot be without quotes in
+// Python (a keyword: df.lambda is a syntax error) or SQL (DuckDB's reserved
+// words, and those of SQLite's that it does not take as a bare column).
+var reservedColumns = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`and as assert async await break class continue def del elif else except finally for
+		from global if import in is lambda nonlocal not or pass raise return try while with yield none true false
+		all analyse analyze any array asc asymmetric both case cast check collate column constraint create default
+		deferrable desc describe distinct do end fetch foreign grant group having initially intersect into lateral
+		leading limit null offset on only order pivot placing primary qualify references returning select show some
+		summarize symmetric table then to trailing union unique unpivot using variadic when where window
+		alter between by commit cross delete drop escape exists glob index inner insert isnull join left like
+		natural notnull outer right rollback set transaction update values`) {
+		reservedColumns[w] = true
+	}
+}
+
+// safeColumn is name as a column name that needs no quoting: characters
+// other than ASCII letters, digits and _ become _, a leading digit gets a
+// leading _, and a reserved word a trailing _.
+func safeColumn(name string) string {
+	b := []byte(name)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			b[i] = '_'
+		}
+	}
+	s := string(b)
+	if s == "" || s[0] >= '0' && s[0] <= '9' {
+		s = "_" + s
+	}
+	if reservedColumns[strings.ToLower(s)] {
+		s += "_"
+	}
+	return s
+}
+
+// createColumnsView returns the CREATE VIEW statement of trials_columns:
+// each column of the wide trials view, where it comes from (fixed, param or
+// metric) and the setting or metric name it holds.
+func createColumnsView(params, metrics []string) string {
+	paramCol, metricCol := trialsViewColumns(params, metrics)
+	var b strings.Builder
+	b.WriteString("CREATE VIEW trials_columns (column_name, source, name) AS VALUES ")
+	var rows []string
+	for _, c := range trialsFixedColumns {
+		rows = append(rows, fmt.Sprintf("(%s, 'fixed', %s)", quoteString(c), quoteString(c)))
+	}
+	for _, k := range params {
+		rows = append(rows, fmt.Sprintf("(%s, 'param', %s)", quoteString(paramCol[k]), quoteString(k)))
+	}
+	for _, m := range metrics {
+		rows = append(rows, fmt.Sprintf("(%s, 'metric', %s)", quoteString(metricCol[m]), quoteString(m)))
+	}
+	b.WriteString(strings.Join(rows, ", "))
+	return b.String()
 }
 
 // createTrialsView returns the CREATE VIEW statement of the wide trials
@@ -133,6 +194,19 @@ func refreshTrialsView(ctx context.Context, tx *sql.Tx, v *viewNames) error {
 		}
 		if _, err := tx.ExecContext(ctx, want); err != nil {
 			return fmt.Errorf("trials view: create: %w", err)
+		}
+	}
+	wantCols := createColumnsView(params, metrics)
+	have = sql.NullString{}
+	if err := tx.QueryRowContext(ctx, `SELECT sql FROM sqlite_master WHERE type = 'view' AND name = 'trials_columns'`).Scan(&have); err != nil && err != sql.ErrNoRows {
+		return fmt.Errorf("trials_columns view: %w", err)
+	}
+	if have.String != wantCols {
+		if _, err := tx.ExecContext(ctx, `DROP VIEW IF EXISTS trials_columns`); err != nil {
+			return fmt.Errorf("trials_columns view: drop: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, wantCols); err != nil {
+			return fmt.Errorf("trials_columns view: create: %w", err)
 		}
 	}
 	v.params = map[string]bool{}

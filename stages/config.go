@@ -86,6 +86,7 @@ type rawFile struct {
 }
 
 type rawExp struct {
+	Extends     string             `toml:"extends"` // another experiment's name: see compose.go
 	Description string             `toml:"description"`
 	Pipeline    string             `toml:"pipeline"`
 	Settings    map[string]any     `toml:"settings"`
@@ -132,20 +133,23 @@ func LoadConfig(path string) (*Config, error) {
 // a value of the wrong type or an invalid value is an error naming the key
 // and its line.
 func ParseConfig(path string, data []byte) (*Config, error) {
+	f, err := parseFile(path, data)
+	if err != nil {
+		return nil, err
+	}
+	return assemble([]*file{f})
+}
+
+// parseFile decodes one experiments file strictly, without building its
+// experiments (assemble does, once every file's names are known).
+func parseFile(path string, data []byte) (*file, error) {
 	var raw rawFile
 	dec := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields()
 	if err := dec.Decode(&raw); err != nil {
 		return nil, tomlError(path, err)
 	}
 	c := &Config{Path: path, Experiments: map[string]*Experiment{}, lines: keyLines(data)}
-	for _, name := range sortedKeys(raw.Experiments) {
-		e, err := c.build(name, raw.Experiments[name])
-		if err != nil {
-			return nil, err
-		}
-		c.Experiments[name] = e
-	}
-	if len(c.Experiments) == 0 {
+	if len(raw.Experiments) == 0 {
 		return nil, &ConfigError{File: path, Err: errors.New("no [experiments.NAME] tables")}
 	}
 	for i, f := range raw.Claims {
@@ -154,7 +158,7 @@ func ParseConfig(path string, data []byte) (*Config, error) {
 	for i, f := range raw.ClaimSections {
 		c.ClaimSections = append(c.ClaimSections, Table{Key: fmt.Sprintf("claim_sections[%d]", i), Fields: f})
 	}
-	return c, nil
+	return &file{cfg: c, raw: raw.Experiments}, nil
 }
 
 // KeyError is err as a *ConfigError naming the file and the dotted key
@@ -252,16 +256,13 @@ func (c *Config) build(name string, r rawExp) (*Experiment, error) {
 	}
 	for _, k := range sortedKeys(r.Grid) {
 		gp := p + ".grid." + k
-		vals, ok := r.Grid[k].([]any)
-		if !ok {
-			return nil, c.errorf(gp, "a grid entry must be an array of values, got %s", settings.Describe(r.Grid[k]))
-		}
-		if len(vals) == 0 {
-			return nil, c.errorf(gp, "empty grid")
+		vals, paths, err := c.gridValues(e.Pipeline, gp, k, r.Grid[k])
+		if err != nil {
+			return nil, err
 		}
 		ax := Axis{Key: k}
 		for i, raw := range vals {
-			v, err := c.setting(e.Pipeline, fmt.Sprintf("%s[%d]", gp, i), k, raw)
+			v, err := c.setting(e.Pipeline, paths[i], k, raw)
 			if err != nil {
 				return nil, err
 			}
@@ -471,8 +472,17 @@ func (e *Experiment) Override(sets []string) error {
 		if !ok || k == "" {
 			return &ConfigError{File: "--set", Key: kv, Err: errors.New("want key=value")}
 		}
-		v := setValue(raw)
+		if strings.HasPrefix(k, "variants.") {
+			if err := e.overrideVariant(k, raw); err != nil {
+				return err
+			}
+			continue
+		}
 		s, err := lookupSetting(e.Pipeline, k)
+		if err != nil {
+			return &ConfigError{File: "--set", Key: k, Err: err}
+		}
+		v, err := expandRanges(s, stringSet(s, setValue(raw), raw))
 		if err != nil {
 			return &ConfigError{File: "--set", Key: k, Err: err}
 		}

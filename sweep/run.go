@@ -47,9 +47,13 @@ type RunOptions struct {
 
 // Outcome is what a run did.
 type Outcome struct {
-	RunID       int64
-	Resumed     bool
-	UpToDate    bool
+	RunID    int64
+	Resumed  bool
+	UpToDate bool
+	// SameAs: up to date with RunID, an earlier run of the same
+	// configuration than the experiment's latest (a run of another
+	// configuration came between): no new run is recorded.
+	SameAs      bool
 	Trials      int
 	Done        int // done or cached
 	Diverged    int // ended with results, their training diverged (runs.StatusDiverged)
@@ -222,8 +226,11 @@ func Execute(ctx context.Context, st *runs.Store, e *stages.Experiment, x Execut
 func (job *Job) resumeOrSkip(ctx context.Context, x Executor) (done bool, err error) {
 	st, e, opts, out, log := job.Store, job.Experiment, job.Options, job.Outcome, job.Log
 	last, err := st.LatestRun(ctx, e.Name, runs.KindRun)
-	if err != nil || last == nil || last.ConfigHash != job.ConfigHash {
+	if err != nil {
 		return false, err
+	}
+	if last == nil || last.ConfigHash != job.ConfigHash {
+		return job.sameAsEarlier(ctx)
 	}
 	// What its trials say, not only its status: a run stopped by a data
 	// error ended "failed" with its trials still pending.
@@ -275,6 +282,34 @@ func (job *Job) resumeOrSkip(ctx context.Context, x Executor) (done bool, err er
 		return false, err
 	}
 	log.Info("resuming run", "experiment", e.Name, "run", job.RunID, "was", last.Status, "executor", x.Name())
+	return false, nil
+}
+
+// sameAsEarlier finds the newest earlier run of the same configuration
+// (the latest run of the experiment has another): when it finished and the
+// cache still holds its stages under this code's keys, the experiment is up
+// to date with it (done) and no duplicate run is recorded.
+func (job *Job) sameAsEarlier(ctx context.Context) (done bool, err error) {
+	st, e, out := job.Store, job.Experiment, job.Outcome
+	all, err := st.Runs(ctx, e.Name)
+	if err != nil {
+		return false, err
+	}
+	for i := len(all) - 1; i >= 0; i-- {
+		r := all[i]
+		if r.Kind != runs.KindRun || r.ConfigHash != job.ConfigHash {
+			continue
+		}
+		if r.Status != runs.StatusFinished {
+			return false, nil
+		}
+		stale, err := staleRun(ctx, st, r.ID, job.Built, job.Options.WorkDir)
+		if err != nil || stale != "" {
+			return false, err
+		}
+		out.RunID, out.UpToDate, out.SameAs, out.Status = r.ID, true, true, r.Status
+		return true, job.upToDate(ctx, &r)
+	}
 	return false, nil
 }
 

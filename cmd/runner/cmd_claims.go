@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 
 	"goldstone/internal/atomicfile"
 	"goldstone/runs"
@@ -32,7 +33,7 @@ func init() {
 // runClaims prints the claims table of the experiments file's [[claims]]
 // (package stages/claims computes it), or puts it into --readme.
 func runClaims(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) error {
-	cfg, spec, err := loadClaims(g.config)
+	cfg, spec, err := loadClaims(g.config.list())
 	if err != nil {
 		return err
 	}
@@ -71,8 +72,8 @@ func runClaims(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []strin
 
 // loadClaims reads the experiments file and decodes its claims; a file
 // without [[claims]] is a usage error (exit 2).
-func loadClaims(path string) (*stages.Config, *claims.Spec, error) {
-	cfg, err := loadConfig(path)
+func loadClaims(paths []string) (*stages.Config, *claims.Spec, error) {
+	cfg, err := loadConfig(paths)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -81,16 +82,16 @@ func loadClaims(path string) (*stages.Config, *claims.Spec, error) {
 		return nil, nil, err
 	}
 	if len(spec.Claims) == 0 {
-		return nil, nil, usageErr("%s: %v", path, claims.ErrNoClaims)
+		return nil, nil, usageErr("%s: %v", strings.Join(paths, ", "), claims.ErrNoClaims)
 	}
 	return cfg, spec, nil
 }
 
-// loadConfig reads and strictly decodes the experiments file, its claims
-// included: a bad [[claims]] table fails every command, as a bad
-// experiment does (exit 2).
-func loadConfig(path string) (*stages.Config, error) {
-	cfg, err := stages.LoadConfig(path)
+// loadConfig reads and strictly decodes the experiments files (merged in
+// order), their claims included: a bad [[claims]] table fails every
+// command, as a bad experiment does (exit 2).
+func loadConfig(paths []string) (*stages.Config, error) {
+	cfg, err := stages.LoadConfigs(paths)
 	if err == nil {
 		_, err = claims.Decode(cfg)
 	}

@@ -120,6 +120,7 @@ func runCompare(ctx context.Context, g *globalOptions, _ *flag.FlagSet, args []s
 		fixed = append(fixed, sharedParams(r.trials))
 	}
 	page.Aggregates = htmlreport.CompareAggregates(ids, per, fixed)
+	htmlreport.MarkPartial(page.Aggregates, page.Runs)
 	for _, id := range ids[1:] {
 		d, err := st.Diff(ctx, ids[0], id)
 		if err != nil {

@@ -14,7 +14,7 @@ func init() {
 }
 
 func runList(_ context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) error {
-	cfg, err := loadConfig(g.config)
+	cfg, err := loadConfig(g.config.list())
 	if err != nil {
 		return err
 	}

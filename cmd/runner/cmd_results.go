@@ -15,8 +15,10 @@ import (
 )
 
 var resultsFlags struct {
-	format string
-	run    int64
+	format  string
+	run     int64
+	columns string
+	sort    string
 }
 
 func init() {
@@ -26,6 +28,8 @@ func init() {
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&resultsFlags.format, "format", "table", "table, csv or json")
 			fs.Int64Var(&resultsFlags.run, "run", 0, "run id (default: the latest run of the experiment)")
+			fs.StringVar(&resultsFlags.columns, "columns", "", "the columns to show, comma-separated, in order: trial, seq, name, status, error, any setting or summary metric (default: trial, status, the settings that vary, every metric)")
+			fs.StringVar(&resultsFlags.sort, "sort", "", "sort the rows by a column, ascending, or COLUMN:desc; numbers as numbers, a missing or NaN value last (default: enumeration order)")
 		},
 		run: runResults,
 	})
@@ -72,6 +76,16 @@ func runResults(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []stri
 	rows, paramKeys, metricKeys, err := resultRows(ctx, st, ri.ID)
 	if err != nil {
 		return err
+	}
+	if err := sortResults(rows, paramKeys, metricKeys, resultsFlags.sort); err != nil {
+		return err
+	}
+	if resultsFlags.columns != "" {
+		cols, err := resultColumns(resultsFlags.columns, paramKeys, metricKeys)
+		if err != nil {
+			return err
+		}
+		return writeResultColumns(g.stdout, resultsFlags.format, ri, rows, cols, paramKeys)
 	}
 	switch resultsFlags.format {
 	case "json":

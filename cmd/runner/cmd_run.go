@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"goldstone/runs"
+	"goldstone/stages"
 	"goldstone/sweep"
 )
 
@@ -98,18 +99,7 @@ func runRun(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) 
 		}
 		return &exitError{exitUsage, err}
 	}
-	switch {
-	case out.UpToDate && out.ReportRebuilt != "":
-		fmt.Fprintf(g.stdout, "%s: up to date (run %d, %s, %s); report written again (%s)\n", e.Name, out.RunID, out.Status, out.Counts(), oneLine(out.ReportRebuilt))
-	case out.UpToDate:
-		fmt.Fprintf(g.stdout, "%s: up to date (run %d, %s, %s); nothing to run\n", e.Name, out.RunID, out.Status, out.Counts())
-	default:
-		verb := "finished"
-		if out.Resumed {
-			verb = "resumed and finished"
-		}
-		fmt.Fprintf(g.stdout, "%s: run %d %s: %s; stages: %d ran, %d cached; status %s\n", e.Name, out.RunID, verb, out.Counts(), out.Ran, out.Cached, out.Status)
-	}
+	sayOutcome(g, e, out)
 	if out.ReportPath != "" {
 		fmt.Fprintf(g.stdout, "report: %s\n", out.ReportPath)
 	}
@@ -145,4 +135,26 @@ func divergedExit(n, trials int, experiment string) error {
 		return nil
 	}
 	return &exitError{exitFailed, fmt.Errorf("%d of %d trials diverged (--fail-on-diverged; see 'runner results --experiment %s')", n, trials, experiment)}
+}
+
+// sayOutcome prints what a run did: up to date (with the run it is the same
+// as), or finished or resumed with its counts.
+func sayOutcome(g *globalOptions, e *stages.Experiment, out *sweep.Outcome) {
+	switch {
+	case out.SameAs:
+		fmt.Fprintf(g.stdout, "%s: up to date: same as run %d (%s, %s), an earlier run of this configuration; nothing to run, no new run recorded\n", e.Name, out.RunID, out.Status, out.Counts())
+		if out.ReportRebuilt != "" {
+			fmt.Fprintf(g.stdout, "its report written again (%s)\n", oneLine(out.ReportRebuilt))
+		}
+	case out.UpToDate && out.ReportRebuilt != "":
+		fmt.Fprintf(g.stdout, "%s: up to date (run %d, %s, %s); report written again (%s)\n", e.Name, out.RunID, out.Status, out.Counts(), oneLine(out.ReportRebuilt))
+	case out.UpToDate:
+		fmt.Fprintf(g.stdout, "%s: up to date (run %d, %s, %s); nothing to run\n", e.Name, out.RunID, out.Status, out.Counts())
+	default:
+		verb := "finished"
+		if out.Resumed {
+			verb = "resumed and finished"
+		}
+		fmt.Fprintf(g.stdout, "%s: run %d %s: %s; stages: %d ran, %d cached; status %s\n", e.Name, out.RunID, verb, out.Counts(), out.Ran, out.Cached, out.Status)
+	}
 }

@@ -77,12 +77,17 @@ func registerSlurmFlags(fs *flag.FlagSet) {
 // slurm table.
 func slurmOptions(g *globalOptions, e *stages.Experiment, retryFailed bool) (slurmexec.Options, error) {
 	sc := e.Slurm
-	o := slurmexec.Options{DB: g.db, WorkDir: g.workdir, DataDir: g.dataDir, Reports: g.reports, ConfigPath: g.config,
+	if len(g.config.list()) > 1 || len(g.variants) > 0 {
+		// The workers read the experiment again, from one frozen file and
+		// the --set overrides (sweep/slurmexec).
+		return slurmexec.Options{}, usageErr("--executor slurm takes one --config file and no --variant: its workers read the experiment again from that file; define the experiment you want there (extends = \"%s\" inherits this one)", e.Name)
+	}
+	o := slurmexec.Options{DB: g.db, WorkDir: g.workdir, DataDir: g.dataDir, Reports: g.reports, ConfigPath: g.config.list()[0],
 		Sets: g.sets, Jobs: g.jobs, Partition: sc.Partition, Account: sc.Account, Time: sc.Time, MaxParallel: slurmexec.DefaultMaxParallel,
 		CPUs: sc.CPUs, MemMB: sc.MemMB, NoCollectJob: !slurmFlags.collectJob || slurmFlags.noCollectJob, RetryFailed: retryFailed, Log: g.log,
 		CheckpointArgs: checkpointArgs(g.checkpointPolicy()), MemRetryScale: slurmFlags.memScale,
 		TimeRetryScale: slurmFlags.timeScale, MaxArraySize: slurmFlags.maxArraySize}
-	extra, extraFrom := sc.Extra, fmt.Sprintf("%s: experiments.%s.slurm.extra", g.config, e.Name)
+	extra, extraFrom := sc.Extra, fmt.Sprintf("%s: experiments.%s.slurm.extra", g.config.list()[0], e.Name)
 	if slurmFlags.partition != "" {
 		o.Partition = slurmFlags.partition
 	}

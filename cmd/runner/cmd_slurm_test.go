@@ -14,7 +14,7 @@ func TestSlurmOptionsFlagsOverrideTheExperiment(t *testing.T) {
 	four := 4
 	e := &stages.Experiment{Name: "x", Slurm: stages.SlurmConfig{Partition: "cpu", Account: "lab", Time: "01:00:00",
 		MaxParallel: &four, Extra: "--qos=long", CPUs: 2, MemMB: 4096}}
-	g := &globalOptions{db: "r.db", workdir: "w", config: "experiments.toml", stdout: io.Discard, stderr: io.Discard}
+	g := &globalOptions{db: "r.db", workdir: "w", config: configList{paths: []string{"experiments.toml"}}, stdout: io.Discard, stderr: io.Discard}
 	saved := slurmFlags
 	defer func() { slurmFlags = saved }()
 

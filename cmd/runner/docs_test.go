@@ -242,13 +242,13 @@ func checkCommand(c docCommand) error {
 	if g.experiment == "" {
 		return nil
 	}
-	cfg, err := stages.LoadConfig(filepath.Join(repoRoot, g.config))
+	cfg, err := stages.LoadConfig(filepath.Join(repoRoot, g.config.String()))
 	if err != nil {
 		return err
 	}
 	e, ok := cfg.Experiments[g.experiment]
 	if !ok {
-		return errors.New(g.config + ": no experiment " + strconv.Quote(g.experiment))
+		return errors.New(g.config.String() + ": no experiment " + strconv.Quote(g.experiment))
 	}
 	return e.Override(g.sets)
 }

@@ -338,7 +338,7 @@ func TestReproAndVerifyCompareSeries(t *testing.T) {
 	}
 	db := e.db()
 	var trial, cacheDir string
-	if err := db.QueryRow(`SELECT trial FROM trial_params WHERE run_id = 1 AND key = 'name' AND value = '"seed=1"'`).Scan(&trial); err != nil {
+	if err := db.QueryRow(`SELECT trial FROM trial_params WHERE run_id = 1 AND key = 'name' AND value = 'seed=1'`).Scan(&trial); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.QueryRow(`SELECT cache_dir FROM trial_output_rows WHERE run_id = 1 AND trial = ? AND file = 'result/series.arrow'`, trial).Scan(&cacheDir); err != nil {

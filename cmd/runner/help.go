@@ -16,9 +16,9 @@ import (
 // global flag, so that flags and the command go in any order). A command
 // missing here lists every global flag.
 var commandGlobals = map[string][]string{
-	"run":          {"experiment", "set", "config", "db", "workdir", "data-dir", "reports", "jobs", "max-trials", "db-wait", "quiet", "log-format"},
+	"run":          {"experiment", "set", "variant", "config", "db", "workdir", "data-dir", "reports", "jobs", "max-trials", "db-wait", "quiet", "log-format"},
 	"list":         {"config"},
-	"plan":         {"experiment", "set", "config", "workdir", "data-dir", "jobs", "max-trials"},
+	"plan":         {"experiment", "set", "variant", "config", "workdir", "data-dir", "jobs", "max-trials"},
 	"results":      {"experiment", "db"},
 	"runs":         {"experiment", "db"},
 	"diff":         {"db"},
@@ -29,8 +29,12 @@ var commandGlobals = map[string][]string{
 	"report":       {"experiment", "db", "workdir", "data-dir", "reports", "jobs", "db-wait", "quiet", "log-format"},
 	"repro":        {"experiment", "db", "workdir", "data-dir", "jobs", "db-wait", "quiet", "log-format"},
 	"claims":       {"config", "db"},
-	"words":        {"experiment", "set", "config", "workdir", "data-dir", "max-trials"},
+	"words":        {"experiment", "set", "variant", "config", "workdir", "data-dir", "max-trials"},
 	"example-data": {},
+	"show":         {"experiment", "set", "variant", "config", "max-trials"},
+	"completion":   {},
+	"pin":          {"db", "db-wait"},
+	"unpin":        {"db", "db-wait"},
 	"status":       {"experiment", "db", "workdir", "reports", "jobs"},
 	"cancel":       {"experiment", "db"},
 	"collect":      {"experiment", "db", "workdir", "reports", "jobs", "db-wait", "quiet", "log-format"},
@@ -64,6 +68,10 @@ var commandExamples = map[string][]string{
 	"example-data": {"runner example-data", "runner example-data --out data/examples"},
 	"status":       {"runner status --run 7", "runner status --run 7 --watch"},
 	"cancel":       {"runner cancel --run 7"},
+	"pin":          {"runner pin 3"},
+	"unpin":        {"runner unpin 3"},
+	"show":         {"runner show --experiment artificial", "runner show --experiment artificial --set variants.goldstone.lr=0.5 --set seed=1..3 --variant goldstone --variant gd"},
+	"completion":   {"runner completion bash > ~/.local/share/bash-completion/completions/runner", "runner completion zsh > ~/.zfunc/_runner", "runner completion fish > ~/.config/fish/completions/runner.fish"},
 	"collect":      {"runner collect --run 7"},
 }
 
@@ -80,6 +88,7 @@ var flagMeta = map[string][2]string{
 	"set":                    {"KEY=VALUE", "lr=0.5,1"},
 	"log-format":             {"text|json", "json"},
 	"experiment":             {"NAME", "artificial"},
+	"variant":                {"NAME", "goldstone"},
 	"max-trials":             {"N", "20000"},
 	"db-wait":                {"DURATION", "30s"},
 	"note":                   {"TEXT", `"half the learning rate"`},

@@ -102,6 +102,24 @@ func exitCode(err error) int {
 	return exitFailed
 }
 
+// configList is --config: one experiments file by default, or the files
+// given, in order (repeatable).
+type configList struct {
+	paths []string
+}
+
+func (c configList) String() string { return strings.Join(c.list(), ", ") }
+
+func (c *configList) Set(v string) error { c.paths = append(c.paths, v); return nil }
+
+// list is the files: those given, else experiments.toml.
+func (c configList) list() []string {
+	if len(c.paths) == 0 {
+		return []string{"experiments.toml"}
+	}
+	return c.paths
+}
+
 // multiFlag is a repeatable string flag (--set).
 type multiFlag []string
 
@@ -110,7 +128,8 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 // globalOptions are the flags every sub-command takes.
 type globalOptions struct {
-	config     string
+	config     configList
+	variants   multiFlag
 	db         string
 	workdir    string
 	dataDir    string
@@ -131,7 +150,7 @@ type globalOptions struct {
 }
 
 func (g *globalOptions) register(fs *flag.FlagSet) {
-	fs.StringVar(&g.config, "config", "experiments.toml", "experiments file")
+	fs.Var(&g.config, "config", "experiments file; repeat to merge several in order (an experiment defined in two of them is an error; one may extend another's)")
 	fs.StringVar(&g.db, "db", "results.db", "SQLite results database")
 	fs.StringVar(&g.workdir, "workdir", "work", "directory for stage outputs and caches")
 	fs.StringVar(&g.dataDir, "data-dir", defaultDataDir(), "directory of data sets: $GOLDSTONE_DATA, else ./data, else ../shared/data if it exists")
@@ -141,6 +160,7 @@ func (g *globalOptions) register(fs *flag.FlagSet) {
 	fs.BoolVar(&g.quiet, "quiet", false, "print only warnings, errors and the final result")
 	fs.StringVar(&g.logFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&g.experiment, "experiment", "", "experiment name from the experiments file")
+	fs.Var(&g.variants, "variant", "run only this variant of the experiment (repeatable; the default: every variant)")
 	fs.BoolVar(&g.version, "version", false, "print the module version and VCS revision and exit")
 	fs.IntVar(&g.maxTrials, "max-trials", defaultMaxTrials, "the most trials an experiment's sweep (variants × grid) may have; a larger one is an error before anything is enumerated")
 	fs.IntVar(&g.ckEvery, "checkpoint-every", 0, "a trial saves a checkpoint every this many steps (0: by time only; see --checkpoint-minutes)")
@@ -228,7 +248,7 @@ func (g *globalOptions) loadExperiment() (*stages.Experiment, error) {
 	if g.experiment == "" {
 		return nil, usageErr("missing --experiment NAME (see 'runner list')")
 	}
-	cfg, err := loadConfig(g.config)
+	cfg, err := loadConfig(g.config.list())
 	if err != nil {
 		return nil, err
 	}
@@ -238,6 +258,9 @@ func (g *globalOptions) loadExperiment() (*stages.Experiment, error) {
 		return nil, usageErr("%s: no experiment %q%s (have: %s)", g.config, g.experiment, didYouMean(g.experiment, names, ""), strings.Join(names, ", "))
 	}
 	if err := e.Override(g.sets); err != nil {
+		return nil, &exitError{exitUsage, err}
+	}
+	if err := e.SelectVariants(g.variants); err != nil {
 		return nil, &exitError{exitUsage, err}
 	}
 	if n := e.Size(); n > g.maxTrials {

@@ -37,7 +37,24 @@ type CompareAggregate struct {
 type CompareCell struct {
 	Run      int64
 	Settings []string // values of CompareAggregate.Settings ("" where the run does not sweep it)
+	// Partial: the run has not ended (running or interrupted): its cells
+	// are over the trials it has finished so far.
+	Partial bool
 	runs.Cell
+}
+
+// MarkPartial marks the rows of the runs in listings that are running or
+// interrupted, whose cells hold only the trials finished so far.
+func MarkPartial(aggs []CompareAggregate, listings []runs.RunListing) {
+	partial := map[int64]bool{}
+	for _, l := range listings {
+		partial[l.ID] = l.Status == runs.StatusRunning || l.Status == runs.StatusInterrupted
+	}
+	for k := range aggs {
+		for i := range aggs[k].Rows {
+			aggs[k].Rows[i].Partial = partial[aggs[k].Rows[i].Run]
+		}
+	}
 }
 
 // CompareDiff is the diff of two runs (runs.Store.Diff) with the metrics
@@ -165,7 +182,11 @@ func CompareAggregates(ids []int64, per [][]runs.Aggregate, fixed []map[string]s
 				best = i
 			}
 		}
-		if best >= 0 && len(out[k].Rows) > 1 {
+		cells := make([]runs.Cell, len(out[k].Rows))
+		for i, r := range out[k].Rows {
+			cells[i] = r.Cell
+		}
+		if best >= 0 && len(out[k].Rows) > 1 && !runs.TiedWithNext(cells, best, out[k].Lower) {
 			out[k].Rows[best].Best = true
 		}
 	}
@@ -210,10 +231,10 @@ var compareTmpl = template.Must(template.New("compare").Funcs(funcs).Parse(`<!DO
 {{end}}</tbody></table>
 
 {{with .Aggregates}}<h2 id="aggregates">Headline metrics over seeds</h2>
-<p class="muted">Each run's aggregates (as on its page) side by side; ★ best over all runs: the fewest nevers, then the best mean.</p>
+<p class="muted">Each run's aggregates (as on its page) side by side; ★ best over all runs: the fewest nevers, then the best mean; no ★ when the next best ties (means within 1e-9 of their size, or a 95% interval of their difference over the seeds that holds 0).</p>
 {{range .}}<h3>{{.Metric}} <span class="muted">({{better .Headline}})</span></h3>
 <div class="wide"><table class="aggregate sortable" data-metric="{{.Metric}}"><thead><tr><th>run</th><th>variant</th>{{range .Settings}}<th>{{.}}</th>{{end}}<th>n</th><th>never</th><th>mean</th><th>sd</th><th>95% CI</th><th>median</th></tr></thead><tbody>
-{{range .Rows}}<tr{{if .Best}} class="best"{{end}}><td class="num" data-v="{{.Run}}">{{.Run}}</td><td>{{.Variant}}</td>{{range .Settings}}<td>{{.}}</td>{{end}}<td class="num" data-v="{{.N}}">{{.N}}</td><td class="num{{if .Never}} never{{end}}" data-v="{{.Never}}">{{.Never}}</td><td class="num" data-v="{{stat .Mean}}">{{stat .Mean}}</td><td class="num">{{stat .SD}}</td><td class="num">{{ci .Cell}}</td><td class="num">{{stat .Median}}</td></tr>
+{{range .Rows}}<tr{{if .Best}} class="best"{{end}}><td class="num" data-v="{{.Run}}">{{.Run}}{{if .Partial}} <span class="muted">partial</span>{{end}}</td><td>{{.Variant}}</td>{{range .Settings}}<td>{{.}}</td>{{end}}<td class="num" data-v="{{.N}}">{{.N}}</td><td class="num{{if .Never}} never{{end}}" data-v="{{.Never}}">{{.Never}}</td><td class="num" data-v="{{stat .Mean}}">{{stat .Mean}}</td><td class="num">{{stat .SD}}</td><td class="num">{{ci .Cell}}</td><td class="num">{{stat .Median}}</td></tr>
 {{end}}</tbody></table></div>
 {{end}}{{end}}
 

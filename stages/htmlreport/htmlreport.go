@@ -17,6 +17,7 @@ package htmlreport
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -180,7 +181,27 @@ func Build(ctx context.Context, st *runs.Store, runID int64, dir string, opt Opt
 			p.Files = append(p.Files, Link{Name: name, Href: name, Bytes: info.Size()})
 		}
 	}
+	orderSweepFigures(p.Figures, opt.Headline)
 	return p, nil
+}
+
+// orderSweepFigures puts the sweep-<metric> figures in the order of the
+// headline metrics, then the other metrics' by name; the other figures
+// keep their places (before them, by name).
+func orderSweepFigures(figs []Figure, headline []runs.Headline) {
+	rank := func(f Figure) int {
+		m, ok := strings.CutPrefix(strings.TrimSuffix(f.File, filepath.Ext(f.File)), "sweep-")
+		if !ok {
+			return -1
+		}
+		for i, h := range headline {
+			if h.Metric == m {
+				return i
+			}
+		}
+		return len(headline)
+	}
+	slices.SortStableFunc(figs, func(a, b Figure) int { return cmp.Compare(rank(a), rank(b)) })
 }
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
@@ -724,7 +745,7 @@ func AggregatesMarkdown(aggs []runs.Aggregate) string {
 const aggregatesIntro = "Each headline metric over the seeds of each variant and swept setting: n trials, " +
 	"how many never reached the threshold (never), mean and standard deviation of the values that did " +
 	"(with the 95% t-interval of the mean, cut to the metric's range: steps are never negative), and the median counting never as infinitely many steps. " +
-	"Best (bold): the fewest nevers, then the best mean."
+	"Best (bold): the fewest nevers, then the best mean; none when the next best ties (means within 1e-9 of their size, or a 95% interval of their difference over the seeds that holds 0)."
 
 func neverText(c runs.Cell) string { return strconv.Itoa(c.Never) }
 

@@ -18,7 +18,7 @@ func ExampleParseLine() {
 	fmt.Println(err)
 	// Output:
 	// {1 31 2.5 1260759144 0} <nil>
-	// field rating: strconv.ParseFloat: parsing "x": invalid syntax
+	// field rating: "x" is not a number
 }
 
 func ExampleBinOf() {

@@ -227,6 +227,15 @@ func resolveText(l *Layout, head []byte) (*textTable, error) {
 	if !ok {
 		return nil, errors.New("no ratings (the file is empty or blank)")
 	}
+	if l.OnlyTimeFormat {
+		// time_format alone: still recognise a ratings.dat or u.data file (a
+		// ratings.csv reads as the custom table it is).
+		if f, err := formatOfLine(line); err == nil && f != FormatCSV {
+			pl := f.Layout()
+			pl.TimeFormat = l.TimeFormat
+			l = &pl
+		}
+	}
 	t := &textTable{layout: l}
 	p := newLineParser(l, [4]int{}, 0, [4]string{})
 	fld, err := p.splitLine(line)
@@ -244,7 +253,7 @@ func resolveText(l *Layout, head []byte) (*textTable, error) {
 			return nil, fmt.Errorf("%d: header %s has %d columns separated by %q, layout %s has %d", n, safetext.Quote(line), len(head0), l.Delimiter, l.Name, l.Fields)
 		}
 		if t.idx, err = l.resolveHeader(head0); err != nil {
-			return nil, fmt.Errorf("%d: %w", n, err)
+			return nil, fmt.Errorf("%d: %w%s", n, err, l.headerHint(line))
 		}
 		t.header, t.fields = n, len(head0)
 		for k := range t.idx {
@@ -257,7 +266,7 @@ func resolveText(l *Layout, head []byte) (*textTable, error) {
 		}
 		for k, c := range l.columns() {
 			if c.Pos > t.fields {
-				return nil, fmt.Errorf("%d: %s = %d but the line has %d fields separated by %q", n, l.key(k), c.Pos, t.fields, l.Delimiter)
+				return nil, fmt.Errorf("%d: %s = %d but the line has %d fields separated by %q%s", n, l.key(k), c.Pos, t.fields, l.Delimiter, l.headerHint(line))
 			}
 			t.idx[k] = c.Pos - 1
 			t.names[k] = fmt.Sprintf("%d (%s)", c.Pos, columnKeys[k])

@@ -34,6 +34,10 @@ type Layout struct {
 	// Fields is the number of fields every line must have; 0: as many as the header or,
 	// without one, the first line.
 	Fields int
+	// OnlyTimeFormat: a custom layout whose settings left the columns, the delimiter
+	// and the header at their defaults, giving only time_format: a ratings.dat or
+	// u.data file is still recognised, with that time format (resolveText).
+	OnlyTimeFormat bool
 }
 
 // Time formats of Layout.TimeFormat (and the time_format setting). Any other value is a Go
@@ -163,7 +167,9 @@ func (s TableSettings) Resolve() (*Layout, error) {
 	if !s.Custom() {
 		return nil, nil
 	}
-	l := Layout{Name: LayoutCustom, Header: s.Header}
+	d := DefaultTableSettings
+	l := Layout{Name: LayoutCustom, Header: s.Header,
+		OnlyTimeFormat: s.User == "" && s.Item == "" && s.Rating == "" && s.Time == "" && s.Delimiter == d.Delimiter && s.Header == d.Header}
 	var err error
 	if l.Delimiter, err = parseDelimiter(s.Delimiter); err != nil {
 		return nil, fmt.Errorf("delimiter: %w", err)
@@ -277,4 +283,45 @@ func (l *Layout) key(k int) string {
 		return "layout " + l.Name
 	}
 	return columnKeys[k]
+}
+
+// headerHint says what to change when the first line lacks a column of a custom layout:
+// the delimiter that would split it into the columns named (or enough fields for the
+// positions given), or that layout auto stopped recognising a MovieLens file once a
+// table setting was given.
+func (l *Layout) headerHint(line []byte) string {
+	if l.Name != LayoutCustom {
+		return ""
+	}
+	var want []string
+	maxPos := 0
+	for _, c := range l.columns() {
+		if c.Name != "" {
+			want = append(want, c.Name)
+		}
+		maxPos = max(maxPos, c.Pos)
+	}
+	for _, d := range []string{",", ";", "\t", "|", "::", " "} {
+		if d == l.Delimiter {
+			continue
+		}
+		var names []string
+		for _, f := range strings.Split(string(line), d) {
+			names = append(names, strings.Trim(strings.TrimSpace(f), `"`))
+		}
+		fits := len(names) > 1 && len(names) >= maxPos && !slices.ContainsFunc(want, func(w string) bool { return !slices.Contains(names, w) })
+		if fits && (l.Header || !strings.Contains(string(line), "::") || d == "::") {
+			shown := d
+			if d == "\t" {
+				shown = "tab"
+			}
+			return fmt.Sprintf("; the line has these columns when split at %q: set delimiter = %q", shown, shown)
+		}
+	}
+	if f, err := formatOfLine(line); err == nil && f != FormatCSV {
+		p := f.Layout()
+		return fmt.Sprintf("; this looks like a MovieLens %s file, which layout = \"auto\" recognises only while the table settings keep their defaults: "+
+			"with one given, set the others too (delimiter = %q, header = false)", f, strings.ReplaceAll(p.Delimiter, "\t", "tab"))
+	}
+	return ""
 }

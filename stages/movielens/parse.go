@@ -177,7 +177,28 @@ func parseInt(b []byte, bits int) (int64, error) {
 		}
 	}
 	v, err := strconv.ParseInt(string(b), 10, bits)
-	return v, safetext.NumError(err)
+	if err != nil {
+		return 0, numberError(b, err, fmt.Sprintf("an integer (%d bits)", bits))
+	}
+	return v, nil
+}
+
+// wordsError is a number's parse error in the user's words: what the text is not,
+// wrapping strconv's sentinel (errors.Is(err, strconv.ErrSyntax) still holds).
+type wordsError struct {
+	msg string
+	err error
+}
+
+func (e *wordsError) Error() string { return e.msg }
+func (e *wordsError) Unwrap() error { return e.err }
+
+// numberError says that b is not what (an integer, a number), or out of its range.
+func numberError(b []byte, err error, what string) error {
+	if errors.Is(err, strconv.ErrRange) {
+		return &wordsError{fmt.Sprintf("%s is out of range for %s", safetext.Quote(b), what), strconv.ErrRange}
+	}
+	return &wordsError{fmt.Sprintf("%s is not %s", safetext.Quote(b), what), strconv.ErrSyntax}
 }
 
 var errOutOfRange = errors.New("value out of range")
@@ -211,7 +232,7 @@ func parseRating(b []byte) (float32, error) {
 	}
 	v, err := strconv.ParseFloat(string(b), 32)
 	if err != nil {
-		return 0, safetext.NumError(err)
+		return 0, numberError(b, err, "a number")
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0, errNotFinite
@@ -260,9 +281,11 @@ func (tp *timeParser) parse(b []byte) (int64, error) {
 func (tp *timeParser) parseUncached(b []byte) (int64, error) {
 	switch tp.format {
 	case TimeUnix, "":
-		return unixNumber(b, 1)
+		v, err := unixNumber(b, 1)
+		return v, tp.notUnix(b, err)
 	case TimeUnixMS:
-		return unixNumber(b, 1000)
+		v, err := unixNumber(b, 1000)
+		return v, tp.notUnix(b, err)
 	case TimeRFC3339:
 		s := string(b)
 		if len(s) > 10 && s[10] == ' ' {
@@ -305,4 +328,31 @@ func unixNumber(b []byte, per int64) (int64, error) {
 		return 0, fmt.Errorf("%s is out of range: unix seconds within ±%d", safetext.Cut(string(b)), int64(maxUnixSeconds))
 	}
 	return int64(s), nil
+}
+
+// notUnix is err (of unixNumber) naming the time_format setting and what to set it to
+// when the text is no number.
+func (tp *timeParser) notUnix(b []byte, err error) error {
+	if err == nil || !errors.Is(err, strconv.ErrSyntax) {
+		return err
+	}
+	f, what := tp.format, "a unix time in seconds"
+	if f == "" {
+		f = TimeUnix
+	}
+	if f == TimeUnixMS {
+		what = "a unix time in milliseconds"
+	}
+	hint := `: set time_format = "rfc3339" for ISO dates, or to a Go time layout such as "02/01/2006 15:04"`
+	s := string(b)
+	if len(s) > 10 && s[10] == ' ' {
+		s = s[:10] + "T" + s[11:]
+	}
+	for _, l := range rfc3339Layouts {
+		if _, err := time.Parse(l, s); err == nil {
+			hint = `: it is an ISO date; set time_format = "rfc3339"`
+			break
+		}
+	}
+	return fmt.Errorf("%s is not %s (time_format = %q)%s", safetext.Quote(b), what, f, hint)
 }

@@ -6,6 +6,9 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/pelletier/go-toml/v2"
 )
 
 // Kind is the type of a setting's value.
@@ -225,6 +228,9 @@ func Describe(v any) string {
 		return "array"
 	case map[string]any:
 		return "table"
+	case toml.LocalDate, toml.LocalDateTime, toml.LocalTime, time.Time:
+		// An unquoted date or time in a TOML file: no Go type name in the message.
+		return fmt.Sprintf("an unquoted date or time %v (write it in quotes: \"%v\")", x, x)
 	default:
 		return fmt.Sprintf("%T", v)
 	}

@@ -3,6 +3,7 @@ package stages
 import (
 	"encoding/json"
 	"fmt"
+	"goldstone/search"
 	"math"
 	"regexp"
 	"strconv"
@@ -45,6 +46,9 @@ func (e *Experiment) TOML() string {
 			}
 			fmt.Fprintf(&b, "%s = [%s]\n", tomlKey(ax.Key), strings.Join(vals, ", "))
 		}
+	}
+	if e.Search != nil {
+		e.Search.writeTOML(&b, p)
 	}
 	for _, v := range e.Variants {
 		if v.Name == "" {
@@ -145,4 +149,39 @@ func tomlValue(v any) string {
 		return "[" + strings.Join(parts, ", ") + "]"
 	}
 	return fmt.Sprint(v)
+}
+
+// writeTOML writes the search table of experiment prefix p as
+// experiments.toml gives it.
+func (s *Search) writeTOML(b *strings.Builder, p string) {
+	fmt.Fprintf(b, "\n[%s.search]\n", p)
+	fmt.Fprintf(b, "sampler = %s\ntrials = %d\nseed = %d\nobjective = %s\ndirection = %s\nwave = %d\n",
+		tomlValue(s.Sampler), s.Trials, s.Seed, tomlValue(s.Objective), tomlValue(s.Direction), s.Wave)
+	for _, q := range s.Space.Params {
+		fmt.Fprintf(b, "\n[%s.search.space.%s]\n", p, tomlKey(q.Key))
+		switch {
+		case q.Dist == search.Choice:
+			vals := make([]string, len(q.Choices))
+			for i, v := range q.Choices {
+				vals[i] = tomlValue(v)
+			}
+			fmt.Fprintf(b, "choice = [%s]\n", strings.Join(vals, ", "))
+		case q.Dist == search.Int:
+			fmt.Fprintf(b, "int = [%d, %d]\n", int64(q.Lo), int64(q.Hi))
+			if q.Log {
+				b.WriteString("log = true\n")
+			}
+		case q.Log:
+			fmt.Fprintf(b, "log_uniform = [%s, %s]\n", tomlValue(q.Lo), tomlValue(q.Hi))
+		default:
+			fmt.Fprintf(b, "uniform = [%s, %s]\n", tomlValue(q.Lo), tomlValue(q.Hi))
+		}
+		if q.When != nil {
+			vals := make([]string, len(q.When.Values))
+			for i, v := range q.When.Values {
+				vals[i] = tomlValue(v)
+			}
+			fmt.Fprintf(b, "when = { %s = [%s] }\n", tomlKey(q.When.Key), strings.Join(vals, ", "))
+		}
+	}
 }

@@ -215,7 +215,7 @@ func BenchmarkTrainStep(b *testing.B) {
 		b.ReportAllocs()
 		b.ResetTimer()
 		last := time.Now()
-		err := d.Run(p, lb.x, b.N, func(it *optim.Iter) error {
+		_, err := d.Run(p, lb.x, b.N, func(it *optim.Iter) error {
 			step := time.Since(last).Seconds()
 			t0 := time.Now()
 			lb.triad()
@@ -284,10 +284,10 @@ func BenchmarkGoldstoneOverhead(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			last := time.Now()
-			err := d.Run(ProblemOf(lb.m), lb.x, b.N, func(it *optim.Iter) error {
+			_, err := d.Run(ProblemOf(lb.m), lb.x, b.N, func(it *optim.Iter) error {
 				now := time.Now()
-				round := it.GaugeSeconds - gauge
-				gauge = it.GaugeSeconds
+				round := it.Run.GaugeSeconds - gauge
+				gauge = it.Run.GaugeSeconds
 				steps = append(steps, now.Sub(last).Seconds()-round)
 				rounds = append(rounds, round)
 				last = now

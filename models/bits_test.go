@@ -70,7 +70,7 @@ func TestBits(t *testing.T) {
 		v.Add(name, m.LocalLoss(g, p))
 		v.Add(name, g...)
 		drv := &optim.Driver{Method: &optim.AdaGrad{Rate: optim.Constant(0.3)}, Gauge: &optim.Goldstone{Pool: pool}, K1: 5, Pool: pool}
-		err := drv.Run(m.Problem(), p, 20, func(it *optim.Iter) error {
+		_, err := drv.Run(m.Problem(), p, 20, func(it *optim.Iter) error {
 			v.Add(name, it.Loss, it.Psi)
 			return nil
 		})

@@ -201,7 +201,7 @@ func TestGaussianMFSymmetry(t *testing.T) {
 		m.Init(y, rand.New(rand.NewPCG(9, 9)))
 		d := &optim.Driver{Method: &optim.AdaGrad{Rate: optim.Constant(0.3)}, Gauge: mk(), K1: 10}
 		var last optim.Iter
-		if err := d.Run(ProblemOf(m), y, 300, func(it *optim.Iter) error { last = *it; return nil }); err != nil {
+		if _, err := d.Run(ProblemOf(m), y, 300, func(it *optim.Iter) error { last = *it; return nil }); err != nil {
 			t.Fatal(err)
 		}
 		final = append(final, last.Loss)
@@ -306,7 +306,7 @@ func TestGaussianMFProblem(t *testing.T) {
 			m.SetBatch(0)
 			y := append([]float64(nil), x...)
 			d := &optim.Driver{Method: &optim.AdaGrad{Rate: optim.Constant(0.1)}, Pool: pool}
-			if err := d.Run(ProblemOf(m), y, 4, nil); err != nil {
+			if _, err := d.Run(ProblemOf(m), y, 4, nil); err != nil {
 				t.Fatal(err)
 			}
 			if x0 == nil {
@@ -383,7 +383,7 @@ func TestGaussianMFLearns(t *testing.T) {
 	x := make([]float64, m.NumParams())
 	m.Init(x, rand.New(rand.NewPCG(1, 1)))
 	d := &optim.Driver{Method: &optim.AdaGrad{Rate: optim.Constant(0.3)}}
-	if err := d.Run(ProblemOf(m), x, 500, nil); err != nil {
+	if _, err := d.Run(ProblemOf(m), x, 500, nil); err != nil {
 		t.Fatal(err)
 	}
 	got, err := m.HeldOut(x, test, false)

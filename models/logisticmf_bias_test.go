@@ -85,7 +85,7 @@ func TestLogisticMFBiasBeatsBaseRate(t *testing.T) {
 	x := make([]float64, m.NumParams())
 	m.Init(x, rand.New(rand.NewPCG(3, 3)))
 	d := optim.Driver{Method: &optim.AdaGrad{Rate: optim.Constant(0.5)}}
-	if err := d.Run(m.Problem(), x, 1000, nil); err != nil {
+	if _, err := d.Run(m.Problem(), x, 1000, nil); err != nil {
 		t.Fatal(err)
 	}
 	got, err := m.Evaluate(x, test)
@@ -99,7 +99,7 @@ func TestLogisticMFBiasBeatsBaseRate(t *testing.T) {
 	nb := &LogisticMF{Train: train, Users: users, Items: items, D: 2, T: T, Lambda: 1, Gamma: 1}
 	y := make([]float64, nb.NumParams())
 	nb.Init(y, rand.New(rand.NewPCG(3, 3)))
-	if err := d.Run(nb.Problem(), y, 1000, nil); err != nil {
+	if _, err := d.Run(nb.Problem(), y, 1000, nil); err != nil {
 		t.Fatal(err)
 	}
 	without, _ := nb.Evaluate(y, test)

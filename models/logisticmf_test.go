@@ -314,7 +314,7 @@ func TestLogisticMFProblem(t *testing.T) {
 			m.SetBatch(0)
 			y := append([]float64(nil), x...)
 			d := &optim.Driver{Method: &optim.AdaGrad{Rate: optim.Constant(0.1)}, Pool: pool}
-			if err := d.Run(ProblemOf(m), y, 4, nil); err != nil {
+			if _, err := d.Run(ProblemOf(m), y, 4, nil); err != nil {
 				t.Fatal(err)
 			}
 			if x0 == nil {

@@ -88,7 +88,7 @@ func (tr *Trainer) Run(ctx context.Context, x []float64, each func(it *Iter) err
 	d := optim.Driver{Method: method, Gauge: tr.Gauge, K1: tr.K1, Pool: tr.Pool}
 	p := tr.Model.Problem()
 	var it Iter
-	return d.Run(p, x, tr.Steps, func(oi *optim.Iter) error {
+	_, err := d.Run(p, x, tr.Steps, func(oi *optim.Iter) error {
 		it.Iter = *oi
 		it.Minibatch = oi.Step < tr.MinibatchSteps
 		if each != nil {
@@ -104,4 +104,5 @@ func (tr *Trainer) Run(ctx context.Context, x []float64, each func(it *Iter) err
 		}
 		return nil
 	})
+	return err
 }

@@ -98,9 +98,8 @@ func setupLogisticBench(b *testing.B) *logisticBench {
 	} else {
 		train = uniformRatings(1, n, users, items, bins)
 	}
-	lb.m = &LogisticMF{
-		Train: train, Users: users, Items: items, D: d, T: bins, Lambda: 1, Gamma: 1e-2, Pool: lb.pool,
-	}
+	lb.m = NewLogisticMF(RatingsSpec{
+		Train: train, Users: users, Items: items, D: d, T: bins, Lambda: 1, Gamma: 1e-2, Pool: lb.pool}, false)
 	np := lb.m.NumParams()
 	lb.x, lb.grad = make([]float64, np), make([]float64, np)
 	const chunk = 1 << 20

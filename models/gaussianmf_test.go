@@ -27,11 +27,10 @@ func synthExplicit(seed uint64, n, users, items, bins int) *Ratings {
 }
 
 func newGaussianTest(seed uint64, n, users, items, d, T int) *GaussianMF {
-	m := &GaussianMF{
+	m := NewGaussianMF(RatingsSpec{
 		Train: synthExplicit(seed, n, users, items, T),
 		Users: users, Items: items, D: d, T: T,
-		Lambda: 1.5, Gamma: 0.5, NoiseVar: 0.8, Seed: seed,
-	}
+		Lambda: 1.5, Gamma: 0.5, Seed: seed}, 0.8)
 	if err := m.Validate(); err != nil {
 		panic(err)
 	}
@@ -78,7 +77,7 @@ func TestGaussianMFLossValue(t *testing.T) {
 	train := &Ratings{}
 	train.AppendValue(0, 0, 0, 4)   // s = 1*2 + b0 + c0 + a0 + mu
 	train.AppendValue(1, 0, 1, 1.5) // s = 0.5*(-3) + b1 + c1 + a0 + mu
-	m := &GaussianMF{Train: train, Users: 1, Items: 2, D: 1, T: 2, Gamma: 0.5, NoiseVar: 2}
+	m := NewGaussianMF(RatingsSpec{Train: train, Users: 1, Items: 2, D: 1, T: 2, Gamma: 0.5}, 2)
 	// blocks: bin 0 (u, v0, v1), bin 1 (u, v0, v1); b0, b1; c0, c1; a0; mu.
 	x := []float64{1, 2, 7, 0.5, 9, -3, 0.25, -0.5, 0.1, 0.2, 0.3, 2.5}
 	g := make([]float64, len(x))
@@ -337,7 +336,7 @@ func TestGaussianMFValidate(t *testing.T) {
 	good := func() *GaussianMF {
 		r := &Ratings{}
 		r.AppendValue(1, 2, 3, 4.5)
-		return &GaussianMF{Train: r, Users: 3, Items: 4, D: 2, T: 2}
+		return NewGaussianMF(RatingsSpec{Train: r, Users: 3, Items: 4, D: 2, T: 2}, 0)
 	}
 	if err := good().Validate(); err != nil {
 		t.Fatalf("valid model: %v", err)
@@ -362,7 +361,7 @@ func TestGaussianMFValidate(t *testing.T) {
 	// Explicit ratings do not train the logistic model.
 	r := &Ratings{}
 	r.AppendValue(0, 0, 0, 3)
-	if err := (&LogisticMF{Train: r, Users: 1, Items: 1, D: 1, T: 1}).Validate(); err == nil {
+	if err := (NewLogisticMF(RatingsSpec{Train: r, Users: 1, Items: 1, D: 1, T: 1}, false)).Validate(); err == nil {
 		t.Error("LogisticMF accepted explicit ratings")
 	}
 }

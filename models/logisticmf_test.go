@@ -10,11 +10,10 @@ import (
 )
 
 func newLogisticTest(seed uint64, n, users, items, d, T int) *LogisticMF {
-	m := &LogisticMF{
+	m := NewLogisticMF(RatingsSpec{
 		Train: synthRatings(seed, n, users, items, T),
 		Users: users, Items: items, D: d, T: T,
-		Lambda: 1.5, Gamma: 0.5, Seed: seed,
-	}
+		Lambda: 1.5, Gamma: 0.5, Seed: seed}, false)
 	if err := m.Validate(); err != nil {
 		panic(err)
 	}
@@ -67,7 +66,7 @@ func TestLogisticMFLossValue(t *testing.T) {
 	train := &Ratings{}
 	train.Append(0, 0, 0, -1) // y = -2: -log sigmoid(-2) = softplus(2)
 	train.Append(0, 0, 1, -1) // y = 3: softplus(-3)
-	m := &LogisticMF{Train: train, Users: 1, Items: 2, D: 1, T: 1, Gamma: 0.5}
+	m := NewLogisticMF(RatingsSpec{Train: train, Users: 1, Items: 2, D: 1, T: 1, Gamma: 0.5}, false)
 	x := []float64{1, 2, -3}
 	g := make([]float64, 3)
 	want := math.Log1p(math.Exp(2)) + math.Log1p(math.Exp(-3)) + 0.25*(1+4+9)
@@ -89,7 +88,7 @@ func TestLogisticMFStable(t *testing.T) {
 	train := &Ratings{}
 	train.Append(0, 0, 0, 1)
 	train.Append(0, 0, 1, -1)
-	m := &LogisticMF{Train: train, Users: 1, Items: 2, D: 1, T: 1}
+	m := NewLogisticMF(RatingsSpec{Train: train, Users: 1, Items: 2, D: 1, T: 1}, false)
 	x := []float64{100, 10, 10} // scores 1000: x=+1 costs ~0, x=-1 costs 1000
 	g := make([]float64, 3)
 	if l := m.LocalLoss(g, x); math.Abs(l-1000) > 1e-9 {
@@ -140,8 +139,8 @@ func TestLogisticMFWorkers(t *testing.T) {
 				m := newLogisticTest(8, 2000, 60, 40, 5, bins)
 				m.MinibatchSize, m.Pool, m.chunkCost = batch, p, 200
 				m.prepare()
-				if len(m.phases) < 3 || len(m.phases[1]) < 2 {
-					t.Fatalf("grid: %d phases, %d blocks", len(m.phases), len(m.blocks))
+				if len(m.grid.phases) < 3 || len(m.grid.phases[1]) < 2 {
+					t.Fatalf("grid: %d phases, %d blocks", len(m.grid.phases), len(m.grid.blocks))
 				}
 				if x == nil {
 					x = randVec(rand.New(rand.NewPCG(4, 4)), m.NumParams(), 1)
@@ -238,7 +237,7 @@ func TestLogisticMFValidate(t *testing.T) {
 	good := func() *LogisticMF {
 		r := &Ratings{}
 		r.Append(1, 2, 3, 1)
-		return &LogisticMF{Train: r, Users: 3, Items: 4, D: 2, T: 2}
+		return NewLogisticMF(RatingsSpec{Train: r, Users: 3, Items: 4, D: 2, T: 2}, false)
 	}
 	if err := good().Validate(); err != nil {
 		t.Fatalf("valid model: %v", err)

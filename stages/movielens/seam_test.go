@@ -36,7 +36,7 @@ func registeredLikelihood(t *testing.T, name string) Likelihood {
 // cannot come to depend on one model again.
 func TestModelSeam(t *testing.T) {
 	names := settings.ChoiceNames("likelihood")
-	for _, want := range []string{"logistic", "gaussian"} {
+	for _, want := range []string{"logistic", "gaussian", "poisson"} {
 		if !slices.Contains(names, want) {
 			t.Fatalf("likelihoods %v: no %s", names, want)
 		}

@@ -28,6 +28,7 @@ func init() {
 	// The ratings models (see Likelihood): one line per likelihood.
 	settings.RegisterChoice("likelihood", "logistic", models.LogisticSettings{})
 	settings.RegisterChoice("likelihood", "gaussian", models.GaussianSettings{})
+	settings.RegisterChoice("likelihood", "poisson", models.PoissonSettings{})
 	stages.Register(Pipeline{})
 }
 
@@ -43,7 +44,7 @@ type Pipeline struct{}
 func (Pipeline) Name() string { return "movielens" }
 
 // Headline: held-out fit (log-likelihood, AUC; RMSE for explicit ratings
-// models that report it), then the steps until the gauge gap relaxed
+// and the Poisson deviance for counts, for the models that report them), then the steps until the gauge gap relaxed
 // (stages.Headliner). A run shows those its trials have.
 func (Pipeline) Headline() []runs.Headline {
 	return []runs.Headline{
@@ -51,6 +52,7 @@ func (Pipeline) Headline() []runs.Headline {
 		{Metric: "valid_ll"},
 		{Metric: "test_auc", Range: runs.UnitInterval},
 		{Metric: "test_rmse", Lower: true, Range: runs.NonNegative},
+		{Metric: "test_deviance", Lower: true, Range: runs.NonNegative},
 		{Metric: "steps_to_gap_1pct", Lower: true, Range: runs.NonNegative},
 	}
 }

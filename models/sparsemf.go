@@ -60,7 +60,7 @@ type SparseMF struct {
 	graph     *optim.Graph
 	n         int // Users + Items
 	grid      ratingGrid
-	val       []float64 // the labels in grid order (binary: +1 or -1)
+	val       []float32 // the labels in grid order (binary: +1 or -1; float32 holds every value exactly)
 	part      []float64 // loss of every block, summed in block order
 	scratch   []blockScratch
 	itemSum   []float64 // with offsets: sum of dl/deta per key t*Items+item
@@ -184,13 +184,13 @@ func (m *SparseMF) prepare() {
 	}
 	var order []int32
 	m.grid, order = newRatingGrid(m.Train, m.T, m.Users, m.Items, m.chunkCost)
-	m.val = make([]float64, len(order))
+	m.val = make([]float32, len(order))
 	binary := m.link.info().labels == Binary
 	for p, k := range order {
 		if binary {
-			m.val[p] = float64(m.Train.X[k])
+			m.val[p] = float32(m.Train.X[k])
 		} else {
-			m.val[p] = float64(m.Train.Value[k])
+			m.val[p] = m.Train.Value[k]
 		}
 	}
 	m.part = make([]float64, len(m.grid.blocks))
@@ -487,14 +487,18 @@ func (m *SparseMF) blockChunk(c, _, _ int) {
 			n := 0
 			for ; n < group && next < len(ucol); next++ {
 				if smp.keep(ucol[next], icol[next]) {
-					ub[n], ib[n], yb[n] = ucol[next], icol[next], val[next]
+					ub[n], ib[n], yb[n] = ucol[next], icol[next], float64(val[next])
 					n++
 				}
 			}
 			us, is, ys = ub[:n], ib[:n], yb[:n]
 		} else {
 			end := min(next+group, len(ucol))
-			us, is, ys = ucol[next:end], icol[next:end], val[next:end]
+			us, is = ucol[next:end], icol[next:end]
+			for b, v := range val[next:end] {
+				yb[b] = float64(v)
+			}
+			ys = yb[:end-next]
 			next = end
 		}
 		if q := min(group, len(ucol)-next); q > 0 { // start the reads of the next group

@@ -10,10 +10,7 @@ import (
 )
 
 func newLogisticTest(seed uint64, n, users, items, d, T int) *LogisticMF {
-	m := NewLogisticMF(RatingsSpec{
-		Train: synthRatings(seed, n, users, items, T),
-		Users: users, Items: items, D: d, T: T,
-		Lambda: 1.5, Gamma: 0.5, Seed: seed}, false)
+	m := NewLogisticMF(sparseSpec(synthRatings(seed, n, users, items, T), seed, users, items, d, T), false)
 	if err := m.Validate(); err != nil {
 		panic(err)
 	}
@@ -23,41 +20,18 @@ func newLogisticTest(seed uint64, n, users, items, d, T int) *LogisticMF {
 // TestLogisticMFGradient checks the gradient against finite differences,
 // without and with the bias terms (item and bin biases after the blocks).
 func TestLogisticMFGradient(t *testing.T) {
-	for _, tc := range []struct {
-		name      string
-		batch     int
-		gamma     float64
-		psi       bool
-		chunkCost int
-	}{
-		{"full", 0, 0.5, false, 0},
-		{"full/no-gamma/chunks", 0, 0, false, 20},
-		{"full+psi/chunks", 0, 0.5, true, 20},
-		{"minibatch", 25, 0.5, false, 0},
-		{"minibatch+psi/chunks", 25, 0.5, true, 20},
-	} {
-		for _, bias := range []bool{false, true} {
-			for _, d := range []int{3, 6} { // FMA kernels: tail only; four lanes and tail
-				name := fmt.Sprintf("%s/d=%d", tc.name, d)
-				if bias {
-					name += "/bias"
-				}
-				t.Run(name, func(t *testing.T) {
-					m := newLogisticTest(11, 80, 9, 6, d, 3)
-					m.Bias = bias
-					m.Gamma, m.MinibatchSize, m.chunkCost = tc.gamma, tc.batch, tc.chunkCost
-					x := randVec(rand.New(rand.NewPCG(1, 1)), m.NumParams(), 0.7)
-					if want := 3 * (9 + 6) * d; bias && len(x) != want+6+3+9 || !bias && len(x) != want {
-						t.Fatalf("NumParams %d", len(x))
-					}
-					f := func(grad, x []float64) float64 { return m.BatchLoss(grad, x, 7) }
-					if tc.psi {
-						f = withPsi(f, m.Blocks(), m.Graph())
-					}
-					checkGrad(t, f, x, 1e-6)
-				})
+	for _, bias := range []bool{false, true} {
+		t.Run(fmt.Sprintf("bias=%v", bias), func(t *testing.T) {
+			arrays := 0
+			if bias {
+				arrays = 6 + 3 + 9
 			}
-		}
+			checkSparseGradient(t, func(d int) *SparseMF {
+				m := newLogisticTest(11, 80, 9, 6, d, 3)
+				m.Bias = bias
+				return &m.SparseMF
+			}, arrays)
+		})
 	}
 }
 

@@ -1,7 +1,6 @@
 package models
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -31,10 +30,7 @@ func synthCounts(seed uint64, n, users, items, bins int) *Ratings {
 }
 
 func newPoissonTest(seed uint64, n, users, items, d, T int) *PoissonMF {
-	m := NewPoissonMF(RatingsSpec{
-		Train: synthCounts(seed, n, users, items, T),
-		Users: users, Items: items, D: d, T: T,
-		Lambda: 1.5, Gamma: 0.5, Seed: seed})
+	m := NewPoissonMF(sparseSpec(synthCounts(seed, n, users, items, T), seed, users, items, d, T))
 	if err := m.Validate(); err != nil {
 		panic(err)
 	}
@@ -45,35 +41,7 @@ func newPoissonTest(seed uint64, n, users, items, d, T int) *PoissonMF {
 // intercept) against finite differences, full batch and minibatch, one
 // block per bin and bins cut into grids, with and without the coupling.
 func TestPoissonMFGradient(t *testing.T) {
-	for _, tc := range []struct {
-		name      string
-		batch     int
-		gamma     float64
-		psi       bool
-		chunkCost int
-	}{
-		{"full", 0, 0.5, false, 0},
-		{"full/no-gamma/chunks", 0, 0, false, 20},
-		{"full+psi/chunks", 0, 0.5, true, 20},
-		{"minibatch", 25, 0.5, false, 0},
-		{"minibatch+psi/chunks", 25, 0.5, true, 20},
-	} {
-		for _, d := range []int{3, 6} {
-			t.Run(fmt.Sprintf("%s/d=%d", tc.name, d), func(t *testing.T) {
-				m := newPoissonTest(11, 80, 9, 6, d, 3)
-				m.Gamma, m.MinibatchSize, m.chunkCost = tc.gamma, tc.batch, tc.chunkCost
-				x := randVec(rand.New(rand.NewPCG(1, 1)), m.NumParams(), 0.7)
-				if want := 3*(9+6)*d + 6 + 3 + 9 + 1; len(x) != want {
-					t.Fatalf("NumParams %d, want %d", len(x), want)
-				}
-				f := func(grad, x []float64) float64 { return m.BatchLoss(grad, x, 7) }
-				if tc.psi {
-					f = withPsi(f, m.Blocks(), m.Graph())
-				}
-				checkGrad(t, f, x, 1e-6)
-			})
-		}
-	}
+	checkSparseGradient(t, func(d int) *SparseMF { return &newPoissonTest(11, 80, 9, 6, d, 3).SparseMF }, 6+3+9+1)
 }
 
 // TestPoissonMFLossValue: one user, two items, D = 1, T = 2, by hand, and

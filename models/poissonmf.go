@@ -175,7 +175,7 @@ func logGamma1p(y float64) float64 {
 	iz := 1 / z
 	iz2 := iz * iz
 	// 1/(12z) - 1/(360z^3) + 1/(1260z^5) - 1/(1680z^7), Horner in 1/z^2.
-	series := iz * (1.0/12 - float64(iz2*(1.0/360-float64(iz2*(1.0/1260-float64(iz2/1680))))))
+	series := float64(iz * (1.0/12 - float64(iz2*(1.0/360-float64(iz2*(1.0/1260-float64(iz2/1680)))))))
 	stirling := float64((z-0.5)*optim.Log(z)) - z + float64(0.5*optim.Log(2*math.Pi)) + series
 	return stirling - optim.Log(prod)
 }

@@ -98,9 +98,8 @@ func setupLogisticBench(b *testing.B) *logisticBench {
 	} else {
 		train = uniformRatings(1, n, users, items, bins)
 	}
-	lb.m = &LogisticMF{
-		Train: train, Users: users, Items: items, D: d, T: bins, Lambda: 1, Gamma: 1e-2, Pool: lb.pool,
-	}
+	lb.m = NewLogisticMF(RatingsSpec{
+		Train: train, Users: users, Items: items, D: d, T: bins, Lambda: 1, Gamma: 1e-2, Pool: lb.pool}, false)
 	np := lb.m.NumParams()
 	lb.x, lb.grad = make([]float64, np), make([]float64, np)
 	const chunk = 1 << 20
@@ -215,7 +214,7 @@ func BenchmarkTrainStep(b *testing.B) {
 		b.ReportAllocs()
 		b.ResetTimer()
 		last := time.Now()
-		err := d.Run(p, lb.x, b.N, func(it *optim.Iter) error {
+		_, err := d.Run(p, lb.x, b.N, func(it *optim.Iter) error {
 			step := time.Since(last).Seconds()
 			t0 := time.Now()
 			lb.triad()
@@ -284,10 +283,10 @@ func BenchmarkGoldstoneOverhead(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			last := time.Now()
-			err := d.Run(ProblemOf(lb.m), lb.x, b.N, func(it *optim.Iter) error {
+			_, err := d.Run(ProblemOf(lb.m), lb.x, b.N, func(it *optim.Iter) error {
 				now := time.Now()
-				round := it.GaugeSeconds - gauge
-				gauge = it.GaugeSeconds
+				round := it.Run.GaugeSeconds - gauge
+				gauge = it.Run.GaugeSeconds
 				steps = append(steps, now.Sub(last).Seconds()-round)
 				rounds = append(rounds, round)
 				last = now

@@ -57,8 +57,8 @@ func TestBits(t *testing.T) {
 		bias  bool
 		batch int
 	}{{"d=5", 5, false, 0}, {"d=12 bias minibatch", 12, true, 300}} {
-		m := &LogisticMF{Train: detRatings(rng, 2000, 40, 30, 4), Users: 40, Items: 30, D: c.d, T: 4,
-			Lambda: 2, Gamma: 0.5, Bias: c.bias, MinibatchSize: c.batch, Seed: 9, Pool: pool}
+		m := NewLogisticMF(RatingsSpec{Train: detRatings(rng, 2000, 40, 30, 4), Users: 40, Items: 30, D: c.d, T: 4,
+			Lambda: 2, Gamma: 0.5, MinibatchSize: c.batch, Seed: 9, Pool: pool}, c.bias)
 		if err := m.Validate(); err != nil {
 			t.Fatal(err)
 		}
@@ -70,7 +70,7 @@ func TestBits(t *testing.T) {
 		v.Add(name, m.LocalLoss(g, p))
 		v.Add(name, g...)
 		drv := &optim.Driver{Method: &optim.AdaGrad{Rate: optim.Constant(0.3)}, Gauge: &optim.Goldstone{Pool: pool}, K1: 5, Pool: pool}
-		err := drv.Run(m.Problem(), p, 20, func(it *optim.Iter) error {
+		_, err := drv.Run(m.Problem(), p, 20, func(it *optim.Iter) error {
 			v.Add(name, it.Loss, it.Psi)
 			return nil
 		})

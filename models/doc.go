@@ -5,16 +5,21 @@
 //   - DenseMF: dense dynamic Gaussian matrix factorisation (the paper's
 //     artificial experiment; Artificial and OptimalLoss generate its data and
 //     its optimum).
+//   - SparseMF: the core of the sparse dynamic matrix factorisations of
+//     ratings (blocked layout, prior, minibatches, one-pass gradient), whose
+//     likelihood is a small link of the linear predictor:
 //   - LogisticMF: sparse dynamic logistic matrix factorisation of binary
 //     ratings (the MovieLens experiment), with EvaluateRatings, BaseRate and
 //     AUC for held-out metrics.
-//   - GaussianMF: sparse dynamic matrix factorisation of explicit ratings
-//     with a Gaussian likelihood, user, item and bin biases and a global
-//     mean (held-out RMSE, MAE and log-likelihood).
+//   - GaussianMF: explicit ratings with a Gaussian likelihood, user, item
+//     and bin biases and a global mean (held-out RMSE, MAE and
+//     log-likelihood).
+//   - PoissonMF: implicit counts with a Poisson likelihood of rate
+//     softplus(eta), the same biases and an intercept (held-out Poisson
+//     deviance and log-likelihood).
 //   - RatingsModel, RatingsSpec: the seam a ratings pipeline trains through;
 //     a likelihood is a model and a settings struct that builds it
-//     (LogisticSettings, GaussianSettings). The two sparse models share one
-//     blocked layout (newRatingGrid).
+//     (LogisticSettings, GaussianSettings, PoissonSettings).
 //   - PlantedDistance compares learned embeddings with planted ones up to a
 //     global orthogonal map.
 //
@@ -26,7 +31,7 @@
 //   - LocalLoss returns l plus local regularisers and OVERWRITES grad with its
 //     gradient. It does not include psi: the coupling is returned by Graph and
 //     added by the optimizer driver (see ProblemOf). A model may also offer
-//     Problem() (LogisticMF does): the Driver's problem, whose local loss adds
+//     Problem() (the SparseMF models do): the Driver's problem, whose local loss adds
 //     into the Driver's zeroed gradient buffer and whose L2 regulariser
 //     (optim.Problem.L2) is applied in the Driver's fused pass.
 //   - Parallel loops run on the model's *optim.Pool field (nil: inline).

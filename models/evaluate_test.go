@@ -51,7 +51,7 @@ func TestEvaluateRatings(t *testing.T) {
 		t.Errorf("got %+v, want %+v", got, want)
 	}
 
-	m := &LogisticMF{Train: test, Users: 2, Items: 1, D: 1, T: 2}
+	m := NewLogisticMF(RatingsSpec{Train: test, Users: 2, Items: 1, D: 1, T: 2}, false)
 	if got2, err := m.Evaluate(x, test); err != nil || got2 != got {
 		t.Errorf("method: %+v, %v; want %+v", got2, err, got)
 	}

@@ -32,7 +32,7 @@ func ExampleLogisticMF() {
 	train.Append(0, 0, 0, 1)  // bin 0: user 0 likes item 0
 	train.Append(0, 1, 0, -1) // bin 0: user 1 dislikes item 0
 	train.Append(1, 0, 1, 1)  // bin 1: user 0 likes item 1
-	m := &models.LogisticMF{Train: train, Users: 2, Items: 2, D: 2, T: 2, Lambda: 10, Gamma: 1}
+	m := models.NewLogisticMF(models.RatingsSpec{Train: train, Users: 2, Items: 2, D: 2, T: 2, Lambda: 10, Gamma: 1}, false)
 	if err := m.Validate(); err != nil {
 		fmt.Println(err)
 		return

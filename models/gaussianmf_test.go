@@ -27,11 +27,7 @@ func synthExplicit(seed uint64, n, users, items, bins int) *Ratings {
 }
 
 func newGaussianTest(seed uint64, n, users, items, d, T int) *GaussianMF {
-	m := &GaussianMF{
-		Train: synthExplicit(seed, n, users, items, T),
-		Users: users, Items: items, D: d, T: T,
-		Lambda: 1.5, Gamma: 0.5, NoiseVar: 0.8, Seed: seed,
-	}
+	m := NewGaussianMF(sparseSpec(synthExplicit(seed, n, users, items, T), seed, users, items, d, T), 0.8)
 	if err := m.Validate(); err != nil {
 		panic(err)
 	}
@@ -42,35 +38,7 @@ func newGaussianTest(seed uint64, n, users, items, d, T int) *GaussianMF {
 // against finite differences, full batch and minibatch, one block per bin
 // and bins cut into grids, with and without the coupling.
 func TestGaussianMFGradient(t *testing.T) {
-	for _, tc := range []struct {
-		name      string
-		batch     int
-		gamma     float64
-		psi       bool
-		chunkCost int
-	}{
-		{"full", 0, 0.5, false, 0},
-		{"full/no-gamma/chunks", 0, 0, false, 20},
-		{"full+psi/chunks", 0, 0.5, true, 20},
-		{"minibatch", 25, 0.5, false, 0},
-		{"minibatch+psi/chunks", 25, 0.5, true, 20},
-	} {
-		for _, d := range []int{3, 6} { // FMA kernels: tail only; four lanes and tail
-			t.Run(fmt.Sprintf("%s/d=%d", tc.name, d), func(t *testing.T) {
-				m := newGaussianTest(11, 80, 9, 6, d, 3)
-				m.Gamma, m.MinibatchSize, m.chunkCost = tc.gamma, tc.batch, tc.chunkCost
-				x := randVec(rand.New(rand.NewPCG(1, 1)), m.NumParams(), 0.7)
-				if want := 3*(9+6)*d + 6 + 3 + 9 + 1; len(x) != want {
-					t.Fatalf("NumParams %d, want %d", len(x), want)
-				}
-				f := func(grad, x []float64) float64 { return m.BatchLoss(grad, x, 7) }
-				if tc.psi {
-					f = withPsi(f, m.Blocks(), m.Graph())
-				}
-				checkGrad(t, f, x, 1e-6)
-			})
-		}
-	}
+	checkSparseGradient(t, func(d int) *SparseMF { return &newGaussianTest(11, 80, 9, 6, d, 3).SparseMF }, 6+3+9+1)
 }
 
 // TestGaussianMFLossValue: one user, two items, D = 1, T = 2, by hand.
@@ -78,7 +46,7 @@ func TestGaussianMFLossValue(t *testing.T) {
 	train := &Ratings{}
 	train.AppendValue(0, 0, 0, 4)   // s = 1*2 + b0 + c0 + a0 + mu
 	train.AppendValue(1, 0, 1, 1.5) // s = 0.5*(-3) + b1 + c1 + a0 + mu
-	m := &GaussianMF{Train: train, Users: 1, Items: 2, D: 1, T: 2, Gamma: 0.5, NoiseVar: 2}
+	m := NewGaussianMF(RatingsSpec{Train: train, Users: 1, Items: 2, D: 1, T: 2, Gamma: 0.5}, 2)
 	// blocks: bin 0 (u, v0, v1), bin 1 (u, v0, v1); b0, b1; c0, c1; a0; mu.
 	x := []float64{1, 2, 7, 0.5, 9, -3, 0.25, -0.5, 0.1, 0.2, 0.3, 2.5}
 	g := make([]float64, len(x))
@@ -201,7 +169,7 @@ func TestGaussianMFSymmetry(t *testing.T) {
 		m.Init(y, rand.New(rand.NewPCG(9, 9)))
 		d := &optim.Driver{Method: &optim.AdaGrad{Rate: optim.Constant(0.3)}, Gauge: mk(), K1: 10}
 		var last optim.Iter
-		if err := d.Run(ProblemOf(m), y, 300, func(it *optim.Iter) error { last = *it; return nil }); err != nil {
+		if _, err := d.Run(ProblemOf(m), y, 300, func(it *optim.Iter) error { last = *it; return nil }); err != nil {
 			t.Fatal(err)
 		}
 		final = append(final, last.Loss)
@@ -306,7 +274,7 @@ func TestGaussianMFProblem(t *testing.T) {
 			m.SetBatch(0)
 			y := append([]float64(nil), x...)
 			d := &optim.Driver{Method: &optim.AdaGrad{Rate: optim.Constant(0.1)}, Pool: pool}
-			if err := d.Run(ProblemOf(m), y, 4, nil); err != nil {
+			if _, err := d.Run(ProblemOf(m), y, 4, nil); err != nil {
 				t.Fatal(err)
 			}
 			if x0 == nil {
@@ -337,7 +305,7 @@ func TestGaussianMFValidate(t *testing.T) {
 	good := func() *GaussianMF {
 		r := &Ratings{}
 		r.AppendValue(1, 2, 3, 4.5)
-		return &GaussianMF{Train: r, Users: 3, Items: 4, D: 2, T: 2}
+		return NewGaussianMF(RatingsSpec{Train: r, Users: 3, Items: 4, D: 2, T: 2}, 0)
 	}
 	if err := good().Validate(); err != nil {
 		t.Fatalf("valid model: %v", err)
@@ -362,7 +330,7 @@ func TestGaussianMFValidate(t *testing.T) {
 	// Explicit ratings do not train the logistic model.
 	r := &Ratings{}
 	r.AppendValue(0, 0, 0, 3)
-	if err := (&LogisticMF{Train: r, Users: 1, Items: 1, D: 1, T: 1}).Validate(); err == nil {
+	if err := (NewLogisticMF(RatingsSpec{Train: r, Users: 1, Items: 1, D: 1, T: 1}, false)).Validate(); err == nil {
 		t.Error("LogisticMF accepted explicit ratings")
 	}
 }
@@ -383,7 +351,7 @@ func TestGaussianMFLearns(t *testing.T) {
 	x := make([]float64, m.NumParams())
 	m.Init(x, rand.New(rand.NewPCG(1, 1)))
 	d := &optim.Driver{Method: &optim.AdaGrad{Rate: optim.Constant(0.3)}}
-	if err := d.Run(ProblemOf(m), x, 500, nil); err != nil {
+	if _, err := d.Run(ProblemOf(m), x, 500, nil); err != nil {
 		t.Fatal(err)
 	}
 	got, err := m.HeldOut(x, test, false)

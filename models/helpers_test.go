@@ -1,6 +1,7 @@
 package models
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -91,6 +92,50 @@ func sameBits(t *testing.T, name string, a, b []float64) {
 	for i := range a {
 		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
 			t.Fatalf("%s[%d]: %v != %v", name, i, a[i], b[i])
+		}
+	}
+}
+
+// sparseSpec is the spec of the likelihoods' test models: chain weight
+// 1.5, Gamma 0.5, minibatches seeded by seed.
+func sparseSpec(train *Ratings, seed uint64, users, items, d, T int) RatingsSpec {
+	return RatingsSpec{Train: train, Users: users, Items: items, D: d, T: T, Lambda: 1.5, Gamma: 0.5, Seed: seed}
+}
+
+// checkSparseGradient checks the gradient of BatchLoss (the embeddings and
+// the arrays after them) of the models build makes at dimension d, with 9
+// users, 6 items and 3 bins, against finite differences: full batch and
+// minibatch, one block per bin and bins cut into grids, with and without
+// the coupling, at d = 3 and 6 (FMA kernels: tail only; four lanes and
+// tail). arrays is the number of parameters after the blocks.
+func checkSparseGradient(t *testing.T, build func(d int) *SparseMF, arrays int) {
+	for _, tc := range []struct {
+		name      string
+		batch     int
+		gamma     float64
+		psi       bool
+		chunkCost int
+	}{
+		{"full", 0, 0.5, false, 0},
+		{"full/no-gamma/chunks", 0, 0, false, 20},
+		{"full+psi/chunks", 0, 0.5, true, 20},
+		{"minibatch", 25, 0.5, false, 0},
+		{"minibatch+psi/chunks", 25, 0.5, true, 20},
+	} {
+		for _, d := range []int{3, 6} {
+			t.Run(fmt.Sprintf("%s/d=%d", tc.name, d), func(t *testing.T) {
+				m := build(d)
+				m.Gamma, m.MinibatchSize, m.chunkCost = tc.gamma, tc.batch, tc.chunkCost
+				x := randVec(rand.New(rand.NewPCG(1, 1)), m.NumParams(), 0.7)
+				if want := 3*(9+6)*d + arrays; len(x) != want {
+					t.Fatalf("NumParams %d, want %d", len(x), want)
+				}
+				f := func(grad, x []float64) float64 { return m.BatchLoss(grad, x, 7) }
+				if tc.psi {
+					f = withPsi(f, m.Blocks(), m.Graph())
+				}
+				checkGrad(t, f, x, 1e-6)
+			})
 		}
 	}
 }

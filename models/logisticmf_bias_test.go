@@ -12,7 +12,7 @@ import (
 func TestLogisticMFBiasValue(t *testing.T) {
 	train := &Ratings{}
 	train.Append(1, 1, 1, 1) // bin 1, user 1, item 1, x = +1
-	m := &LogisticMF{Train: train, Users: 2, Items: 2, D: 1, T: 2, Gamma: 0, Bias: true}
+	m := NewLogisticMF(RatingsSpec{Train: train, Users: 2, Items: 2, D: 1, T: 2, Gamma: 0}, true)
 	// blocks: bin 0 (u0, u1, v0, v1), bin 1 (u0, u1, v0, v1); biases b0, b1, c0, c1, a0, a1.
 	x := []float64{0, 0, 0, 0, 0, 0.5, 0, 2, 0, 0.25, 0, -1, 3, 0.5}
 	g := make([]float64, len(x))
@@ -81,11 +81,11 @@ func TestLogisticMFBiasBeatsBaseRate(t *testing.T) {
 		return r
 	}
 	train, test := gen(1, 3000), gen(2, 2000)
-	m := &LogisticMF{Train: train, Users: users, Items: items, D: 2, T: T, Lambda: 1, Gamma: 1, Bias: true}
+	m := NewLogisticMF(RatingsSpec{Train: train, Users: users, Items: items, D: 2, T: T, Lambda: 1, Gamma: 1}, true)
 	x := make([]float64, m.NumParams())
 	m.Init(x, rand.New(rand.NewPCG(3, 3)))
 	d := optim.Driver{Method: &optim.AdaGrad{Rate: optim.Constant(0.5)}}
-	if err := d.Run(m.Problem(), x, 1000, nil); err != nil {
+	if _, err := d.Run(m.Problem(), x, 1000, nil); err != nil {
 		t.Fatal(err)
 	}
 	got, err := m.Evaluate(x, test)
@@ -96,10 +96,10 @@ func TestLogisticMFBiasBeatsBaseRate(t *testing.T) {
 	if !(got.LogLik > base.LogLik+0.01) {
 		t.Errorf("with biases test log-lik %.4f, base rate %.4f: want at least 0.01 better", got.LogLik, base.LogLik)
 	}
-	nb := &LogisticMF{Train: train, Users: users, Items: items, D: 2, T: T, Lambda: 1, Gamma: 1}
+	nb := NewLogisticMF(RatingsSpec{Train: train, Users: users, Items: items, D: 2, T: T, Lambda: 1, Gamma: 1}, false)
 	y := make([]float64, nb.NumParams())
 	nb.Init(y, rand.New(rand.NewPCG(3, 3)))
-	if err := d.Run(nb.Problem(), y, 1000, nil); err != nil {
+	if _, err := d.Run(nb.Problem(), y, 1000, nil); err != nil {
 		t.Fatal(err)
 	}
 	without, _ := nb.Evaluate(y, test)

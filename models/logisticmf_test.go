@@ -10,11 +10,7 @@ import (
 )
 
 func newLogisticTest(seed uint64, n, users, items, d, T int) *LogisticMF {
-	m := &LogisticMF{
-		Train: synthRatings(seed, n, users, items, T),
-		Users: users, Items: items, D: d, T: T,
-		Lambda: 1.5, Gamma: 0.5, Seed: seed,
-	}
+	m := NewLogisticMF(sparseSpec(synthRatings(seed, n, users, items, T), seed, users, items, d, T), false)
 	if err := m.Validate(); err != nil {
 		panic(err)
 	}
@@ -24,41 +20,18 @@ func newLogisticTest(seed uint64, n, users, items, d, T int) *LogisticMF {
 // TestLogisticMFGradient checks the gradient against finite differences,
 // without and with the bias terms (item and bin biases after the blocks).
 func TestLogisticMFGradient(t *testing.T) {
-	for _, tc := range []struct {
-		name      string
-		batch     int
-		gamma     float64
-		psi       bool
-		chunkCost int
-	}{
-		{"full", 0, 0.5, false, 0},
-		{"full/no-gamma/chunks", 0, 0, false, 20},
-		{"full+psi/chunks", 0, 0.5, true, 20},
-		{"minibatch", 25, 0.5, false, 0},
-		{"minibatch+psi/chunks", 25, 0.5, true, 20},
-	} {
-		for _, bias := range []bool{false, true} {
-			for _, d := range []int{3, 6} { // FMA kernels: tail only; four lanes and tail
-				name := fmt.Sprintf("%s/d=%d", tc.name, d)
-				if bias {
-					name += "/bias"
-				}
-				t.Run(name, func(t *testing.T) {
-					m := newLogisticTest(11, 80, 9, 6, d, 3)
-					m.Bias = bias
-					m.Gamma, m.MinibatchSize, m.chunkCost = tc.gamma, tc.batch, tc.chunkCost
-					x := randVec(rand.New(rand.NewPCG(1, 1)), m.NumParams(), 0.7)
-					if want := 3 * (9 + 6) * d; bias && len(x) != want+6+3+9 || !bias && len(x) != want {
-						t.Fatalf("NumParams %d", len(x))
-					}
-					f := func(grad, x []float64) float64 { return m.BatchLoss(grad, x, 7) }
-					if tc.psi {
-						f = withPsi(f, m.Blocks(), m.Graph())
-					}
-					checkGrad(t, f, x, 1e-6)
-				})
+	for _, bias := range []bool{false, true} {
+		t.Run(fmt.Sprintf("bias=%v", bias), func(t *testing.T) {
+			arrays := 0
+			if bias {
+				arrays = 6 + 3 + 9
 			}
-		}
+			checkSparseGradient(t, func(d int) *SparseMF {
+				m := newLogisticTest(11, 80, 9, 6, d, 3)
+				m.Bias = bias
+				return &m.SparseMF
+			}, arrays)
+		})
 	}
 }
 
@@ -67,7 +40,7 @@ func TestLogisticMFLossValue(t *testing.T) {
 	train := &Ratings{}
 	train.Append(0, 0, 0, -1) // y = -2: -log sigmoid(-2) = softplus(2)
 	train.Append(0, 0, 1, -1) // y = 3: softplus(-3)
-	m := &LogisticMF{Train: train, Users: 1, Items: 2, D: 1, T: 1, Gamma: 0.5}
+	m := NewLogisticMF(RatingsSpec{Train: train, Users: 1, Items: 2, D: 1, T: 1, Gamma: 0.5}, false)
 	x := []float64{1, 2, -3}
 	g := make([]float64, 3)
 	want := math.Log1p(math.Exp(2)) + math.Log1p(math.Exp(-3)) + 0.25*(1+4+9)
@@ -89,7 +62,7 @@ func TestLogisticMFStable(t *testing.T) {
 	train := &Ratings{}
 	train.Append(0, 0, 0, 1)
 	train.Append(0, 0, 1, -1)
-	m := &LogisticMF{Train: train, Users: 1, Items: 2, D: 1, T: 1}
+	m := NewLogisticMF(RatingsSpec{Train: train, Users: 1, Items: 2, D: 1, T: 1}, false)
 	x := []float64{100, 10, 10} // scores 1000: x=+1 costs ~0, x=-1 costs 1000
 	g := make([]float64, 3)
 	if l := m.LocalLoss(g, x); math.Abs(l-1000) > 1e-9 {
@@ -140,8 +113,8 @@ func TestLogisticMFWorkers(t *testing.T) {
 				m := newLogisticTest(8, 2000, 60, 40, 5, bins)
 				m.MinibatchSize, m.Pool, m.chunkCost = batch, p, 200
 				m.prepare()
-				if len(m.phases) < 3 || len(m.phases[1]) < 2 {
-					t.Fatalf("grid: %d phases, %d blocks", len(m.phases), len(m.blocks))
+				if len(m.grid.phases) < 3 || len(m.grid.phases[1]) < 2 {
+					t.Fatalf("grid: %d phases, %d blocks", len(m.grid.phases), len(m.grid.blocks))
 				}
 				if x == nil {
 					x = randVec(rand.New(rand.NewPCG(4, 4)), m.NumParams(), 1)
@@ -238,7 +211,7 @@ func TestLogisticMFValidate(t *testing.T) {
 	good := func() *LogisticMF {
 		r := &Ratings{}
 		r.Append(1, 2, 3, 1)
-		return &LogisticMF{Train: r, Users: 3, Items: 4, D: 2, T: 2}
+		return NewLogisticMF(RatingsSpec{Train: r, Users: 3, Items: 4, D: 2, T: 2}, false)
 	}
 	if err := good().Validate(); err != nil {
 		t.Fatalf("valid model: %v", err)
@@ -314,7 +287,7 @@ func TestLogisticMFProblem(t *testing.T) {
 			m.SetBatch(0)
 			y := append([]float64(nil), x...)
 			d := &optim.Driver{Method: &optim.AdaGrad{Rate: optim.Constant(0.1)}, Pool: pool}
-			if err := d.Run(ProblemOf(m), y, 4, nil); err != nil {
+			if _, err := d.Run(ProblemOf(m), y, 4, nil); err != nil {
 				t.Fatal(err)
 			}
 			if x0 == nil {

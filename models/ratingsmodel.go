@@ -8,8 +8,8 @@ import "goldstone/optim"
 // settings (set, default, check, doc), so a pipeline registers it as one
 // value of its "likelihood" choice and its options key only the trials that
 // choose it. Adding a likelihood is its file here (model, settings, metrics)
-// and that one registration line; LogisticMF (below) and GaussianMF are the
-// two there are.
+// and that one registration line; LogisticMF, GaussianMF and PoissonMF are
+// the three there are, each a link on the SparseMF core (sparsemf.go).
 
 // RatingsSpec is what every ratings model is built from: the training
 // ratings, the layout and the prior shared by the dynamic matrix
@@ -76,52 +76,4 @@ func ArraysLen(arrays []Array) int {
 		n += a.Len
 	}
 	return n
-}
-
-// LogisticSettings are the settings of the paper's binarized logistic
-// likelihood (LogisticMF), the choice likelihood = "logistic".
-type LogisticSettings struct {
-	Bias bool `set:"bias" default:"false" doc:"logistic: add a bias per user, a bias per item and a global bias per time bin to the score (beyond the paper; outside the rotated blocks, so gauge steps do not touch them)"`
-}
-
-// Labels implements the pipeline's likelihood choice: binarized ratings.
-func (LogisticSettings) Labels() Labels { return Binary }
-
-// New builds the model on spec.
-func (s LogisticSettings) New(spec RatingsSpec) RatingsModel {
-	return &LogisticMF{
-		Train: spec.Train, Users: spec.Users, Items: spec.Items, D: spec.D, T: spec.T,
-		Lambda: spec.Lambda, Coupling: spec.Coupling, Gamma: spec.Gamma, InitStd: spec.InitStd,
-		MinibatchSize: spec.MinibatchSize, Seed: spec.Seed, Pool: spec.Pool, Bias: s.Bias,
-	}
-}
-
-var _ RatingsModel = (*LogisticMF)(nil)
-
-// Arrays implements RatingsModel: with Bias, the item, bin and user biases.
-func (m *LogisticMF) Arrays() []Array {
-	if !m.Bias {
-		return nil
-	}
-	return []Array{{"item_bias", m.Items}, {"bin_bias", m.T}, {"user_bias", m.Users}}
-}
-
-// HeldOut implements RatingsModel: ll (the mean log-likelihood per rating),
-// and with all also auc and acc (see Metrics).
-func (m *LogisticMF) HeldOut(x []float64, r *Ratings, all bool) ([]Metric, error) {
-	met, err := m.Evaluate(x, r)
-	if err != nil {
-		return nil, err
-	}
-	out := []Metric{{"ll", met.LogLik}}
-	if all {
-		out = append(out, Metric{"auc", met.AUC}, Metric{"acc", met.Accuracy})
-	}
-	return out, nil
-}
-
-// Baseline implements RatingsModel: the base rate's ll and acc (BaseRate).
-func (m *LogisticMF) Baseline(test *Ratings) []Metric {
-	b := BaseRate(m.Train, test)
-	return []Metric{{"ll", b.LogLik}, {"acc", b.Accuracy}}
 }

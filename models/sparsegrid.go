@@ -1,14 +1,12 @@
 package models
 
-// The blocked layout shared by the sparse matrix factorisations (LogisticMF,
-// GaussianMF): the training ratings sorted by (bin, block, user, item, input
+// The blocked layout of the sparse matrix factorisations (SparseMF): the training ratings sorted by (bin, block, user, item, input
 // order) and every bin cut into a grid of blocks run in phases, so that the
 // blocks of a phase share no column and every gradient column receives its
 // terms in the same order whatever the grid and the worker count.
 
 // ratingGrid is the training ratings in block order: rating p has the user
-// column ucol[p] = t*N+user and the item column icol[p] = t*N+Users+item
-// (bit-complemented, ^col, when the grid is signed and x = -1).
+// column ucol[p] = t*N+user and the item column icol[p] = t*N+Users+item.
 type ratingGrid struct {
 	ucol, icol []int32
 	blocks     []lmfBlock // in (t, i, j) order
@@ -36,11 +34,10 @@ const (
 
 // newRatingGrid sorts the ratings r (bins 0..T-1) into the columns of a
 // model with the given users and items and cuts every bin into its blocks
-// and phases. With signedX the item column of a rating with x = -1 is
-// bit-complemented. It returns the grid and the order of the ratings: the
+// and phases. It returns the grid and the order of the ratings: the
 // rating at position p is r's rating order[p]. Everything depends on the
 // data and chunkCost only.
-func newRatingGrid(r *Ratings, T, users, items, chunkCost int, signedX bool) (g ratingGrid, order []int32) {
+func newRatingGrid(r *Ratings, T, users, items, chunkCost int) (g ratingGrid, order []int32) {
 	nr := r.Len()
 	// Stable counting sorts: by item, then by (t, user): the order is
 	// (t, user, item, input order).
@@ -112,9 +109,6 @@ func newRatingGrid(r *Ratings, T, users, items, chunkCost int, signedX bool) (g 
 		t := r.T[k]
 		g.ucol[p] = t*n + r.User[k]
 		g.icol[p] = t*n + int32(users) + r.Item[k]
-		if signedX {
-			g.icol[p] = signed(g.icol[p], r.X[k])
-		}
 	}
 	g.phases = make([][]int32, 2*maxP-1)
 	for b, blk := range g.blocks {
@@ -182,13 +176,6 @@ func splitCost(ptr []int32, p int) []int {
 	return b
 }
 
-func signed(col int32, x int8) int32 {
-	if x < 0 {
-		return ^col
-	}
-	return col
-}
-
 // mix64 is the splitmix64 finaliser.
 func mix64(z uint64) uint64 {
 	z ^= z >> 30
@@ -201,8 +188,7 @@ func mix64(z uint64) uint64 {
 
 // sampler decides which ratings a minibatch keeps: each independently with
 // probability p = size/total, by a hash of the seed, the batch number and
-// the rating's columns, so that the minibatch loss scaled by 1/p is unbiased
-// (LogisticMF keeps the same fields of its own).
+// the rating's columns, so that the minibatch loss scaled by 1/p is unbiased.
 type sampler struct {
 	on    bool    // false: every rating (full batch)
 	thr   uint64  // keep a rating when its hash < thr
@@ -222,8 +208,7 @@ func newSampler(size, total int, seed, batch uint64) sampler {
 }
 
 // keep reports whether the rating of columns (ucol, icol) is in the
-// minibatch; icol may be bit-complemented (a signed grid).
+// minibatch.
 func (s *sampler) keep(ucol, icol int32) bool {
-	icol ^= icol >> 31
 	return mix64(s.key^(uint64(uint32(ucol))<<32|uint64(uint32(icol)))) < s.thr
 }

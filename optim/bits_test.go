@@ -154,7 +154,7 @@ func TestBits(t *testing.T) {
 				x := slices.Clone(x0)
 				drv := &Driver{Method: m.m(), Gauge: gg.g(), K1: 5, Pool: pool}
 				g := fmt.Sprintf("driver d=%d %s %s", d, m.name, gg.name)
-				err := drv.Run(Problem{Local: bitsMF(prob), Blocks: b, Graph: Chain(b.T, 3), L2: 0.01}, x, 40, func(it *Iter) error {
+				_, err := drv.Run(Problem{Local: bitsMF(prob), Blocks: b, Graph: Chain(b.T, 3), L2: 0.01}, x, 40, func(it *Iter) error {
 					v.Add(g, it.Loss, it.Psi)
 					if it.Gauge != nil {
 						v.Add(g, it.Gauge.PsiBefore, it.Gauge.PsiAfter)

@@ -116,6 +116,10 @@ type Driver struct {
 	// of its steps; Restore may set it), so that it stops where the
 	// uninterrupted run stops.
 	DivergeScale float64
+	// Before is what the steps before Start did (a resumed run sets the
+	// Result of the run it continues; Restore may set it): Run's Result
+	// continues it. Its Stop is ignored.
+	Before Result
 }
 
 // Iter describes one step of Driver.Run.
@@ -123,8 +127,88 @@ type Iter struct {
 	Step             int
 	Loss, Local, Psi float64     // at x before this step's update; Local includes the L2 term
 	Gauge            *RoundStats // non-nil on steps after which a gauge round ran
-	GaugeSeconds     float64     // cumulative wall time inside gauge rounds
 	DivergeScale     float64     // the scale of the run's bound (see Driver.DivergeScale)
+	// Run is what the run did up to and including this step (and its
+	// gauge round): the Result Run returns if it stops after this step.
+	Run *Result
+}
+
+// StopReason says why Driver.Run stopped.
+type StopReason uint8
+
+// Why a run stopped (Result.Stop).
+const (
+	StopSetup    StopReason = iota // before the first step: a bad problem or driver, the gauge's Init, Restore
+	StopDone                       // every step was taken
+	StopDiverged                   // a step diverged (the error is a *DivergedError)
+	StopEach                       // the callback returned an error (a cancelled context, say)
+)
+
+var stopNames = [...]string{StopSetup: "setup", StopDone: "done", StopDiverged: "diverged", StopEach: "stopped"}
+
+func (r StopReason) String() string {
+	if int(r) < len(stopNames) {
+		return stopNames[r]
+	}
+	return fmt.Sprintf("StopReason(%d)", uint8(r))
+}
+
+// Result says what Driver.Run did: the steps it took, what its gauge rounds
+// did, and why it stopped. A resumed run's Result continues Driver.Before,
+// so that it is the whole run's.
+type Result struct {
+	// Steps counts the steps taken and reported (each called, the last
+	// one perhaps returning the error that stopped the run); a step that
+	// diverged is not counted. A run that was not resumed took steps
+	// 0..Steps-1.
+	Steps int
+	// Rounds counts the gauge rounds, Rejected those whose step the
+	// guard undid (accepted: Rounds - Rejected), Lowered those after
+	// which psi was lower than before.
+	Rounds, Rejected, Lowered int
+	Flips                     int     // time steps reflected by the rounds (RoundStats.Flips)
+	Backtracks                int     // line-search halvings (RoundStats.Backtracks)
+	GaugeSeconds              float64 // wall time inside the gauge rounds
+	Stop                      StopReason
+}
+
+// Accepted is the number of rounds whose step was applied.
+func (r *Result) Accepted() int { return r.Rounds - r.Rejected }
+
+// Add counts one gauge round that took seconds (Run counts its rounds with it).
+func (r *Result) Add(st *RoundStats, seconds float64) {
+	r.Rounds++
+	if st.Rejected {
+		r.Rejected++
+	}
+	if st.PsiAfter < st.PsiBefore {
+		r.Lowered++
+	}
+	r.Flips += st.Flips
+	r.Backtracks += st.Backtracks
+	r.GaugeSeconds += seconds
+}
+
+// RoundAfter is the rule of the gauge rounds: with a round every k1 steps
+// (k1 > 0), one follows step s when s+1 is a multiple of k1, so the rounds
+// produce the iterates k1, 2k1, ... . k1 <= 0 means no rounds.
+func RoundAfter(k1, s int) bool {
+	return k1 > 0 && s >= 0 && (s+1)%k1 == 0
+}
+
+// NearRound reports whether iterate k lies within `within` steps of an
+// iterate that a gauge round produces (RoundAfter) in a run of steps steps.
+func NearRound(k1, steps, within, k int) bool {
+	if within <= 0 || k1 <= 0 {
+		return false
+	}
+	r := max(k1, min((k+k1/2)/k1*k1, steps/k1*k1)) // the nearest round iterate
+	for _, c := range []int{r - k1, r, r + k1} {
+		if c <= steps && RoundAfter(k1, c-1) && max(k-c, c-k) <= within {
+			return true
+		}
+	}
+	return false
 }
 
 // Run takes steps steps on x in place, calling each(it) after every step (and
@@ -143,14 +227,82 @@ type Iter struct {
 // term and the psi gradient to its entries, applies the Method's update
 // (Begin once, then Update per range) and zeroes its part of the buffer for
 // the next step, so the dense work of a step reads x, the gradient and the
-// optimizer state once.
+// optimizer state once. A gauge round follows step s when RoundAfter(K1, s).
 //
 // Run initialises the Method (Init(len(x))) and the Gauge, so every Run starts
 // from fresh optimizer state at step Start (0 unless resumed), then calls
 // Restore. The gradient buffer is allocated once per Run; the *Iter passed to
-// each is reused and must not be retained; its GaugeSeconds counts the gauge
-// rounds of this Run only.
-func (d *Driver) Run(p Problem, x []float64, steps int, each func(it *Iter) error) error {
+// each, and its Run, are reused and must not be retained.
+//
+// The Result says what the run did and why it stopped, with or without an
+// error: it continues Before (see Driver.Before).
+func (d *Driver) Run(p Problem, x []float64, steps int, each func(it *Iter) error) (Result, error) {
+	res := d.Before
+	res.Stop = StopSetup
+	if err := d.setup(p, x); err != nil {
+		return res, err
+	}
+	factor := d.DivergeFactor
+	if factor == 0 {
+		factor = DefaultDivergeFactor
+	}
+	if d.Restore != nil {
+		if err := d.Restore(); err != nil {
+			return res, fmt.Errorf("restore step %d: %w", d.Start, err)
+		}
+		res = d.Before // Restore may have set it
+		res.Stop = StopSetup
+	}
+	scale := d.DivergeScale // after Restore, which may set it
+	bound := math.NaN()
+	if scale > 0 {
+		bound = float64(factor * scale)
+	}
+	grad := make([]float64, len(x))
+	f := newFused(d.Pool, d.Method, p.Blocks, p.Graph, p.L2, len(x))
+	gauge := d.Gauge != nil && d.K1 > 0
+	it := Iter{Run: &res}
+	var stats RoundStats
+	for s := d.Start; s < steps; s++ {
+		local := p.Local(grad, x)
+		if math.IsNaN(local) || math.IsInf(local, 0) {
+			// Before the update: a gradient of it would spoil x.
+			res.Stop = StopDiverged
+			return res, &DivergedError{Step: s, Quantity: QuantityLocal, Value: local, Bound: bound}
+		}
+		psi, reg := f.step(x, grad, s)
+		local += reg
+		loss := local + psi
+		if !(scale > 0) && !math.IsNaN(loss) && !math.IsInf(loss, 0) {
+			scale = max(1, math.Abs(loss))
+			bound = float64(factor * scale)
+		}
+		if err := diverged(s, local, psi, loss, bound); err != nil {
+			res.Stop = StopDiverged
+			return res, err
+		}
+		it.Step, it.Loss, it.Local, it.Psi, it.Gauge, it.DivergeScale = s, loss, local, psi, nil, scale
+		if gauge && RoundAfter(d.K1, s) {
+			start := time.Now()
+			stats = d.Gauge.Round(x)
+			res.Add(&stats, time.Since(start).Seconds())
+			it.Gauge = &stats
+		}
+		res.Steps++
+		if each != nil {
+			if err := each(&it); err != nil {
+				res.Stop = StopEach
+				return res, err
+			}
+		}
+	}
+	res.Stop = StopDone
+	return res, nil
+}
+
+// setup checks the problem and the driver and initialises the Gauge and
+// the Method.
+func (d *Driver) setup(p Problem, x []float64) error {
 	if d.Method == nil {
 		return errors.New("optim: driver has no method")
 	}
@@ -163,8 +315,7 @@ func (d *Driver) Run(p Problem, x []float64, steps int, each func(it *Iter) erro
 	if p.Blocks.Offset < 0 || p.Blocks.Offset+p.Blocks.Len() > len(x) {
 		panic(fmt.Sprintf("optim: blocks %+v do not fit in len(x)=%d", p.Blocks, len(x)))
 	}
-	gauge := d.Gauge != nil && d.K1 > 0
-	if gauge {
+	if d.Gauge != nil && d.K1 > 0 {
 		if p.Graph == nil {
 			return errors.New("optim: gauge step needs a coupling graph")
 		}
@@ -176,63 +327,24 @@ func (d *Driver) Run(p Problem, x []float64, steps int, each func(it *Iter) erro
 	if d.Start < 0 {
 		return fmt.Errorf("optim: driver start step %d", d.Start)
 	}
-	factor := d.DivergeFactor
-	if factor == 0 {
-		factor = DefaultDivergeFactor
+	if f := d.DivergeFactor; f != 0 && !(f > 0) {
+		return fmt.Errorf("optim: driver diverge factor %v", f)
 	}
-	if !(factor > 0) {
-		return fmt.Errorf("optim: driver diverge factor %v", factor)
-	}
-	if d.Restore != nil {
-		if err := d.Restore(); err != nil {
-			return fmt.Errorf("restore step %d: %w", d.Start, err)
-		}
-	}
-	scale := d.DivergeScale // after Restore, which may set it
-	bound := math.NaN()
-	if scale > 0 {
-		bound = float64(factor * scale)
-	}
-	grad := make([]float64, len(x))
-	f := newFused(d.Pool, d.Method, p.Blocks, p.Graph, p.L2, len(x))
-	var it Iter
-	var stats RoundStats
-	for s := d.Start; s < steps; s++ {
-		local := p.Local(grad, x)
-		if math.IsNaN(local) || math.IsInf(local, 0) {
-			// Before the update: a gradient of it would spoil x.
-			return &DivergedError{Step: s, Quantity: QuantityLocal, Value: local, Bound: bound}
-		}
-		psi, reg := f.step(x, grad, s)
-		local += reg
-		loss := local + psi
-		if !(scale > 0) && !math.IsNaN(loss) && !math.IsInf(loss, 0) {
-			scale = max(1, math.Abs(loss))
-			bound = float64(factor * scale)
-		}
-		// psi first: when a gauge round blew up the norms, the local
-		// loss is past the bound too, but psi says what happened.
-		if past(psi, bound) {
-			return &DivergedError{Step: s, Quantity: QuantityPsi, Value: psi, Bound: bound}
-		}
-		if past(local, bound) {
-			return &DivergedError{Step: s, Quantity: QuantityLocal, Value: local, Bound: bound}
-		}
-		if past(loss, bound) {
-			return &DivergedError{Step: s, Quantity: QuantityLoss, Value: loss, Bound: bound}
-		}
-		it.Step, it.Loss, it.Local, it.Psi, it.Gauge, it.DivergeScale = s, loss, local, psi, nil, scale
-		if gauge && (s+1)%d.K1 == 0 {
-			start := time.Now()
-			stats = d.Gauge.Round(x)
-			it.GaugeSeconds += time.Since(start).Seconds()
-			it.Gauge = &stats
-		}
-		if each != nil {
-			if err := each(&it); err != nil {
-				return err
-			}
-		}
+	return nil
+}
+
+// diverged returns the *DivergedError of step s when psi, the local loss
+// or the loss is past the bound (nil: none). psi comes first: when a gauge
+// round blew up the norms, the local loss is past the bound too, but psi
+// says what happened.
+func diverged(s int, local, psi, loss, bound float64) error {
+	switch {
+	case past(psi, bound):
+		return &DivergedError{Step: s, Quantity: QuantityPsi, Value: psi, Bound: bound}
+	case past(local, bound):
+		return &DivergedError{Step: s, Quantity: QuantityLocal, Value: local, Bound: bound}
+	case past(loss, bound):
+		return &DivergedError{Step: s, Quantity: QuantityLoss, Value: loss, Bound: bound}
 	}
 	return nil
 }

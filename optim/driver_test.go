@@ -109,11 +109,13 @@ func TestDriver(t *testing.T) {
 	for _, m := range methods {
 		for _, gg := range gauges {
 			t.Run(m.name+"/"+gg.name, func(t *testing.T) {
+				var res Result
 				run := func(workers int) ([]float64, []Iter) {
 					x := append([]float64(nil), x0...)
 					d := &Driver{Method: m.m(), Gauge: gg.g(testPool(workers)), K1: 20}
 					var its []Iter
-					err := d.Run(p, x, steps, func(it *Iter) error {
+					var err error
+					res, err = d.Run(p, x, steps, func(it *Iter) error {
 						c := *it
 						if it.Gauge != nil {
 							s := *it.Gauge
@@ -129,13 +131,21 @@ func TestDriver(t *testing.T) {
 				}
 				x, its := run(1)
 				first, last := its[0], its[len(its)-1]
+				first.Run = nil // a reused pointer
 				if !(last.Loss < m.tol*first.Loss) {
 					t.Errorf("loss %.4g -> %.4g after %d steps, want below %.1g of the start", first.Loss, last.Loss, steps, m.tol)
 				}
-				rounds, rejected := 0, 0
+				rounds, rejected, lowered, flips, backtracks := 0, 0, 0, 0, 0
 				for _, it := range its {
 					if it.Gauge != nil && it.Gauge.Rejected {
 						rejected++
+					}
+					if it.Gauge != nil && it.Gauge.PsiAfter < it.Gauge.PsiBefore {
+						lowered++
+					}
+					if it.Gauge != nil {
+						backtracks += it.Gauge.Backtracks
+						flips += it.Gauge.Flips
 					}
 					if (it.Gauge != nil) != (gg.name != "none" && (it.Step+1)%20 == 0) {
 						t.Fatalf("step %d: Gauge stats %v", it.Step, it.Gauge)
@@ -153,8 +163,13 @@ func TestDriver(t *testing.T) {
 						t.Fatalf("step %d: DivergeScale %v, want max(1, |loss at step 0|) = %v", it.Step, it.DivergeScale, max(1, math.Abs(first.Loss)))
 					}
 				}
-				if rounds > 0 && !(last.GaugeSeconds > 0) {
-					t.Errorf("%d gauge rounds but GaugeSeconds %v", rounds, last.GaugeSeconds)
+				if rounds > 0 && !(res.GaugeSeconds > 0) {
+					t.Errorf("%d gauge rounds but GaugeSeconds %v", rounds, res.GaugeSeconds)
+				}
+				want := Result{Steps: steps, Rounds: rounds, Rejected: rejected, Lowered: lowered, Flips: flips, Backtracks: backtracks,
+					GaugeSeconds: res.GaugeSeconds, Stop: StopDone}
+				if res != want || *last.Run != res {
+					t.Errorf("result %+v (last Iter.Run %+v), want %+v", res, *last.Run, want)
 				}
 				for _, w := range []int{1, 3} {
 					y, _ := run(w)
@@ -198,7 +213,7 @@ func TestDriver(t *testing.T) {
 				}
 				x = append([]float64(nil), x0...)
 				last = Iter{}
-				err := (&Driver{Method: m.m(), Gauge: gg.g(testPool(2)), K1: 20}).Run(blowUp, x, steps, func(it *Iter) error {
+				_, err := (&Driver{Method: m.m(), Gauge: gg.g(testPool(2)), K1: 20}).Run(blowUp, x, steps, func(it *Iter) error {
 					last = *it
 					return nil
 				})
@@ -225,7 +240,7 @@ func resumeAt(t *testing.T, p Problem, x0 []float64, steps, k int, newDriver fun
 	d := newDriver()
 	var saved [][]float64
 	var scale float64
-	err := d.Run(p, x, steps, func(it *Iter) error {
+	_, err := d.Run(p, x, steps, func(it *Iter) error {
 		if it.Step == k-1 {
 			scale = it.DivergeScale
 			for _, s := range append(StateOf(d.Method), StateOf(d.Gauge)...) {
@@ -261,7 +276,7 @@ func resumeAt(t *testing.T, p Problem, x0 []float64, steps, k int, newDriver fun
 		return nil
 	}
 	var its []Iter
-	err = d.Run(p, x, steps, func(it *Iter) error {
+	_, err = d.Run(p, x, steps, func(it *Iter) error {
 		its = append(its, *it)
 		return nil
 	})
@@ -280,33 +295,37 @@ func TestDriverErrors(t *testing.T) {
 	q := newQuad(rng, b)
 	p := Problem{Local: q.local, Blocks: b, Graph: Chain(b.T, 1)}
 	x := randVec(rng, b.Len(), 1)
-	err := (&Driver{Method: &GD{Rate: Constant(100)}}).Run(p, x, 1000, nil)
-	if !errors.Is(err, ErrDiverged) || !strings.Contains(err.Error(), "step ") {
+	res, err := (&Driver{Method: &GD{Rate: Constant(100)}}).Run(p, x, 1000, nil)
+	var de *DivergedError
+	if !errors.As(err, &de) || !strings.Contains(err.Error(), "step ") {
 		t.Fatalf("diverging run: err %v, want ErrDiverged naming the step", err)
 	}
-	if (&Driver{Method: &GD{}, DivergeFactor: -1}).Run(p, x, 1, nil) == nil {
-		t.Fatal("negative diverge factor: no error")
+	if res.Stop != StopDiverged || res.Steps != de.Step {
+		t.Fatalf("diverging run: result %+v, want %d steps and stop %v", res, de.Step, StopDiverged)
+	}
+	if res, err := (&Driver{Method: &GD{}, DivergeFactor: -1}).Run(p, x, 1, nil); err == nil || res.Stop != StopSetup || res.Steps != 0 {
+		t.Fatalf("negative diverge factor: err %v, result %+v", err, res)
 	}
 	stop := errors.New("stop")
 	n := 0
 	x = randVec(rng, b.Len(), 1)
-	err = (&Driver{Method: &GD{}}).Run(p, x, 100, func(it *Iter) error {
+	res, err = (&Driver{Method: &GD{}}).Run(p, x, 100, func(it *Iter) error {
 		n++
 		if it.Step == 4 {
 			return stop
 		}
 		return nil
 	})
-	if err != stop || n != 5 {
-		t.Fatalf("each error: got %v after %d calls", err, n)
+	if err != stop || n != 5 || res.Stop != StopEach || res.Steps != 5 {
+		t.Fatalf("each error: got %v after %d calls, result %+v", err, n, res)
 	}
 	cycle, _ := NewGraph(3, []Edge{{0, 1, 1}, {1, 2, 1}, {2, 0, 1}})
 	p.Graph = cycle
-	if err := (&Driver{Method: &GD{}, Gauge: &Procrustes{}, K1: 1}).Run(p, x, 1, nil); err == nil {
+	if _, err := (&Driver{Method: &GD{}, Gauge: &Procrustes{}, K1: 1}).Run(p, x, 1, nil); err == nil {
 		t.Fatal("Procrustes on a cycle: no error")
 	}
 	p.Graph = nil
-	if err := (&Driver{Method: &GD{}, Gauge: &Goldstone{}, K1: 1}).Run(p, x, 1, nil); err == nil {
+	if _, err := (&Driver{Method: &GD{}, Gauge: &Goldstone{}, K1: 1}).Run(p, x, 1, nil); err == nil {
 		t.Fatal("gauge without graph: no error")
 	}
 }
@@ -411,7 +430,7 @@ func TestDriverDiverged(t *testing.T) {
 			d := c.d
 			n := 0
 			var first Iter
-			err := d.Run(p, x, 100, func(it *Iter) error {
+			_, err := d.Run(p, x, 100, func(it *Iter) error {
 				if n == 0 {
 					first = *it
 				}
@@ -453,7 +472,8 @@ func TestDriverDiverged(t *testing.T) {
 	d := &Driver{Method: &GD{Rate: Constant(lrTooLarge)}}
 	x := append([]float64(nil), x0...)
 	var whole *DivergedError
-	errors.As(d.Run(p, x, 100, nil), &whole)
+	_, err := d.Run(p, x, 100, nil)
+	errors.As(err, &whole)
 	if whole == nil || whole.Step < 5 || !whole.Finite() {
 		t.Fatalf("the uninterrupted run: %v, want a finite divergence after step 4", whole)
 	}
@@ -462,17 +482,50 @@ func TestDriverDiverged(t *testing.T) {
 		stop := errors.New("stop")
 		x := append([]float64(nil), x0...)
 		var scale float64
-		d.Run(p, x, 100, func(it *Iter) error {
+		before, _ := d.Run(p, x, 100, func(it *Iter) error {
 			if scale = it.DivergeScale; it.Step == k-1 {
 				return stop
 			}
 			return nil
 		})
-		r := &Driver{Method: &GD{Rate: Constant(lrTooLarge)}, Start: k, DivergeScale: scale}
+		r := &Driver{Method: &GD{Rate: Constant(lrTooLarge)}, Start: k, DivergeScale: scale, Before: before}
 		var de *DivergedError
-		errors.As(r.Run(p, x, 100, nil), &de)
+		res, err := r.Run(p, x, 100, nil)
+		errors.As(err, &de)
 		if de == nil || *de != *whole {
 			t.Fatalf("resumed at step %d: %v, uninterrupted %v", k, de, whole)
+		}
+		if res.Steps != whole.Step || res.Stop != StopDiverged {
+			t.Fatalf("resumed at step %d: result %+v, want the uninterrupted run's %d steps", k, res, whole.Step)
+		}
+	}
+}
+
+// TestRoundAfter checks the gauge rounds' rule against its definition:
+// rounds follow steps k1-1, 2k1-1, ..., and NearRound is within `within` of
+// one of the iterates they produce, up to the run's last.
+func TestRoundAfter(t *testing.T) {
+	for k1 := -1; k1 <= 7; k1++ {
+		for s := -2; s < 40; s++ {
+			want := k1 > 0 && s >= 0 && (s+1)%k1 == 0
+			if got := RoundAfter(k1, s); got != want {
+				t.Fatalf("RoundAfter(%d, %d) = %v", k1, s, got)
+			}
+		}
+		for _, steps := range []int{0, 5, 21} {
+			for within := 0; within <= 4; within++ {
+				for k := 0; k <= steps+6; k++ {
+					want := false
+					for c := 1; c <= steps; c++ {
+						if RoundAfter(k1, c-1) && within > 0 && max(k-c, c-k) <= within {
+							want = true
+						}
+					}
+					if got := NearRound(k1, steps, within, k); got != want {
+						t.Fatalf("NearRound(k1 %d, steps %d, within %d, k %d) = %v", k1, steps, within, k, got)
+					}
+				}
+			}
 		}
 	}
 }

@@ -52,7 +52,7 @@ func ExampleDriver_Run() {
 	x := make([]float64, b.Len())
 	d := optim.Driver{Method: &optim.GD{Rate: optim.Constant(0.2)}, Gauge: &optim.Procrustes{}, K1: 10}
 	var last optim.Iter
-	err := d.Run(p, x, 200, func(it *optim.Iter) error { last = *it; return nil })
+	_, err := d.Run(p, x, 200, func(it *optim.Iter) error { last = *it; return nil })
 	fmt.Printf("err %v, loss %.6f, psi %.6f, x[:4] %.3f\n", err, last.Loss, last.Psi, x[:4])
 	// Output:
 	// err <nil>, loss 0.000000, psi 0.000000, x[:4] [1.000 0.000 0.000 1.000]

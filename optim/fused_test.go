@@ -71,7 +71,7 @@ func TestFusedGradient(t *testing.T) {
 				rec := &recorder{}
 				var loss float64
 				d := &Driver{Method: rec, Pool: testPool(2)}
-				if err := d.Run(p, x, 1, func(it *Iter) error { loss = it.Loss; return nil }); err != nil {
+				if _, err := d.Run(p, x, 1, func(it *Iter) error { loss = it.Loss; return nil }); err != nil {
 					t.Fatal(err)
 				}
 				total := func(x []float64) float64 {
@@ -157,7 +157,7 @@ func TestFusedMatchesReference(t *testing.T) {
 						x := slices.Clone(x0)
 						var k int
 						d := &Driver{Method: m.m(), Pool: testPool(w)}
-						err := d.Run(Problem{Local: local, Blocks: b, Graph: gr.g, L2: l2}, x, steps, func(it *Iter) error {
+						_, err := d.Run(Problem{Local: local, Blocks: b, Graph: gr.g, L2: l2}, x, steps, func(it *Iter) error {
 							if relErr(it.Psi, refPsi[k]) > 1e-13 || relErr(it.Local, refLocal[k]) > 1e-13 {
 								t.Errorf("%d workers, step %d: psi %v local %v, reference %v %v", w, k, it.Psi, it.Local, refPsi[k], refLocal[k])
 							}

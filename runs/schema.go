@@ -170,7 +170,13 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		return fmt.Errorf("migrate: foreign key check: %w", err)
 	}
 	bad := rows.Next()
+	// Next is false on an error too (a cancelled context, an I/O error):
+	// a check that did not run must not pass.
+	rerr := rows.Err()
 	rows.Close()
+	if rerr != nil {
+		return fmt.Errorf("migrate: foreign key check: %w", rerr)
+	}
 	if bad {
 		return fmt.Errorf("migrate: foreign key check failed after version %d", len(migrations))
 	}

@@ -33,13 +33,45 @@ func DefaultAdam() *optim.Adam {
 	return &optim.Adam{Rate: optim.Schedule{Rho0: 0.1, S0: 1000, Kappa: 0.7}}
 }
 
-// Trainer runs the DWE training schedule on top of optim.Driver: a first
-// phase of MinibatchSteps steps on random minibatches of BatchWords words x
-// BatchContexts contexts (likelihood rescaled to be unbiased; the prior and
-// entropy are always exact), then full-batch steps. A fresh minibatch (and
-// noise, for Variational) is drawn before every step from a generator seeded
-// by Seed. Gauge, if set, acts on the means (Model.Blocks) after every K1
-// steps (the paper: Goldstone-GD with K1 = 10, K2 = 10).
+// Schedule is the DWE training schedule of the randomness a step uses: a
+// first phase of MinibatchSteps steps on random minibatches of BatchWords
+// words x BatchContexts contexts (likelihood rescaled to be unbiased; the
+// prior and entropy are always exact), then full-batch steps. A fresh
+// minibatch (and noise, for Variational) is drawn before every step from the
+// source NewSource gives. The dwe pipeline's train stage and Trainer both
+// run it.
+type Schedule struct {
+	Steps          int // total number of steps
+	MinibatchSteps int // steps of the first phase
+	BatchWords     int // first-phase minibatch words (<= 0: full batches throughout)
+	BatchContexts  int // first-phase minibatch contexts (<= 0: BatchWords)
+}
+
+// NewSource is the random source of a schedule seeded by seed.
+func NewSource(seed uint64) *rand.PCG { return rand.NewPCG(seed, 0x64776521) }
+
+// Minibatch reports whether step is in the minibatch phase.
+func (s Schedule) Minibatch(step int) bool { return step < s.MinibatchSteps && s.BatchWords > 0 }
+
+// Draw draws the randomness of step from rng into m before the step is
+// taken (nothing at or past Steps).
+func (s Schedule) Draw(m Trainable, rng *rand.Rand, step int) {
+	switch {
+	case step >= s.Steps:
+	case s.Minibatch(step):
+		bc := s.BatchContexts
+		if bc <= 0 {
+			bc = s.BatchWords
+		}
+		m.Resample(rng, s.BatchWords, bc)
+	default:
+		m.Resample(rng, 0, 0)
+	}
+}
+
+// Trainer runs the DWE Schedule on top of optim.Driver, drawing from
+// NewSource(Seed). Gauge, if set, acts on the means (Model.Blocks) after
+// every K1 steps (the paper: Goldstone-GD with K1 = 10, K2 = 10).
 type Trainer struct {
 	Model  Trainable
 	Method optim.Method // nil: DefaultAdam()
@@ -49,7 +81,7 @@ type Trainer struct {
 
 	Steps                     int // total number of steps
 	MinibatchSteps            int // steps of the first phase
-	BatchWords, BatchContexts int // first-phase minibatch sizes (<= 0 or >= V: all)
+	BatchWords, BatchContexts int // first-phase minibatch sizes (see Schedule)
 	Seed                      uint64
 }
 
@@ -73,24 +105,17 @@ func (tr *Trainer) Run(ctx context.Context, x []float64, each func(it *Iter) err
 	if method == nil {
 		method = DefaultAdam()
 	}
-	rng := rand.New(rand.NewPCG(tr.Seed, 0x64776521))
-	draw := func(step int) {
-		if step < tr.MinibatchSteps {
-			tr.Model.Resample(rng, tr.BatchWords, tr.BatchContexts)
-		} else {
-			tr.Model.Resample(rng, 0, 0)
-		}
-	}
 	if tr.Steps <= 0 {
 		return nil
 	}
-	draw(0)
+	sched := Schedule{Steps: tr.Steps, MinibatchSteps: tr.MinibatchSteps, BatchWords: tr.BatchWords, BatchContexts: tr.BatchContexts}
+	rng := rand.New(NewSource(tr.Seed))
+	sched.Draw(tr.Model, rng, 0)
 	d := optim.Driver{Method: method, Gauge: tr.Gauge, K1: tr.K1, Pool: tr.Pool}
-	p := tr.Model.Problem()
 	var it Iter
-	return d.Run(p, x, tr.Steps, func(oi *optim.Iter) error {
+	_, err := d.Run(tr.Model.Problem(), x, tr.Steps, func(oi *optim.Iter) error {
 		it.Iter = *oi
-		it.Minibatch = oi.Step < tr.MinibatchSteps
+		it.Minibatch = sched.Minibatch(oi.Step)
 		if each != nil {
 			if err := each(&it); err != nil {
 				return err
@@ -99,9 +124,8 @@ func (tr *Trainer) Run(ctx context.Context, x []float64, each func(it *Iter) err
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if oi.Step+1 < tr.Steps {
-			draw(oi.Step + 1)
-		}
+		sched.Draw(tr.Model, rng, oi.Step+1)
 		return nil
 	})
+	return err
 }

@@ -495,12 +495,8 @@ func Train(ctx context.Context, s TrainSettings, io *pipeline.IO, pool *optim.Po
 	x := make([]float64, model.NumParams())
 	seed := uint64(s.Loop.Seed)
 	model.Init(x, rand.New(rand.NewPCG(seed, 0x696e6974)))
-	src := rand.NewPCG(seed, 0x64776521)
+	src := mdwe.NewSource(seed)
 	rng := rand.New(src)
-	mbSteps, bw, bc := s.MinibatchSteps, s.MinibatchWords, s.BatchContexts
-	if bc == 0 {
-		bc = bw
-	}
 	series := &trialio.Series{}
 	sum := trialio.Summary{}
 	steps := s.Loop.Steps
@@ -520,16 +516,8 @@ func Train(ctx context.Context, s TrainSettings, io *pipeline.IO, pool *optim.Po
 			return err
 		},
 	}
-	loop.AtStep = func(step int, _ []float64) {
-		if step >= steps {
-			return
-		}
-		if step < mbSteps && bw > 0 {
-			model.Resample(rng, bw, bc)
-		} else {
-			model.Resample(rng, 0, 0)
-		}
-	}
+	sched := mdwe.Schedule{Steps: steps, MinibatchSteps: s.MinibatchSteps, BatchWords: s.MinibatchWords, BatchContexts: s.BatchContexts}
+	loop.AtStep = func(step int, _ []float64) { sched.Draw(model, rng, step) }
 	if err := loop.Run(ctx, x); err != nil {
 		return err
 	}

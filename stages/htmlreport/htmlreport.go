@@ -41,6 +41,7 @@ import (
 	"goldstone/internal/safetext"
 	"goldstone/runs"
 	"goldstone/stages/figures"
+	"goldstone/stages/report"
 )
 
 // Page is what a run's page shows.
@@ -712,16 +713,16 @@ func AggregatesMarkdown(aggs []runs.Aggregate) string {
 	var b strings.Builder
 	b.WriteString(aggregatesIntro + "\n")
 	for _, a := range aggs {
-		fmt.Fprintf(&b, "\n### %s (%s)\n\n| variant |", mdText(a.Metric), betterText(a.Headline))
+		fmt.Fprintf(&b, "\n### %s (%s)\n\n| variant |", report.MarkdownText(a.Metric), betterText(a.Headline))
 		for _, s := range a.Settings {
-			fmt.Fprintf(&b, " %s |", mdText(s))
+			fmt.Fprintf(&b, " %s |", report.MarkdownText(s))
 		}
 		b.WriteString(" n | never | mean | sd | 95% CI | median |\n|---|")
 		b.WriteString(strings.Repeat("---|", len(a.Settings)+6) + "\n")
 		for _, c := range a.Cells {
-			cells := []string{mdText(c.Variant)}
+			cells := []string{report.MarkdownText(c.Variant)}
 			for _, s := range c.Settings {
-				cells = append(cells, mdText(s))
+				cells = append(cells, report.MarkdownText(s))
 			}
 			ci := ""
 			if !math.IsNaN(c.Lo) {
@@ -748,30 +749,6 @@ const aggregatesIntro = "Each headline metric over the seeds of each variant and
 	"Best (bold): the fewest nevers, then the best mean; none when the next best ties (means within 1e-9 of their size, or a 95% interval of their difference over the seeds that holds 0)."
 
 func neverText(c runs.Cell) string { return strconv.Itoa(c.Never) }
-
-// mdText escapes text for a Markdown table cell as stages.MarkdownText
-// does: HTML's special characters as entities, '|' escaped, line breaks
-// and other control characters (a terminal's escapes) as spaces.
-func mdText(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '&':
-			b.WriteString("&amp;")
-		case r == '<':
-			b.WriteString("&lt;")
-		case r == '>':
-			b.WriteString("&gt;")
-		case r == '|':
-			b.WriteString(`\|`)
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-			b.WriteByte(' ')
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
 
 func formatFloat(v float64) string {
 	switch {

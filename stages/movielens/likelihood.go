@@ -18,7 +18,8 @@ import (
 // package's init (stages.go).
 
 // Likelihood is a ratings model's settings: the value of the choice
-// "likelihood" (models.LogisticSettings, models.GaussianSettings).
+// "likelihood" (models.LogisticSettings, models.GaussianSettings,
+// models.PoissonSettings).
 type Likelihood interface {
 	// Labels is what the model trains on: binarized ratings (the binarize
 	// stage runs) or explicit ones (it does not).
@@ -29,7 +30,7 @@ type Likelihood interface {
 
 // ModelSettings choose a trial's ratings model.
 type ModelSettings struct {
-	Likelihood Likelihood `set:"likelihood" default:"logistic" doc:"ratings likelihood: logistic (binarized at the median, the paper's) or gaussian (explicit ratings; held-out RMSE and MAE)"`
+	Likelihood Likelihood `set:"likelihood" default:"logistic" doc:"ratings likelihood: logistic (binarized at the median, the paper's), gaussian (explicit ratings; held-out RMSE and MAE) or poisson (implicit counts in the rating column, rate softplus(score); held-out Poisson deviance)"`
 }
 
 // PruneKeys leaves the default likelihood out of a trial's keys (the trials

@@ -147,7 +147,7 @@ func References(ctx context.Context, s ReferenceSettings, binnedDir, splitDir st
 	x := make([]float64, m.NumParams())
 	m.Init(x, rand.New(rand.NewPCG(uint64(s.Seed), 0x696e6974)))
 	d := &optim.Driver{Method: s.Optim.Method.Method(s.Optim.Schedule()), Pool: pool}
-	err = d.Run(m.Problem(), x, s.Steps, func(it *optim.Iter) error {
+	_, err = d.Run(m.Problem(), x, s.Steps, func(it *optim.Iter) error {
 		if it.Step%100 == 0 {
 			return ctx.Err()
 		}

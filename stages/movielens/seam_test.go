@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"math/rand/v2"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"goldstone/models"
+	"goldstone/optim"
 	"goldstone/stages"
 	"goldstone/stages/settings"
 )
@@ -36,7 +38,7 @@ func registeredLikelihood(t *testing.T, name string) Likelihood {
 // cannot come to depend on one model again.
 func TestModelSeam(t *testing.T) {
 	names := settings.ChoiceNames("likelihood")
-	for _, want := range []string{"logistic", "gaussian"} {
+	for _, want := range []string{"logistic", "gaussian", "poisson"} {
 		if !slices.Contains(names, want) {
 			t.Fatalf("likelihoods %v: no %s", names, want)
 		}
@@ -101,6 +103,47 @@ func TestModelSeam(t *testing.T) {
 		typ := reflect.TypeOf(registeredLikelihood(t, name)).Name()
 		if registered[typ] != 1 {
 			t.Errorf("likelihood %s: %d RegisterChoice(\"likelihood\", ..., models.%s{}) lines, want 1", name, registered[typ], typ)
+		}
+	}
+}
+
+// TestModelSeamContract: every registered likelihood builds a model that
+// trains and evaluates through models.RatingsModel alone on ratings with
+// its labels: its parameters are the blocks and its arrays, its held-out
+// metrics start with "ll" and name every metric of its baseline (the
+// pipeline reports test_<name> beside baseline_test_<name>).
+func TestModelSeamContract(t *testing.T) {
+	for _, name := range settings.ChoiceNames("likelihood") {
+		l := registeredLikelihood(t, name)
+		r := &models.Ratings{}
+		for k := range 60 {
+			t32, u, i := int32(k%2), int32(k%5), int32(k%4)
+			if l.Labels() == models.Binary {
+				r.Append(t32, u, i, int8(1-2*(k%3%2)))
+			} else {
+				r.AppendValue(t32, u, i, float32(k%4))
+			}
+		}
+		m := l.New(models.RatingsSpec{Train: r, Users: 5, Items: 4, D: 2, T: 2, Lambda: 1, Gamma: 1})
+		if err := m.Validate(); err != nil {
+			t.Fatalf("likelihood %s: %v", name, err)
+		}
+		if n, want := m.NumParams(), m.Blocks().Len()+models.ArraysLen(m.Arrays()); n != want {
+			t.Errorf("likelihood %s: %d parameters, blocks and arrays %d", name, n, want)
+		}
+		x := make([]float64, m.NumParams())
+		m.Init(x, rand.New(rand.NewPCG(1, 1)))
+		if _, err := (&optim.Driver{Method: &optim.AdaGrad{Rate: optim.Constant(0.1)}}).Run(m.Problem(), x, 20, nil); err != nil {
+			t.Fatalf("likelihood %s: %v", name, err)
+		}
+		met, err := m.HeldOut(x, r, true)
+		if err != nil || len(met) == 0 || met[0].Name != "ll" {
+			t.Fatalf("likelihood %s: held out %v, %v: want ll first", name, met, err)
+		}
+		for _, b := range m.Baseline(r) {
+			if !slices.ContainsFunc(met, func(h models.Metric) bool { return h.Name == b.Name }) {
+				t.Errorf("likelihood %s: baseline metric %s not among the held-out ones %v", name, b.Name, met)
+			}
 		}
 	}
 }

@@ -28,6 +28,7 @@ func init() {
 	// The ratings models (see Likelihood): one line per likelihood.
 	settings.RegisterChoice("likelihood", "logistic", models.LogisticSettings{})
 	settings.RegisterChoice("likelihood", "gaussian", models.GaussianSettings{})
+	settings.RegisterChoice("likelihood", "poisson", models.PoissonSettings{})
 	stages.Register(Pipeline{})
 }
 
@@ -43,7 +44,7 @@ type Pipeline struct{}
 func (Pipeline) Name() string { return "movielens" }
 
 // Headline: held-out fit (log-likelihood, AUC; RMSE for explicit ratings
-// models that report it), then the steps until the gauge gap relaxed
+// and the Poisson deviance for counts, for the models that report them), then the steps until the gauge gap relaxed
 // (stages.Headliner). A run shows those its trials have.
 func (Pipeline) Headline() []runs.Headline {
 	return []runs.Headline{
@@ -51,6 +52,7 @@ func (Pipeline) Headline() []runs.Headline {
 		{Metric: "valid_ll"},
 		{Metric: "test_auc", Range: runs.UnitInterval},
 		{Metric: "test_rmse", Lower: true, Range: runs.NonNegative},
+		{Metric: "test_deviance", Lower: true, Range: runs.NonNegative},
 		{Metric: "steps_to_gap_1pct", Lower: true, Range: runs.NonNegative},
 	}
 }
@@ -722,7 +724,7 @@ func Evaluate(ctx context.Context, io *pipeline.IO, ms ModelSettings, prior trai
 		}
 	}
 	if planted != nil {
-		if err := plantedMetrics(sum, io, *planted, meta, parts, x, labels, diverged); err != nil {
+		if err := plantedMetrics(ctx, sum, io, *planted, meta, parts, x, labels, diverged); err != nil {
 			return err
 		}
 	}
@@ -772,9 +774,9 @@ func addInputSummaries(io *pipeline.IO, sum trialio.Summary) error {
 // planted ones (NaN when the training diverged) and the planted model's own
 // test log-likelihood, when the planted and learned dimensions and bins
 // agree.
-func plantedMetrics(sum trialio.Summary, io *pipeline.IO, cfg PlantedConfig, meta modelMeta, parts splitRatings, x []float64, labels models.Labels, diverged bool) error {
+func plantedMetrics(ctx context.Context, sum trialio.Summary, io *pipeline.IO, cfg PlantedConfig, meta modelMeta, parts splitRatings, x []float64, labels models.Labels, diverged bool) error {
 	b := optim.Blocks{T: meta.T, N: meta.Users + meta.Items, D: meta.D}
-	truth, err := plantedTruth(io.Input("vectors"), filepath.Join(io.Input("binned")), cfg, meta.T, meta.Users, meta.Items, meta.D)
+	truth, err := plantedTruth(ctx, io.Input("vectors"), filepath.Join(io.Input("binned")), cfg, meta.T, meta.Users, meta.Items, meta.D)
 	if err != nil || truth == nil {
 		return err
 	}
@@ -839,15 +841,16 @@ func RatedPairs(r *models.Ratings, b optim.Blocks, users, min int) []bool {
 
 // plantedTruth returns the planted vectors in the learned layout, or nil
 // when the planted and learned dimensions or bins differ (no comparison).
-func plantedTruth(vectorsPath, binnedDir string, cfg PlantedConfig, T, users, items, d int) ([]float64, error) {
+// It stops with ctx's error when ctx is cancelled while it reads.
+func plantedTruth(ctx context.Context, vectorsPath, binnedDir string, cfg PlantedConfig, T, users, items, d int) ([]float64, error) {
 	if cfg.D != d || cfg.Bins != T {
 		return nil, nil
 	}
-	uids, err := ReadIDMap(context.Background(), filepath.Join(binnedDir, "binned.users.parquet"))
+	uids, err := ReadIDMap(ctx, filepath.Join(binnedDir, "binned.users.parquet"))
 	if err != nil {
 		return nil, err
 	}
-	iids, err := ReadIDMap(context.Background(), filepath.Join(binnedDir, "binned.items.parquet"))
+	iids, err := ReadIDMap(ctx, filepath.Join(binnedDir, "binned.items.parquet"))
 	if err != nil {
 		return nil, err
 	}

@@ -42,15 +42,14 @@ type StateHooks struct {
 // loopState is what Loop.Run keeps across steps beyond x, the optimizer and
 // the series.
 type loopState struct {
-	gaugeBase    float64 // gauge seconds of the runs before a resume
-	gaugeSeconds float64
+	gaugeSeconds float64 // in the gauge rounds, less the loop's records inside them
 	gapSeconds   float64 // time in gauge-gap records since the start or resume
 	lastLoss     float64
 	lastPsi      float64
-	divergeScale float64 // the scale of the driver's bound (optim.Iter.DivergeScale)
-	elapsed      float64 // seconds trained before a resume
-	counts       gaugeCounts
-	savedAt      int // step of the last checkpoint written or read
+	divergeScale float64      // the scale of the driver's bound (optim.Iter.DivergeScale)
+	elapsed      float64      // seconds trained before a resume
+	run          optim.Result // the driver's result up to the last step (Iter.Run)
+	savedAt      int          // step of the last checkpoint written or read
 	savedTime    time.Time
 }
 
@@ -155,14 +154,16 @@ func (c *checkpointer) restore(st *checkpoint.State) error {
 	if err := st.ReadFloats("loop.floats", f); err != nil {
 		return err
 	}
-	ls.gaugeBase, ls.lastLoss, ls.lastPsi, ls.elapsed, ls.divergeScale = f[0], f[1], f[2], f[3], f[4]
-	ls.gaugeSeconds = ls.gaugeBase
+	ls.gaugeSeconds, ls.lastLoss, ls.lastPsi, ls.elapsed, ls.divergeScale = f[0], f[1], f[2], f[3], f[4]
 	c.d.DivergeScale = ls.divergeScale // the bound of the uninterrupted run
 	n, err := st.ReadInts("loop.counts", 5)
 	if err != nil {
 		return err
 	}
-	ls.counts = gaugeCounts{rounds: int(n[0]), rejected: int(n[1]), flips: int(n[2]), backtracks: int(n[3]), lowered: int(n[4])}
+	// The driver's result continues the uninterrupted run's.
+	ls.run = optim.Result{Steps: st.Step, Rounds: int(n[0]), Rejected: int(n[1]), Flips: int(n[2]), Backtracks: int(n[3]),
+		Lowered: int(n[4]), GaugeSeconds: ls.gaugeSeconds}
+	c.d.Before = ls.run
 	if l.State.Load != nil {
 		if err := l.State.Load(st); err != nil {
 			return err
@@ -205,7 +206,8 @@ func (c *checkpointer) save(step int, trained float64) error {
 	st.Ints("series.step", l.Series.Step...)
 	st.Floats("series.value", l.Series.Value)
 	st.Floats("loop.floats", []float64{ls.gaugeSeconds, ls.lastLoss, ls.lastPsi, trained, ls.divergeScale})
-	st.Ints("loop.counts", int64(ls.counts.rounds), int64(ls.counts.rejected), int64(ls.counts.flips), int64(ls.counts.backtracks), int64(ls.counts.lowered))
+	r := &ls.run
+	st.Ints("loop.counts", int64(r.Rounds), int64(r.Rejected), int64(r.Flips), int64(r.Backtracks), int64(r.Lowered))
 	if l.State.Save != nil {
 		l.State.Save(st)
 	}

@@ -14,38 +14,27 @@ import (
 // which gauge_gap < GapTolerance * psi holds to the end of the run.
 const GapTolerance = 0.01
 
-// gaugeCounts accumulates what the gauge rounds of one run did.
-type gaugeCounts struct {
-	rounds, rejected, flips, backtracks int
-	lowered                             int // rounds after which psi was lower than before
-}
-
-// add records one round. The sparse series gauge_rejected (value 1) and
-// gauge_flips (number of time steps reflected) get a point, labelled with
-// the iterate the round produced, only for rounds where that happened; the
-// round_* series get a point for every round (README, "Summary metrics"):
-// round_accepted (1, or 0 when the guard undid the step), round_psi_pred and
-// round_psi_real (predicted and realised change of psi by the continuous
-// step), round_psi_flips (change by the wall flips, rounds with flips only),
-// round_rate (the gauge learning rate rho', Goldstone only), round_scale
-// (the step's factor along the gauge direction) and round_backtracks.
-func (c *gaugeCounts) add(s *trialio.Series, iterate int, st *optim.RoundStats) {
-	c.rounds++
-	if st.PsiAfter < st.PsiBefore {
-		c.lowered++
-	}
+// recordRound records the series of one gauge round. The sparse series
+// gauge_rejected (value 1) and gauge_flips (number of time steps reflected)
+// get a point, labelled with the iterate the round produced, only for
+// rounds where that happened; the round_* series get a point for every
+// round (README, "Summary metrics"): round_accepted (1, or 0 when the guard
+// undid the step), round_psi_pred and round_psi_real (predicted and
+// realised change of psi by the continuous step), round_psi_flips (change
+// by the wall flips, rounds with flips only), round_rate (the gauge
+// learning rate rho', Goldstone only), round_scale (the step's factor
+// along the gauge direction) and round_backtracks. The counts are the
+// driver's (optim.Result).
+func recordRound(s *trialio.Series, iterate int, st *optim.RoundStats) {
 	acc := 1.0
 	if st.Rejected {
-		c.rejected++
 		acc = 0
 		s.Add("gauge_rejected", iterate, 1)
 	}
 	if st.Flips > 0 {
-		c.flips += st.Flips
 		s.Add("gauge_flips", iterate, float64(st.Flips))
 		s.Add("round_psi_flips", iterate, st.PsiStep-st.PsiBefore)
 	}
-	c.backtracks += st.Backtracks
 	s.Add("round_accepted", iterate, acc)
 	s.Add("round_psi_pred", iterate, st.Predicted)
 	s.Add("round_psi_real", iterate, st.PsiAfter-st.PsiStep)
@@ -56,23 +45,24 @@ func (c *gaugeCounts) add(s *trialio.Series, iterate int, st *optim.RoundStats) 
 	s.Add("round_backtracks", iterate, float64(st.Backtracks))
 }
 
-// summarize writes the totals, gauge_accepted_share, the share of rounds
-// whose step was applied (not rejected: an unguarded round is always
-// applied, whatever it did to psi), and gauge_lowered_share, the share of
-// rounds after which psi was lower than before (a rejected round lowered
-// it only by its wall flips). In a run that diverged every round counts as
-// one that raised psi: gauge_lowered_share is 0. Both are NaN without
-// rounds. (The gauge's share of the training time is gauge_seconds /
-// wall_seconds; it is not stored, as timings are not results.)
-func (c *gaugeCounts) summarize(sum trialio.Summary, diverged bool) {
-	sum["gauge_rounds"] = float64(c.rounds)
-	sum["gauge_rejected"] = float64(c.rejected)
-	sum["gauge_flips"] = float64(c.flips)
-	sum["gauge_backtracks"] = float64(c.backtracks)
+// gaugeSummary writes the driver's totals of the rounds (r),
+// gauge_accepted_share, the share of rounds whose step was applied (not
+// rejected: an unguarded round is always applied, whatever it did to psi),
+// and gauge_lowered_share, the share of rounds after which psi was lower
+// than before (a rejected round lowered it only by its wall flips). In a
+// run that diverged every round counts as one that raised psi:
+// gauge_lowered_share is 0. Both are NaN without rounds. (The gauge's share
+// of the training time is gauge_seconds / wall_seconds; it is not stored,
+// as timings are not results.)
+func gaugeSummary(sum trialio.Summary, r optim.Result, diverged bool) {
+	sum["gauge_rounds"] = float64(r.Rounds)
+	sum["gauge_rejected"] = float64(r.Rejected)
+	sum["gauge_flips"] = float64(r.Flips)
+	sum["gauge_backtracks"] = float64(r.Backtracks)
 	accepted, lowered := math.NaN(), math.NaN()
-	if c.rounds > 0 {
-		accepted = float64(c.rounds-c.rejected) / float64(c.rounds)
-		lowered = float64(c.lowered) / float64(c.rounds)
+	if r.Rounds > 0 {
+		accepted = float64(r.Accepted()) / float64(r.Rounds)
+		lowered = float64(r.Lowered) / float64(r.Rounds)
 		if diverged {
 			lowered = 0
 		}

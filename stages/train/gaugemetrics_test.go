@@ -44,13 +44,17 @@ func TestStepsToGapBelow(t *testing.T) {
 
 func TestGaugeCounts(t *testing.T) {
 	s := &trialio.Series{}
-	var c gaugeCounts
-	c.add(s, 5, &optim.RoundStats{PsiBefore: 9, PsiStep: 9, PsiAfter: 8, Predicted: -1, Rate: 0.5, Scale: 1})
-	c.add(s, 10, &optim.RoundStats{Rejected: true, PsiBefore: 8, PsiStep: 8, PsiAfter: 8, Predicted: 2, Rate: 0.5, Backtracks: 3})
-	c.add(s, 15, &optim.RoundStats{Flips: 3, PsiBefore: 8, PsiStep: 6, PsiAfter: 5.5, Predicted: -0.5, Rate: math.NaN(), Scale: 0.25, Backtracks: 2})
-	c.add(s, 20, &optim.RoundStats{Flips: 2, Rejected: true, PsiBefore: 5.5, PsiStep: 5, PsiAfter: 5, Predicted: math.NaN(), Rate: 0.25})
+	var c optim.Result
+	add := func(r *optim.Result, s *trialio.Series, iterate int, st *optim.RoundStats) {
+		recordRound(s, iterate, st)
+		r.Add(st, 0)
+	}
+	add(&c, s, 5, &optim.RoundStats{PsiBefore: 9, PsiStep: 9, PsiAfter: 8, Predicted: -1, Rate: 0.5, Scale: 1})
+	add(&c, s, 10, &optim.RoundStats{Rejected: true, PsiBefore: 8, PsiStep: 8, PsiAfter: 8, Predicted: 2, Rate: 0.5, Backtracks: 3})
+	add(&c, s, 15, &optim.RoundStats{Flips: 3, PsiBefore: 8, PsiStep: 6, PsiAfter: 5.5, Predicted: -0.5, Rate: math.NaN(), Scale: 0.25, Backtracks: 2})
+	add(&c, s, 20, &optim.RoundStats{Flips: 2, Rejected: true, PsiBefore: 5.5, PsiStep: 5, PsiAfter: 5, Predicted: math.NaN(), Rate: 0.25})
 	sum := trialio.Summary{}
-	c.summarize(sum, false)
+	gaugeSummary(sum, c, false)
 	// Three rounds lowered psi: the applied ones and the rejected one
 	// whose wall flips did.
 	want := trialio.Summary{"gauge_rounds": 4, "gauge_rejected": 2, "gauge_flips": 5, "gauge_backtracks": 5, "gauge_accepted_share": 0.5, "gauge_lowered_share": 0.75}
@@ -61,23 +65,22 @@ func TestGaugeCounts(t *testing.T) {
 	}
 	// An unguarded round that raised psi is accepted and lowered nothing;
 	// a run that diverged lowered psi in none of its rounds.
-	var raised gaugeCounts
-	raised.add(&trialio.Series{}, 5, &optim.RoundStats{PsiBefore: 5, PsiStep: 5, PsiAfter: 1e200, Predicted: 3, Rate: 1, Scale: 1})
-	raised.add(&trialio.Series{}, 10, &optim.RoundStats{PsiBefore: 9, PsiStep: 9, PsiAfter: 8, Predicted: -1, Rate: 1, Scale: 1})
+	var raised optim.Result
+	add(&raised, &trialio.Series{}, 5, &optim.RoundStats{PsiBefore: 5, PsiStep: 5, PsiAfter: 1e200, Predicted: 3, Rate: 1, Scale: 1})
+	add(&raised, &trialio.Series{}, 10, &optim.RoundStats{PsiBefore: 9, PsiStep: 9, PsiAfter: 8, Predicted: -1, Rate: 1, Scale: 1})
 	for _, c := range []struct {
-		counts   gaugeCounts
+		counts   optim.Result
 		diverged bool
 		accepted float64
 		lowered  float64
 	}{{raised, false, 1, 0.5}, {raised, true, 1, 0}, {c, true, 0.5, 0}} {
 		sum := trialio.Summary{}
-		c.counts.summarize(sum, c.diverged)
+		gaugeSummary(sum, c.counts, c.diverged)
 		if sum["gauge_accepted_share"] != c.accepted || sum["gauge_lowered_share"] != c.lowered {
 			t.Errorf("%+v diverged %v: accepted %v lowered %v, want %v %v", c.counts, c.diverged, sum["gauge_accepted_share"], sum["gauge_lowered_share"], c.accepted, c.lowered)
 		}
 	}
-	var none gaugeCounts
-	none.summarize(sum, false)
+	gaugeSummary(sum, optim.Result{}, false)
 	if !math.IsNaN(sum["gauge_accepted_share"]) || !math.IsNaN(sum["gauge_lowered_share"]) {
 		t.Errorf("no rounds: shares %v %v, want NaN", sum["gauge_accepted_share"], sum["gauge_lowered_share"])
 	}

@@ -2,7 +2,6 @@ package train
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -134,15 +133,16 @@ func (l *Loop) Run(ctx context.Context, x []float64) error {
 		}
 	}
 	start := time.Now()
-	err = d.Run(l.Problem, x, l.Steps, func(it *optim.Iter) error {
-		ls.gaugeSeconds = ls.gaugeBase + it.GaugeSeconds
+	res, err := d.Run(l.Problem, x, l.Steps, func(it *optim.Iter) error {
+		ls.run = *it.Run
+		ls.gaugeSeconds = it.Run.GaugeSeconds
 		if rec != nil {
 			ls.gaugeSeconds -= rec.seconds
 			rec.iterate = it.Step + 2 // the round after the next step
 		}
 		ls.lastLoss, ls.lastPsi, ls.divergeScale = it.Loss, it.Psi, it.DivergeScale
 		if it.Gauge != nil {
-			ls.counts.add(l.Series, it.Step+1, it.Gauge)
+			recordRound(l.Series, it.Step+1, it.Gauge)
 		}
 		if err := l.logStep(it, x, gm, gapEvery, ls); err != nil {
 			return err
@@ -162,8 +162,11 @@ func (l *Loop) Run(ctx context.Context, x []float64) error {
 		return nil
 	})
 	var div *optim.DivergedError
+	if res.Stop == optim.StopDiverged {
+		div, _ = err.(*optim.DivergedError)
+	}
 	switch {
-	case errors.As(err, &div) && div.Step == 0 && !div.Finite():
+	case div != nil && div.Step == 0 && !div.Finite():
 		// Not a divergence: nothing was trained. The data or the
 		// initialisation give no finite loss at all.
 		err = fmt.Errorf("%w (at the initial iterate: the data or the initialisation, not the training)", err)
@@ -174,7 +177,7 @@ func (l *Loop) Run(ctx context.Context, x []float64) error {
 		// outputs will not be kept, so keep the steps.
 		err = ck.after(ctx, l.Steps, ls.elapsed+time.Since(start).Seconds())
 	}
-	l.summarize(x, gm, ls, err == nil, start)
+	l.summarize(x, gm, ls, res, err == nil, start)
 	return err
 }
 
@@ -188,7 +191,8 @@ func (l *Loop) logStep(it *optim.Iter, x []float64, gm *gapMeter, gapEvery int, 
 		l.Series.Add("local_loss", it.Step, it.Local)
 		l.Series.Add("psi", it.Step, it.Psi)
 	}
-	if gm != nil && (logged && (it.Step%gapEvery == 0 || it.Step == l.Steps-1) || l.nearRound(it.Step+1)) {
+	near := l.Opt.Gauge != nil && optim.NearRound(l.Opt.K1, l.Steps, l.GapAround, it.Step+1)
+	if gm != nil && (logged && (it.Step%gapEvery == 0 || it.Step == l.Steps-1) || near) {
 		// loss and psi above are those of x_{it.Step}; x has moved on
 		// to x_{it.Step+1} (after any gauge round), whose gap is
 		// labelled with its own index.
@@ -204,7 +208,7 @@ func (l *Loop) logStep(it *optim.Iter, x []float64, gm *gapMeter, gapEvery int, 
 
 // summarize writes the run's summary metrics (the final gap and
 // steps_to_gap_1pct only after a run that ended well or diverged).
-func (l *Loop) summarize(x []float64, gm *gapMeter, ls *loopState, ok bool, start time.Time) {
+func (l *Loop) summarize(x []float64, gm *gapMeter, ls *loopState, res optim.Result, ok bool, start time.Time) {
 	div := l.Diverged
 	switch {
 	case gm != nil && ok && div != nil:
@@ -221,7 +225,7 @@ func (l *Loop) summarize(x []float64, gm *gapMeter, ls *loopState, ok bool, star
 		GapSummary(l.Series, l.Summary)
 	}
 	if l.Opt.Gauge != nil && l.Opt.K1 > 0 {
-		ls.counts.summarize(l.Summary, div != nil)
+		gaugeSummary(l.Summary, res, div != nil)
 	}
 	l.Summary["wall_seconds"] = ls.elapsed + time.Since(start).Seconds()
 	l.Summary["gauge_seconds"] = ls.gaugeSeconds
@@ -264,32 +268,6 @@ func (l *Loop) roundRecorder(d *optim.Driver, gm *gapMeter) *roundRecorder {
 	}
 	d.Gauge = rec
 	return rec
-}
-
-// nearRound reports whether iterate k lies within GapAround steps of an
-// iterate produced by a gauge round (the multiples of K1, up to Steps).
-func (l *Loop) nearRound(k int) bool {
-	if l.GapAround <= 0 || l.Opt.Gauge == nil || l.Opt.K1 <= 0 {
-		return false
-	}
-	k1 := l.Opt.K1
-	r := (k + k1/2) / k1 * k1 // the nearest round iterate
-	if r < k1 {
-		r = k1
-	}
-	for _, c := range []int{r - k1, r, r + k1} {
-		if c >= k1 && c <= l.Steps && abs(k-c) <= l.GapAround {
-			return true
-		}
-	}
-	return false
-}
-
-func abs(a int) int {
-	if a < 0 {
-		return -a
-	}
-	return a
 }
 
 // FirstBelow returns the first step at which metric falls below thr, or

@@ -110,7 +110,7 @@ func ParseMem(s string) (int, error) {
 		}
 	}
 	v, err := strconv.ParseFloat(t, 64)
-	if err != nil || v < 0 || math.IsInf(v, 0) || v*mult > math.MaxInt32 {
+	if err != nil || !(v >= 0) || math.IsInf(v, 0) || v*mult > math.MaxInt32 { // !(v >= 0): NaN too
 		return 0, fmt.Errorf("memory %q: want MiB, or a size with K, M, G or T (4096, 4G)", s)
 	}
 	mb := int(math.Ceil(v * mult))
@@ -161,7 +161,7 @@ func ParseTime(s string) (int64, error) {
 	rest := s
 	if d, r, ok := strings.Cut(s, "-"); ok {
 		n, err := strconv.ParseInt(d, 10, 64)
-		if err != nil {
+		if err != nil || n > math.MaxInt32 { // bounded: the product below must not wrap around
 			return 0, bad
 		}
 		days, rest = n, r
@@ -169,7 +169,7 @@ func ParseTime(s string) (int64, error) {
 	var f []int64
 	for _, p := range strings.Split(rest, ":") {
 		n, err := strconv.ParseInt(p, 10, 64)
-		if err != nil {
+		if err != nil || n > math.MaxInt32 {
 			return 0, bad
 		}
 		f = append(f, n)

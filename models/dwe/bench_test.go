@@ -113,7 +113,14 @@ const (
 //
 // from the medians over iterations.
 func BenchmarkPaperScale(b *testing.B) {
-	b.Run(fmt.Sprintf("fullbatch/V=%d/d=%d", paperV, paperD), benchFullBatch)
+	v, tSteps := paperV, 2
+	if e := getenvInt(b, "GOLDSTONE_BENCH_V"); e > 0 {
+		v = e
+	}
+	if e := getenvInt(b, "GOLDSTONE_BENCH_T"); e > 0 {
+		tSteps = e
+	}
+	b.Run(fmt.Sprintf("fullbatch/V=%d/d=%d/T=%d", v, paperD, tSteps), func(b *testing.B) { benchFullBatch(b, v, tSteps) })
 	b.Run(fmt.Sprintf("gauge_overhead/V=%d/d=%d/batch=1000", paperV, paperD), func(b *testing.B) {
 		const (
 			tSmall = 8
@@ -182,7 +189,10 @@ func benchPool(b *testing.B) *optim.Pool {
 }
 
 // benchFullBatch times one full-batch (V x V pairs) MAP loss+gradient
-// evaluation on synthetic counts at T = 2 steps, reported per time step
+// evaluation on synthetic counts at T = tSteps steps (default V = 10,000 and
+// T = 2; GOLDSTONE_BENCH_V and GOLDSTONE_BENCH_T set them, e.g. T = 16 to
+// give 16 workers a time step each; the pool has GOMAXPROCS workers, set
+// with -cpu), reported per time step
 // (s/timestep) and extrapolated linearly to T = 188
 // (s/step_T188_extrapolated); it also reports the size of x, grad and Adam's
 // two moment arrays at T = 188 (computed from NumParams, not allocated).
@@ -197,11 +207,10 @@ func benchPool(b *testing.B) *optim.Pool {
 // pool as the kernel runs them). GFLOP/s counts 6 V^2 d per time step for
 // all three; dgemm_over_kernel is the median over iterations of the kernel's
 // time over the DGEMM's (1 = the kernel runs at the DGEMM's speed).
-func benchFullBatch(b *testing.B) {
-	const tSteps = 2
+func benchFullBatch(b *testing.B, v, tSteps int) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	pool := benchPool(b)
-	m, err := NewMAP(RandomCounts(rng, paperV, tSteps, 20), Config{Dim: paperD, Pool: pool})
+	m, err := NewMAP(RandomCounts(rng, v, tSteps, 20), Config{Dim: paperD, Pool: pool})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -209,7 +218,7 @@ func benchFullBatch(b *testing.B) {
 	g := make([]float64, len(x))
 	m.Init(x, rng)
 	m.LocalLoss(g, x) // warm scratch
-	const v, d = paperV, paperD
+	const d = paperD
 	big := make([]float64, v*v)
 	gu, gc := make([]float64, v*d), make([]float64, v*d)
 	tiles := make([][]float64, tSteps)
@@ -235,7 +244,7 @@ func benchFullBatch(b *testing.B) {
 			}
 		})
 		t3 := time.Now()
-		k, gn, op := t1.Sub(t0).Seconds()/tSteps, t2.Sub(t1).Seconds(), t3.Sub(t2).Seconds()/tSteps
+		k, gn, op := t1.Sub(t0).Seconds()/float64(tSteps), t2.Sub(t1).Seconds(), t3.Sub(t2).Seconds()/float64(tSteps)
 		ks, gs, ops = append(ks, k), append(gs, gn), append(ops, op)
 		rg, ro = append(rg, k/gn), append(ro, k/op)
 	}
@@ -245,6 +254,7 @@ func benchFullBatch(b *testing.B) {
 	b.ReportMetric(perStep, "s/timestep")
 	b.ReportMetric(perStep*paperT, "s/step_T188_extrapolated")
 	b.ReportMetric(float64(4*8*paperT*2*v*d)/1e9, "GB_x+grad+adam_T188")
+	b.ReportMetric(float64(pool.Workers()), "workers")
 	b.ReportMetric(flops/perStep/1e9, "GFLOP/s_kernel")
 	b.ReportMetric(flops/med(gs)/1e9, "GFLOP/s_gonum_dgemm")
 	b.ReportMetric(flops/med(ops)/1e9, "GFLOP/s_optim_gemm")

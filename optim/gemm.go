@@ -11,6 +11,10 @@ import (
 // run, so GemmNT and GemmAcc give bit-identical results either way.
 var useFMA = haveFMAKernels && cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
+// useAVX512 selects GemmAcc's 4 x 16 AVX-512 micro-kernel (the same FMA per
+// entry in the same order as the others: the same bits).
+var useAVX512 = useFMA && cpu.X86.HasAVX512F
+
 // GemmNT sets x (m x n, row stride n) to u v^T for the rows of u (m x d) and
 // v (n x d), both row-major with row stride d: x[r*n+c] = u_r . v_c.
 //
@@ -79,6 +83,9 @@ func GemmAcc(out []float64, ldo int, a []float64, aOut, aRed int, b []float64, l
 	i := 0
 	for ; i+4 <= rows; i += 4 {
 		j := 0
+		for ; useAVX512 && j+16 <= cols; j += 16 {
+			accTile(out[i*ldo+j:], ldo, a[i*aOut:], aOut, aRed, b[j:], ldb, n, 16)
+		}
 		for ; j+8 <= cols; j += 8 {
 			accTile(out[i*ldo+j:], ldo, a[i*aOut:], aOut, aRed, b[j:], ldb, n, 8)
 		}
@@ -135,14 +142,17 @@ func ntTile(x []float64, ldx int, u, v []float64, d, k4 int) {
 	}
 }
 
-// accTile adds the 4 x w (w = 8 or 4) tile of GemmAcc at out (row stride
-// ldo), accumulating in p order by fused multiply-adds.
+// accTile adds the 4 x w (w = 16, 8 or 4) tile of GemmAcc at out (row
+// stride ldo), accumulating in p order by fused multiply-adds.
 func accTile(out []float64, ldo int, a []float64, aOut, aRed int, b []float64, ldb, n, w int) {
 	_, _, _ = out[3*ldo+w-1], a[3*aOut+(n-1)*aRed], b[(n-1)*ldb+w-1]
 	if useFMA {
-		if w == 8 {
+		switch w {
+		case 16:
+			axpyKernel16(&out[0], ldo, &a[0], aOut, aRed, &b[0], ldb, n)
+		case 8:
 			axpyKernel(&out[0], ldo, &a[0], aOut, aRed, &b[0], ldb, n)
-		} else {
+		default:
 			axpyKernel4(&out[0], ldo, &a[0], aOut, aRed, &b[0], ldb, n)
 		}
 		return

@@ -53,6 +53,15 @@ func TestGemmNT(t *testing.T) {
 		if got[1] != nil && !slices.Equal(got[0], got[1]) {
 			t.Fatalf("%v: pure-Go and FMA kernels differ", sz)
 		}
+		if useAVX512 { // and without the AVX-512 kernel
+			useAVX512 = false
+			x := make([]float64, sz.m*sz.n)
+			GemmNT(x, u, v, sz.m, sz.n, sz.d)
+			useAVX512 = true
+			if !slices.Equal(x, got[1]) {
+				t.Fatalf("%v: AVX2 and AVX-512 kernels differ", sz)
+			}
+		}
 	}
 }
 

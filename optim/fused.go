@@ -183,7 +183,11 @@ func (f *fused) chainChunk(c int) {
 			zn = x[o+S : o+S+L : o+S+L]
 		}
 		acc[0], acc[1], acc[2], acc[3] = 0, 0, 0, 0
-		chainRow(gb, grad[o:o+L:o+L], z, p, prev, zn, f.l2, wl, wr, wr != 0, &acc)
+		ahead := 0 // the next row's gradient and z_{t+2}, for the prefetches
+		if t+1 < b.T {
+			ahead = 8 * S
+		}
+		chainRow(gb, grad[o:o+L:o+L], z, p, prev, zn, f.l2, wl, wr, wr != 0, &acc, ahead)
 		psi += float64(0.5 * wr * ((acc[0] + acc[1]) + (acc[2] + acc[3])))
 		f.method.Update(z, gb, o)
 	}
@@ -200,15 +204,17 @@ func (f *fused) chainChunk(c int) {
 //
 // (the terms in AddPsiGrad's order), on AVX four entries at a time; the
 // lanes make the sums the same on both paths. p is prev, or z for a row
-// without a left neighbour; keep says that the next row needs prev.
-func chainRow(gb, g, z, p, prev, zn []float64, l2, wl, wr float64, keep bool, acc *[8]float64) {
+// without a left neighbour; keep says that the next row needs prev. The AVX
+// kernel prefetches g and zn ahead bytes further (the next row's; 0: none),
+// which changes no result.
+func chainRow(gb, g, z, p, prev, zn []float64, l2, wl, wr float64, keep bool, acc *[8]float64, ahead int) {
 	n := len(z)
 	gb, g, p, prev, zn = gb[:n], g[:n], p[:n], prev[:n], zn[:n]
 	i := 0
 	if k := n &^ 3; useAVX && k > 0 {
 		// With p == z (no left neighbour) prev is written with z as well,
 		// which is what the row after this one needs.
-		chainRowAVX(&gb[0], &g[0], &z[0], &p[0], &zn[0], k, l2, wl, wr, acc)
+		chainRowAVX(&gb[0], &g[0], &z[0], &p[0], &zn[0], k, l2, wl, wr, acc, ahead)
 		if keep && &p[0] != &prev[0] { // the kernel stored z into p
 			copy(prev[:k], z[:k])
 		}

@@ -11,6 +11,11 @@ import (
 // run, so GemmNT and GemmAcc give bit-identical results either way.
 var useFMA = haveFMAKernels && cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
+// useAVX512 selects GemmAcc's 4 x 16 and GemmNT's 4 x 8 AVX-512
+// micro-kernels (the same FMAs per entry in the same order as the others:
+// the same bits).
+var useAVX512 = useFMA && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL
+
 // GemmNT sets x (m x n, row stride n) to u v^T for the rows of u (m x d) and
 // v (n x d), both row-major with row stride d: x[r*n+c] = u_r . v_c.
 //
@@ -24,15 +29,19 @@ func GemmNT(x, u, v []float64, m, n, d int) {
 	x, u, v = x[:m*n], u[:m*d], v[:n*d]
 	k4 := d / 4
 	r := 0
+	if useFMA && useAVX512 { // 4 x 8 tiles: two row pairs by two column quads
+		for ; r+4 <= m; r += 4 {
+			c := 0
+			for ; c+8 <= n; c += 8 {
+				_, _, _ = x[(r+3)*n+c+7], u[(r+3)*d+max(4*k4, 1)-1], v[(c+7)*d+max(4*k4, 1)-1]
+				ntKernel48(&x[r*n+c], n, &u[r*d], &v[c*d], d, k4)
+			}
+			ntRowPair(x, u, v, r, c, n, d, k4)
+			ntRowPair(x, u, v, r+2, c, n, d, k4)
+		}
+	}
 	for ; r+2 <= m; r += 2 {
-		c := 0
-		for ; c+4 <= n; c += 4 {
-			ntTile(x[r*n+c:], n, u[r*d:], v[c*d:], d, k4)
-		}
-		for ; c < n; c++ {
-			x[r*n+c] = dotRange(u[r*d:], v[c*d:], 0, 4*k4)
-			x[(r+1)*n+c] = dotRange(u[(r+1)*d:], v[c*d:], 0, 4*k4)
-		}
+		ntRowPair(x, u, v, r, 0, n, d, k4)
 	}
 	for ; r < m; r++ {
 		for c := 0; c < n; c++ {
@@ -45,6 +54,19 @@ func GemmNT(x, u, v []float64, m, n, d int) {
 				x[r*n+c] += dotRange(u[r*d:], v[c*d:], 4*k4, d)
 			}
 		}
+	}
+}
+
+// ntRowPair computes GemmNT's rows r and r+1 from column c0 (a multiple of
+// 4) on: 2 x 4 tiles, then the columns beyond the last multiple of 4.
+func ntRowPair(x, u, v []float64, r, c0, n, d, k4 int) {
+	c := c0
+	for ; c+4 <= n; c += 4 {
+		ntTile(x[r*n+c:], n, u[r*d:], v[c*d:], d, k4)
+	}
+	for ; c < n; c++ {
+		x[r*n+c] = dotRange(u[r*d:], v[c*d:], 0, 4*k4)
+		x[(r+1)*n+c] = dotRange(u[(r+1)*d:], v[c*d:], 0, 4*k4)
 	}
 }
 
@@ -79,6 +101,9 @@ func GemmAcc(out []float64, ldo int, a []float64, aOut, aRed int, b []float64, l
 	i := 0
 	for ; i+4 <= rows; i += 4 {
 		j := 0
+		for ; useAVX512 && j+16 <= cols; j += 16 {
+			accTile(out[i*ldo+j:], ldo, a[i*aOut:], aOut, aRed, b[j:], ldb, n, 16)
+		}
 		for ; j+8 <= cols; j += 8 {
 			accTile(out[i*ldo+j:], ldo, a[i*aOut:], aOut, aRed, b[j:], ldb, n, 8)
 		}
@@ -135,14 +160,17 @@ func ntTile(x []float64, ldx int, u, v []float64, d, k4 int) {
 	}
 }
 
-// accTile adds the 4 x w (w = 8 or 4) tile of GemmAcc at out (row stride
-// ldo), accumulating in p order by fused multiply-adds.
+// accTile adds the 4 x w (w = 16, 8 or 4) tile of GemmAcc at out (row
+// stride ldo), accumulating in p order by fused multiply-adds.
 func accTile(out []float64, ldo int, a []float64, aOut, aRed int, b []float64, ldb, n, w int) {
 	_, _, _ = out[3*ldo+w-1], a[3*aOut+(n-1)*aRed], b[(n-1)*ldb+w-1]
 	if useFMA {
-		if w == 8 {
+		switch w {
+		case 16:
+			axpyKernel16(&out[0], ldo, &a[0], aOut, aRed, &b[0], ldb, n)
+		case 8:
 			axpyKernel(&out[0], ldo, &a[0], aOut, aRed, &b[0], ldb, n)
-		} else {
+		default:
 			axpyKernel4(&out[0], ldo, &a[0], aOut, aRed, &b[0], ldb, n)
 		}
 		return

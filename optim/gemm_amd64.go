@@ -12,3 +12,9 @@ func axpyKernel(out *float64, ldo int, a *float64, aOut, aRed int, b *float64, l
 
 //go:noescape
 func axpyKernel4(out *float64, ldo int, a *float64, aOut, aRed int, b *float64, ldb int, n int)
+
+//go:noescape
+func axpyKernel16(out *float64, ldo int, a *float64, aOut, aRed int, b *float64, ldb int, n int)
+
+//go:noescape
+func ntKernel48(x *float64, ldx int, u *float64, v *float64, d int, k4 int)

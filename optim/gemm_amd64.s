@@ -4,6 +4,26 @@
 
 // AVX2/FMA micro-kernels of GemmNT and GemmAcc (see gemm.go).
 
+// NT48_PAIR reduces accumulator Z (columns c, c+1 in its halves; Y and X
+// name its low parts) into x[c] = off(DI) and x[c+1] = off+8(DI).
+#define NT48_PAIR(Z, Y, X, off) \
+	VEXTRACTF64X4 $1, Z, Y16 \
+	VEXTRACTF32X4 $1, Y, X17 \
+	VADDPD X17, X, X \
+	VHADDPD X, X, X \
+	VMOVSD X, off(DI) \
+	VEXTRACTF32X4 $1, Y16, X17 \
+	VADDPD X17, X16, X16 \
+	VPERMILPD $1, X16, X17 \
+	VADDSD X17, X16, X16 \
+	VMOVSD X16, off+8(DI)
+
+#define NT48_ROW(Za, Ya, Xa, Zb, Yb, Xb, Zc, Yc, Xc, Zd, Yd, Xd) \
+	NT48_PAIR(Za, Ya, Xa, 0) \
+	NT48_PAIR(Zb, Yb, Xb, 16) \
+	NT48_PAIR(Zc, Yc, Xc, 32) \
+	NT48_PAIR(Zd, Yd, Xd, 48)
+
 // func ntKernel(x *float64, ldx int, u *float64, v *float64, d int, k4 int)
 // For r < 2 and c < 4: x[r*ldx+c] = sum over k < 4*k4 of u[r*d+k] * v[c*d+k],
 // accumulated in four lanes (k mod 4) by FMA and reduced as (l0+l2)+(l1+l3).
@@ -223,5 +243,163 @@ axpy4_store:
 	VMOVUPD Y4, 0(AX)
 	ADDQ R13, AX
 	VMOVUPD Y6, 0(AX)
+	VZEROUPPER
+	RET
+
+// func axpyKernel16(out *float64, ldo int, a *float64, aOut, aRed int, b *float64, ldb int, n int)
+// axpyKernel for j < 16, on AVX-512 (the same FMA per entry, in p order).
+TEXT ·axpyKernel16(SB), NOSPLIT, $0-64
+	MOVQ out+0(FP), DI
+	MOVQ ldo+8(FP), R13
+	SHLQ $3, R13
+	MOVQ a+16(FP), SI
+	MOVQ aOut+24(FP), R8
+	SHLQ $3, R8
+	MOVQ aRed+32(FP), R12
+	SHLQ $3, R12
+	MOVQ b+40(FP), BX
+	MOVQ ldb+48(FP), DX
+	SHLQ $3, DX
+	MOVQ n+56(FP), CX
+	LEAQ (SI)(R8*1), R9
+	LEAQ (R9)(R8*1), R10
+	LEAQ (R10)(R8*1), R11
+	MOVQ DI, AX
+	VMOVUPD 0(AX), Z0
+	VMOVUPD 64(AX), Z1
+	ADDQ R13, AX
+	VMOVUPD 0(AX), Z2
+	VMOVUPD 64(AX), Z3
+	ADDQ R13, AX
+	VMOVUPD 0(AX), Z4
+	VMOVUPD 64(AX), Z5
+	ADDQ R13, AX
+	VMOVUPD 0(AX), Z6
+	VMOVUPD 64(AX), Z7
+	TESTQ CX, CX
+	JZ axpy16_store
+
+axpy16_loop:
+	VMOVUPD 0(BX), Z8
+	VMOVUPD 64(BX), Z9
+	VBROADCASTSD (SI), Z10
+	VFMADD231PD Z8, Z10, Z0
+	VFMADD231PD Z9, Z10, Z1
+	VBROADCASTSD (R9), Z11
+	VFMADD231PD Z8, Z11, Z2
+	VFMADD231PD Z9, Z11, Z3
+	VBROADCASTSD (R10), Z12
+	VFMADD231PD Z8, Z12, Z4
+	VFMADD231PD Z9, Z12, Z5
+	VBROADCASTSD (R11), Z13
+	VFMADD231PD Z8, Z13, Z6
+	VFMADD231PD Z9, Z13, Z7
+	ADDQ R12, SI
+	ADDQ R12, R9
+	ADDQ R12, R10
+	ADDQ R12, R11
+	ADDQ DX, BX
+	DECQ CX
+	JNZ axpy16_loop
+
+axpy16_store:
+	MOVQ DI, AX
+	VMOVUPD Z0, 0(AX)
+	VMOVUPD Z1, 64(AX)
+	ADDQ R13, AX
+	VMOVUPD Z2, 0(AX)
+	VMOVUPD Z3, 64(AX)
+	ADDQ R13, AX
+	VMOVUPD Z4, 0(AX)
+	VMOVUPD Z5, 64(AX)
+	ADDQ R13, AX
+	VMOVUPD Z6, 0(AX)
+	VMOVUPD Z7, 64(AX)
+	VZEROUPPER
+	RET
+
+// func ntKernel48(x *float64, ldx int, u *float64, v *float64, d int, k4 int)
+// ntKernel for r < 4 and c < 8 on AVX-512: accumulator zr*4+p holds the
+// four lanes (k mod 4) of column 2p in its low half and of column 2p+1 in
+// its high half, each lane one FMA chain in k order as in ntKernel; the
+// reduction is (l0+l2)+(l1+l3) for every entry.
+TEXT ·ntKernel48(SB), NOSPLIT, $0-48
+	MOVQ u+16(FP), SI
+	MOVQ v+24(FP), DX
+	MOVQ d+32(FP), R8
+	SHLQ $3, R8
+	MOVQ k4+40(FP), CX
+	LEAQ (SI)(R8*2), R9      // u row 2 (rows 1, 3: +R8)
+	LEAQ (DX)(R8*2), R10     // v row 2
+	LEAQ (R10)(R8*2), R11    // v row 4
+	LEAQ (R11)(R8*2), R12    // v row 6
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z4, Z4, Z4
+	VPXORQ Z5, Z5, Z5
+	VPXORQ Z6, Z6, Z6
+	VPXORQ Z7, Z7, Z7
+	VPXORQ Z8, Z8, Z8
+	VPXORQ Z9, Z9, Z9
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	TESTQ CX, CX
+	JZ nt48_reduce
+
+nt48_loop:
+	VBROADCASTF64X4 (SI), Z16
+	VBROADCASTF64X4 (SI)(R8*1), Z17
+	VBROADCASTF64X4 (R9), Z18
+	VBROADCASTF64X4 (R9)(R8*1), Z19
+	VMOVUPD (DX), Y20
+	VINSERTF64X4 $1, (DX)(R8*1), Z20, Z20
+	VFMADD231PD Z20, Z16, Z0
+	VFMADD231PD Z20, Z17, Z4
+	VFMADD231PD Z20, Z18, Z8
+	VFMADD231PD Z20, Z19, Z12
+	VMOVUPD (R10), Y21
+	VINSERTF64X4 $1, (R10)(R8*1), Z21, Z21
+	VFMADD231PD Z21, Z16, Z1
+	VFMADD231PD Z21, Z17, Z5
+	VFMADD231PD Z21, Z18, Z9
+	VFMADD231PD Z21, Z19, Z13
+	VMOVUPD (R11), Y22
+	VINSERTF64X4 $1, (R11)(R8*1), Z22, Z22
+	VFMADD231PD Z22, Z16, Z2
+	VFMADD231PD Z22, Z17, Z6
+	VFMADD231PD Z22, Z18, Z10
+	VFMADD231PD Z22, Z19, Z14
+	VMOVUPD (R12), Y23
+	VINSERTF64X4 $1, (R12)(R8*1), Z23, Z23
+	VFMADD231PD Z23, Z16, Z3
+	VFMADD231PD Z23, Z17, Z7
+	VFMADD231PD Z23, Z18, Z11
+	VFMADD231PD Z23, Z19, Z15
+	ADDQ $32, SI
+	ADDQ $32, R9
+	ADDQ $32, DX
+	ADDQ $32, R10
+	ADDQ $32, R11
+	ADDQ $32, R12
+	DECQ CX
+	JNZ nt48_loop
+
+nt48_reduce:
+	MOVQ x+0(FP), DI
+	MOVQ ldx+8(FP), R13
+	SHLQ $3, R13
+	NT48_ROW(Z0, Y0, X0, Z1, Y1, X1, Z2, Y2, X2, Z3, Y3, X3)
+	ADDQ R13, DI
+	NT48_ROW(Z4, Y4, X4, Z5, Y5, X5, Z6, Y6, X6, Z7, Y7, X7)
+	ADDQ R13, DI
+	NT48_ROW(Z8, Y8, X8, Z9, Y9, X9, Z10, Y10, X10, Z11, Y11, X11)
+	ADDQ R13, DI
+	NT48_ROW(Z12, Y12, X12, Z13, Y13, X13, Z14, Y14, X14, Z15, Y15, X15)
 	VZEROUPPER
 	RET

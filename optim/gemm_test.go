@@ -53,6 +53,15 @@ func TestGemmNT(t *testing.T) {
 		if got[1] != nil && !slices.Equal(got[0], got[1]) {
 			t.Fatalf("%v: pure-Go and FMA kernels differ", sz)
 		}
+		if useAVX512 { // and without the AVX-512 kernel
+			useAVX512 = false
+			x := make([]float64, sz.m*sz.n)
+			GemmNT(x, u, v, sz.m, sz.n, sz.d)
+			useAVX512 = true
+			if !slices.Equal(x, got[1]) {
+				t.Fatalf("%v: AVX2 and AVX-512 kernels differ", sz)
+			}
+		}
 	}
 }
 
@@ -61,7 +70,7 @@ func TestGemmNT(t *testing.T) {
 // kernels agree with the FMA micro-kernels bit for bit.
 func TestGemmAcc(t *testing.T) {
 	rng := rand.New(rand.NewPCG(32, 1))
-	for _, sz := range []struct{ rows, cols, n int }{{1, 1, 1}, {4, 8, 1}, {4, 4, 5}, {5, 13, 7}, {12, 30, 64}, {32, 32, 3}, {9, 2, 0}, {3, 100, 17}} {
+	for _, sz := range []struct{ rows, cols, n int }{{1, 1, 1}, {4, 8, 1}, {4, 4, 5}, {5, 13, 7}, {12, 30, 64}, {32, 32, 3}, {9, 2, 0}, {3, 100, 17}, {4, 16, 1}, {8, 100, 64}, {13, 47, 9}} {
 		for _, trans := range []bool{false, true} {
 			aOut, aRed, lda := sz.n, 1, sz.n // a is rows x n
 			if trans {
@@ -92,6 +101,15 @@ func TestGemmAcc(t *testing.T) {
 			})
 			if got[1] != nil && !slices.Equal(got[0], got[1]) {
 				t.Fatalf("%v trans=%v: pure-Go and FMA kernels differ", sz, trans)
+			}
+			if useAVX512 { // and without the AVX-512 kernel
+				useAVX512 = false
+				out := slices.Clone(out0)
+				GemmAcc(out, ldo, a, aOut, aRed, b, ldb, sz.rows, sz.cols, sz.n)
+				useAVX512 = true
+				if !slices.Equal(out, got[1]) {
+					t.Fatalf("%v trans=%v: AVX2 and AVX-512 kernels differ", sz, trans)
+				}
 			}
 		}
 	}

@@ -14,4 +14,4 @@ func adagradAVX(x, gr, h *float64, n int, rho, eps float64)
 func adamAVX(x, gr, m, v *float64, n int, b1, omb1, b2, omb2, rho, c1, c2, eps float64)
 
 //go:noescape
-func chainRowAVX(gb, gr, z, prev, zn *float64, n int, l2, wl, wr float64, acc *[8]float64)
+func chainRowAVX(gb, gr, z, prev, zn *float64, n int, l2, wl, wr float64, acc *[8]float64, ahead int)

@@ -92,13 +92,15 @@ adam_done:
 	VZEROUPPER
 	RET
 
-// func chainRowAVX(gb, gr, z, prev, zn *float64, n int, l2, wl, wr float64, acc *[8]float64)
+// func chainRowAVX(gb, gr, z, prev, zn *float64, n int, l2, wl, wr float64, acc *[8]float64, ahead int)
 // For i < n (a multiple of 4), with lane = i%4:
 //	gi := gr[i] + l2*z[i]; acc[4+lane] += z[i]*z[i]
 //	gi -= wl*(prev[i]-z[i])
 //	d := z[i]-zn[i]; acc[lane] += d*d
 //	gb[i] = gi + wr*d; prev[i] = z[i]; gr[i] = 0
-TEXT ·chainRowAVX(SB), NOSPLIT, $0-80
+// and prefetches gr and zn ahead bytes further (the next row's; no effect on
+// results).
+TEXT ·chainRowAVX(SB), NOSPLIT, $0-88
 	MOVQ gb+0(FP), DI
 	MOVQ gr+8(FP), SI
 	MOVQ z+16(FP), DX
@@ -109,6 +111,7 @@ TEXT ·chainRowAVX(SB), NOSPLIT, $0-80
 	VBROADCASTSD wl+56(FP), Y14
 	VBROADCASTSD wr+64(FP), Y15
 	MOVQ acc+72(FP), AX
+	MOVQ ahead+80(FP), R9
 	VMOVUPD 0(AX), Y11       // s lanes
 	VMOVUPD 32(AX), Y12      // r lanes
 	VXORPD  Y10, Y10, Y10    // zero
@@ -116,6 +119,8 @@ TEXT ·chainRowAVX(SB), NOSPLIT, $0-80
 	JZ chain_done
 
 chain_loop:
+	PREFETCHT0 (SI)(R9*1)
+	PREFETCHT0 (R8)(R9*1)
 	VMOVUPD (DX), Y0         // z
 	VMULPD  Y0, Y13, Y1      // l2*z
 	VADDPD  (SI), Y1, Y1     // g + l2*z

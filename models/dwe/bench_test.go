@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"gonum.org/v1/gonum/blas"
+
 	"goldstone/optim"
 )
 
@@ -97,11 +99,7 @@ const (
 
 // BenchmarkPaperScale measures the DWE MAP costs at paper scale.
 //
-// fullbatch: one full-batch (V x V pairs) MAP loss+gradient evaluation on
-// synthetic counts at T = 2 steps, reported per time step (s/timestep) and
-// extrapolated linearly to T = 188 (s/step_T188_extrapolated); it also reports
-// the size of x, grad and Adam's two moment arrays at T = 188 (computed from
-// NumParams, not allocated).
+// fullbatch: see benchFullBatch.
 //
 // gauge_overhead: Goldstone-GD overhead at k1 = k2 = 10 in the minibatch phase
 // (1000 x 1000 words per step). Each iteration times one full minibatch
@@ -115,28 +113,14 @@ const (
 //
 // from the medians over iterations.
 func BenchmarkPaperScale(b *testing.B) {
-	b.Run(fmt.Sprintf("fullbatch/V=%d/d=%d", paperV, paperD), func(b *testing.B) {
-		const tSteps = 2
-		rng := rand.New(rand.NewPCG(1, 1))
-		m, err := NewMAP(RandomCounts(rng, paperV, tSteps, 20), Config{Dim: paperD, Pool: benchPool(b)})
-		if err != nil {
-			b.Fatal(err)
-		}
-		x := make([]float64, m.NumParams())
-		g := make([]float64, len(x))
-		m.Init(x, rng)
-		m.LocalLoss(g, x) // warm scratch
-		b.ReportAllocs()
-		b.ResetTimer()
-		for range b.N {
-			sinkLoss = m.LocalLoss(g, x)
-		}
-		perStep := b.Elapsed().Seconds() / float64(b.N) / tSteps
-		b.ReportMetric(perStep, "s/timestep")
-		b.ReportMetric(perStep*paperT, "s/step_T188_extrapolated")
-		n := paperT * 2 * paperV * paperD
-		b.ReportMetric(float64(4*8*n)/1e9, "GB_x+grad+adam_T188")
-	})
+	v, tSteps := paperV, 2
+	if e := getenvInt(b, "GOLDSTONE_BENCH_V"); e > 0 {
+		v = e
+	}
+	if e := getenvInt(b, "GOLDSTONE_BENCH_T"); e > 0 {
+		tSteps = e
+	}
+	b.Run(fmt.Sprintf("fullbatch/V=%d/d=%d/T=%d", v, paperD, tSteps), func(b *testing.B) { benchFullBatch(b, v, tSteps) })
 	b.Run(fmt.Sprintf("gauge_overhead/V=%d/d=%d/batch=1000", paperV, paperD), func(b *testing.B) {
 		const (
 			tSmall = 8
@@ -202,4 +186,105 @@ func benchPool(b *testing.B) *optim.Pool {
 	p := optim.NewPool(0)
 	b.Cleanup(p.Close)
 	return p
+}
+
+// benchFullBatch times one full-batch (V x V pairs) MAP loss+gradient
+// evaluation on synthetic counts at T = tSteps steps (default V = 10,000 and
+// T = 2; GOLDSTONE_BENCH_V and GOLDSTONE_BENCH_T set them, e.g. T = 16 to
+// give 16 workers a time step each; the pool has GOMAXPROCS workers, set
+// with -cpu), reported per time step
+// (s/timestep) and extrapolated linearly to T = 188
+// (s/step_T188_extrapolated); it also reports the size of x, grad and Adam's
+// two moment arrays at T = 188 (computed from NumParams, not allocated).
+//
+// The roofline: a time step's three products (X = U C^T, U's gradient X C
+// and C's X^T U, U and C V x d: 6 V^2 d flops, which the kernel does tile by
+// tile besides its element-wise work) are timed in every iteration, right
+// after the kernel, as plain DGEMMs of the same shapes on the same cores:
+// gonum's native Dgemm (gonum.org/v1/gonum/blas/gonum, its own goroutines)
+// on the whole V x V matrix, and optim's GemmNT/GemmAcc on the kernel's
+// tiles (the kernel without its element-wise work, the time steps on the
+// pool as the kernel runs them). GFLOP/s counts 6 V^2 d per time step for
+// all three; dgemm_over_kernel is the median over iterations of the kernel's
+// time over the DGEMM's (1 = the kernel runs at the DGEMM's speed).
+func benchFullBatch(b *testing.B, v, tSteps int) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	pool := benchPool(b)
+	m, err := NewMAP(RandomCounts(rng, v, tSteps, 20), Config{Dim: paperD, Pool: pool})
+	if err != nil {
+		b.Fatal(err)
+	}
+	x := make([]float64, m.NumParams())
+	g := make([]float64, len(x))
+	m.Init(x, rng)
+	m.LocalLoss(g, x) // warm scratch
+	const d = paperD
+	big := make([]float64, v*v)
+	gu, gc := make([]float64, v*d), make([]float64, v*d)
+	tiles := make([][]float64, tSteps)
+	for t := range tiles {
+		tiles[t] = make([]float64, DefaultTile*DefaultTile)
+	}
+	flops := 6 * float64(v) * float64(v) * float64(d)
+	var ks, gs, ops, rg, ro []float64
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		t0 := time.Now()
+		sinkLoss = m.LocalLoss(g, x)
+		t1 := time.Now()
+		u, c := x[:v*d], x[v*d:2*v*d]
+		gonumProducts(big, gu, gc, u, c, v, d)
+		t2 := time.Now()
+		pool.Chunks(tSteps, 1, func(_, lo, hi int) {
+			for t := lo; t < hi; t++ {
+				zt := x[t*2*v*d : (t+1)*2*v*d]
+				gt := g[t*2*v*d : (t+1)*2*v*d]
+				tileProducts(gt[:v*d], gt[v*d:], zt[:v*d], zt[v*d:], v, v, d, DefaultTile, tiles[t])
+			}
+		})
+		t3 := time.Now()
+		k, gn, op := t1.Sub(t0).Seconds()/float64(tSteps), t2.Sub(t1).Seconds(), t3.Sub(t2).Seconds()/float64(tSteps)
+		ks, gs, ops = append(ks, k), append(gs, gn), append(ops, op)
+		rg, ro = append(rg, k/gn), append(ro, k/op)
+	}
+	b.StopTimer()
+	med := func(x []float64) float64 { s := slices.Clone(x); slices.Sort(s); return s[len(s)/2] }
+	perStep := med(ks)
+	b.ReportMetric(perStep, "s/timestep")
+	b.ReportMetric(perStep*paperT, "s/step_T188_extrapolated")
+	b.ReportMetric(float64(4*8*paperT*2*v*d)/1e9, "GB_x+grad+adam_T188")
+	b.ReportMetric(float64(pool.Workers()), "workers")
+	b.ReportMetric(flops/perStep/1e9, "GFLOP/s_kernel")
+	b.ReportMetric(flops/med(gs)/1e9, "GFLOP/s_gonum_dgemm")
+	b.ReportMetric(flops/med(ops)/1e9, "GFLOP/s_optim_gemm")
+	b.ReportMetric(med(rg), "gonum_dgemm_over_kernel")
+	b.ReportMetric(med(ro), "optim_gemm_over_kernel")
+}
+
+// gonumProducts computes a time step's three products with gonum's native
+// Dgemm: x = u c^T (v x v), gu = x c, gc = x^T u.
+func gonumProducts(x, gu, gc, u, c []float64, v, d int) {
+	impl.Dgemm(blas.NoTrans, blas.Trans, v, v, d, 1, u, d, c, d, 0, x, v)
+	impl.Dgemm(blas.NoTrans, blas.NoTrans, v, d, v, 1, x, v, c, d, 0, gu, d)
+	impl.Dgemm(blas.Trans, blas.NoTrans, v, d, v, 1, x, v, u, d, 0, gc, d)
+}
+
+// tileProducts is negLogLik's loop without the element-wise work: the same
+// tile products, on the same tiles, in the same order.
+func tileProducts(gu, gv, u, v []float64, m, n, d, tb int, tile []float64) {
+	for i0 := 0; i0 < m; i0 += tb {
+		i1 := min(i0+tb, m)
+		mi := i1 - i0
+		ub := u[i0*d : i1*d]
+		for j0 := 0; j0 < n; j0 += tb {
+			j1 := min(j0+tb, n)
+			nj := j1 - j0
+			vb := v[j0*d : j1*d]
+			x := tile[:mi*nj]
+			optim.GemmNT(x, ub, vb, mi, nj, d)
+			optim.GemmAcc(gu[i0*d:i1*d], d, x, nj, 1, vb, d, mi, d, nj)
+			optim.GemmAcc(gv[j0*d:j1*d], d, x, 1, nj, ub, d, nj, d, mi)
+		}
+	}
 }

@@ -51,65 +51,16 @@ func negLogLik(gu, gv, u, v, a, b []float64, m, n, d int, sp sparseRows, col0 in
 			vb := v[j0*d : j1*d]
 			x := tile[:mi*nj]
 			optim.GemmNT(x, ub, vb, mi, nj, d)
-			hiCol := int32(j1) + col0
+			bj := b[j0:j1]
 			for r := 0; r < mi; r++ {
-				ai := a[i0+r]
 				row := x[r*nj : (r+1)*nj]
-				bj := b[j0:j1]
-				k, kend := cur[r], sp.ptr[i0+r+1]
-				next := -1
-				if k < kend && sp.col[k] < hiCol {
-					next = int(sp.col[k]-col0) - j0
+				pos := tilePositives{sp: sp, k: cur[r], kend: sp.ptr[i0+r+1], lo: int32(j0) + col0, hi: int32(j1) + col0}
+				if useElemAVX2 {
+					loss = elemRowAVX2(row, bj, a[i0+r], scale, &pos, loss)
+				} else {
+					loss = elemRowGo(row, bj, a[i0+r], scale, &pos, loss)
 				}
-				for jj, xv := range row {
-					// e = exp(-|x|), inv = 1/(1+e) and l1 = log(1+e) as in
-					// log1pUnit, inlined, with one division for both 1/(1+e)
-					// and the logarithm's 1/(2+f).
-					e := expNeg(math.Abs(xv))
-					y := 1 + e
-					// kl = 1 when y >= sqrt(2) (then f = y/2 - 1), else 0; set
-					// through an integer so that it compiles to a conditional
-					// move: which way it goes is unpredictable.
-					ki := 0
-					if y >= math.Sqrt2 {
-						ki = 1
-					}
-					kl := float64(ki)
-					f := float64(y*(1-float64(0.5*kl))) - 1
-					q := 1 / (y * (2 + f))
-					inv := (2 + f) * q
-					s := f * (y * q)
-					s2 := s * s
-					s4 := s2 * s2
-					r := float64(s2*(lg1+float64(s4*(lg3+float64(s4*(lg5+float64(s4*lg7))))))) + float64(s4*(lg2+float64(s4*(lg4+float64(s4*lg6)))))
-					hfsq := float64(0.5 * f * f)
-					l1 := float64(kl*ln2Hi) - ((hfsq - (float64(s*(hfsq+r)) + float64(kl*ln2Lo))) - f) + float64((e-(y-1))*inv)
-					// sig(x), sig(-x), softplus(x), softplus(-x), without branches
-					// on the sign of x.
-					ei := e * inv
-					pi := 0
-					if xv >= 0 {
-						pi = 1
-					}
-					pf := float64(pi) // exact selections: v*1 + w*0 = v
-					sig, sigm := float64(pf*inv)+float64((1-pf)*ei), float64((1-pf)*inv)+float64(pf*ei)
-					spp, spm := l1+max(xv, 0), l1+max(-xv, 0)
-					w := ai * bj[jj]
-					loss += float64(w * spp) // -a b log sig(-x)
-					g := float64(w * sig)
-					if jj == next {
-						p := sp.val[k]
-						loss += float64(p * spm) // -n+ log sig(x)
-						g -= float64(p * sigm)
-						k++
-						next = -1
-						if k < kend && sp.col[k] < hiCol {
-							next = int(sp.col[k]-col0) - j0
-						}
-					}
-					row[jj] = g * scale
-				}
-				cur[r] = k
+				cur[r] = pos.k
 			}
 			if gu != nil {
 				optim.GemmAcc(gu[i0*d:i1*d], d, x, nj, 1, vb, d, mi, d, nj) // gu += x v
@@ -180,4 +131,126 @@ func expNeg(a float64) float64 {
 	p = float64(p*r) + 1
 	p = float64(p*r) + 1
 	return p * math.Float64frombits(uint64(1023-int64(n))<<52)
+}
+
+// tilePositives walks the positive counts of one row of a tile: entries
+// sp.col[k:kend] with columns in [lo, hi) (column c is the tile's entry
+// c-lo).
+type tilePositives struct {
+	sp      sparseRows
+	k, kend int
+	lo, hi  int32
+}
+
+// next returns the tile column of the current positive entry, or -1 if the
+// row has none left in the tile.
+func (p *tilePositives) next() int {
+	if p.k < p.kend && p.sp.col[p.k] < p.hi {
+		return int(p.sp.col[p.k] - p.lo)
+	}
+	return -1
+}
+
+// advance moves past the current positive entry and returns next().
+func (p *tilePositives) advance() int {
+	p.k++
+	return p.next()
+}
+
+// elemRowGo is the element-wise work of negLogLik on one row of a tile: it
+// adds the row's loss terms to loss in column order (the negative term of
+// each entry, then its positive term if it has one) and returns the sum,
+// and sets row[jj] to scale times dl/dx of each entry.
+func elemRowGo(row, bj []float64, ai, scale float64, pos *tilePositives, loss float64) float64 {
+	next := pos.next()
+	for jj, xv := range row {
+		// e = exp(-|x|), inv = 1/(1+e) and l1 = log(1+e) as in
+		// log1pUnit, inlined, with one division for both 1/(1+e)
+		// and the logarithm's 1/(2+f).
+		e := expNeg(math.Abs(xv))
+		y := 1 + e
+		// kl = 1 when y >= sqrt(2) (then f = y/2 - 1), else 0; set
+		// through an integer so that it compiles to a conditional
+		// move: which way it goes is unpredictable.
+		ki := 0
+		if y >= math.Sqrt2 {
+			ki = 1
+		}
+		kl := float64(ki)
+		f := float64(y*(1-float64(0.5*kl))) - 1
+		q := 1 / (y * (2 + f))
+		inv := (2 + f) * q
+		s := f * (y * q)
+		s2 := s * s
+		s4 := s2 * s2
+		r := float64(s2*(lg1+float64(s4*(lg3+float64(s4*(lg5+float64(s4*lg7))))))) + float64(s4*(lg2+float64(s4*(lg4+float64(s4*lg6)))))
+		hfsq := float64(0.5 * f * f)
+		l1 := float64(kl*ln2Hi) - ((hfsq - (float64(s*(hfsq+r)) + float64(kl*ln2Lo))) - f) + float64((e-(y-1))*inv)
+		// sig(x), sig(-x), softplus(x), softplus(-x), without branches
+		// on the sign of x.
+		ei := e * inv
+		pi := 0
+		if xv >= 0 {
+			pi = 1
+		}
+		pf := float64(pi) // exact selections: v*1 + w*0 = v
+		sig, sigm := float64(pf*inv)+float64((1-pf)*ei), float64((1-pf)*inv)+float64(pf*ei)
+		spp, spm := l1+max(xv, 0), l1+max(-xv, 0)
+		w := ai * bj[jj]
+		loss += float64(w * spp) // -a b log sig(-x)
+		g := float64(w * sig)
+		if jj == next {
+			p := pos.sp.val[pos.k]
+			loss += float64(p * spm) // -n+ log sig(x)
+			g -= float64(p * sigm)
+			next = pos.advance()
+		}
+		row[jj] = g * scale
+	}
+	return loss
+}
+
+// elemChunk is the number of entries elemRowAVX2 hands to the assembly at a
+// time (its buffers live on the stack).
+const elemChunk = 64
+
+// elemRowAVX2 is elemRowGo with the element-wise maths on elem_amd64.s, 4
+// entries at a time by the same IEEE operations (the same bits): the
+// assembly returns each entry's negative loss term and its scaled gradient
+// without the positive count; the loss is then summed in the same order as
+// elemRowGo, and the few entries with a positive count and the last
+// len(row) mod 4 go to elemRowGo one by one. A chunk with an argument
+// outside expNeg's fast range (|x| > 700 or NaN) goes to elemRowGo whole.
+func elemRowAVX2(row, bj []float64, ai, scale float64, pos *tilePositives, loss float64) float64 {
+	var lt, gs [elemChunk]float64
+	for c0 := 0; c0 < len(row); c0 += elemChunk {
+		c1 := min(c0+elemChunk, len(row))
+		xr, br := row[c0:c1], bj[c0:c1]
+		n4 := len(xr) &^ 3
+		if n4 > 0 && !elemAVX2(&xr[0], &br[0], &lt[0], &gs[0], n4, ai, scale) {
+			sub := *pos
+			sub.lo += int32(c0)
+			sub.hi = sub.lo + int32(len(xr))
+			loss = elemRowGo(xr, br, ai, scale, &sub, loss)
+			pos.k = sub.k
+			continue
+		}
+		next := pos.next() - c0
+		for jj := range xr {
+			if jj < n4 && jj != next {
+				loss += lt[jj]
+				xr[jj] = gs[jj]
+				continue
+			}
+			one := *pos
+			one.lo += int32(c0 + jj)
+			one.hi = one.lo + 1
+			loss = elemRowGo(xr[jj:jj+1], br[jj:jj+1], ai, scale, &one, loss)
+			if jj == next {
+				pos.k = one.k
+				next = pos.next() - c0
+			}
+		}
+	}
+	return loss
 }

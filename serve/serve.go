@@ -169,7 +169,7 @@ func (s *Server) reportURL(experiment string, id int64) string {
 	if _, err := os.Stat(filepath.Join(s.opt.Reports, experiment, run, "index.html")); err != nil {
 		return ""
 	}
-	return "/reports/" + pathEscape(experiment) + "/" + run + "/index.html"
+	return "/reports/" + pathEscape(experiment) + "/" + run + "/"
 }
 
 // indexURL is the URL of the reports' index when it exists.
@@ -180,7 +180,7 @@ func (s *Server) indexURL() string {
 	if _, err := os.Stat(filepath.Join(s.opt.Reports, "index.html")); err != nil {
 		return ""
 	}
-	return "/reports/index.html"
+	return "/reports/"
 }
 
 // CheckAddr checks a listen address: a loopback one (127.0.0.0/8, ::1,

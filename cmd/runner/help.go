@@ -26,6 +26,7 @@ var commandGlobals = map[string][]string{
 	"export":       {"experiment", "db", "reports"},
 	"gc":           {"experiment", "db", "workdir", "reports", "db-wait"},
 	"verify":       {"workdir", "db"},
+	"serve":        {"db", "reports"},
 	"report":       {"experiment", "db", "workdir", "data-dir", "reports", "jobs", "db-wait", "quiet", "log-format"},
 	"repro":        {"experiment", "db", "workdir", "data-dir", "jobs", "db-wait", "quiet", "log-format"},
 	"claims":       {"config", "db"},
@@ -63,6 +64,7 @@ var commandExamples = map[string][]string{
 	"words":        {"runner words --experiment dwe-sotu --age car --to 1800 --k 5"},
 	"example-data": {"runner example-data", "runner example-data --out data/examples"},
 	"status":       {"runner status --run 7", "runner status --run 7 --watch"},
+	"serve":        {"runner serve", "runner serve --addr 127.0.0.1:0 --db results.db --reports reports"},
 	"cancel":       {"runner cancel --run 7"},
 	"collect":      {"runner collect --run 7"},
 }

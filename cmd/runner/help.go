@@ -99,6 +99,7 @@ var flagMeta = map[string][2]string{
 	"progress-metric":        {"NAME", "valid_ll"},
 	"kind":                   {"run|repro", "repro"},
 	"readme":                 {"FILE", "README.md"},
+	"addr":                   {"HOST:PORT", "127.0.0.1:8080"},
 	"executor":               {"local|slurm", "slurm"},
 	"checkpoint-every":       {"N", "1000"},
 	"checkpoint-minutes":     {"MINUTES", "30"},

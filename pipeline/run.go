@@ -36,9 +36,9 @@ type Options struct {
 	FailFast bool
 	// Observer receives events; nil discards them.
 	Observer Observer
-	// Lock, when set, is the caller's lock on WorkDir (see LockWorkDir):
-	// Run then neither takes nor releases the lock itself. It lets a caller
-	// hold the workdir before it records anything about the run.
+	// Lock, when set, is the caller's exclusive lock on WorkDir (see
+	// LockWorkDir), checked to be held on WorkDir. Run takes no workdir
+	// lock itself: runners share a workdir (the cache's entry locks).
 	Lock *Lock
 	// Checkpoint is when long stages save their state (IO.Checkpoint);
 	// the zero value: every 10 minutes (checkpoint.DefaultInterval).

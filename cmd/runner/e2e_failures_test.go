@@ -415,6 +415,19 @@ func TestKilledReproIsCleanedUp(t *testing.T) {
 	}
 }
 
+// entryDirs is filepath.Glob(pattern) without the cache entries' lock
+// files (<key>.lock).
+func entryDirs(pattern string) []string {
+	all, _ := filepath.Glob(pattern)
+	var out []string
+	for _, p := range all {
+		if !strings.HasSuffix(p, ".lock") {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // cacheEntries lists the cache entries under a workdir (<stage>/<key>),
 // not their lock files (<key>.lock).
 func cacheEntries(t *testing.T, work string) []string {

@@ -313,7 +313,7 @@ func TestCorruptParquetEntryIsRecomputed(t *testing.T) {
 	e := mlDataEnv(t, ratings)
 	e.mustRun(0, "--experiment", "mlbad", "--set", "seed=1", "--quiet")
 	// The split's Parquet tables are read by the new trial's training.
-	entries, _ := filepath.Glob(filepath.Join(e.dir, "work", "cache", "split", "*"))
+	entries := entryDirs(filepath.Join(e.dir, "work", "cache", "split", "*"))
 	if len(entries) != 1 {
 		t.Fatalf("%d split entries", len(entries))
 	}

@@ -12,8 +12,8 @@ import (
 	"syscall"
 )
 
-// ErrBusy is wrapped by the error of a Run whose WorkDir is locked by
-// another runner.
+// ErrBusy is wrapped by the error of LockWorkDir when another process
+// holds the workdir's lock (a repro's scratch workdir).
 var ErrBusy = errors.New("workdir busy")
 
 // LockWorkDir creates dir if needed and takes its exclusive lock: an error

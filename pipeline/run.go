@@ -20,7 +20,8 @@ import (
 
 // Options configures Plan and Run.
 type Options struct {
-	// WorkDir holds the cache, state, temporary files and lock. Required.
+	// WorkDir holds the cache (with its entries' locks), state and
+	// temporary files; runners may share it. Required.
 	WorkDir string
 	// Jobs is the number of nodes run at the same time; 0 means
 	// runtime.NumCPU().

@@ -45,10 +45,17 @@
 // A Tolerant node (a report over trials that may fail) runs once all its
 // upstream nodes have ended, without the inputs of those that failed.
 //
-// Run holds an exclusive lock on WorkDir/lock for its whole duration (or
-// runs under the caller's, Options.Lock, from LockWorkDir) and
-// clears WorkDir/tmp/ at start, so crash leftovers never become cache
-// entries. The last key of each node ID is recorded under WorkDir/state/nodes
+// Any number of Runs, in any processes, may share one WorkDir. Each
+// builds its entries in its own scratch directory, WorkDir/tmp/run-*
+// (locked while its process lives; a Run removes those of processes that
+// are gone, so crash leftovers never become cache entries). Each cache
+// entry has a lock file beside it, <key>.lock (flock, released by the OS
+// when its holder exits): a Run holds it shared on every entry it uses
+// until it returns, and exclusive while it computes the entry, so a node
+// two Runs need is computed once and the other reads it; RemoveEntry (gc,
+// Verify's eviction) removes an entry only under its exclusive lock, never
+// one a live Run uses or writes. LockWorkDir remains for a caller that
+// wants a workdir to itself (a repro's scratch workdir). The last key of each node ID is recorded under WorkDir/state/nodes
 // so that Plan can say why a node will run again. Digests of external files
 // are memoised in WorkDir/state/digests.json by (absolute path, size,
 // mtime); files modified within the last two seconds are never memoised,

@@ -185,10 +185,17 @@ func statuses(res *Result) map[string]EventKind {
 	return m
 }
 
-// cacheEntries lists WorkDir/cache/<stage>/<key> directories.
+// cacheEntries lists WorkDir/cache/<stage>/<key> directories (not their
+// lock files, <key>.lock).
 func cacheEntries(t *testing.T, work string) []string {
 	t.Helper()
-	dirs, _ := filepath.Glob(filepath.Join(work, "cache", "*", "*"))
+	all, _ := filepath.Glob(filepath.Join(work, "cache", "*", "*"))
+	var dirs []string
+	for _, d := range all {
+		if !strings.HasSuffix(d, ".lock") {
+			dirs = append(dirs, d)
+		}
+	}
 	return dirs
 }
 

@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 )
 
-// ErrBusy is wrapped by the error of a Run whose WorkDir is locked by
-// another runner. Without flock, workdirs are not locked.
+// ErrBusy is wrapped by the error of LockWorkDir when another process
+// holds the workdir's lock. Without flock, workdirs are not locked.
 var ErrBusy = errors.New("workdir busy")
 
 func lockWorkDir(dir string) (unlock func(), err error) { return func() {}, nil }

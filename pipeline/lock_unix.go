@@ -12,13 +12,15 @@ import (
 	"syscall"
 )
 
-// ErrBusy is wrapped by the error of a Run whose WorkDir is locked by
-// another runner.
+// ErrBusy is wrapped by the error of LockWorkDir when another process
+// holds the workdir's lock (a repro's scratch workdir).
 var ErrBusy = errors.New("workdir busy")
 
-// LockWorkDir creates dir if needed and takes its exclusive lock, the one
-// Run holds: an error wrapping ErrBusy means another process holds it. Pass
-// the Lock in Options.Lock to run under it. The lock is released by Unlock
+// LockWorkDir creates dir if needed and takes its exclusive lock: an error
+// wrapping ErrBusy means another process holds it. Run takes no such lock
+// (runners share a workdir through the cache's entry locks); a caller that
+// wants a workdir to itself (a repro's scratch) takes it, and may pass it
+// in Options.Lock. The lock is released by Unlock
 // or when the process exits, however it exits.
 func LockWorkDir(dir string) (*Lock, error) {
 	abs, err := filepath.Abs(dir)

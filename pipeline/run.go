@@ -20,7 +20,8 @@ import (
 
 // Options configures Plan and Run.
 type Options struct {
-	// WorkDir holds the cache, state, temporary files and lock. Required.
+	// WorkDir holds the cache (with its entries' locks), state and
+	// temporary files; runners may share it. Required.
 	WorkDir string
 	// Jobs is the number of nodes run at the same time; 0 means
 	// runtime.NumCPU().
@@ -36,9 +37,9 @@ type Options struct {
 	FailFast bool
 	// Observer receives events; nil discards them.
 	Observer Observer
-	// Lock, when set, is the caller's lock on WorkDir (see LockWorkDir):
-	// Run then neither takes nor releases the lock itself. It lets a caller
-	// hold the workdir before it records anything about the run.
+	// Lock, when set, is the caller's exclusive lock on WorkDir (see
+	// LockWorkDir), checked to be held on WorkDir. Run takes no workdir
+	// lock itself: runners share a workdir (the cache's entry locks).
 	Lock *Lock
 	// Checkpoint is when long stages save their state (IO.Checkpoint);
 	// the zero value: every 10 minutes (checkpoint.DefaultInterval).
@@ -210,6 +211,12 @@ type session struct {
 
 	checkMu sync.Mutex
 	checked map[string]entryCheck // cache entry dir -> verification result
+
+	// Run only (Plan takes no locks): the runner's scratch directory
+	// under WorkDir/tmp, and its locks on cache entries (entrylock.go).
+	scratch *scratch
+	lockMu  sync.Mutex
+	locks   map[string]*heldEntry // cache entry dir -> this run's lock on it
 }
 
 // entryCheck is the memoised verification of one cache entry.
@@ -219,8 +226,9 @@ type entryCheck struct {
 	problem string
 }
 
-// check verifies t's cache entry for key once per session (the workdir
-// lock keeps it from changing under the session).
+// check verifies t's cache entry for key once per session: an entry is
+// immutable once renamed into the cache, and a Run holds the entries it
+// uses locked (shared), so no other runner removes one under it.
 func (s *session) check(ctx context.Context, t *task, key string) (entryCheck, error) {
 	dir := s.entryDir(t.stage, key)
 	s.checkMu.Lock()
@@ -458,6 +466,8 @@ func (s *session) plan(ctx context.Context) ([]PlanItem, error) {
 			it.Reason = "forced"
 		case blocker != nil:
 			it.Reason = "upstream " + blocker.n.ID + " will run"
+		case !s.share(t, s.keyOf(t, digests)):
+			it.Key, it.Reason = s.keyOf(t, digests), "being written by another runner"
 		default:
 			it.Key = s.keyOf(t, digests)
 			c, err := s.check(ctx, t, it.Key)
@@ -525,12 +535,16 @@ type outcome struct {
 
 // Run validates g and runs its nodes, each as soon as its inputs are ready
 // and at most opts.Jobs at a time; nodes with a trusted cache entry are not
-// run. It holds WorkDir's lock throughout and clears WorkDir/tmp first.
+// run. Any number of Runs (in any processes) may share WorkDir: each builds
+// in its own scratch directory under WorkDir/tmp, holds the cache entries
+// it uses locked shared until it returns, and computes an entry under its
+// exclusive lock, so that a node two Runs need is computed once and read
+// by the other (see entrylock.go).
 //
 // A failing node's dependents are skipped and the other nodes go on, unless
 // opts.FailFast cancels the run. Once scheduling has begun the Result covers
 // every node, even when the error is non-nil; it is nil only for errors
-// before that (invalid graph, busy workdir, ctx cancelled while hashing
+// before that (invalid graph, ctx cancelled while hashing
 // external inputs). The error is ctx.Err() if ctx was cancelled, otherwise
 // the join of the failed nodes' errors, each naming its node.
 func Run(ctx context.Context, g *Graph, opts Options) (*Result, error) {
@@ -538,7 +552,6 @@ func Run(ctx context.Context, g *Graph, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	tmp := filepath.Join(s.work, "tmp")
 	if opts.Lock != nil {
 		if opts.Lock.dir != s.work {
 			return nil, fmt.Errorf("pipeline: Options.Lock holds %s, not the workdir %s", opts.Lock.dir, s.work)
@@ -546,19 +559,13 @@ func Run(ctx context.Context, g *Graph, opts Options) (*Result, error) {
 		if opts.Lock.released() {
 			return nil, fmt.Errorf("pipeline: Options.Lock on %s was already released", s.work)
 		}
-	} else {
-		l, err := LockWorkDir(s.work)
-		if err != nil {
-			return nil, err
-		}
-		defer l.Unlock()
 	}
-	if err := os.RemoveAll(tmp); err != nil {
-		return nil, fmt.Errorf("clear %s: %w", tmp, err)
+	if s.scratch, err = newScratch(s.work); err != nil {
+		return nil, fmt.Errorf("pipeline: scratch directory: %w", err)
 	}
-	if err := os.MkdirAll(tmp, 0o777); err != nil {
-		return nil, err
-	}
+	defer s.scratch.release()
+	s.locks = map[string]*heldEntry{}
+	defer s.unlockAll()
 	if s.dig, err = loadDigester(filepath.Join(s.work, "state", "digests.json")); err != nil {
 		return nil, err
 	}
@@ -660,7 +667,7 @@ func (s *session) execute(ctx context.Context, t *task) (o outcome) {
 	o.t = t
 	start := time.Now()
 	defer func() { o.elapsed = time.Since(start) }()
-	tmp, err := atomicfile.MkdirTemp(filepath.Join(s.work, "tmp"), sanitizeID(t.n.ID)+"-*")
+	tmp, err := atomicfile.MkdirTemp(s.scratch.dir, sanitizeID(t.n.ID)+"-*")
 	if err != nil {
 		o.err = err
 		return o

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 
 	"golang.org/x/sync/errgroup"
 )
@@ -104,43 +103,6 @@ func (q *sched) admit(ctx context.Context) {
 			return nil
 		})
 	}
-}
-
-// attempt runs on t's goroutine: it takes t's sound cache entry, or evicts
-// a corrupt one and runs the stage.
-func (s *session) attempt(ctx context.Context, t *task, digests map[string]string) outcome {
-	corrupt := ""
-	if !s.opts.Force {
-		c, err := s.check(ctx, t, t.key)
-		if err != nil { // cancelled while verifying
-			return outcome{t: t, requeue: true}
-		}
-		switch c.state {
-		case entryOK:
-			return outcome{t: t, cached: true, outDigests: c.digests}
-		case entryCorrupt:
-			corrupt = c.problem
-			dir := s.entryDir(t.stage, t.key)
-			s.emit(Event{Kind: Corrupt, Node: t.n.ID, Stage: t.stage, Key: t.key, Reason: c.problem})
-			err := evictEntry(dir, filepath.Join(s.work, "tmp"))
-			s.forget(dir)
-			if err != nil {
-				return outcome{t: t, err: err}
-			}
-		}
-	}
-	switch {
-	case s.opts.Force:
-		t.reason = "forced"
-	case corrupt != "":
-		t.reason = "corrupt cache entry evicted: " + corrupt
-	default:
-		t.reason = s.missReason(t, t.key, digests)
-	}
-	s.emit(Event{Kind: Started, Node: t.n.ID, Stage: t.stage, Key: t.key, Reason: t.reason})
-	o := s.execute(ctx, t)
-	o.started = true
-	return o
 }
 
 // finish applies what t's goroutine reported.

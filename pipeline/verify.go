@@ -19,23 +19,24 @@ type EntryReport struct {
 	OK         bool
 	Problem    string // why the entry is not OK: "incomplete: no manifest", "output x content digest ... does not match ..."
 	Evicted    bool   // removed by Verify (VerifyOptions.Evict)
+	InUse      bool   // not OK, but not evicted: a runner holds its lock (it is replacing the entry)
 	Bytes      int64  // size of the entry's files
 }
 
 // VerifyOptions configures Verify.
 type VerifyOptions struct {
-	// Evict removes every entry that is not OK. Verify then holds the
-	// workdir lock (an error wrapping ErrBusy if a run holds it), unless
-	// Lock is the caller's.
+	// Evict removes every entry that is not OK, each under its own
+	// exclusive lock (RemoveEntry): one a runner holds locked, to replace
+	// it, is left to that runner (EntryReport.InUse). It runs beside
+	// runs.
 	Evict bool
-	Lock  *Lock
 }
 
 // Verify checks every entry of WorkDir's cache, in (stage, key) order: its
 // manifest must parse and carry the key the entry is filed under, and every
 // output it lists must exist with the recorded content digest. A run does
 // the same check when it reuses an entry; Verify does it for all of them.
-// Without Evict it only reads, and may run beside a run.
+// Without Evict it only reads. Either way it may run beside runs.
 func Verify(ctx context.Context, workDir string, opts VerifyOptions) ([]EntryReport, error) {
 	work, err := filepath.Abs(workDir)
 	if err != nil {
@@ -46,13 +47,6 @@ func Verify(ctx context.Context, workDir string, opts VerifyOptions) ([]EntryRep
 			err = errors.New("not a directory")
 		}
 		return nil, fmt.Errorf("verify %s: %w", workDir, err)
-	}
-	if opts.Evict && opts.Lock == nil {
-		l, err := LockWorkDir(work)
-		if err != nil {
-			return nil, err
-		}
-		defer l.Unlock()
 	}
 	dirs, err := filepath.Glob(filepath.Join(work, "cache", "*", "*"))
 	if err != nil {
@@ -88,13 +82,15 @@ func Verify(ctx context.Context, workDir string, opts VerifyOptions) ([]EntryRep
 			r.Problem = problem
 		}
 		if !r.OK && opts.Evict {
-			if err := os.MkdirAll(filepath.Join(work, "tmp"), 0o777); err != nil {
+			switch err := RemoveEntry(work, dir); {
+			case errors.Is(err, ErrEntryInUse):
+				r.InUse = true
+			case errors.Is(err, fs.ErrNotExist): // removed meanwhile
+			case err != nil:
 				return out, err
+			default:
+				r.Evicted = true
 			}
-			if err := evictEntry(dir, filepath.Join(work, "tmp")); err != nil {
-				return out, err
-			}
-			r.Evicted = true
 		}
 		out = append(out, r)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -17,6 +18,12 @@ import (
 // to KindRun and StatusRunning, a zero Started to now; info.ID is ignored.
 // Its owner is info's Host, PID, OwnerStarted and OwnerToken (SetOwner).
 func (s *Store) CreateRun(ctx context.Context, info RunInfo) (int64, error) {
+	return s.createRun(ctx, info, nil)
+}
+
+// createRun is CreateRun with a check that runs first in the same
+// transaction (nil: none).
+func (s *Store) createRun(ctx context.Context, info RunInfo, check func(ctx context.Context, tx *sql.Tx) error) (int64, error) {
 	if info.Kind == "" {
 		info.Kind = KindRun
 	}
@@ -34,6 +41,11 @@ func (s *Store) CreateRun(ctx context.Context, info RunInfo) (int64, error) {
 	}
 	var id int64
 	err := s.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		if check != nil {
+			if err := check(ctx, tx); err != nil {
+				return err
+			}
+		}
 		res, err := tx.ExecContext(ctx, `INSERT INTO runs (experiment, kind, config_json, config_hash, status,
 			started_at, ended_at, git_commit, git_dirty, go_version, os, arch, cpu_model, gomaxprocs, host, pid, note,
 			owner_started, owner_token)
@@ -48,6 +60,10 @@ func (s *Store) CreateRun(ctx context.Context, info RunInfo) (int64, error) {
 		id, err = res.LastInsertId()
 		return err
 	})
+	var oe *OwnedError
+	if errors.As(err, &oe) {
+		return 0, oe // it names the run
+	}
 	if err != nil {
 		return 0, fmt.Errorf("create run %q: %w", info.Experiment, err)
 	}

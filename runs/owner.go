@@ -142,6 +142,43 @@ func (s *Store) ClaimRun(ctx context.Context, id int64, o Owner) error {
 	return nil
 }
 
+// CreateOwnedRun is CreateRun for a runner that starts a run of kind
+// "run" owned by info's owner (RunInfo.SetOwner): in the same transaction,
+// it refuses, with an *OwnedError naming that run and writing nothing, when
+// a run of the same experiment, kind and configuration (config hash) is
+// running under another owner whose process is alive, on the local
+// executor. It is the one-owner-per-run check of runners that share a
+// workdir and a database: of two runners that start the same experiment
+// at the same moment, one creates the run and the other is refused (it
+// would have resumed that run).
+func (s *Store) CreateOwnedRun(ctx context.Context, info RunInfo) (int64, error) {
+	if info.Kind == "" {
+		info.Kind = KindRun
+	}
+	return s.createRun(ctx, info, func(ctx context.Context, tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT id, host, pid, owner_started, owner_token FROM runs
+			WHERE experiment = ? AND kind = ? AND config_hash = ? AND status = 'running' AND executor = ?
+			ORDER BY id DESC`, info.Experiment, info.Kind, info.ConfigHash, ExecutorLocal)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var (
+				id  int64
+				cur Owner
+			)
+			if err := rows.Scan(&id, &cur.Host, &cur.PID, &cur.Started, &cur.Token); err != nil {
+				return err
+			}
+			if cur.Token != info.OwnerToken && cur.Liveness() == OwnerAlive {
+				return &OwnedError{RunID: id, Experiment: info.Experiment, Owner: cur}
+			}
+		}
+		return rows.Err()
+	})
+}
+
 // FinishOwnedRun is FinishRun for the run's owner: it ends the run only
 // while o still owns it (its token), and otherwise changes nothing and
 // returns an error wrapping ErrTakenOver that names the runner that owns

@@ -330,6 +330,14 @@ var errDryRun = errors.New("dry run")
 // run uses. A running run is not deleted: it is an error. With dryRun the
 // database is left unchanged and the result says what would go.
 func (s *Store) DeleteRuns(ctx context.Context, ids []int64, dryRun bool) (*DeleteResult, error) {
+	return s.DeleteOwnedRuns(ctx, ids, Owner{}, dryRun)
+}
+
+// DeleteOwnedRuns is DeleteRuns for a gc that owns the runs it deletes
+// (it claimed them, so that no runner resumes one meanwhile): a run
+// running under o (its token) is deleted; one running under any other
+// owner is an error, and nothing is deleted.
+func (s *Store) DeleteOwnedRuns(ctx context.Context, ids []int64, o Owner, dryRun bool) (*DeleteResult, error) {
 	res := &DeleteResult{}
 	err := s.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		*res = DeleteResult{} // a retried transaction starts afresh
@@ -343,7 +351,7 @@ func (s *Store) DeleteRuns(ctx context.Context, ids []int64, dryRun bool) (*Dele
 			if err != nil {
 				return fmt.Errorf("run %d: %w", id, err)
 			}
-			if r.Status == StatusRunning {
+			if r.Status == StatusRunning && (o.Token == "" || r.OwnerToken != o.Token) {
 				return fmt.Errorf("run %d is running", id)
 			}
 			res.Runs = append(res.Runs, r)

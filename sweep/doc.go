@@ -19,7 +19,9 @@
 // reads the same in the store whichever ran it.
 //
 // Invariants:
-//   - The workdir lock is taken before anything is written to the store.
+//   - Runners share a workdir (the cache's entry locks); a run has one
+//     owner: a runner refused because a live runner runs the same
+//     configuration writes nothing to the store.
 //   - A run ends finished (every trial done), failed (a trial failed, or a
 //     data error) or interrupted (cancelled, or the machine failed: the
 //     same command resumes it).

@@ -17,7 +17,7 @@ import (
 // them as an array job whose results are collected later.
 //
 // Execute has done everything every run needs before Run: the graph is
-// built (Job.Built), the workdir is locked (Job.Lock), the run exists in
+// built (Job.Built), the run is owned by this process (Job.Owner), the run exists in
 // the store with its executor, note, tags and environment, and the trials
 // without an outcome are recorded as pending. After Run, Execute ends the
 // run from its trials' statuses, unless Run set Job.Outcome.HandedOff: the
@@ -67,7 +67,7 @@ type Job struct {
 	// recorded as pending.
 	Keep    map[string]string
 	Options RunOptions
-	Lock    *pipeline.Lock // the lock on Options.WorkDir, held until Execute returns
+	Lock    *pipeline.Lock // the caller's exclusive lock on Options.WorkDir (RunOptions.Lock), usually nil: runners share the workdir
 	Budget  *optim.Budget  // the machine's cores, shared by the trials' pools
 	Log     *slog.Logger
 	Outcome *Outcome // what the run did; the executor adds to it

@@ -35,7 +35,7 @@ type RunOptions struct {
 	Tags        map[string]string // tags added to the run
 	Env         map[string]string // environment recorded with the run beyond runs.Environment (see runs.BuildEnv)
 	LogDir      string            // per-trial log files go to LogDir/<experiment>/run-<id>/ ("" writes none)
-	Lock        *pipeline.Lock    // the caller's lock on WorkDir (nil: Execute takes it)
+	Lock        *pipeline.Lock    // the caller's exclusive lock on WorkDir, if it holds one (repro's scratch workdir); nil: none, runners share WorkDir
 	// Checkpoint is when trials save their state part-way (the zero
 	// value: every checkpoint.DefaultInterval); see pipeline.Options.
 	Checkpoint checkpoint.Policy
@@ -133,8 +133,11 @@ func workersPerTrial(jobs, cores int) int {
 // is written; a resumed run is claimed (runs.Store.ClaimRun) before its
 // trials are touched, and ended only while this process still owns it.
 //
-// The workdir lock is taken before anything is written to the store, so a
-// runner that finds the workdir busy leaves no trace. The run ends
+// Any number of runners may share one workdir and one database: they share
+// the cache through its entry locks (pipeline.Run), and each run has one
+// owner. A runner refused because a live runner already runs the same
+// configuration (*runs.OwnedError, from resumeOrSkip or, for two that
+// start at the same moment, runs.Store.CreateOwnedRun) leaves no trace. The run ends
 // finished (every trial done or diverged: a divergence is a result of the
 // algorithm, TrialOutcome), failed (some trial failed, or a data error),
 // or interrupted (ctx cancelled), unless the executor handed its trials off
@@ -173,12 +176,7 @@ func Execute(ctx context.Context, st *runs.Store, e *stages.Experiment, x Execut
 	for _, w := range job.Built.Warnings {
 		job.Log.Warn(w)
 	}
-	if job.Lock = opts.Lock; job.Lock == nil {
-		if job.Lock, err = pipeline.LockWorkDir(opts.WorkDir); err != nil {
-			return nil, err
-		}
-		defer job.Lock.Unlock()
-	}
+	job.Lock = opts.Lock // nil: runners share the workdir (pipeline's entry locks)
 	if opts.Kind == runs.KindRun {
 		if done, err := job.resumeOrSkip(ctx, x); err != nil || done {
 			return job.Outcome, err
@@ -359,7 +357,11 @@ func (job *Job) open(ctx context.Context, x Executor) error {
 		info := runs.Environment()
 		info.Experiment, info.Kind, info.ConfigJSON, info.ConfigHash = e.Name, opts.Kind, job.ConfigJSON, job.ConfigHash
 		info.SetOwner(job.Owner)
-		id, err := st.CreateRun(ctx, info)
+		create := st.CreateRun
+		if opts.Kind == runs.KindRun {
+			create = st.CreateOwnedRun // one owner per run: a twin runner started at the same moment is refused
+		}
+		id, err := create(ctx, info)
 		if err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -10,12 +11,12 @@ import (
 	"path/filepath"
 	"strings"
 
-	"goldstone/internal/atomicfile"
 	"goldstone/internal/fault"
 	"goldstone/pipeline"
 	"goldstone/runs"
 	"goldstone/stages"
 	"goldstone/stages/htmlreport"
+	"goldstone/sweep"
 	"goldstone/sweep/slurmexec/batch"
 )
 
@@ -107,18 +108,21 @@ func gcWith(ctx context.Context, g *globalOptions, st *runs.Store, keepLast int,
 		return err
 	}
 	verb := "deleted"
+	self := runs.Self() // gc as the owner of the runs it deletes
 	ckpts := scanCheckpoints(g.workdir)
 	if dryRun {
 		verb = "would delete"
-	} else if len(old) > 0 || ckpts.stale > 0 {
-		// No runner may use the cache while its entries are removed.
-		lock, err := pipeline.LockWorkDir(g.workdir)
-		if err != nil {
-			return &exitError{exitUsage, fmt.Errorf("gc: lock %s: %w", g.workdir, err)}
+	} else {
+		// Runners share the workdir: gc takes no lock on it. It owns the
+		// runs it deletes (none is resumed meanwhile), and removes a cache
+		// entry only under that entry's lock (pipeline.RemoveEntry).
+		var inUse []runs.RunInfo
+		if old, inUse, err = sweep.ClaimForDeletion(ctx, st, old, self); err != nil {
+			return err
 		}
-		defer lock.Unlock()
-		// Scanned again under the lock: a runner may have ended nodes.
-		ckpts = scanCheckpoints(g.workdir)
+		for _, r := range inUse {
+			fmt.Fprintf(g.stderr, "gc: keeping run %d (%s): a runner resumed it\n", r.ID, termText(r.Experiment))
+		}
 		if err := ckpts.remove(); err != nil {
 			return err
 		}
@@ -127,7 +131,7 @@ func gcWith(ctx context.Context, g *globalOptions, st *runs.Store, keepLast int,
 	for i, r := range old {
 		ids[i] = r.ID
 	}
-	plan, err := st.DeleteRuns(ctx, ids, true)
+	plan, err := st.DeleteOwnedRuns(ctx, ids, self, true)
 	if err != nil {
 		return err
 	}
@@ -149,7 +153,7 @@ func gcWith(ctx context.Context, g *globalOptions, st *runs.Store, keepLast int,
 		}
 	}
 	c := &gcFiles{dryRun: dryRun, stderr: g.stderr, dirs: map[string]bool{}}
-	if err := c.cacheEntries(plan.CacheDirs, cacheRoot, trash); err != nil {
+	if err := c.cacheEntries(plan.CacheDirs, cacheRoot, work); err != nil {
 		return err
 	}
 	if err := c.runFiles(plan.Files, work, reports, old); err != nil {
@@ -166,7 +170,7 @@ func gcWith(ctx context.Context, g *globalOptions, st *runs.Store, keepLast int,
 	if !dryRun && len(ids) > 0 {
 		// Last: the rows that let a killed gc find all this again.
 		fault.Point("gc:rows")
-		if _, err := st.DeleteRuns(ctx, ids, false); err != nil {
+		if _, err := st.DeleteOwnedRuns(ctx, ids, self, false); err != nil {
 			return err
 		}
 	}
@@ -216,8 +220,9 @@ type gcFiles struct {
 }
 
 // cacheEntries removes the recorded cache entries found under cacheRoot
-// (one moved into trash first, in one step).
-func (c *gcFiles) cacheEntries(recordedDirs []string, cacheRoot, trash string) error {
+// (pipeline.RemoveEntry: each moved out of the cache in one step, under
+// its lock), but not one a running runner uses or writes.
+func (c *gcFiles) cacheEntries(recordedDirs []string, cacheRoot, work string) error {
 	for _, recorded := range recordedDirs {
 		d, ok := rebase(recorded, cacheRoot, "cache", 2)
 		if !ok {
@@ -234,7 +239,13 @@ func (c *gcFiles) cacheEntries(recordedDirs []string, cacheRoot, trash string) e
 			return err
 		}
 		if !c.dryRun {
-			if err := removeEntry(d, trash); err != nil {
+			switch err := pipeline.RemoveEntry(work, d); {
+			case errors.Is(err, pipeline.ErrEntryInUse):
+				fmt.Fprintf(c.stderr, "gc: keeping %s: a running runner uses it\n", d)
+				continue
+			case os.IsNotExist(err):
+				continue
+			case err != nil:
 				return fmt.Errorf("gc: %w", err)
 			}
 			fault.Point("gc:files")
@@ -298,24 +309,6 @@ func (c *gcFiles) batchDirs(old []runs.RunInfo, workdir string) error {
 		c.batches++
 	}
 	return nil
-}
-
-// removeEntry removes a cache entry: renamed into trash (the workdir's tmp,
-// which every run clears) in one step, so that the cache never holds half
-// an entry, then deleted.
-func removeEntry(dir, trash string) error {
-	if err := os.MkdirAll(trash, 0o777); err != nil {
-		return err
-	}
-	aside, err := atomicfile.MkdirTemp(trash, "gc-*")
-	if err != nil {
-		return err
-	}
-	if err := os.Rename(dir, filepath.Join(aside, "entry")); err != nil {
-		os.RemoveAll(aside)
-		return err
-	}
-	return os.RemoveAll(aside)
 }
 
 // rebase maps a recorded path to the current root: as it is when it is

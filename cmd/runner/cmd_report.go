@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 
-	"goldstone/pipeline"
 	"goldstone/runs"
 	"goldstone/stages"
 	"goldstone/sweep"
@@ -58,12 +57,8 @@ func runReport(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []strin
 	if err != nil {
 		return &exitError{exitUsage, fmt.Errorf("run %d: %w", ri.ID, err)}
 	}
-	lock, err := pipeline.LockWorkDir(g.workdir)
-	if err != nil {
-		return &exitError{exitUsage, err}
-	}
-	defer lock.Unlock()
-	out, err := sweep.RebuildReport(ctx, st, ri, built, sweep.RunOptions{WorkDir: g.workdir, Jobs: g.jobs, ReportDir: g.reports, Log: g.log}, lock)
+	// No workdir lock: runners share the workdir (the cache's entry locks).
+	out, err := sweep.RebuildReport(ctx, st, ri, built, sweep.RunOptions{WorkDir: g.workdir, Jobs: g.jobs, ReportDir: g.reports, Log: g.log}, nil)
 	if out == nil {
 		out = &sweep.Outcome{RunID: ri.ID}
 	}

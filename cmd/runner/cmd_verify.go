@@ -35,8 +35,8 @@ func init() {
 }
 
 // runVerify prints one line per entry that fails and a summary line. Exit
-// 1 when some entry failed (evicted or not), 2 when --workdir is not there
-// or, with --evict, busy.
+// 1 when some entry failed (evicted or not), 2 when --workdir is not there.
+// --evict runs beside runners: an entry a runner holds is left to it.
 func runVerify(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) error {
 	reps, err := pipeline.Verify(ctx, g.workdir, pipeline.VerifyOptions{Evict: verifyFlags.evict})
 	if err != nil {
@@ -57,6 +57,8 @@ func runVerify(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []strin
 		if r.Evicted {
 			state = "evicted"
 			evicted++
+		} else if r.InUse {
+			state = "corrupt (kept: a running runner is replacing it)"
 		}
 		node := r.Node
 		if node == "" {

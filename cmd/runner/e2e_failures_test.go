@@ -415,12 +415,29 @@ func TestKilledReproIsCleanedUp(t *testing.T) {
 	}
 }
 
-// cacheEntries lists the cache entries under a workdir (<stage>/<key>).
+// entryDirs is filepath.Glob(pattern) without the cache entries' lock
+// files (<key>.lock).
+func entryDirs(pattern string) []string {
+	all, _ := filepath.Glob(pattern)
+	var out []string
+	for _, p := range all {
+		if !strings.HasSuffix(p, ".lock") {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// cacheEntries lists the cache entries under a workdir (<stage>/<key>),
+// not their lock files (<key>.lock).
 func cacheEntries(t *testing.T, work string) []string {
 	t.Helper()
 	dirs, _ := filepath.Glob(filepath.Join(work, "cache", "*", "*"))
 	var out []string
 	for _, d := range dirs {
+		if strings.HasSuffix(d, ".lock") {
+			continue
+		}
 		rel, _ := filepath.Rel(filepath.Join(work, "cache"), d)
 		out = append(out, rel)
 	}

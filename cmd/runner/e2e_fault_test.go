@@ -176,7 +176,7 @@ func TestFaultInjection(t *testing.T) {
 		e.runKilled(point, args...)
 	}
 	// A corrupt cache file: the resumed run must not trust it.
-	entries, _ := filepath.Glob(filepath.Join(e.dir, "work", "cache", "train-movielens", "*"))
+	entries := entryDirs(filepath.Join(e.dir, "work", "cache", "train-movielens", "*"))
 	if len(entries) == 0 {
 		t.Fatal("no cached trial to corrupt")
 	}

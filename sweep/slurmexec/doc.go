@@ -14,7 +14,7 @@
 // directory: with Options.SharedJob, when one of them is not cached, as a
 // job of their own (`runner worker --shared`, SharedWorker) that the array
 // depends on (afterok, --kill-on-invalid-dep=yes); otherwise on the submit
-// host, under the workdir lock (only cache checks when they are cached).
+// host, under the cache's entry locks (only cache checks when they are cached).
 //
 // Worker runs one task: it rebuilds the experiment from the frozen files,
 // checks that the configuration hash and the trial id match the manifest,

@@ -632,8 +632,15 @@ func TestSlurmSharedStagesMatchLocal(t *testing.T) {
 	}
 	// The shared stages ran at submission, into the shared cache.
 	for _, stage := range []string{"ingest-movielens", "split"} {
-		if ents, _ := os.ReadDir(filepath.Join(f.opts.WorkDir, "cache", stage)); len(ents) != 1 {
-			t.Errorf("shared cache has %d %s entries after submission, want 1", len(ents), stage)
+		all, _ := os.ReadDir(filepath.Join(f.opts.WorkDir, "cache", stage))
+		var ents []string
+		for _, de := range all {
+			if !strings.HasSuffix(de.Name(), ".lock") { // an entry's lock file
+				ents = append(ents, de.Name())
+			}
+		}
+		if len(ents) != 1 {
+			t.Errorf("shared cache has %d %s entries after submission, want 1: %v", len(ents), stage, ents)
 		}
 	}
 	if s.MemMB <= 512 {
@@ -1233,7 +1240,13 @@ func TestSlurmSharedJob(t *testing.T) {
 	}
 	// Nothing of the shared stages ran on the submit host.
 	entries := func() []string {
-		es, _ := filepath.Glob(filepath.Join(f.opts.WorkDir, "cache", "*", "*"))
+		all, _ := filepath.Glob(filepath.Join(f.opts.WorkDir, "cache", "*", "*"))
+		var es []string
+		for _, e := range all {
+			if !strings.HasSuffix(e, ".lock") { // an entry's lock file
+				es = append(es, e)
+			}
+		}
 		return es
 	}
 	if es := entries(); len(es) != 0 {

@@ -148,8 +148,8 @@ func (x *Executor) Run(ctx context.Context, job *sweep.Job) error {
 	job.Outcome.HandedOff = true
 	if len(todo) == 0 {
 		// Every task ended and left its result (the waiting submit was
-		// stopped before they did): end the run here, under this
-		// command's workdir lock.
+		// stopped before they did): end the run here, as this
+		// run's owner.
 		out.Finished, err = Finish(ctx, st, d, m, job.Lock, o)
 		return err
 	}

@@ -111,6 +111,15 @@ type PlantedSettings struct {
 	Drift      float64 `set:"planted_drift" default:"0.1" check:"[0,1)" doc:"planted data set: per-bin innovation of the planted vectors (AR(1), keeps their scale); PriorDrift(lambda, gamma) is the model's own prior (0.684 for lambda 10, gamma 1)"`
 	Scale      float64 `set:"planted_scale" default:"0" check:">=0" doc:"planted data set: standard deviation of the vectors' entries, the signal strength (0: (4/planted_dim)^(1/4)); ScaleForGain gives the scale of a target held-out gain"`
 	ActiveBins float64 `set:"planted_active_bins" default:"2.55" check:">=0" doc:"planted data set: mean number of bins a user is active in (1 + geometric; 0: every user spread over all bins); 2.55 is measured on ml-latest-small"`
+	Growth     float64 `json:"-" set:"planted_growth" default:"10" check:">0" doc:"planted data set: ratio of the last bin's rating volume to the first's, growing exponentially in between (1: every bin as many ratings; the paper-density set, issue 27)"`
+}
+
+// PruneKeys leaves planted_growth out of the generate stage's key at its
+// default, so the data sets made before the setting existed keep their keys.
+func (PlantedSettings) PruneKeys(m map[string]any) {
+	if g, ok := m["planted_growth"].(float64); ok && g == 10 {
+		delete(m, "planted_growth")
+	}
 }
 
 // Config is the generator configuration of the planted data set.
@@ -119,7 +128,7 @@ func (s PlantedSettings) Config() PlantedConfig {
 		Users: s.Users, Items: s.Items, Ratings: int64(s.Ratings),
 		Bins: s.Bins, D: s.Dim, Seed: uint64(s.Seed),
 		Start: time.Date(1995, 1, 9, 0, 0, 0, 0, time.UTC), End: time.Date(2015, 3, 31, 0, 0, 0, 0, time.UTC),
-		Drift: s.Drift, Growth: 10, ActiveBinsMean: s.ActiveBins, Scale: s.Scale,
+		Drift: s.Drift, Growth: s.Growth, ActiveBinsMean: s.ActiveBins, Scale: s.Scale,
 	}
 }
 

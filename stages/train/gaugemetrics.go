@@ -17,7 +17,8 @@ const GapTolerance = 0.01
 // gaugeCounts accumulates what the gauge rounds of one run did.
 type gaugeCounts struct {
 	rounds, rejected, flips, backtracks int
-	lowered                             int // rounds after which psi was lower than before
+	lowered                             int     // rounds after which psi was lower than before
+	concentration                       float64 // the largest round_concentration (0: not measured)
 }
 
 // add records one round. The sparse series gauge_rejected (value 1) and
@@ -54,6 +55,10 @@ func (c *gaugeCounts) add(s *trialio.Series, iterate int, st *optim.RoundStats) 
 	}
 	s.Add("round_scale", iterate, st.Scale)
 	s.Add("round_backtracks", iterate, float64(st.Backtracks))
+	if !math.IsNaN(st.Concentration) {
+		s.Add("round_concentration", iterate, st.Concentration)
+		c.concentration = max(c.concentration, st.Concentration)
+	}
 }
 
 // summarize writes the totals, gauge_accepted_share, the share of rounds
@@ -79,6 +84,9 @@ func (c *gaugeCounts) summarize(sum trialio.Summary, diverged bool) {
 	}
 	sum["gauge_accepted_share"] = accepted
 	sum["gauge_lowered_share"] = lowered
+	if c.concentration > 0 {
+		sum["gauge_concentration_max"] = c.concentration
+	}
 }
 
 // roundRecorder wraps a gauge step to record what only the round's start

@@ -738,6 +738,7 @@ func Evaluate(ctx context.Context, io *pipeline.IO, ms ModelSettings, prior trai
 	if err := addInputSummaries(io, sum); err != nil {
 		return err
 	}
+	addEmbeddingSummaries(sum, m.Problem().Blocks, x, diverged)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -745,6 +746,30 @@ func Evaluate(ctx context.Context, io *pipeline.IO, ms ModelSettings, prior trai
 		return err
 	}
 	return trialio.WriteSummary(filepath.Join(dir, "summary.json"), sum)
+}
+
+// addEmbeddingSummaries adds what says whether the embeddings carry
+// anything (issue 27: on small sets the model with biases collapsed to a
+// bias model): embedding_rms, the root mean square of the learned vectors'
+// entries (every user and item vector of every bin), and, where the static
+// user + item bias reference was fitted, gain_over_bias_test_ll = test_ll -
+// ref_user_item_test_ll, the held-out nats per rating that the model gains
+// over it. A diverged trial gets neither (NaN).
+func addEmbeddingSummaries(sum trialio.Summary, b optim.Blocks, x []float64, diverged bool) {
+	rms := math.NaN()
+	if n := b.Len(); n > 0 && !diverged {
+		var s float64
+		for _, v := range x[b.Offset : b.Offset+n] {
+			s += float64(v * v)
+		}
+		rms = math.Sqrt(s / float64(n))
+	}
+	sum["embedding_rms"] = rms
+	ll, ok1 := sum["test_ll"]
+	ref, ok2 := sum["ref_user_item_test_ll"]
+	if ok1 && ok2 {
+		sum["gain_over_bias_test_ll"] = ll - ref
+	}
 }
 
 // addInputSummaries adds to a trial's summary what its other inputs say:

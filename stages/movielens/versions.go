@@ -68,6 +68,9 @@ package movielens
 //
 // Evaluate 30 (issue 27): embedding_rms and gain_over_bias_test_ll in every
 // summary (do the embeddings carry anything beyond the user + item biases).
+//
+// Report 28 (issue 27): the gauge gap / psi panel in curves.png and the
+// gap-tied psi band in the psi convergence table.
 const (
 	GenerateVersion   = "20" // generate-planted
 	IngestVersion     = "20" // ingest-movielens
@@ -78,6 +81,6 @@ const (
 	TrainVersion      = "29" // train-movielens
 	EvaluateVersion   = "30" // evaluate-movielens
 	EmbeddingsVersion = "20" // export-embeddings
-	ReportVersion     = "27" // report-movielens (its Draw)
+	ReportVersion     = "28" // report-movielens (its Draw)
 	ReferenceVersion  = "23" // references-movielens
 )

@@ -44,6 +44,9 @@ var kinds = map[string]kind{
 	"keep-fields": {[]string{"methods", "labels"}, pure(keepClaim)},
 	// Fig. 3: steps until psi stays within 1% of the run's reference.
 	"psi-speedup": {[]string{"baseline", "methods", "factor"}, fig3Claim},
+	// Fig. 3 through the gauge modes: steps until the gap stays below 0.1%
+	// of psi, paired by seed, with intervals; the gap-tied psi band.
+	"gauge-speedup": {[]string{"baseline", "methods", "factor"}, gaugeFig3Claim},
 	// Fig. 3 on planted data, with the recovery of the planted vectors.
 	"psi-speedup-planted": {[]string{"baseline", "methods", "factor"}, plantedFig3Claim},
 	// What the gauge rounds of each Goldstone variant did.

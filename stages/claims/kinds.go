@@ -47,6 +47,9 @@ var kinds = map[string]kind{
 	// Fig. 3 through the gauge modes: steps until the gap stays below 0.1%
 	// of psi, paired by seed, with intervals; the gap-tied psi band.
 	"gauge-speedup": {[]string{"baseline", "methods", "factor"}, gaugeFig3Claim},
+	// The stability map of the paper's update: rho' x scale, fields kept
+	// and reset: divergence, rounds that lowered psi, concentration.
+	"stability": {nil, pure(stabilityClaim)},
 	// Fig. 3 on planted data, with the recovery of the planted vectors.
 	"psi-speedup-planted": {[]string{"baseline", "methods", "factor"}, plantedFig3Claim},
 	// What the gauge rounds of each Goldstone variant did.
@@ -75,6 +78,8 @@ type sectionKind struct {
 var sectionKinds = map[string]sectionKind{
 	// Fig. 2 per (init_scale, threshold): the speed-up of each method.
 	"speedup-per-setting": {[]string{"baseline", "methods", "factor"}, initSection},
+	// The stability map as a table: rho' x scale by fields kept/reset.
+	"stability-map": {nil, stabilitySection},
 }
 
 func kindNames() []string        { return slices.Sorted(maps.Keys(kinds)) }

@@ -35,6 +35,8 @@ var kinds = map[string]kind{
 	// Fig. 2 said as it is: reach with Fisher's test, the speed-up where
 	// both reach (headline), the censored bound, the mechanism.
 	"reach": {[]string{"baseline", "methods", "factor"}, pure(reachClaim)},
+	// A long run read at the paper's length: stuck or slow.
+	"stuck": {[]string{"method", "horizon"}, pure(stuckClaim)},
 	// Fig. 2 at every init_scale of the run.
 	"init-scale": {[]string{"baseline", "methods", "factor"}, pure(initClaim)},
 	// The mechanism: log-log slopes of steps against T.

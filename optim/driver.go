@@ -73,6 +73,10 @@ type RoundStats struct {
 	Rate       float64 // Goldstone: the gauge learning rate rho' of the natural-gradient steps; NaN for steps without one
 	Scale      float64 // factor of the applied step along the gauge direction: 1 the full step, 0 none (rejected, or nothing to do)
 	Backtracks int     // line search: times the step was halved
+	// Concentration (Goldstone with Concentration set): max over time steps
+	// of the largest eigenvalue of Z_t Z_t^T against sum_t ||Z_t||^2/(T d),
+	// measured before the round's continuous step; NaN when not measured.
+	Concentration float64
 }
 
 // Problem is a model loss split into its local part and the coupling psi.

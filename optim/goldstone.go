@@ -108,13 +108,23 @@ const DefaultMaxBacktracks = 20
 // are bit-identical at any number of workers.
 // After Init, Round does not allocate (for d <= 64).
 type Goldstone struct {
-	K2       int      // natural-gradient steps per round; 0 means DefaultK2
-	Rate     float64  // rho'; <= 0 means automatic 1/(T N <Z^2>), <Z^2> the mean squared block entry
-	Rotation Rotation // RotationExact (default) or RotationLinear
-	Reset    bool     // start every round from G = 0 (default: keep G, as the paper)
-	NoGuard  bool     // apply rounds even if they raise psi
-	NoFlip   bool     // on tree couplings, do not remove reflection domain walls (see Goldstone)
-	Search   Search   // SearchNone (default), SearchDirection or SearchRate: a line search instead of rejecting
+	K2   int     // natural-gradient steps per round; 0 means DefaultK2
+	Rate float64 // rho'; <= 0 means automatic 1/(T N <Z^2>), <Z^2> the mean squared block entry
+	// RateScale multiplies rho' (automatic or given); 0 means 1. The
+	// stability map of issue 27 runs the paper's update at rho' times 1,
+	// 1/2, 1/4, 1/8.
+	RateScale float64
+	// FlipsOnly makes a round the wall flips alone (tree couplings): no
+	// natural-gradient steps, no rotation (an ablation: what the flips do).
+	FlipsOnly bool
+	// Concentration makes every round measure RoundStats.Concentration
+	// (one more Gram matrix per time step: a pass over the blocks).
+	Concentration bool
+	Rotation      Rotation // RotationExact (default) or RotationLinear
+	Reset         bool     // start every round from G = 0 (default: keep G, as the paper)
+	NoGuard       bool     // apply rounds even if they raise psi
+	NoFlip        bool     // on tree couplings, do not remove reflection domain walls (see Goldstone)
+	Search        Search   // SearchNone (default), SearchDirection or SearchRate: a line search instead of rejecting
 	// MaxBacktracks bounds the halvings of SearchBacktrack; 0 means DefaultMaxBacktracks.
 	MaxBacktracks int
 	Pool          *Pool // runs the parallel loops; nil runs them inline
@@ -143,6 +153,8 @@ type Goldstone struct {
 	edgeDel []float64 // E: predicted psi change
 	nodeSq  []float64 // T: ||Z_t||^2
 	nodeQ   []float64 // T: Tr(Gamma_t C_t Gamma_t^T)
+	cgram   []float64 // T x dd: Z_t Z_t^T for Concentration when gram is not computed
+	eigBuf  []float64 // 2d: power iteration vectors
 
 	x   []float64 // parameters during a Round
 	rho float64   // rho' during a Round
@@ -214,6 +226,13 @@ func (g *Goldstone) Init(b Blocks, gr *Graph) error {
 	g.m = slices.Grow(g.m[:0], E*dd)[:E*dd]
 	if g.needC {
 		g.gram = slices.Grow(g.gram[:0], T*dd)[:T*dd]
+	}
+	if g.Concentration && !g.needC {
+		g.cgram = slices.Grow(g.cgram[:0], T*dd)[:T*dd]
+	}
+	g.eigBuf = slices.Grow(g.eigBuf[:0], 2*d)[:2*d]
+	if !(g.RateScale >= 0) || math.IsInf(g.RateScale, 0) {
+		return fmt.Errorf("goldstone: RateScale %v, want a finite value >= 0", g.RateScale)
 	}
 	g.f = slices.Grow(g.f[:0], T*dd)[:T*dd]
 	g.gf = slices.Grow(g.gf[:0], T*dd)[:T*dd]
@@ -287,13 +306,20 @@ func (g *Goldstone) Round(x []float64) RoundStats {
 	for _, v := range g.nodeSq {
 		sz += v
 	}
-	if E == 0 || sz == 0 {
+	st.Concentration = math.NaN()
+	if g.Concentration && sz > 0 {
+		st.Concentration = g.concentration(sz)
+	}
+	if E == 0 || sz == 0 || g.FlipsOnly {
 		return st
 	}
 	g.rho = g.Rate
 	if g.rho <= 0 {
 		// 1/(T N <Z^2>) with <Z^2> = sz/(T N d).
 		g.rho = float64(g.d) / sz
+	}
+	if g.RateScale > 0 {
+		g.rho *= g.RateScale
 	}
 	st.Rate = g.rho
 	if g.Reset {
@@ -303,13 +329,39 @@ func (g *Goldstone) Round(x []float64) RoundStats {
 	if g.Search == SearchRate {
 		copy(g.gf0, g.gf)
 	}
+	// The predicted change of psi (exact for orthogonal maps and for
+	// I + Gamma: see edgeDelta) costs O(E d^3), nothing next to the round.
+	del := g.lineSearch(&st, g.fieldSteps())
+	st.Predicted = del
+	if !g.NoGuard && !(del <= 0) { // also rejects NaN
+		clear(g.gf)
+		st.Rejected = true
+		st.Scale = 0
+		return st // PsiAfter: after the wall flips, if any
+	}
+	if st.Scale != 1 {
+		for i := range g.gf { // the fields of the applied maps, for the next round
+			g.gf[i] *= st.Scale
+		}
+	}
+	g.Pool.Chunks(T, 1, g.appFn)
+	g.Pool.Chunks(E, 1, g.psiFn)
+	st.PsiAfter = 0
+	for _, v := range g.edgePsi {
+		st.PsiAfter += v
+	}
+	return st
+}
+
+// lineSearch halves the step (Search) while the predicted change del of
+// psi is not negative, at most MaxBacktracks times, recording the factor,
+// the halvings and the rate in st; it returns the last prediction.
+func (g *Goldstone) lineSearch(st *RoundStats, del float64) float64 {
 	maxB := g.MaxBacktracks
 	if maxB <= 0 {
 		maxB = DefaultMaxBacktracks
 	}
-	// The predicted change of psi (exact for orthogonal maps and for
-	// I + Gamma: see edgeDelta) costs O(E d^3), nothing next to the round.
-	del := g.fieldSteps()
+	T := g.b.T
 	st.Scale = 1
 	switch g.Search {
 	case SearchDirection:
@@ -333,25 +385,7 @@ func (g *Goldstone) Round(x []float64) RoundStats {
 		}
 		st.Rate = g.rho
 	}
-	st.Predicted = del
-	if !g.NoGuard && !(del <= 0) { // also rejects NaN
-		clear(g.gf)
-		st.Rejected = true
-		st.Scale = 0
-		return st // PsiAfter: after the wall flips, if any
-	}
-	if st.Scale != 1 {
-		for i := range g.gf { // the fields of the applied maps, for the next round
-			g.gf[i] *= st.Scale
-		}
-	}
-	g.Pool.Chunks(T, 1, g.appFn)
-	g.Pool.Chunks(E, 1, g.psiFn)
-	st.PsiAfter = 0
-	for _, v := range g.edgePsi {
-		st.PsiAfter += v
-	}
-	return st
+	return del
 }
 
 // fieldSteps takes the round's K2 natural-gradient steps on the gauge
@@ -425,6 +459,8 @@ func (g *Goldstone) overlapChunk(c, _, _ int) {
 		if g.gramSq {
 			g.nodeSq[t] = ss
 		}
+	} else if g.Concentration {
+		overlap(g.cgram[t*dd:(t+1)*dd], z, z, n, d, g.scratch(t))
 	}
 	if !g.gramSq && g.sqEdge[t] < 0 {
 		var s float64
@@ -605,4 +641,75 @@ func orthErr(r []float64, d int, work []float64) float64 {
 		return math.Inf(1)
 	}
 	return e
+}
+
+// concentration returns max_t lambda_max(Z_t Z_t^T) / (sz / (T d)): the
+// largest eigenvalue of any time step's Gram matrix against the mean
+// eigenvalue over all time steps (sz = sum_t ||Z_t||^2); 1 when every step
+// holds its energy isotropically and equally, large when one time step
+// concentrates it in few directions (issue 27: does that explain the
+// overshoot of the paper's rate rho' = d/sz?). Call after the overlaps
+// (the Gram matrices) of this round; the wall flips map each d x d Gram
+// matrix to Q C Q^T with Q orthogonal, which keeps its spectrum.
+func (g *Goldstone) concentration(sz float64) float64 {
+	T, d, dd := g.b.T, g.d, g.dd
+	gram := g.cgram
+	if g.needC {
+		gram = g.gram
+	}
+	top := 0.0
+	for t := 0; t < T; t++ {
+		if l := lambdaMax(gram[t*dd:(t+1)*dd], d, g.eigBuf); l > top {
+			top = l
+		}
+	}
+	return top / (sz / float64(T*d))
+}
+
+// lambdaMax returns the largest eigenvalue of the symmetric positive
+// semidefinite d x d matrix c by power iteration from a fixed start
+// (deterministic: the same bits on every build), 200 iterations or until
+// the Rayleigh quotient stops changing in its 12th digit.
+func lambdaMax(c []float64, d int, buf []float64) float64 {
+	v, w := buf[:d], buf[d:2*d]
+	for i := range v {
+		v[i] = 1 + float64(i)/float64(d)
+	}
+	lam := 0.0
+	for it := 0; it < 200; it++ {
+		var nv float64
+		for _, x := range v {
+			nv += float64(x * x)
+		}
+		if nv == 0 {
+			return 0
+		}
+		var num float64
+		for i := 0; i < d; i++ {
+			var s float64
+			row := c[i*d : (i+1)*d]
+			for j, x := range row {
+				s += float64(x * v[j])
+			}
+			w[i] = s
+			num += float64(v[i] * s)
+		}
+		next := num / nv
+		var nw float64
+		for _, x := range w {
+			nw += float64(x * x)
+		}
+		if nw == 0 {
+			return 0
+		}
+		inv := 1 / math.Sqrt(nw)
+		for i := range v {
+			v[i] = w[i] * inv
+		}
+		if it > 10 && math.Abs(next-lam) <= 1e-12*next {
+			return next
+		}
+		lam = next
+	}
+	return lam
 }

@@ -149,7 +149,7 @@ func (p *Procrustes) solve(x []float64) RoundStats {
 	p.x = x
 	E := len(p.edges)
 	p.Pool.Chunks(E, 1, p.ovFn)
-	st := RoundStats{Predicted: math.NaN(), Rate: math.NaN()}
+	st := RoundStats{Predicted: math.NaN(), Rate: math.NaN(), Concentration: math.NaN()}
 	for _, v := range p.edgePsi {
 		st.PsiBefore += v
 	}

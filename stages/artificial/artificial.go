@@ -66,6 +66,18 @@ type Data struct {
 	Cols      int     `set:"cols" default:"10" check:">0" doc:"columns of X"`
 	Rank      int     `set:"rank" default:"3" check:">0" doc:"rank of the planted X"`
 	NoiseVar  float64 `set:"noise_var" default:"1e-3" check:">=0" doc:"variance of the noise added to X"`
+	// InitShared starts every time step from the same draw (issue 27: a
+	// start without reflection domain walls or twists, psi = 0 at step 0,
+	// so what remains is the slow-twist phase the paper describes).
+	InitShared bool `set:"init_shared" default:"false" doc:"start every time step from time step 0's random draw (no domain walls or twists at step 0: psi = 0); false draws every time step independently (the paper)"`
+}
+
+// PruneKeys leaves init_shared out of the key at its default, so trials
+// made before it existed keep their keys.
+func (Data) PruneKeys(m map[string]any) {
+	if v, ok := m["init_shared"].(bool); ok && !v {
+		delete(m, "init_shared")
+	}
 }
 
 // TrainSettings are what the train stage reads.
@@ -131,6 +143,12 @@ func Train(ctx context.Context, s TrainSettings, pool *optim.Pool, dir string, s
 	}
 	x := make([]float64, m.NumParams())
 	m.Init(x, rand.New(rand.NewPCG(seed, 0x696e6974)))
+	if s.Data.InitShared {
+		b := m.Blocks()
+		for t := 1; t < b.T; t++ {
+			copy(b.Block(x, t), b.Block(x, 0))
+		}
+	}
 
 	series := &trialio.Series{}
 	sum := trialio.Summary{"l_star": lstar}

@@ -117,3 +117,38 @@ func TestTrainFailsWithoutAFiniteStart(t *testing.T) {
 		t.Fatalf("err %v, want an error at step 0 naming the initial iterate", err)
 	}
 }
+
+// TestInitShared: init_shared starts every time step from the same draw,
+// so psi is 0 at step 0 (no walls, no twists); the default draws each time
+// step independently (psi > 0); and the setting stays out of the key at its
+// default.
+func TestInitShared(t *testing.T) {
+	psi0 := func(sets ...string) float64 {
+		s := artificialSettings(t, append([]string{"steps=2", "gauge=none", "snapshots=[0]"}, sets...)...)
+		dir := t.TempDir()
+		if err := Train(context.Background(), s, nil, dir, train.StageIO{}); err != nil {
+			t.Fatal(err)
+		}
+		ser, err := trialio.ReadSeries(dir + "/series.arrow")
+		if err != nil {
+			t.Fatal(err)
+		}
+		steps, psi := ser.Of("psi")
+		if len(psi) == 0 || steps[0] != 0 {
+			t.Fatalf("psi series %v at steps %v: want a record at step 0", psi, steps)
+		}
+		return psi[0]
+	}
+	if p := psi0("init_shared=true"); p != 0 {
+		t.Errorf("init_shared: psi at step 0 = %v, want 0", p)
+	}
+	if p := psi0(); !(p > 0) {
+		t.Errorf("default start: psi at step 0 = %v, want > 0 (independent draws)", p)
+	}
+	if _, ok := settings.Keys(artificialSettings(t))["init_shared"]; ok {
+		t.Error("init_shared at its default is in the key")
+	}
+	if _, ok := settings.Keys(artificialSettings(t, "init_shared=true"))["init_shared"]; !ok {
+		t.Error("init_shared=true is not in the key")
+	}
+}

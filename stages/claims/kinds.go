@@ -32,6 +32,11 @@ var kinds = map[string]kind{
 	// Fig. 2: steps to L-L* below each threshold, baseline/method, censored
 	// median ratio with its bootstrap interval against factor/2.
 	"speedup": {[]string{"baseline", "method", "factor"}, pure(fig2Claim)},
+	// Fig. 2 said as it is: reach with Fisher's test, the speed-up where
+	// both reach (headline), the censored bound, the mechanism.
+	"reach": {[]string{"baseline", "methods", "factor"}, pure(reachClaim)},
+	// A long run read at the paper's length: stuck or slow.
+	"stuck": {[]string{"method", "horizon"}, pure(stuckClaim)},
 	// Fig. 2 at every init_scale of the run.
 	"init-scale": {[]string{"baseline", "methods", "factor"}, pure(initClaim)},
 	// The mechanism: log-log slopes of steps against T.
@@ -41,6 +46,12 @@ var kinds = map[string]kind{
 	"keep-fields": {[]string{"methods", "labels"}, pure(keepClaim)},
 	// Fig. 3: steps until psi stays within 1% of the run's reference.
 	"psi-speedup": {[]string{"baseline", "methods", "factor"}, fig3Claim},
+	// Fig. 3 through the gauge modes: steps until the gap stays below 0.1%
+	// of psi, paired by seed, with intervals; the gap-tied psi band.
+	"gauge-speedup": {[]string{"baseline", "methods", "factor"}, gaugeFig3Claim},
+	// The stability map of the paper's update: rho' x scale, fields kept
+	// and reset: divergence, rounds that lowered psi, concentration.
+	"stability": {nil, pure(stabilityClaim)},
 	// Fig. 3 on planted data, with the recovery of the planted vectors.
 	"psi-speedup-planted": {[]string{"baseline", "methods", "factor"}, plantedFig3Claim},
 	// What the gauge rounds of each Goldstone variant did.
@@ -69,6 +80,8 @@ type sectionKind struct {
 var sectionKinds = map[string]sectionKind{
 	// Fig. 2 per (init_scale, threshold): the speed-up of each method.
 	"speedup-per-setting": {[]string{"baseline", "methods", "factor"}, initSection},
+	// The stability map as a table: rho' x scale by fields kept/reset.
+	"stability-map": {nil, stabilitySection},
 }
 
 func kindNames() []string        { return slices.Sorted(maps.Keys(kinds)) }

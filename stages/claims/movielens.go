@@ -85,6 +85,7 @@ type fig3Variant struct {
 	done, failed []trial
 	diverged     []trial   // a result: their rounds count as rounds that raised psi
 	psi1, psi10  []float64 // steps to psi within 1% / 10% of the reference; diverged and failed trials +Inf
+	gapBand      []float64 // steps to psi within the gap-tied band (NaN: no gap recorded)
 	// lowered is the share of gauge rounds that lowered psi
 	// (gauge_lowered_share) of the done and diverged trials (0 for a
 	// diverged one); accepted the share the guard kept
@@ -107,7 +108,7 @@ func fig3Variants(ctx context.Context, r *Run) ([]*fig3Variant, error) {
 	for _, t := range r.trials {
 		settings = append(settings, t.params)
 		names = append(names, t.variant)
-		pt := report.PsiTrial{Diverged: t.diverged}
+		pt := report.PsiTrial{Diverged: t.diverged, MaxGapRel: t.sum["max_gap_rel"]}
 		if r.store == nil { // a run built by hand (tests): no series
 			trials = append(trials, pt)
 			continue
@@ -156,6 +157,7 @@ func fig3Variants(ctx context.Context, r *Run) ([]*fig3Variant, error) {
 		}
 		v.psi1 = append(v.psi1, pc.Steps[0.01][i])
 		v.psi10 = append(v.psi10, pc.Steps[0.1][i])
+		v.gapBand = append(v.gapBand, pc.GapSteps[i])
 		if n, ok := t.sum["gauge_rounds"]; ok && n > 0 {
 			v.rounds = true
 		}
@@ -170,6 +172,7 @@ func fig3Variants(ctx context.Context, r *Run) ([]*fig3Variant, error) {
 		v.failed = append(v.failed, t)
 		v.psi1 = append(v.psi1, math.Inf(1))
 		v.psi10 = append(v.psi10, math.Inf(1))
+		v.gapBand = append(v.gapBand, math.Inf(1))
 		if len(v.firstFailures) == 0 {
 			v.firstFailures = append(v.firstFailures, short(t.err))
 		}

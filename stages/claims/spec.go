@@ -51,6 +51,7 @@ type Params struct {
 	PaperShare float64           // paper_share: the paper's share of training time
 	PaperGain  float64           // paper_gain: the paper's difference of held-out log-likelihood
 	Labels     map[string]string // labels: what each of methods is, by variant name
+	Horizon    float64           // horizon: the shorter run length a longer run is read at (stuck or slow)
 }
 
 // params decodes each parameter key from its TOML value into Params.
@@ -63,6 +64,7 @@ var params = map[string]func(p *Params, v any) error{
 	"paper_share": func(p *Params, v any) error { return asPositive(v, &p.PaperShare) },
 	"paper_gain":  func(p *Params, v any) error { return asPositive(v, &p.PaperGain) },
 	"labels":      func(p *Params, v any) error { return asLabels(v, &p.Labels) },
+	"horizon":     func(p *Params, v any) error { return asPositive(v, &p.Horizon) },
 }
 
 func asString(v any, dst *string) error {

@@ -84,7 +84,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"unknown key", strings.Replace(goodClaim, "factor = 10", "factor = 10\nfactr = 3", 1),
 			`x.toml:19: claims[0].factr: unknown key (did you mean "factor"?)`},
 		{"unknown kind", strings.Replace(goodClaim, `"speedup"`, `"speedups"`, 1),
-			`x.toml:15: claims[0].verdict: unknown kind "speedups" (did you mean "speedup"?); want one of alignment, heldout-ll, `},
+			`x.toml:15: claims[0].verdict: unknown kind "speedups" (did you mean "speedup"?); want one of alignment, gauge-speedup, heldout-ll, `},
 		{"missing parameter", strings.Replace(goodClaim, "factor = 10\n", "", 1),
 			`x.toml:10: claims[0].factor: missing: verdict "speedup" takes baseline, method, factor`},
 		{"parameter of another kind", strings.Replace(goodClaim, "factor = 10", "factor = 10\npaper_share = 0.08", 1),

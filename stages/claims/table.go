@@ -45,6 +45,9 @@ func Rows(ctx context.Context, ss Stores, cfg *stages.Config, spec *Spec) ([]Row
 			}
 		} else {
 			row.Ours, row.Verdict = c.row(ctx, r, c.Params)
+			if d := r.dataText(ctx); d != "" {
+				row.Data = d + "; setup: " + row.Data
+			}
 			row.Data += "; " + r.source()
 		}
 		rows = append(rows, row)

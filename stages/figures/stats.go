@@ -140,3 +140,29 @@ func TInterval(xs []float64, level float64) (mean, lo, hi float64) {
 	h := float64(t * se)
 	return mean, mean - h, mean + h
 }
+
+// FisherExact returns the two-sided p-value of Fisher's exact test on the
+// 2 x 2 table [[a, b], [c, d]] (rows: two groups; columns: reached, did
+// not): the sum of the hypergeometric probabilities, with the margins
+// fixed, of every table no more probable than the observed one (with a
+// relative slack of 1e-7 for ties, as R's fisher.test). NaN for a negative
+// count.
+func FisherExact(a, b, c, d int) float64 {
+	if a < 0 || b < 0 || c < 0 || d < 0 {
+		return math.NaN()
+	}
+	r1, c1, n := a+b, a+c, a+b+c+d
+	lf := func(k int) float64 { v, _ := math.Lgamma(float64(k + 1)); return v }
+	// log P(X = x) for X hypergeometric: x of the c1 "reached" in row 1.
+	logp := func(x int) float64 {
+		return lf(r1) + lf(n-r1) + lf(c1) + lf(n-c1) - lf(n) - lf(x) - lf(r1-x) - lf(c1-x) - lf(n-r1-c1+x)
+	}
+	obs := logp(a)
+	p := 0.0
+	for x := max(0, r1+c1-n); x <= min(r1, c1); x++ {
+		if lp := logp(x); lp <= obs+1e-7 {
+			p += math.Exp(lp)
+		}
+	}
+	return min(p, 1)
+}

@@ -144,3 +144,25 @@ func TestCensoredRatioBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestFisherExact checks the test against R's fisher.test.
+func TestFisherExact(t *testing.T) {
+	for _, c := range []struct {
+		a, b, c, d int
+		want       float64
+	}{
+		{20, 0, 9, 11, 1.45307e-4}, // 2 C(29,9)/C(40,20): 20/20 vs 9/20 reached (issue 27: "1.5e-4")
+		{3, 1, 1, 3, 0.4857},       // the tea-tasting lady
+		{10, 10, 10, 10, 1},        // no difference
+		{1, 9, 11, 3, 0.002759},    // fisher.test(matrix(c(1,11,9,3),2))
+		{0, 5, 5, 0, 0.007937},     // complete separation, 5 + 5
+	} {
+		got := FisherExact(c.a, c.b, c.c, c.d)
+		if math.Abs(got-c.want) > 1e-3*c.want {
+			t.Errorf("FisherExact(%d, %d, %d, %d) = %.6g, want %.6g", c.a, c.b, c.c, c.d, got, c.want)
+		}
+	}
+	if !math.IsNaN(FisherExact(-1, 0, 0, 0)) {
+		t.Error("negative count accepted")
+	}
+}

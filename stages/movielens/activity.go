@@ -43,7 +43,11 @@ func (*ActivityStage) Version() string { return ActivityVersion }
 func (s *ActivityStage) Params() any {
 	p := map[string]any{"bins": s.Bins, "reference": s.Reference}
 	if c := s.Calibration; c != nil {
-		p["calibration"] = map[string]any{"planted": c.Planted, "lambda": fmt.Sprint(c.Lambda), "gamma": fmt.Sprint(c.Gamma)}
+		cal := map[string]any{"planted": c.Planted, "lambda": fmt.Sprint(c.Lambda), "gamma": fmt.Sprint(c.Gamma)}
+		if c.Planted.Growth != 10 { // keys made before planted_growth existed stay (its JSON is "-")
+			cal["growth"] = c.Planted.Growth
+		}
+		p["calibration"] = cal
 	}
 	return p
 }

@@ -113,6 +113,15 @@ type PlantedSettings struct {
 	Drift      float64 `set:"planted_drift" default:"0.1" check:"[0,1)" doc:"planted data set: per-bin innovation of the planted vectors (AR(1), keeps their scale); PriorDrift(lambda, gamma) is the model's own prior (0.684 for lambda 10, gamma 1)"`
 	Scale      float64 `set:"planted_scale" default:"0" check:">=0" doc:"planted data set: standard deviation of the vectors' entries, the signal strength (0: (4/planted_dim)^(1/4)); ScaleForGain gives the scale of a target held-out gain"`
 	ActiveBins float64 `set:"planted_active_bins" default:"2.55" check:">=0" doc:"planted data set: mean number of bins a user is active in (1 + geometric; 0: every user spread over all bins); 2.55 is measured on ml-latest-small"`
+	Growth     float64 `json:"-" set:"planted_growth" default:"10" check:">0" doc:"planted data set: ratio of the last bin's rating volume to the first's, growing exponentially in between (1: every bin as many ratings; the paper-density set, issue 27)"`
+}
+
+// PruneKeys leaves planted_growth out of the generate stage's key at its
+// default, so the data sets made before the setting existed keep their keys.
+func (PlantedSettings) PruneKeys(m map[string]any) {
+	if g, ok := m["planted_growth"].(float64); ok && g == 10 {
+		delete(m, "planted_growth")
+	}
 }
 
 // Config is the generator configuration of the planted data set.
@@ -121,7 +130,7 @@ func (s PlantedSettings) Config() PlantedConfig {
 		Users: s.Users, Items: s.Items, Ratings: int64(s.Ratings),
 		Bins: s.Bins, D: s.Dim, Seed: uint64(s.Seed),
 		Start: time.Date(1995, 1, 9, 0, 0, 0, 0, time.UTC), End: time.Date(2015, 3, 31, 0, 0, 0, 0, time.UTC),
-		Drift: s.Drift, Growth: 10, ActiveBinsMean: s.ActiveBins, Scale: s.Scale,
+		Drift: s.Drift, Growth: s.Growth, ActiveBinsMean: s.ActiveBins, Scale: s.Scale,
 	}
 }
 
@@ -731,6 +740,7 @@ func Evaluate(ctx context.Context, io *pipeline.IO, ms ModelSettings, prior trai
 	if err := addInputSummaries(io, sum); err != nil {
 		return err
 	}
+	addEmbeddingSummaries(sum, m.Problem().Blocks, x, diverged)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -738,6 +748,30 @@ func Evaluate(ctx context.Context, io *pipeline.IO, ms ModelSettings, prior trai
 		return err
 	}
 	return trialio.WriteSummary(filepath.Join(dir, "summary.json"), sum)
+}
+
+// addEmbeddingSummaries adds what says whether the embeddings carry
+// anything (issue 27: on small sets the model with biases collapsed to a
+// bias model): embedding_rms, the root mean square of the learned vectors'
+// entries (every user and item vector of every bin), and, where the static
+// user + item bias reference was fitted, gain_over_bias_test_ll = test_ll -
+// ref_user_item_test_ll, the held-out nats per rating that the model gains
+// over it. A diverged trial gets neither (NaN).
+func addEmbeddingSummaries(sum trialio.Summary, b optim.Blocks, x []float64, diverged bool) {
+	rms := math.NaN()
+	if n := b.Len(); n > 0 && !diverged {
+		var s float64
+		for _, v := range x[b.Offset : b.Offset+n] {
+			s += float64(v * v)
+		}
+		rms = math.Sqrt(s / float64(n))
+	}
+	sum["embedding_rms"] = rms
+	ll, ok1 := sum["test_ll"]
+	ref, ok2 := sum["ref_user_item_test_ll"]
+	if ok1 && ok2 {
+		sum["gain_over_bias_test_ll"] = ll - ref
+	}
 }
 
 // addInputSummaries adds to a trial's summary what its other inputs say:

@@ -65,6 +65,12 @@ package movielens
 //
 // Train 29 (issue 27): the gauge-mode metrics max_gap_rel,
 // steps_to_gap_0.1pct and steps_to_gap_10pct_peak (train.GapSummary).
+//
+// Evaluate 30 (issue 27): embedding_rms and gain_over_bias_test_ll in every
+// summary (do the embeddings carry anything beyond the user + item biases).
+//
+// Report 28 (issue 27): the gauge gap / psi panel in curves.png and the
+// gap-tied psi band in the psi convergence table.
 const (
 	GenerateVersion   = "20" // generate-planted
 	IngestVersion     = "20" // ingest-movielens
@@ -73,8 +79,8 @@ const (
 	SplitVersion      = "21" // split (and split-explicit)
 	ActivityVersion   = "20" // activity
 	TrainVersion      = "29" // train-movielens
-	EvaluateVersion   = "29" // evaluate-movielens
+	EvaluateVersion   = "30" // evaluate-movielens
 	EmbeddingsVersion = "20" // export-embeddings
-	ReportVersion     = "27" // report-movielens (its Draw)
+	ReportVersion     = "28" // report-movielens (its Draw)
 	ReferenceVersion  = "23" // references-movielens
 )

@@ -54,7 +54,16 @@ type PsiTrial struct {
 	// nothing: its steps are runs.Never, and its last psi sets no
 	// reference.
 	Diverged bool
+	// MaxGapRel is the largest gauge_gap/psi the trial recorded
+	// (max_gap_rel; NaN or 0: none), which sets its group's gap-tied band.
+	MaxGapRel float64
 }
+
+// GapBandFraction: the gap-tied psi band of a group is this fraction of the
+// largest gap/psi any of its trials recorded (issue 27: a fixed 1% band
+// lies above a gap that peaks at 0.3% of psi and cannot see the gauge
+// modes; a band tied to the gap can).
+const GapBandFraction = 0.1
 
 // PsiConvergence is the psi-convergence metric of a run, a cross-trial
 // quantity: per group of trials that differ only in the optimizer (variant)
@@ -68,6 +77,11 @@ type PsiTrial struct {
 type PsiConvergence struct {
 	Ref   []float64
 	Steps map[float64][]float64
+	// GapTol[i] is trial i's gap-tied band (GapBandFraction times the
+	// largest max_gap_rel of its group's trials that did not diverge; NaN
+	// when none recorded a gap) and GapSteps[i] its steps until psi stays
+	// within that band of the reference (steps_to_psi_gaptol).
+	GapTol, GapSteps []float64
 }
 
 // ComputePsiConvergence computes the metric for trials at the tolerances tols.
@@ -85,6 +99,12 @@ func ComputePsiConvergence(trials []PsiTrial, tols []float64) PsiConvergence {
 			ref[t.Group] = f
 		}
 	}
+	gapTol := map[string]float64{}
+	for _, t := range trials {
+		if !t.Diverged && t.MaxGapRel > 0 && !math.IsInf(t.MaxGapRel, 0) {
+			gapTol[t.Group] = max(gapTol[t.Group], GapBandFraction*t.MaxGapRel)
+		}
+	}
 	out := PsiConvergence{Steps: map[float64][]float64{}}
 	for _, t := range trials {
 		r, ok := ref[t.Group]
@@ -92,6 +112,17 @@ func ComputePsiConvergence(trials []PsiTrial, tols []float64) PsiConvergence {
 			r = math.NaN()
 		}
 		out.Ref = append(out.Ref, r)
+		gt, gok := gapTol[t.Group]
+		gs := math.NaN()
+		switch {
+		case !gok:
+			gt = math.NaN()
+		case t.Diverged:
+			gs = runs.Never
+		case ok && len(t.Psi) > 0:
+			gs = StepsToPsiWithin(t.Steps, t.Psi, r, gt)
+		}
+		out.GapTol, out.GapSteps = append(out.GapTol, gt), append(out.GapSteps, gs)
 		for _, tol := range tols {
 			v := math.NaN()
 			switch {
@@ -171,6 +202,7 @@ func PsiConvergenceOf(all []TrialResult, tols []float64) PsiConvergence {
 			trials[i].Steps, trials[i].Psi = r.Series.Of("psi")
 		}
 		_, trials[i].Diverged = r.Summary.Divergence()
+		trials[i].MaxGapRel = r.Summary["max_gap_rel"]
 	}
 	return ComputePsiConvergence(trials, tols)
 }

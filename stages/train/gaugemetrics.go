@@ -43,6 +43,24 @@ func recordRound(s *trialio.Series, iterate int, st *optim.RoundStats) {
 	}
 	s.Add("round_scale", iterate, st.Scale)
 	s.Add("round_backtracks", iterate, float64(st.Backtracks))
+	if !math.IsNaN(st.Concentration) {
+		s.Add("round_concentration", iterate, st.Concentration)
+	}
+}
+
+// concentrationSummary writes gauge_concentration_max, the largest
+// round_concentration the run recorded (gauge_concentration; nothing when
+// it recorded none).
+func concentrationSummary(s *trialio.Series, sum trialio.Summary) {
+	_, c := s.Of("round_concentration")
+	if len(c) == 0 {
+		return
+	}
+	top := math.Inf(-1)
+	for _, v := range c {
+		top = max(top, v)
+	}
+	sum["gauge_concentration_max"] = top
 }
 
 // gaugeSummary writes the driver's totals of the rounds (r),

@@ -226,6 +226,7 @@ func (l *Loop) summarize(x []float64, gm *gapMeter, ls *loopState, res optim.Res
 	}
 	if l.Opt.Gauge != nil && l.Opt.K1 > 0 {
 		gaugeSummary(l.Summary, res, div != nil)
+		concentrationSummary(l.Series, l.Summary)
 	}
 	l.Summary["wall_seconds"] = ls.elapsed + time.Since(start).Seconds()
 	l.Summary["gauge_seconds"] = ls.gaugeSeconds

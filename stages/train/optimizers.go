@@ -100,12 +100,26 @@ type GoldstoneSettings struct {
 	Guard      bool    `set:"guard" default:"true" doc:"Goldstone-GD: reject a round that raises psi and reset the fields"`
 	FlipWalls  bool    `set:"flip_walls" default:"true" doc:"Goldstone-GD on tree couplings: remove reflection domain walls (exp(Gamma) reaches only rotations) before the continuous steps"`
 	Search     string  `set:"gauge_search" default:"none" oneof:"none direction rate" doc:"Goldstone-GD: when a round's step would raise psi, none (the guard rejects it), direction (halve the step along the gauge direction) or rate (redo the round's steps at half the gauge rate) until psi falls"`
+	RateScale  float64 `set:"gauge_lr_scale" default:"1" check:">=0" doc:"Goldstone-GD: multiplies rho' (the stability map: 1, 1/2, 1/4, 1/8); 0 takes no natural-gradient step at all, so a round is the reflection flips alone (an ablation)"`
+	Concentrat bool    `set:"gauge_concentration" default:"false" doc:"Goldstone-GD: record round_concentration, the largest eigenvalue of any time step's Gram matrix Z_t Z_t^T against the mean sum_t ||Z_t||^2/(T d), every round (one more pass over the blocks per round)"`
+}
+
+// PruneKeys leaves gauge_lr_scale and gauge_concentration out of the key at
+// their defaults, so trials made before they existed keep their keys.
+func (GoldstoneSettings) PruneKeys(m map[string]any) {
+	if v, ok := m["gauge_lr_scale"].(float64); ok && v == 1 {
+		delete(m, "gauge_lr_scale")
+	}
+	if v, ok := m["gauge_concentration"].(bool); ok && !v {
+		delete(m, "gauge_concentration")
+	}
 }
 
 func (GoldstoneSettings) Defaults() any { return GoldstoneSettings{K2: optim.DefaultK2} }
 func (s GoldstoneSettings) Every() int  { return s.K1 }
 func (s GoldstoneSettings) Gauge(pool *optim.Pool) optim.Gauge {
-	g := &optim.Goldstone{K2: s.K2, Rate: s.Rate, Reset: !s.KeepFields, NoGuard: !s.Guard, NoFlip: !s.FlipWalls, Pool: pool}
+	g := &optim.Goldstone{K2: s.K2, Rate: s.Rate, Reset: !s.KeepFields, NoGuard: !s.Guard, NoFlip: !s.FlipWalls, Pool: pool,
+		RateScale: s.RateScale, FlipsOnly: s.RateScale == 0, Concentration: s.Concentrat}
 	if s.Rotation == "linear" {
 		g.Rotation = optim.RotationLinear
 	}

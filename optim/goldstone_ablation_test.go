@@ -43,22 +43,7 @@ func TestGoldstoneRateScale(t *testing.T) {
 // the full round does, and otherwise leaves x exactly as it was (no
 // continuous step: no rate; the parameters bit for bit).
 func TestGoldstoneFlipsOnly(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	b := Blocks{T: 10, N: 12, D: 3}
-	z := randVec(rng, b.N*b.D, 1)
-	x := make([]float64, b.Len())
-	for t := 0; t < b.T; t++ {
-		blk := b.Block(x, t)
-		copy(blk, z)
-		for i := range blk {
-			blk[i] += 0.01 * rng.NormFloat64()
-		}
-		if t >= 5 {
-			for i := 0; i < b.N; i++ {
-				blk[i*b.D+2] = -blk[i*b.D+2]
-			}
-		}
-	}
+	x, b := reflectionWall()
 	gr := Chain(b.T, 1)
 	g := Goldstone{FlipsOnly: true, Pool: testPool(2)}
 	if err := g.Init(b, gr); err != nil {

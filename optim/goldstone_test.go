@@ -338,7 +338,9 @@ func TestGaugeNoAlloc(t *testing.T) {
 // reflection of the first: no rotation lowers psi, so without flips the
 // round cannot help; with flips one round removes the wall and keeps the
 // local loss (any common orthogonal map of a block leaves it unchanged).
-func TestGoldstoneRemovesReflectionWall(t *testing.T) {
+// reflectionWall returns 10 nearly equal time steps whose last 5 have the
+// last coordinate reflected: one reflection domain wall on a chain.
+func reflectionWall() ([]float64, Blocks) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	b := Blocks{T: 10, N: 12, D: 3}
 	z := randVec(rng, b.N*b.D, 1)
@@ -355,6 +357,11 @@ func TestGoldstoneRemovesReflectionWall(t *testing.T) {
 			}
 		}
 	}
+	return x, b
+}
+
+func TestGoldstoneRemovesReflectionWall(t *testing.T) {
+	x, b := reflectionWall()
 	gr := Chain(b.T, 1)
 	for _, noFlip := range []bool{true, false} {
 		y := append([]float64(nil), x...)

@@ -241,13 +241,7 @@ var compareTmpl = template.Must(template.New("compare").Funcs(funcs).Parse(`<!DO
 {{end}}</tbody></table></div>
 {{end}}{{end}}
 
-{{with .SettingDiffs}}<h2 id="setting-diffs">Differences per setting, paired by seed</h2>
-<p class="muted">The trials of the runs pooled: for each setting whose values differ among them, metric(B) − metric(A) over the seeds whose trials agree in the variant and every other swept setting (shown as context); mean and 95% Student t interval over those seeds. ★ the better value where the interval excludes 0; "tie" where it holds 0 or fewer than two seeds pair. Skipped: pairs with a never or missing value.</p>
-<div class="wide"><table class="setting-diffs sortable"><thead><tr><th>setting</th><th>A</th><th>B</th><th>variant</th><th>context</th><th>metric</th><th>n</th><th>skipped</th><th>mean B − A</th><th>95% CI</th><th>better</th></tr></thead><tbody>
-{{range .}}<tr><td><code>{{.Setting}}</code></td><td>{{.A}}</td><td>{{.B}}</td><td>{{.Variant}}</td><td>{{.Context}}</td><td>{{.Metric}}</td><td class="num">{{.N}}</td><td class="num">{{.Skipped}}</td><td class="num">{{stat .Mean}}</td><td class="num">{{if ge .N 2}}[{{stat .Lo}}, {{stat .Hi}}]{{end}}</td><td>{{if .Tie}}tie{{else}}★ {{.Better}}{{end}}</td></tr>
-{{end}}</tbody></table></div>
-{{end}}
-<h2>Series</h2>
+` + settingDiffsHTML + `<h2>Series</h2>
 {{range .Figures}}<figure id="fig-{{.File}}"><img src="{{.File}}" alt="{{.File}}"><figcaption><b>{{.File}}</b>{{with .SVG}} (<a href="{{.}}">SVG</a>){{end}}{{with .Caption}}: {{.}}{{end}}</figcaption></figure>
 {{else}}<p class="muted">No series in common.</p>{{end}}
 

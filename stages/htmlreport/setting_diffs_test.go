@@ -1,6 +1,7 @@
 package htmlreport
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"os"
@@ -58,5 +59,12 @@ func TestSettingDiffs(t *testing.T) {
 	b, _ := os.ReadFile(filepath.Join(dir, filepath.Base(path)))
 	if !strings.Contains(string(b), `<table class="setting-diffs`) || !strings.Contains(string(b), "★ 10") || !strings.Contains(string(b), "tie") {
 		t.Errorf("compare page lacks the setting differences:\n%s", b)
+	}
+	var run bytes.Buffer
+	if err := pageTmpl.Execute(&run, &pageView{Page: &Page{SettingDiffs: ds}}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(run.String(), `<table class="setting-diffs`) || !strings.Contains(run.String(), "★ 10") {
+		t.Errorf("run page lacks the setting differences:\n%s", run.String())
 	}
 }

@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 
 	"goldstone/runs"
 	"goldstone/stages"
@@ -115,12 +117,15 @@ func runCompare(ctx context.Context, g *globalOptions, _ *flag.FlagSet, args []s
 	}
 	var per [][]runs.Aggregate
 	var fixed []map[string]string
+	var pooled []runs.TrialRow
 	for _, r := range cr {
+		pooled = append(pooled, r.trials...)
 		per = append(per, runs.Aggregates(r.trials, stages.Headline(pipelineOf(r.info.ConfigJSON))))
 		fixed = append(fixed, sharedParams(r.trials))
 	}
 	page.Aggregates = htmlreport.CompareAggregates(ids, per, fixed)
 	htmlreport.MarkPartial(page.Aggregates, page.Runs)
+	page.SettingDiffs = htmlreport.SettingDiffs(pooled, stages.Headline(pipelineOf(cr[0].info.ConfigJSON)))
 	for _, id := range ids[1:] {
 		d, err := st.Diff(ctx, ids[0], id)
 		if err != nil {
@@ -137,6 +142,9 @@ func runCompare(ctx context.Context, g *globalOptions, _ *flag.FlagSet, args []s
 	}
 	for _, d := range page.Diffs {
 		fmt.Fprintf(g.stdout, "run %d vs run %d: %d settings differ, %d metric values differ\n", d.A.ID, d.B.ID, len(d.Settings), len(d.Changed))
+	}
+	if err := printSettingDiffs(g.stdout, page.SettingDiffs); err != nil {
+		return err
 	}
 	fmt.Fprintf(g.stdout, "%d series overlaid\ncompare page: %s\n", len(page.Figures), path)
 	return nil
@@ -273,4 +281,29 @@ func sharedParams(trials []runs.TrialRow) map[string]string {
 		f[k] = paramValue(v)
 	}
 	return f
+}
+
+// printSettingDiffs writes the differences per setting paired by seed
+// (htmlreport.SettingDiffs) as a table: a star and the better value where
+// the 95% interval of the difference excludes 0, "tie" where it holds 0.
+func printSettingDiffs(w io.Writer, ds []htmlreport.SettingDiff) error {
+	if len(ds) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w, "differences per setting, paired by seed (B - A, mean and 95% t interval over seeds):")
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SETTING\tA\tB\tVARIANT\tCONTEXT\tMETRIC\tN\tMEAN\t95% CI\tBETTER")
+	for _, d := range ds {
+		ci := "-"
+		if d.N >= 2 {
+			ci = fmt.Sprintf("[%.4g, %.4g]", d.Lo, d.Hi)
+		}
+		better := "tie"
+		if !d.Tie {
+			better = "* " + termText(d.Better())
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%.4g\t%s\t%s\n", termText(d.Setting), termText(d.A), termText(d.B),
+			termText(d.Variant), termText(d.Context), termText(d.Metric), d.N, d.Mean, ci, better)
+	}
+	return tw.Flush()
 }

@@ -17,7 +17,7 @@ import (
 // missing here lists every global flag.
 var commandGlobals = map[string][]string{
 	"run":          {"experiment", "set", "variant", "config", "db", "workdir", "data-dir", "reports", "jobs", "max-trials", "db-wait", "quiet", "log-format"},
-	"list":         {"config"},
+	"list":         {"experiment", "set", "config"},
 	"plan":         {"experiment", "set", "variant", "config", "workdir", "data-dir", "jobs", "max-trials"},
 	"results":      {"experiment", "db"},
 	"runs":         {"experiment", "db"},
@@ -54,7 +54,7 @@ func reads(name, flag string) bool {
 // may carry its own in command.examples).
 var commandExamples = map[string][]string{
 	"run":          {"runner --experiment artificial --set steps=2000 --set seed=1,2", "runner run --experiment movielens-sweep --note \"dim 10\" --tag goal=paper --progress-metric valid_ll"},
-	"list":         {"runner list"},
+	"list":         {"runner list", "runner list --experiment artificial"},
 	"plan":         {"runner plan --experiment artificial --set k2=5"},
 	"results":      {"runner results --experiment artificial", "runner results --run 3 --format csv > trials.csv"},
 	"runs":         {"runner runs", "runner runs --tag goal=paper --format json"},

@@ -22,7 +22,10 @@ type ComparePage struct {
 	// Aggregates: per headline metric, one table whose rows are every
 	// run's cells (CompareCell).
 	Aggregates []CompareAggregate
-	Diffs      []CompareDiff
+	// SettingDiffs: per setting that differs among the trials pooled over
+	// the runs, each headline metric's difference paired by seed.
+	SettingDiffs []SettingDiff
+	Diffs        []CompareDiff
 }
 
 // CompareAggregate is a headline metric over the runs compared.
@@ -238,7 +241,7 @@ var compareTmpl = template.Must(template.New("compare").Funcs(funcs).Parse(`<!DO
 {{end}}</tbody></table></div>
 {{end}}{{end}}
 
-<h2>Series</h2>
+` + settingDiffsHTML + `<h2>Series</h2>
 {{range .Figures}}<figure id="fig-{{.File}}"><img src="{{.File}}" alt="{{.File}}"><figcaption><b>{{.File}}</b>{{with .SVG}} (<a href="{{.}}">SVG</a>){{end}}{{with .Caption}}: {{.}}{{end}}</figcaption></figure>
 {{else}}<p class="muted">No series in common.</p>{{end}}
 

@@ -60,6 +60,9 @@ type Page struct {
 	// Aggregates are the headline metrics over seeds, per variant and
 	// swept setting (runs.Aggregates).
 	Aggregates []runs.Aggregate
+	// SettingDiffs: per swept setting, each headline metric's difference
+	// between its values paired by seed (SettingDiffs).
+	SettingDiffs []SettingDiff
 	// Local maps a file outside the page's directory (a trial log, a
 	// cache output) to its copy inside it (Localize), relative to the
 	// page; files outside without a copy are named, not linked.
@@ -144,6 +147,7 @@ func Build(ctx context.Context, st *runs.Store, runID int64, dir string, opt Opt
 		return nil, err
 	}
 	p.Aggregates = runs.Aggregates(p.Trials, opt.Headline)
+	p.SettingDiffs = SettingDiffs(p.Trials, opt.Headline)
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("html report: %w", err)

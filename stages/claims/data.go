@@ -17,17 +17,11 @@ import (
 // per active item and bin, the busiest tenth's share). The experiment's own
 // description of the setup follows.
 func (r *Run) dataText(ctx context.Context) string {
-	var first *trial
-	for i := range r.trials {
-		first = &r.trials[i]
-		break
-	}
-	if first == nil && len(r.failed) > 0 {
-		first = &r.failed[0]
-	}
-	if first == nil {
+	all := append(slices.Clip(r.trials), r.failed...)
+	if len(all) == 0 {
 		return ""
 	}
+	first := all[0]
 	var parts []string
 	switch {
 	case first.params["dataset"] != nil:

@@ -1,6 +1,7 @@
 package claims
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -59,21 +60,21 @@ func stabilityCells(r *Run) []stabilityCell {
 		c.failed = t.err
 		out = append(out, c)
 	}
+	// Kept first, then by decreasing scale.
 	slices.SortStableFunc(out, func(a, b stabilityCell) int {
-		switch {
-		case a.keep != b.keep:
-			if a.keep {
-				return -1
-			}
-			return 1
-		case a.scale > b.scale:
-			return -1
-		case a.scale < b.scale:
-			return 1
+		if a.keep != b.keep {
+			return cmp.Compare(b2i(b.keep), b2i(a.keep))
 		}
-		return 0
+		return cmp.Compare(b.scale, a.scale)
 	})
 	return out
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func (c stabilityCell) label() string {
@@ -176,15 +177,8 @@ func stabilitySection(r *Run, _ Params) string {
 			scales = append(scales, c.scale)
 		}
 	}
-	slices.SortFunc(scales, func(a, b float64) int {
-		if a > b {
-			return -1
-		}
-		if a < b {
-			return 1
-		}
-		return 0
-	})
+	slices.Sort(scales)
+	slices.Reverse(scales)
 	var b strings.Builder
 	b.WriteString("| rate | fields kept (the paper) | fields reset |\n|---|---|---|\n")
 	for _, s := range scales {

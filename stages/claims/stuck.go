@@ -2,7 +2,7 @@ package claims
 
 import (
 	"fmt"
-	"math"
+	"slices"
 	"strings"
 
 	"goldstone/stages/artificial"
@@ -40,11 +40,7 @@ func stuckClaim(r *Run, p Params) (string, string) {
 	ours := fmt.Sprintf("%s on %d seeds, %.0f steps: %d reach %s within %.0f steps, %d more by the end, %d never",
 		p.Method, n, r.horizonOf(), early, thresholdText(artificial.ExcessThresholds[0]), p.Horizon, late, never)
 	if len(ends) > 0 {
-		lo, hi := math.Inf(1), math.Inf(-1)
-		for _, e := range ends {
-			lo, hi = math.Min(lo, e), math.Max(hi, e)
-		}
-		ours += fmt.Sprintf(" (final L - L* of those: median %.3g, range %.3g-%.3g)", figures.Median(ends), lo, hi)
+		ours += fmt.Sprintf(" (final L - L* of those: median %.3g, range %.3g-%.3g)", figures.Median(ends), slices.Min(ends), slices.Max(ends))
 	}
 	if f := r.failures(); len(f) > 0 {
 		ours += "; " + strings.Join(f, "; ")

@@ -44,7 +44,7 @@ func (s *ActivityStage) Params() any {
 	p := map[string]any{"bins": s.Bins, "reference": s.Reference}
 	if c := s.Calibration; c != nil {
 		cal := map[string]any{"planted": c.Planted, "lambda": fmt.Sprint(c.Lambda), "gamma": fmt.Sprint(c.Gamma)}
-		if c.Planted.Growth != 10 { // keys made before planted_growth existed stay (its JSON is "-")
+		if c.Planted.Growth != DefaultGrowth { // keys made before planted_growth existed stay (its JSON is "-")
 			cal["growth"] = c.Planted.Growth
 		}
 		p["calibration"] = cal

@@ -29,7 +29,7 @@ type PlantedConfig struct {
 	// scale s stays constant; 0 is static.
 	Drift float64
 	// Growth is the ratio of the rating volume of the last bin to the first, growing
-	// exponentially in between; 0 means 10, 1 constant.
+	// exponentially in between; 0 means DefaultGrowth, 1 constant.
 	Growth float64
 	// ActiveBinsMean > 0 makes users bursty, as real ones are: each user is active in
 	// 1 + Geometric bins with this mean (ActiveBinsSmall is ml-latest-small's), chosen by
@@ -43,6 +43,11 @@ type PlantedConfig struct {
 	// does not depend on its workers.
 	Pool *optim.Pool
 }
+
+// DefaultGrowth is the planted data set's volume growth from the first bin
+// to the last (planted_growth's default), which every key made before the
+// setting existed assumes.
+const DefaultGrowth = 10
 
 // Fixed parameters of the planted model, documented in Generate.
 const (
@@ -112,7 +117,7 @@ func PlantedScale(D int) float64 { return optim.Pow(4/float64(D), 0.25) }
 func (c PlantedConfig) BinCounts() []int64 {
 	g := c.Growth
 	if g == 0 {
-		g = 10
+		g = DefaultGrowth
 	}
 	T := c.Bins
 	w := make([]float64, T)

@@ -119,7 +119,7 @@ type PlantedSettings struct {
 // PruneKeys leaves planted_growth out of the generate stage's key at its
 // default, so the data sets made before the setting existed keep their keys.
 func (PlantedSettings) PruneKeys(m map[string]any) {
-	if g, ok := m["planted_growth"].(float64); ok && g == 10 {
+	if g, ok := m["planted_growth"].(float64); ok && g == DefaultGrowth {
 		delete(m, "planted_growth")
 	}
 }

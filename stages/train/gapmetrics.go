@@ -1,7 +1,7 @@
 package train
 
 import (
-	"math"
+	"slices"
 
 	"goldstone/runs"
 	"goldstone/stages/trialio"
@@ -30,11 +30,7 @@ func GapSummary(s *trialio.Series, sum trialio.Summary) {
 	if len(rel) == 0 {
 		return
 	}
-	peak := math.Inf(-1)
-	for _, v := range rel {
-		peak = max(peak, v)
-	}
-	sum["max_gap_rel"] = peak
+	sum["max_gap_rel"] = slices.Max(rel)
 	sum["steps_to_gap_0.1pct"] = StepsToGapBelow(s, FineGapTolerance)
 	sum["steps_to_gap_10pct_peak"] = StepsToGapBelowPeak(s, PeakGapFraction)
 }

@@ -2,6 +2,7 @@ package train
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"goldstone/optim"
@@ -56,11 +57,7 @@ func concentrationSummary(s *trialio.Series, sum trialio.Summary) {
 	if len(c) == 0 {
 		return
 	}
-	top := math.Inf(-1)
-	for _, v := range c {
-		top = max(top, v)
-	}
-	sum["gauge_concentration_max"] = top
+	sum["gauge_concentration_max"] = slices.Max(c)
 }
 
 // gaugeSummary writes the driver's totals of the rounds (r),

@@ -44,3 +44,20 @@ func TestGaugeFig3Claim(t *testing.T) {
 		}
 	}
 }
+
+// TestAlgorithmLabelScale: the paper's update at rho'/4 is not labelled
+// the paper's algorithm, and a scale of 0 is the flips alone.
+func TestAlgorithmLabelScale(t *testing.T) {
+	paper := map[string]any{"optimizer": "adagrad", "gauge": "goldstone", "rotation": "linear", "guard": false, "flip_walls": false, "keep_fields": true}
+	if l := algorithmLabel(paper); !strings.Contains(l, "the paper's Goldstone-GD") {
+		t.Errorf("paper: %s", l)
+	}
+	paper["gauge_lr_scale"] = 0.25
+	if l := algorithmLabel(paper); strings.Contains(l, "the paper's Goldstone-GD") || !strings.Contains(l, "rate x 0.25") {
+		t.Errorf("paper at rho'/4: %s", l)
+	}
+	paper["gauge_lr_scale"] = 0.0
+	if l := algorithmLabel(paper); !strings.Contains(l, "the reflection flips alone") {
+		t.Errorf("flips alone: %s", l)
+	}
+}

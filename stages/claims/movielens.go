@@ -47,7 +47,14 @@ func algorithmLabel(p map[string]any) string {
 		search = s
 	}
 	rate, _ := p["gauge_lr"].(float64)
-	if linear && !guard && !flips && keep && (search == "" || search == "none") && rate == 0 {
+	scale, ok := p["gauge_lr_scale"].(float64)
+	if !ok {
+		scale = 1 // runs made before the setting existed
+	}
+	if scale == 0 {
+		return base + " + the reflection flips alone every k1 steps (no natural-gradient step; an ablation)"
+	}
+	if linear && !guard && !flips && keep && (search == "" || search == "none") && rate == 0 && scale == 1 {
 		return base + " + the paper's Goldstone-GD: Z + (G - G^T) Z, gauge fields kept, rho' = 1/(T N <Z^2>)"
 	}
 	var parts []string
@@ -73,6 +80,9 @@ func algorithmLabel(p map[string]any) string {
 	}
 	if rate > 0 {
 		parts = append(parts, fmt.Sprintf("rho' = %g", rate))
+	}
+	if scale != 1 {
+		parts = append(parts, fmt.Sprintf("rate x %g", scale))
 	}
 	return base + " + Goldstone-GD, ours (beyond the paper): " + strings.Join(parts, " + ")
 }

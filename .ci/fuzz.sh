@@ -9,12 +9,12 @@ cd "$(dirname "$0")/.."
 fuzztime=${FUZZTIME:-3s}
 start=$SECONDS
 targets=(
-  "./stages/corpus FuzzScanCSVFields FuzzParseTotals FuzzParseYear"
+  "./formats/corpus FuzzScanCSVFields FuzzParseTotals FuzzParseYear"
   "./stages/movielens FuzzParseColumn FuzzParseDelimiter FuzzParseMD5 FuzzReadRatingsText"
-  "./stages/trialio FuzzReadNpyHeader"
+  "./trialio FuzzReadNpyHeader"
   "./internal/slurm FuzzParseQueue FuzzParseJobID"
   "./sweep/slurmexec FuzzParseMem FuzzParseTime"
-  "./stages/claims FuzzDecode"
+  "./report/claims FuzzDecode"
   "./internal/compressed FuzzDetect"
 )
 for line in "${targets[@]}"; do

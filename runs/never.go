@@ -12,7 +12,7 @@ import (
 // and an aggregate over it says so instead of skipping it:
 //
 //	where                         spelling              what it does
-//	Go (stages.Summary)           math.Inf(1)           sorts last
+//	Go (experiment.Summary)           math.Inf(1)           sorts last
 //	SQLite (summaries, views)     REAL +Inf (9e999)     ORDER BY: last; avg(): Inf; min(): the fastest
 //	Parquet (runner export)       DOUBLE +Inf           DuckDB median(): Inf when half never reach
 //	CSV (results, diff)           inf                   pandas, DuckDB, R and Go read it as +Inf

@@ -9,14 +9,14 @@ import (
 	"testing"
 	"time"
 
+	"goldstone/experiment"
+	"goldstone/experiment/settings"
 	"goldstone/optim"
 	"goldstone/pipeline"
 	"goldstone/runs"
-	"goldstone/stages"
-	"goldstone/stages/settings"
-	"goldstone/stages/train"
-	"goldstone/stages/trialio"
 	"goldstone/sweep"
+	"goldstone/train"
+	"goldstone/trialio"
 )
 
 // budgetPipeline is a test pipeline of one node per trial, whose stage
@@ -32,7 +32,7 @@ type budgetSettings struct {
 
 func (budgetPipeline) Name() string  { return "test-budget" }
 func (budgetPipeline) Settings() any { return &budgetSettings{} }
-func (budgetPipeline) Build(_ context.Context, b *stages.Built, _ *stages.Experiment, trials []stages.Trial, env stages.Env) error {
+func (budgetPipeline) Build(_ context.Context, b *experiment.Built, _ *experiment.Experiment, trials []experiment.Trial, env experiment.Env) error {
 	for _, tr := range trials {
 		id := "run/" + tr.Slug()
 		s := settings.MustDecode[budgetSettings](tr.Settings)
@@ -42,7 +42,7 @@ func (budgetPipeline) Build(_ context.Context, b *stages.Built, _ *stages.Experi
 	return nil
 }
 
-func init() { stages.Register(budgetPipeline{}) }
+func init() { experiment.Register(budgetPipeline{}) }
 
 // budgetLog is what the budget stages saw.
 var budgetLog struct {
@@ -110,7 +110,7 @@ func TestSweepGivesIdleCoresToRunningTrials(t *testing.T) {
 	budgetLog.longStarted = make(chan struct{})
 	budgetLog.first, budgetLog.last = map[string]int{}, map[string]int{}
 	budgetLog.Unlock()
-	cfg, err := stages.ParseConfig("t.toml", []byte(`
+	cfg, err := experiment.ParseConfig("t.toml", []byte(`
 [experiments.x]
 pipeline = "test-budget"
 [experiments.x.grid]

@@ -4,10 +4,10 @@ import (
 	"context"
 	"log/slog"
 
+	"goldstone/experiment"
 	"goldstone/optim"
 	"goldstone/pipeline"
 	"goldstone/runs"
-	"goldstone/stages"
 )
 
 // Executor runs the trials of a run that Execute opened: the one seam
@@ -56,10 +56,10 @@ func (job *Job) check(ctx context.Context, x Executor) error {
 // Job is a run as Execute hands it to an executor.
 type Job struct {
 	Store      *runs.Store
-	Experiment *stages.Experiment
-	Trials     []stages.Trial // every trial of the sweep, in order
-	Built      *stages.Built  // their graph, built with Budget
-	ConfigJSON string         // the experiment's resolved configuration (Experiment.Resolved)
+	Experiment *experiment.Experiment
+	Trials     []experiment.Trial // every trial of the sweep, in order
+	Built      *experiment.Built  // their graph, built with Budget
+	ConfigJSON string             // the experiment's resolved configuration (Experiment.Resolved)
 	ConfigHash string
 	RunID      int64
 	// Keep holds the trials of a resumed run that keep their outcome (id
@@ -81,7 +81,7 @@ type Job struct {
 // TrialParams renders a trial's settings as the results store records them
 // (each setting as JSON text, with its variant and name), for an executor
 // that writes them elsewhere too (the Slurm executor's manifest).
-func (job *Job) TrialParams(tr stages.Trial) map[string]string { return trialParams(tr) }
+func (job *Job) TrialParams(tr experiment.Trial) map[string]string { return trialParams(tr) }
 
 // Local runs a run's trials on this machine: the experiment's graph, with
 // the content cache of Options.WorkDir, Options.Jobs nodes at once, each

@@ -1,6 +1,6 @@
 package sweep
 
-import "goldstone/stages"
+import "goldstone/experiment"
 
 // RunObserver is told the run's id, its number of trials and how to find a
 // node's trial once Execute knows them, before any stage runs; a
@@ -11,7 +11,7 @@ type RunObserver interface {
 }
 
 // trialOf returns the node -> trial lookup of b for RunObserver.
-func trialOf(b *stages.Built) func(node string) (string, string, bool) {
+func trialOf(b *experiment.Built) func(node string) (string, string, bool) {
 	return func(node string) (string, string, bool) {
 		i := b.TrialOf(node)
 		if i < 0 {

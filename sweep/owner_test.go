@@ -11,12 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"goldstone/experiment"
+	"goldstone/experiment/settings"
 	"goldstone/pipeline"
 	"goldstone/runs"
-	"goldstone/stages"
-	"goldstone/stages/settings"
-	"goldstone/stages/trialio"
 	"goldstone/sweep"
+	"goldstone/trialio"
 )
 
 // ownerPipeline is a test pipeline of one node per trial whose stage
@@ -29,7 +29,7 @@ type ownerSettings struct{ settings.Seeded }
 
 func (ownerPipeline) Name() string  { return "test-owner" }
 func (ownerPipeline) Settings() any { return &ownerSettings{} }
-func (ownerPipeline) Build(_ context.Context, b *stages.Built, _ *stages.Experiment, trials []stages.Trial, _ stages.Env) error {
+func (ownerPipeline) Build(_ context.Context, b *experiment.Built, _ *experiment.Experiment, trials []experiment.Trial, _ experiment.Env) error {
 	for _, tr := range trials {
 		id := "wait/" + tr.Slug()
 		b.Add(&pipeline.Node{ID: id, Stage: &ownerStage{name: tr.Name}, Outputs: []string{"result"}})
@@ -38,7 +38,7 @@ func (ownerPipeline) Build(_ context.Context, b *stages.Built, _ *stages.Experim
 	return nil
 }
 
-func init() { stages.Register(ownerPipeline{}) }
+func init() { experiment.Register(ownerPipeline{}) }
 
 var ownerGate struct {
 	sync.Mutex
@@ -78,9 +78,9 @@ func (s *ownerStage) Run(ctx context.Context, io *pipeline.IO) error {
 	return trialio.WriteSummary(filepath.Join(dir, "summary.json"), trialio.Summary{"one": 1})
 }
 
-func ownerExperiment(t *testing.T) *stages.Experiment {
+func ownerExperiment(t *testing.T) *experiment.Experiment {
 	t.Helper()
-	cfg, err := stages.ParseConfig("t.toml", []byte(`
+	cfg, err := experiment.ParseConfig("t.toml", []byte(`
 [experiments.own]
 pipeline = "test-owner"
 [experiments.own.grid]

@@ -10,9 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"goldstone/experiment"
 	"goldstone/pipeline"
 	"goldstone/runs"
-	"goldstone/stages"
 )
 
 // ReportCurrent reports whether the report of run ri is complete in
@@ -32,7 +32,7 @@ func ReportCurrent(ctx context.Context, st *runs.Store, ri *runs.RunInfo, report
 	default:
 		return false, "its report was not finished (" + ri.ReportState + ")", nil
 	}
-	dir, err := stages.RunDir(reportDir, ri.Experiment, ri.ID)
+	dir, err := experiment.RunDir(reportDir, ri.Experiment, ri.ID)
 	if err != nil {
 		return false, "", err
 	}
@@ -75,7 +75,7 @@ func ReportCurrent(ctx context.Context, st *runs.Store, ri *runs.RunInfo, report
 // collected) the same way. lock is the caller's lock on opts.WorkDir
 // (nil: RebuildReport takes it). A trial without a recorded result whose
 // stage is not cached either is an error naming it.
-func RebuildReport(ctx context.Context, st *runs.Store, ri *runs.RunInfo, built *stages.Built, opts RunOptions, lock *pipeline.Lock) (*Outcome, error) {
+func RebuildReport(ctx context.Context, st *runs.Store, ri *runs.RunInfo, built *experiment.Built, opts RunOptions, lock *pipeline.Lock) (*Outcome, error) {
 	log := opts.Log
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -134,7 +134,7 @@ func RebuildReport(ctx context.Context, st *runs.Store, ri *runs.RunInfo, built 
 // recorded when it is still sound, else from its node under this code's
 // keys (with the nodes it needs); a trial the run recorded as failed stands
 // as a node that fails with its error, which the report lists.
-func reportGraph(ctx context.Context, st *runs.Store, ri *runs.RunInfo, built *stages.Built) (*pipeline.Graph, *reportNode, error) {
+func reportGraph(ctx context.Context, st *runs.Store, ri *runs.RunInfo, built *experiment.Built) (*pipeline.Graph, *reportNode, error) {
 	outs, err := st.Outputs(ctx, ri.ID)
 	if err != nil {
 		return nil, nil, err
@@ -220,7 +220,7 @@ func reportGraph(ctx context.Context, st *runs.Store, ri *runs.RunInfo, built *s
 // setting, which changes ids) is paired by its name, variant and grid
 // values, when it has one and it is unique, or, when both hold one trial,
 // with the run's only trial.
-func recordedTrials(rows []runs.TrialRow, built *stages.Built) map[string]runs.TrialRow {
+func recordedTrials(rows []runs.TrialRow, built *experiment.Built) map[string]runs.TrialRow {
 	out := make(map[string]runs.TrialRow, len(rows))
 	byName := map[string][]runs.TrialRow{}
 	for _, t := range rows {
@@ -243,7 +243,7 @@ func recordedTrials(rows []runs.TrialRow, built *stages.Built) map[string]runs.T
 }
 
 // trialLabel is how an error names a trial: its name, or "the only trial".
-func trialLabel(tr stages.Trial) string {
+func trialLabel(tr experiment.Trial) string {
 	if tr.Name == "" {
 		return "the only trial"
 	}

@@ -3,8 +3,8 @@ package sweep
 import (
 	"testing"
 
+	"goldstone/experiment"
 	"goldstone/runs"
-	"goldstone/stages"
 )
 
 // TestRecordedTrials: a rebuilt report pairs the experiment's trials with
@@ -15,26 +15,26 @@ func TestRecordedTrials(t *testing.T) {
 	row := func(id, name string) runs.TrialRow {
 		return runs.TrialRow{Trial: runs.Trial{ID: id, Status: runs.StatusDone}, Name: name}
 	}
-	built := func(trials ...stages.Trial) *stages.Built {
-		b := &stages.Built{}
+	built := func(trials ...experiment.Trial) *experiment.Built {
+		b := &experiment.Built{}
 		for _, tr := range trials {
-			b.Trials = append(b.Trials, stages.TrialNodes{Trial: tr})
+			b.Trials = append(b.Trials, experiment.TrialNodes{Trial: tr})
 		}
 		return b
 	}
 	for _, c := range []struct {
 		name  string
 		rows  []runs.TrialRow
-		built *stages.Built
+		built *experiment.Built
 		want  map[string]string // trial id -> the recorded id it is paired with
 	}{
-		{"one trial, name empty", []runs.TrialRow{row("a", "a")}, built(stages.Trial{ID: "a"}), map[string]string{"a": "a"}},
+		{"one trial, name empty", []runs.TrialRow{row("a", "a")}, built(experiment.Trial{ID: "a"}), map[string]string{"a": "a"}},
 		{"by id, names alike", []runs.TrialRow{row("a", "x"), row("b", "x")},
-			built(stages.Trial{ID: "b", Name: "x"}, stages.Trial{ID: "a", Name: "x"}), map[string]string{"a": "a", "b": "b"}},
+			built(experiment.Trial{ID: "b", Name: "x"}, experiment.Trial{ID: "a", Name: "x"}), map[string]string{"a": "a", "b": "b"}},
 		{"ids changed: by name", []runs.TrialRow{row("a", "seed=1"), row("b", "seed=2")},
-			built(stages.Trial{ID: "c", Name: "seed=2"}, stages.Trial{ID: "d", Name: "seed=1"}), map[string]string{"c": "b", "d": "a"}},
-		{"ids changed: the only trial", []runs.TrialRow{row("a", "a")}, built(stages.Trial{ID: "b"}), map[string]string{"b": "a"}},
-		{"unknown trial of several", []runs.TrialRow{row("a", "a"), row("b", "b")}, built(stages.Trial{ID: "c"}), map[string]string{}},
+			built(experiment.Trial{ID: "c", Name: "seed=2"}, experiment.Trial{ID: "d", Name: "seed=1"}), map[string]string{"c": "b", "d": "a"}},
+		{"ids changed: the only trial", []runs.TrialRow{row("a", "a")}, built(experiment.Trial{ID: "b"}), map[string]string{"b": "a"}},
+		{"unknown trial of several", []runs.TrialRow{row("a", "a"), row("b", "b")}, built(experiment.Trial{ID: "c"}), map[string]string{}},
 	} {
 		got := recordedTrials(c.rows, c.built)
 		for _, tn := range c.built.Trials {

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"goldstone/experiment"
 	"goldstone/pipeline"
 	"goldstone/runs"
-	"goldstone/stages"
-	"goldstone/stages/trialio"
+	"goldstone/trialio"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -27,7 +27,7 @@ type recorder struct {
 	experiment string
 	st         *runs.Store
 	run        int64
-	built      *stages.Built
+	built      *experiment.Built
 	log        *slog.Logger
 	out        *Outcome
 	skip       map[string]bool
@@ -51,7 +51,7 @@ func newRecorder(job *Job) (*recorder, error) {
 	}
 	if opts.LogDir != "" {
 		var err error
-		if r.logs.dir, err = stages.RunDir(opts.LogDir, job.Experiment.Name, job.RunID); err != nil {
+		if r.logs.dir, err = experiment.RunDir(opts.LogDir, job.Experiment.Name, job.RunID); err != nil {
 			return nil, err
 		}
 	}
@@ -183,7 +183,7 @@ func (r *recorder) stopped(ctx context.Context, ev pipeline.Event, ti int) {
 	case ev.Node != r.built.Report && ev.Kind == pipeline.Failed:
 		// The run's error line says it; no log line of its own, so
 		// that with --quiet a data error is one line.
-		r.out.DataErr = &stages.DataError{Err: fmt.Errorf("stage %s: %s", ev.Node, msg)}
+		r.out.DataErr = &experiment.DataError{Err: fmt.Errorf("stage %s: %s", ev.Node, msg)}
 		r.log.Info("stage failed", "node", ev.Node, "err", msg)
 	case ev.Kind == pipeline.Failed:
 		r.log.Error("report failed", "err", msg)
@@ -194,7 +194,7 @@ func (r *recorder) stopped(ctx context.Context, ev pipeline.Event, ti int) {
 // infra records the first machine error of the run.
 func (r *recorder) infra(err error) { r.out.infra(err) }
 
-func (r *recorder) upsert(ctx context.Context, tr stages.Trial, status, errText string, wall float64) {
+func (r *recorder) upsert(ctx context.Context, tr experiment.Trial, status, errText string, wall float64) {
 	terminal := status != runs.StatusRunning && status != runs.StatusPending
 	if r.finished[tr.ID] {
 		return // the first outcome of a trial is its outcome (a failure, not the skips after it)
@@ -212,7 +212,7 @@ func (r *recorder) upsert(ctx context.Context, tr stages.Trial, status, errText 
 }
 
 // row is the results row of a trial with the given status.
-func (r *recorder) row(tr stages.Trial, status, errText string, wall float64) runs.Trial {
+func (r *recorder) row(tr experiment.Trial, status, errText string, wall float64) runs.Trial {
 	t := runs.Trial{RunID: r.run, ID: tr.ID, Params: trialParams(tr), Seed: int64(tr.Seed), Status: status, Error: errText, WallSeconds: wall}
 	if s, ok := r.started[tr.ID]; ok {
 		t.Started = s
@@ -233,7 +233,7 @@ func (r *recorder) trialFinished(id, status string) {
 // the store in one transaction (runs.Store.RecordTrial): recorded whole,
 // or not at all. The status is "done", or "diverged" (with the divergence
 // as its error text, TrialOutcome) when its training diverged.
-func (r *recorder) recordTrial(ctx context.Context, tn stages.TrialNodes, dir string) error {
+func (r *recorder) recordTrial(ctx context.Context, tn experiment.TrialNodes, dir string) error {
 	if r.finished[tn.Trial.ID] {
 		return nil
 	}
@@ -297,7 +297,7 @@ func (r *recorder) recordArtifacts(ctx context.Context, outputs map[string]strin
 			r.log.Error("report state", "err", err)
 		}
 		var err error
-		if dst, err = stages.RunDir(r.reportDir, r.experiment, r.run); err == nil {
+		if dst, err = experiment.RunDir(r.reportDir, r.experiment, r.run); err == nil {
 			err = os.MkdirAll(dst, 0o777)
 		}
 		if err != nil {

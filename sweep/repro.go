@@ -7,10 +7,10 @@ import (
 	"slices"
 	"strings"
 
+	"goldstone/experiment"
+	"goldstone/experiment/settings"
 	"goldstone/runs"
-	"goldstone/stages"
-	"goldstone/stages/settings"
-	"goldstone/stages/trialio"
+	"goldstone/trialio"
 )
 
 // Drift is one summary metric that did not reproduce.
@@ -52,7 +52,7 @@ func Compare(recorded, now map[string]map[string]float64, names map[string]strin
 // Compare (CompareStatus) pairs them: ids hash every setting, so they change when a newer version adds
 // one. recParams are the recorded run's trial parameters (runs.Store
 // TrialParams); e is the experiment the repro ran.
-func MatchByName[V any](e *stages.Experiment, recorded, now map[string]V, recParams map[string]map[string]string) (rec, cur map[string]V) {
+func MatchByName[V any](e *experiment.Experiment, recorded, now map[string]V, recParams map[string]map[string]string) (rec, cur map[string]V) {
 	recName, nowName := TrialNamers(e, recParams)
 	return ByName(recorded, recName), ByName(now, nowName)
 }
@@ -69,7 +69,7 @@ func ByName[V any](byID map[string]V, name func(id string) string) map[string]V 
 // TrialNamers returns the names MatchByName gives the trials of a recorded
 // run (recParams: runs.Store TrialParams) and of a repro of it (e), to key
 // any per-trial record (summaries, series) alike.
-func TrialNamers(e *stages.Experiment, recParams map[string]map[string]string) (rec, now func(id string) string) {
+func TrialNamers(e *experiment.Experiment, recParams map[string]map[string]string) (rec, now func(id string) string) {
 	nowNames := map[string]string{}
 	for _, t := range e.Trials() {
 		nowNames[t.ID] = t.Name

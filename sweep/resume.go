@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 
+	"goldstone/experiment"
 	"goldstone/pipeline"
 	"goldstone/runs"
-	"goldstone/stages"
 )
 
 // recordedFailure stands in for the result node of a trial that failed in
@@ -26,7 +26,7 @@ func (f *recordedFailure) Run(context.Context, *pipeline.IO) error { return erro
 // keepFailures replaces the nodes of every trial that keep says failed by a
 // recordedFailure under the trial's result node ID (the report's inputs
 // refer to it).
-func keepFailures(ctx context.Context, b *stages.Built, st *runs.Store, runID int64, keep map[string]string) error {
+func keepFailures(ctx context.Context, b *experiment.Built, st *runs.Store, runID int64, keep map[string]string) error {
 	failed := map[string]string{}
 	for id, s := range keep {
 		if s == runs.StatusFailed {

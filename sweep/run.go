@@ -11,11 +11,11 @@ import (
 	"runtime"
 	"strings"
 
+	"goldstone/experiment"
 	"goldstone/internal/checkpoint"
 	"goldstone/optim"
 	"goldstone/pipeline"
 	"goldstone/runs"
-	"goldstone/stages"
 )
 
 // RunOptions configures Execute.
@@ -142,7 +142,7 @@ func workersPerTrial(jobs, cores int) int {
 // algorithm, TrialOutcome), failed (some trial failed, or a data error),
 // or interrupted (ctx cancelled), unless the executor handed its trials off
 // (Outcome.HandedOff): the executor ends it then.
-func Execute(ctx context.Context, st *runs.Store, e *stages.Experiment, x Executor, opts RunOptions) (*Outcome, error) {
+func Execute(ctx context.Context, st *runs.Store, e *experiment.Experiment, x Executor, opts RunOptions) (*Outcome, error) {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -152,8 +152,8 @@ func Execute(ctx context.Context, st *runs.Store, e *stages.Experiment, x Execut
 	if opts.Cores <= 0 {
 		opts.Cores = runtime.NumCPU()
 	}
-	if err := stages.CheckName(e.Name); err != nil {
-		return nil, &stages.ConfigError{File: "experiment", Key: e.Name, Err: err}
+	if err := experiment.CheckName(e.Name); err != nil {
+		return nil, &experiment.ConfigError{File: "experiment", Key: e.Name, Err: err}
 	}
 	trials, err := e.TrialsContext(ctx)
 	if err != nil {
@@ -170,7 +170,7 @@ func Execute(ctx context.Context, st *runs.Store, e *stages.Experiment, x Execut
 	job.ConfigJSON, job.ConfigHash = e.Resolved()
 	// Build before touching the store: a missing data set or a bad sweep
 	// leaves no run behind.
-	if job.Built, err = stages.Build(ctx, e, trials, stages.Env{DataDir: opts.DataDir, Fetch: true, Budget: job.Budget, Scan: true}); err != nil {
+	if job.Built, err = experiment.Build(ctx, e, trials, experiment.Env{DataDir: opts.DataDir, Fetch: true, Budget: job.Budget, Scan: true}); err != nil {
 		return nil, err
 	}
 	for _, w := range job.Built.Warnings {
@@ -484,7 +484,7 @@ func countStatuses(ctx context.Context, st *runs.Store, out *Outcome) error {
 // versions that add settings, which change trial ids). A float setting
 // keeps a decimal point even when integral (lr = 1 is "1.0"), so that the
 // typed columns of the trials view and of exports are REAL/DOUBLE for it.
-func trialParams(tr stages.Trial) map[string]string {
+func trialParams(tr experiment.Trial) map[string]string {
 	m := make(map[string]string, len(tr.Settings)+2)
 	js := func(v any) string {
 		switch x := v.(type) {
@@ -565,7 +565,7 @@ func floatJSON(f float64) string {
 // entry was removed; "" when every one is cached. Failed trials do not
 // count: a resumed run keeps them failed (diverged ones count: their
 // results come from the cache).
-func staleRun(ctx context.Context, st *runs.Store, id int64, built *stages.Built, workdir string) (string, error) {
+func staleRun(ctx context.Context, st *runs.Store, id int64, built *experiment.Built, workdir string) (string, error) {
 	trials, err := st.Trials(ctx, id)
 	if err != nil {
 		return "", err

@@ -10,10 +10,10 @@ import (
 	"slices"
 	"strings"
 
+	"goldstone/experiment"
 	"goldstone/internal/fault"
 	"goldstone/runs"
 	"goldstone/search"
-	"goldstone/stages"
 )
 
 // Search runs an experiment's search (its [search] table) through x in
@@ -27,7 +27,7 @@ import (
 // results, so it suggests the same points) and the first that does not is
 // resumed, with no finished trial run twice. The returned outcome is the
 // last wave's, whose run holds every trial.
-func Search(ctx context.Context, st *runs.Store, e *stages.Experiment, x Executor, opts RunOptions) (*Outcome, error) {
+func Search(ctx context.Context, st *runs.Store, e *experiment.Experiment, x Executor, opts RunOptions) (*Outcome, error) {
 	s := e.Search
 	if s == nil {
 		return nil, fmt.Errorf("experiment %s has no search table", e.Name)
@@ -109,7 +109,7 @@ func searchRun(ctx context.Context, st *runs.Store, experiment, hash string) (*r
 
 // pointTrials are the trial ids of suggestion index of a search: the point
 // times the experiment's variants and grid.
-func pointTrials(e *stages.Experiment, index int, pt search.Point) ([]string, error) {
+func pointTrials(e *experiment.Experiment, index int, pt search.Point) ([]string, error) {
 	w, err := e.Wave(index, []search.Point{pt})
 	if err != nil {
 		return nil, err
@@ -123,7 +123,7 @@ func pointTrials(e *stages.Experiment, index int, pt search.Point) ([]string, er
 
 // haveResults reports whether every trial of the points (suggestions first,
 // first+1, ...) has a result or a failure in run runID.
-func haveResults(ctx context.Context, st *runs.Store, runID int64, e *stages.Experiment, first int, pts []search.Point) (bool, error) {
+func haveResults(ctx context.Context, st *runs.Store, runID int64, e *experiment.Experiment, first int, pts []search.Point) (bool, error) {
 	ts, err := st.TrialStatuses(ctx, runID)
 	if err != nil {
 		return false, err
@@ -151,7 +151,7 @@ func haveResults(ctx context.Context, st *runs.Store, runID int64, e *stages.Exp
 // the point's trials (its seeds and variants), +Inf when one of them
 // failed, diverged or has a value that is not finite. A trial with a
 // result but without the objective is an error naming the metrics it has.
-func Observations(ctx context.Context, st *runs.Store, runID int64, e *stages.Experiment, points []search.Point) ([]search.Observation, error) {
+func Observations(ctx context.Context, st *runs.Store, runID int64, e *experiment.Experiment, points []search.Point) ([]search.Observation, error) {
 	if len(points) == 0 {
 		return nil, nil
 	}
@@ -184,7 +184,7 @@ func Observations(ctx context.Context, st *runs.Store, runID int64, e *stages.Ex
 
 // objective is the signed mean objective of a point's trials (see
 // Observations).
-func objective(s *stages.Search, ids []string, status map[string]string, sums map[string]map[string]float64) (float64, error) {
+func objective(s *experiment.Search, ids []string, status map[string]string, sums map[string]map[string]float64) (float64, error) {
 	sum := 0.0
 	for _, id := range ids {
 		if status[id] != runs.StatusDone && status[id] != runs.StatusCached {

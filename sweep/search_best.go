@@ -10,9 +10,9 @@ import (
 	"strconv"
 	"strings"
 
+	"goldstone/experiment"
 	"goldstone/runs"
 	"goldstone/search"
-	"goldstone/stages"
 )
 
 // PointResult is one suggestion of a search and what its trials gave.
@@ -76,7 +76,7 @@ func tQuantile975(df int) float64 {
 
 // SearchPoints reads the points of search run runID of e from its trials
 // (grouped by their variant s<index>), in index order.
-func SearchPoints(ctx context.Context, st *runs.Store, runID int64, e *stages.Experiment) ([]PointResult, error) {
+func SearchPoints(ctx context.Context, st *runs.Store, runID int64, e *experiment.Experiment) ([]PointResult, error) {
 	if e.Search == nil {
 		return nil, fmt.Errorf("experiment %s has no search table", e.Name)
 	}

@@ -14,13 +14,13 @@ import (
 	"syscall"
 	"testing"
 
+	"goldstone/experiment"
+	"goldstone/experiment/settings"
 	"goldstone/internal/fault"
 	"goldstone/pipeline"
 	"goldstone/runs"
-	"goldstone/stages"
-	"goldstone/stages/settings"
-	"goldstone/stages/trialio"
 	"goldstone/sweep"
+	"goldstone/trialio"
 )
 
 // searchPipeline is a test pipeline of one node per trial whose stage
@@ -38,7 +38,7 @@ type searchSettings struct {
 
 func (searchPipeline) Name() string  { return "test-search" }
 func (searchPipeline) Settings() any { return &searchSettings{} }
-func (searchPipeline) Build(_ context.Context, b *stages.Built, _ *stages.Experiment, trials []stages.Trial, _ stages.Env) error {
+func (searchPipeline) Build(_ context.Context, b *experiment.Built, _ *experiment.Experiment, trials []experiment.Trial, _ experiment.Env) error {
 	for _, tr := range trials {
 		id := "score/" + tr.Slug()
 		s := settings.MustDecode[searchSettings](tr.Settings)
@@ -48,7 +48,7 @@ func (searchPipeline) Build(_ context.Context, b *stages.Built, _ *stages.Experi
 	return nil
 }
 
-func init() { stages.Register(searchPipeline{}) }
+func init() { experiment.Register(searchPipeline{}) }
 
 type searchStage struct {
 	s    searchSettings
@@ -106,9 +106,9 @@ x = { uniform = [0.0, 1.0] }
 shape = { choice = ["a", "b"] }
 `
 
-func searchExp(t *testing.T) *stages.Experiment {
+func searchExp(t *testing.T) *experiment.Experiment {
 	t.Helper()
-	cfg, err := stages.ParseConfig("t.toml", []byte(searchExperiment))
+	cfg, err := experiment.ParseConfig("t.toml", []byte(searchExperiment))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func searchExp(t *testing.T) *stages.Experiment {
 
 // runSearch runs the test search in dir (results.db, work/).
 func runSearch(ctx context.Context, dir string, jobs int) (*sweep.Outcome, error) {
-	cfg, err := stages.ParseConfig("t.toml", []byte(searchExperiment))
+	cfg, err := experiment.ParseConfig("t.toml", []byte(searchExperiment))
 	if err != nil {
 		return nil, err
 	}
@@ -233,7 +233,7 @@ func TestSearchResumesAfterKill(t *testing.T) {
 
 // checkTPEWave checks that the last wave (TPE's, from the first 12
 // results) lies nearer the optimum than the random startup on average.
-func checkTPEWave(t *testing.T, dir string, e *stages.Experiment) {
+func checkTPEWave(t *testing.T, dir string, e *experiment.Experiment) {
 	t.Helper()
 	ctx := context.Background()
 	st, err := runs.Open(ctx, filepath.Join(dir, "results.db"))

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"goldstone/runs"
-	"goldstone/stages/trialio"
+	"goldstone/trialio"
 )
 
 // TrialSeries are the step-wise series of some trials: trial key (id or

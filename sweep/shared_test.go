@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"goldstone/experiment"
 	"goldstone/runs"
-	"goldstone/stages"
 	"goldstone/sweep"
 )
 
@@ -22,7 +22,7 @@ func TestTwoExperimentsShareAWorkdir(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	cfg, err := stages.ParseConfig("t.toml", []byte(`
+	cfg, err := experiment.ParseConfig("t.toml", []byte(`
 [experiments.own]
 pipeline = "test-owner"
 [experiments.own.grid]

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"goldstone/experiment"
 	"goldstone/pipeline"
 	"goldstone/runs"
-	"goldstone/stages"
 	_ "goldstone/stages/artificial"
 )
 
@@ -20,12 +20,12 @@ import (
 // their control characters as escapes (\x1b), never as raw bytes.
 func TestTrialLogEscapesControlCharacters(t *testing.T) {
 	ctx := context.Background()
-	c, err := stages.ParseConfig("t.toml", []byte("[experiments.a]\npipeline = \"artificial\"\n[experiments.a.settings]\nsteps = 10\n"))
+	c, err := experiment.ParseConfig("t.toml", []byte("[experiments.a]\npipeline = \"artificial\"\n[experiments.a.settings]\nsteps = 10\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	e := c.Experiments["a"]
-	built, err := stages.Build(ctx, e, e.Trials(), stages.Env{DataDir: t.TempDir()})
+	built, err := experiment.Build(ctx, e, e.Trials(), experiment.Env{DataDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

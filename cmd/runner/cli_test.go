@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"goldstone/experiment"
 	"goldstone/runs"
-	"goldstone/stages"
 )
 
 func TestFindCommandAnywhere(t *testing.T) {
@@ -113,8 +113,8 @@ func TestExitCodes(t *testing.T) {
 		want int
 	}{
 		{usageErr("missing --experiment"), exitUsage},
-		{&exitError{exitUsage, &stages.ConfigError{File: "x.toml", Line: 3, Key: "steps", Err: errors.New("must be > 0")}}, exitUsage},
-		{&exitError{exitUsage, &stages.DataError{Err: errors.New("dataset ml-20m: not found")}}, exitUsage},
+		{&exitError{exitUsage, &experiment.ConfigError{File: "x.toml", Line: 3, Key: "steps", Err: errors.New("must be > 0")}}, exitUsage},
+		{&exitError{exitUsage, &experiment.DataError{Err: errors.New("dataset ml-20m: not found")}}, exitUsage},
 		{&exitError{exitUsage, fmt.Errorf("open: %w", runs.ErrNoDatabase)}, exitUsage},
 		{&exitError{exitUsage, fmt.Errorf("run 7: %w", runs.ErrNotFound)}, exitUsage},
 		// An I/O failure wrapped the old way is a runtime failure, not a usage error.

@@ -7,10 +7,10 @@ import (
 	"os"
 	"strings"
 
+	"goldstone/experiment"
 	"goldstone/internal/atomicfile"
+	"goldstone/report/claims"
 	"goldstone/runs"
-	"goldstone/stages"
-	"goldstone/stages/claims"
 )
 
 var claimsFlags struct {
@@ -31,7 +31,7 @@ func init() {
 }
 
 // runClaims prints the claims table of the experiments file's [[claims]]
-// (package stages/claims computes it), or puts it into --readme.
+// (package report/claims computes it), or puts it into --readme.
 func runClaims(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) error {
 	cfg, spec, err := loadClaims(g.config.list())
 	if err != nil {
@@ -72,7 +72,7 @@ func runClaims(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []strin
 
 // loadClaims reads the experiments file and decodes its claims; a file
 // without [[claims]] is a usage error (exit 2).
-func loadClaims(paths []string) (*stages.Config, *claims.Spec, error) {
+func loadClaims(paths []string) (*experiment.Config, *claims.Spec, error) {
 	cfg, err := loadConfig(paths)
 	if err != nil {
 		return nil, nil, err
@@ -90,8 +90,8 @@ func loadClaims(paths []string) (*stages.Config, *claims.Spec, error) {
 // loadConfig reads and strictly decodes the experiments files (merged in
 // order), their claims included: a bad [[claims]] table fails every
 // command, as a bad experiment does (exit 2).
-func loadConfig(paths []string) (*stages.Config, error) {
-	cfg, err := stages.LoadConfigs(paths)
+func loadConfig(paths []string) (*experiment.Config, error) {
+	cfg, err := experiment.LoadConfigs(paths)
 	if err == nil {
 		_, err = claims.Decode(cfg)
 	}

@@ -14,10 +14,10 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"goldstone/experiment"
+	"goldstone/report/figures"
+	"goldstone/report/htmlreport"
 	"goldstone/runs"
-	"goldstone/stages"
-	"goldstone/stages/figures"
-	"goldstone/stages/htmlreport"
 )
 
 var compareFlags struct {
@@ -120,12 +120,12 @@ func runCompare(ctx context.Context, g *globalOptions, _ *flag.FlagSet, args []s
 	var pooled []runs.TrialRow
 	for _, r := range cr {
 		pooled = append(pooled, r.trials...)
-		per = append(per, runs.Aggregates(r.trials, stages.Headline(pipelineOf(r.info.ConfigJSON))))
+		per = append(per, runs.Aggregates(r.trials, experiment.Headline(pipelineOf(r.info.ConfigJSON))))
 		fixed = append(fixed, sharedParams(r.trials))
 	}
 	page.Aggregates = htmlreport.CompareAggregates(ids, per, fixed)
 	htmlreport.MarkPartial(page.Aggregates, page.Runs)
-	page.SettingDiffs = htmlreport.SettingDiffs(pooled, stages.Headline(pipelineOf(cr[0].info.ConfigJSON)))
+	page.SettingDiffs = htmlreport.SettingDiffs(pooled, experiment.Headline(pipelineOf(cr[0].info.ConfigJSON)))
 	for _, id := range ids[1:] {
 		d, err := st.Diff(ctx, ids[0], id)
 		if err != nil {
@@ -187,7 +187,7 @@ func compareMetrics(ctx context.Context, st *runs.Store, ids []int64) ([]string,
 	for _, m := range compareFlags.metrics {
 		if !slices.Contains(common, m) {
 			msg := fmt.Sprintf("compare: no series %q in every run compared (they share: %s)", m, strings.Join(common, ", "))
-			if s := stages.Suggest(m, common); s != "" {
+			if s := experiment.Suggest(m, common); s != "" {
 				msg += "; did you mean " + s + "?"
 			}
 			return nil, usageErr("%s", msg)

@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"goldstone/stages/corpus"
+	"goldstone/formats/corpus"
 	"goldstone/stages/movielens"
 )
 

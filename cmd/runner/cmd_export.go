@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"goldstone/stages"
+	"goldstone/experiment"
 )
 
 var exportFlags struct {
@@ -42,7 +42,7 @@ func runExport(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []strin
 	}
 	dir := exportFlags.out
 	if dir == "" {
-		rd, err := stages.RunDir(g.reports, ri.Experiment, ri.ID)
+		rd, err := experiment.RunDir(g.reports, ri.Experiment, ri.ID)
 		if err != nil {
 			return usageErr("run %d: %w", ri.ID, err)
 		}

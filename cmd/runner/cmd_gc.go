@@ -11,11 +11,11 @@ import (
 	"path/filepath"
 	"strings"
 
+	"goldstone/experiment"
 	"goldstone/internal/fault"
 	"goldstone/pipeline"
+	"goldstone/report/htmlreport"
 	"goldstone/runs"
-	"goldstone/stages"
-	"goldstone/stages/htmlreport"
 	"goldstone/sweep"
 	"goldstone/sweep/slurmexec/batch"
 )
@@ -179,7 +179,7 @@ func gcWith(ctx context.Context, g *globalOptions, st *runs.Store, keepLast int,
 	}
 	if !dryRun {
 		if fi, err := os.Stat(g.reports); err == nil && fi.IsDir() {
-			if _, err := htmlreport.WriteIndex(ctx, st, g.reports, stages.Headline); err != nil {
+			if _, err := htmlreport.WriteIndex(ctx, st, g.reports, experiment.Headline); err != nil {
 				return err
 			}
 		}
@@ -289,7 +289,7 @@ func (c *gcFiles) runFiles(recordedFiles []string, work, reports string, old []r
 // its run.
 func (c *gcFiles) batchDirs(old []runs.RunInfo, workdir string) error {
 	for _, r := range old {
-		if stages.CheckName(r.Experiment) != nil {
+		if experiment.CheckName(r.Experiment) != nil {
 			continue // a name that would lead outside the workdir
 		}
 		d := string(batch.RunDir(workdir, r.Experiment, r.ID))
@@ -327,7 +327,7 @@ func rebase(path, root, mark string, depth int) (string, bool) {
 			if len(parts)-1-i != depth {
 				return "", false
 			}
-			p, err := stages.Within(root, parts[i+1:]...)
+			p, err := experiment.Within(root, parts[i+1:]...)
 			return p, err == nil && p != root
 		}
 	}
@@ -344,8 +344,8 @@ func rebaseReport(path, reports string, old []runs.RunInfo) (string, bool) {
 	slash := filepath.ToSlash(path)
 	for _, r := range old {
 		mark := "/" + r.Experiment + "/" + fmt.Sprintf("run-%d", r.ID) + "/"
-		if i := strings.LastIndex(slash, mark); i >= 0 && stages.CheckName(r.Experiment) == nil {
-			p, err := stages.Within(reports, strings.Split(slash[i+1:], "/")...)
+		if i := strings.LastIndex(slash, mark); i >= 0 && experiment.CheckName(r.Experiment) == nil {
+			p, err := experiment.Within(reports, strings.Split(slash[i+1:], "/")...)
 			return p, err == nil
 		}
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"goldstone/stages"
+	"goldstone/experiment"
 )
 
 func init() {
@@ -49,7 +49,7 @@ func runList(_ context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) e
 
 // listDetail writes one experiment's variants, grid and trial count under
 // its row of runner list --experiment NAME.
-func listDetail(w io.Writer, e *stages.Experiment) error {
+func listDetail(w io.Writer, e *experiment.Experiment) error {
 	var vs []string
 	for _, v := range e.Variants {
 		if v.Name != "" {

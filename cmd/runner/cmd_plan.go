@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"text/tabwriter"
 
+	"goldstone/experiment"
 	"goldstone/pipeline"
-	"goldstone/stages"
 )
 
 func init() {
@@ -28,7 +28,7 @@ func runPlan(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string)
 		}
 	}
 	trials := e.Trials()
-	built, err := stages.Build(ctx, e, trials, stages.Env{DataDir: g.dataDir, Scan: true})
+	built, err := experiment.Build(ctx, e, trials, experiment.Env{DataDir: g.dataDir, Scan: true})
 	if err != nil {
 		return &exitError{exitUsage, err}
 	}

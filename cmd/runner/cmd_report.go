@@ -5,8 +5,8 @@ import (
 	"flag"
 	"fmt"
 
+	"goldstone/experiment"
 	"goldstone/runs"
-	"goldstone/stages"
 	"goldstone/sweep"
 )
 
@@ -49,11 +49,11 @@ func runReport(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []strin
 	if !runs.Ended(ri.Status) {
 		return usageErr("run %d is %s, not ended: run the experiment again to finish it (its report comes with it)", ri.ID, ri.Status)
 	}
-	e, err := stages.ExperimentFromResolved(ri.ConfigJSON)
+	e, err := experiment.ExperimentFromResolved(ri.ConfigJSON)
 	if err != nil {
 		return &exitError{exitUsage, fmt.Errorf("run %d: recorded configuration: %w", ri.ID, err)}
 	}
-	built, err := stages.Build(ctx, e, e.Trials(), stages.Env{DataDir: g.dataDir})
+	built, err := experiment.Build(ctx, e, e.Trials(), experiment.Env{DataDir: g.dataDir})
 	if err != nil {
 		return &exitError{exitUsage, fmt.Errorf("run %d: %w", ri.ID, err)}
 	}

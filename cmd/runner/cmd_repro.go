@@ -13,13 +13,13 @@ import (
 	"slices"
 	"strconv"
 
+	"goldstone/experiment"
 	"goldstone/internal/atomicfile"
 	"goldstone/internal/fault"
 	"goldstone/pipeline"
 	"goldstone/runs"
-	"goldstone/stages"
-	"goldstone/stages/trialio"
 	"goldstone/sweep"
+	"goldstone/trialio"
 )
 
 var reproFlags struct {
@@ -54,7 +54,7 @@ func runRepro(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string
 		return usageErr("run %d is %s, not ended: finish it first (run the experiment again to resume)", ri.ID, ri.Status)
 	}
 	// The recorded configuration is what is reproduced, not today's file.
-	e, err := stages.ExperimentFromResolved(ri.ConfigJSON)
+	e, err := experiment.ExperimentFromResolved(ri.ConfigJSON)
 	if err != nil {
 		return &exitError{exitUsage, fmt.Errorf("run %d: recorded configuration: %w", ri.ID, err)}
 	}
@@ -107,7 +107,7 @@ func runRepro(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string
 // (recorded: its summaries): every trial's status, summary metric and,
 // unless --series=false, series point; it prints each drift and returns
 // an exitFailed error when any drifted.
-func reproCompare(ctx context.Context, g *globalOptions, st *runs.Store, e *stages.Experiment, ri *runs.RunInfo, out *sweep.Outcome, recorded map[string]map[string]float64) error {
+func reproCompare(ctx context.Context, g *globalOptions, st *runs.Store, e *experiment.Experiment, ri *runs.RunInfo, out *sweep.Outcome, recorded map[string]map[string]float64) error {
 	now, err := st.Summaries(ctx, out.RunID)
 	if err != nil {
 		return err
@@ -175,7 +175,7 @@ type seriesCheck struct {
 // as the results database recorded them, and as the series files the
 // figures draw, where the recorded run's are still in the cache (the
 // database holds one point per step; a file can hold a doubled one).
-func compareSeries(ctx context.Context, st *runs.Store, e *stages.Experiment, recID, nowID int64, recName, nowName func(string) string) (*seriesCheck, error) {
+func compareSeries(ctx context.Context, st *runs.Store, e *experiment.Experiment, recID, nowID int64, recName, nowName func(string) string) (*seriesCheck, error) {
 	rec, err := st.RunSeries(ctx, recID)
 	if err != nil {
 		return nil, err
@@ -275,7 +275,7 @@ func comparedMetrics(sums map[string]map[string]float64) int {
 // rec and of its repro run now, matched by name: a trial that diverged
 // must diverge again (where: its summary's diverged_step, which the
 // summaries' comparison checks).
-func compareStatuses(ctx context.Context, st *runs.Store, e *stages.Experiment, rec, now int64, recParams map[string]map[string]string) ([]sweep.StatusDrift, error) {
+func compareStatuses(ctx context.Context, st *runs.Store, e *experiment.Experiment, rec, now int64, recParams map[string]map[string]string) ([]sweep.StatusDrift, error) {
 	a, err := trialStatuses(ctx, st, rec)
 	if err != nil {
 		return nil, err

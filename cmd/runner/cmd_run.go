@@ -9,8 +9,8 @@ import (
 	"maps"
 	"slices"
 
+	"goldstone/experiment"
 	"goldstone/runs"
-	"goldstone/stages"
 	"goldstone/sweep"
 )
 
@@ -139,7 +139,7 @@ func divergedExit(n, trials int, experiment string) error {
 
 // sayOutcome prints what a run did: up to date (with the run it is the same
 // as), or finished or resumed with its counts.
-func sayOutcome(g *globalOptions, e *stages.Experiment, out *sweep.Outcome) {
+func sayOutcome(g *globalOptions, e *experiment.Experiment, out *sweep.Outcome) {
 	switch {
 	case out.SameAs:
 		fmt.Fprintf(g.stdout, "%s: up to date: same as run %d (%s, %s), an earlier run of this configuration; nothing to run, no new run recorded\n", e.Name, out.RunID, out.Status, out.Counts())

@@ -11,15 +11,15 @@ import (
 	"strconv"
 	"strings"
 
+	"goldstone/experiment"
 	"goldstone/runs"
 	"goldstone/search"
-	"goldstone/stages"
 	"goldstone/sweep"
 )
 
 // execute runs an experiment locally: its search (sweep.Search) when it
 // has a search table, else its grid.
-func execute(ctx context.Context, g *globalOptions, st *runs.Store, e *stages.Experiment, opts sweep.RunOptions) (*sweep.Outcome, error) {
+func execute(ctx context.Context, g *globalOptions, st *runs.Store, e *experiment.Experiment, opts sweep.RunOptions) (*sweep.Outcome, error) {
 	if e.Search != nil {
 		if err := checkSearchRun(g, e, "local"); err != nil {
 			return nil, err
@@ -32,7 +32,7 @@ func execute(ctx context.Context, g *globalOptions, st *runs.Store, e *stages.Ex
 // checkSearchRun refuses what a search does not support: another executor
 // than local, and --set of a searched setting (the search would override
 // it).
-func checkSearchRun(g *globalOptions, e *stages.Experiment, executor string) error {
+func checkSearchRun(g *globalOptions, e *experiment.Experiment, executor string) error {
 	if e.Search == nil {
 		return nil
 	}
@@ -52,7 +52,7 @@ func checkSearchRun(g *globalOptions, e *stages.Experiment, executor string) err
 
 // planSearch prints a search's space and first wave, and returns the
 // experiment of that wave, whose stages plan lists.
-func planSearch(w io.Writer, e *stages.Experiment) (*stages.Experiment, error) {
+func planSearch(w io.Writer, e *experiment.Experiment) (*experiment.Experiment, error) {
 	s := e.Search
 	fmt.Fprintf(w, "search: sampler %s, %d points in waves of %d, seed %d, %s %s; each point runs %s (%s)\n",
 		s.Sampler, s.Trials, s.Wave, s.Seed, s.Direction, s.Objective, plural(e.Size(), "trial"), e.SizeText())
@@ -69,14 +69,14 @@ func planSearch(w io.Writer, e *stages.Experiment) (*stages.Experiment, error) {
 	}
 	fmt.Fprintf(w, "first wave (%d points):\n", len(pts))
 	for i, pt := range pts {
-		fmt.Fprintf(w, "  %s %s\n", stages.PointVariant(i, ""), pointText(pt))
+		fmt.Fprintf(w, "  %s %s\n", experiment.PointVariant(i, ""), pointText(pt))
 	}
 	return e.Wave(0, pts)
 }
 
 // listedTrials is the number of trials runner list shows: the sweep's, or
 // for a search its points times each point's trials.
-func listedTrials(e *stages.Experiment) int {
+func listedTrials(e *experiment.Experiment) int {
 	if e.Search != nil {
 		return e.Search.Trials * len(e.Trials())
 	}
@@ -138,7 +138,7 @@ func runBest(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string)
 		return &exitError{exitFailed, fmt.Errorf("run %d of %s: none of its %d points has a finite %s on every trial", ri.ID, e.Name, len(points), e.Search.Objective)}
 	}
 	fmt.Fprintf(g.stdout, "%s: run %d (%s), %d points; best by %s (%s; a search never chooses on a test metric):\n", e.Name, ri.ID, ri.Status, len(points), e.Search.Objective, e.Search.Direction)
-	fmt.Fprintf(g.stdout, "  point %s: %s\n", stages.PointVariant(best.Index, ""), settingsText(best.Settings))
+	fmt.Fprintf(g.stdout, "  point %s: %s\n", experiment.PointVariant(best.Index, ""), settingsText(best.Settings))
 	fmt.Fprintf(g.stdout, "  %s = %s\n", e.Search.Objective, statsText(sweep.MeanStats(best.Values)))
 	if !bestFlags.rerun {
 		return nil
@@ -148,7 +148,7 @@ func runBest(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string)
 
 // rerunBest runs the best point with --seeds seeds as a new run, tagged
 // with the search's experiment, run and point.
-func rerunBest(ctx context.Context, g *globalOptions, st *runs.Store, e *stages.Experiment, searchRun int64, best sweep.PointResult) error {
+func rerunBest(ctx context.Context, g *globalOptions, st *runs.Store, e *experiment.Experiment, searchRun int64, best sweep.PointResult) error {
 	r, err := e.Rerun(best.Settings, bestFlags.seeds)
 	if err != nil {
 		return usageErr("%v", err)
@@ -159,13 +159,13 @@ func rerunBest(ctx context.Context, g *globalOptions, st *runs.Store, e *stages.
 	}
 	// The link to the search: tags of the new run (runner runs --tag
 	// search_run=ID lists the reruns of a search).
-	opts.Tags = map[string]string{"search_experiment": e.Name, "search_run": strconv.FormatInt(searchRun, 10), "search_point": stages.PointVariant(best.Index, "")}
+	opts.Tags = map[string]string{"search_experiment": e.Name, "search_run": strconv.FormatInt(searchRun, 10), "search_point": experiment.PointVariant(best.Index, "")}
 	out, err := sweep.Execute(ctx, st, r, sweep.Local{}, opts)
 	if err != nil {
 		return &exitError{exitFailed, err}
 	}
 	page, rerr := finishReport(ctx, g, st, r, out)
-	fmt.Fprintf(g.stdout, "%s: run %d (%s, %s), tagged search_run=%d search_point=%s\n", r.Name, out.RunID, out.Status, out.Counts(), searchRun, stages.PointVariant(best.Index, ""))
+	fmt.Fprintf(g.stdout, "%s: run %d (%s, %s), tagged search_run=%d search_point=%s\n", r.Name, out.RunID, out.Status, out.Counts(), searchRun, experiment.PointVariant(best.Index, ""))
 	sums, err := st.Summaries(ctx, out.RunID)
 	if err != nil {
 		return err

@@ -9,9 +9,9 @@ import (
 	"net/http"
 	"time"
 
+	"goldstone/experiment"
 	"goldstone/runs"
 	"goldstone/serve"
-	"goldstone/stages"
 )
 
 var serveFlags struct {
@@ -50,7 +50,7 @@ func runServe(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string
 	}
 	srv := &http.Server{
 		Handler: serve.New(st, serve.Options{Reports: g.reports, Headline: func(config string) []runs.Headline {
-			return stages.Headline(pipelineOf(config))
+			return experiment.Headline(pipelineOf(config))
 		}}),
 		ReadHeaderTimeout: 10 * time.Second,
 	}

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"goldstone/experiment"
 	"goldstone/internal/slurm"
 	"goldstone/runs"
-	"goldstone/stages"
 	"goldstone/sweep"
 	"goldstone/sweep/slurmexec"
 	"goldstone/sweep/slurmexec/batch"
@@ -75,7 +75,7 @@ func registerSlurmFlags(fs *flag.FlagSet) {
 
 // slurmOptions resolves the executor options: flags over the experiment's
 // slurm table.
-func slurmOptions(g *globalOptions, e *stages.Experiment, retryFailed bool) (slurmexec.Options, error) {
+func slurmOptions(g *globalOptions, e *experiment.Experiment, retryFailed bool) (slurmexec.Options, error) {
 	sc := e.Slurm
 	if len(g.config.list()) > 1 || len(g.variants) > 0 {
 		// The workers read the experiment again, from one frozen file and
@@ -169,7 +169,7 @@ func slurmOptions(g *globalOptions, e *stages.Experiment, retryFailed bool) (slu
 
 // runSlurm is run with --executor slurm: submit (or resume) the experiment's
 // trials as a Slurm array job.
-func runSlurm(ctx context.Context, g *globalOptions, e *stages.Experiment, st *runs.Store, retryFailed bool) error {
+func runSlurm(ctx context.Context, g *globalOptions, e *experiment.Experiment, st *runs.Store, retryFailed bool) error {
 	o, err := slurmOptions(g, e, retryFailed)
 	if err != nil {
 		return err
@@ -335,14 +335,14 @@ func printFinished(g *globalOptions, f *slurmexec.Finished) {
 }
 
 // htmlPage writes a Slurm run's HTML page, as a local run does.
-func htmlPage(g *globalOptions) func(ctx context.Context, st *runs.Store, e *stages.Experiment, runID int64, reportPath string) (string, error) {
-	return func(ctx context.Context, st *runs.Store, e *stages.Experiment, runID int64, reportPath string) (string, error) {
+func htmlPage(g *globalOptions) func(ctx context.Context, st *runs.Store, e *experiment.Experiment, runID int64, reportPath string) (string, error) {
+	return func(ctx context.Context, st *runs.Store, e *experiment.Experiment, runID int64, reportPath string) (string, error) {
 		return finishReport(ctx, g, st, e, &sweep.Outcome{RunID: runID, ReportPath: reportPath})
 	}
 }
 
 // runExecutor runs the experiment with --executor other than local.
-func runExecutor(ctx context.Context, g *globalOptions, e *stages.Experiment, st *runs.Store, retryFailed bool) error {
+func runExecutor(ctx context.Context, g *globalOptions, e *experiment.Experiment, st *runs.Store, retryFailed bool) error {
 	if err := checkSearchRun(g, e, slurmFlags.executor); err != nil {
 		return err // a search runs locally only
 	}

@@ -6,13 +6,13 @@ import (
 	"strings"
 	"testing"
 
-	"goldstone/stages"
+	"goldstone/experiment"
 	"goldstone/sweep/slurmexec"
 )
 
 func TestSlurmOptionsFlagsOverrideTheExperiment(t *testing.T) {
 	four := 4
-	e := &stages.Experiment{Name: "x", Slurm: stages.SlurmConfig{Partition: "cpu", Account: "lab", Time: "01:00:00",
+	e := &experiment.Experiment{Name: "x", Slurm: experiment.SlurmConfig{Partition: "cpu", Account: "lab", Time: "01:00:00",
 		MaxParallel: &four, Extra: "--qos=long", CPUs: 2, MemMB: 4096}}
 	g := &globalOptions{db: "r.db", workdir: "w", config: configList{paths: []string{"experiments.toml"}}, stdout: io.Discard, stderr: io.Discard}
 	saved := slurmFlags
@@ -29,7 +29,7 @@ func TestSlurmOptionsFlagsOverrideTheExperiment(t *testing.T) {
 	}
 	// Neither the table nor the flag: the default throttle; the table's
 	// 0 lifts it.
-	none := &stages.Experiment{Name: "y"}
+	none := &experiment.Experiment{Name: "y"}
 	if o, err := slurmOptions(g, none, false); err != nil || o.MaxParallel != slurmexec.DefaultMaxParallel || o.MaxParallel == 0 {
 		t.Errorf("no table, no flag: max parallel %d, %v; want the default %d", o.MaxParallel, err, slurmexec.DefaultMaxParallel)
 	}

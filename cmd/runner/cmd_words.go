@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"goldstone/experiment"
 	mdwe "goldstone/models/dwe"
 	"goldstone/pipeline"
-	"goldstone/stages"
 	"goldstone/stages/dwe"
 )
 
@@ -49,7 +49,7 @@ func runWords(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string
 		return usageErr("experiment %s is a %s experiment; words needs a dwe experiment", e.Name, e.Pipeline)
 	}
 	trials := e.Trials()
-	built, err := stages.Build(ctx, e, trials, stages.Env{DataDir: g.dataDir})
+	built, err := experiment.Build(ctx, e, trials, experiment.Env{DataDir: g.dataDir})
 	if err != nil {
 		return &exitError{exitUsage, err}
 	}

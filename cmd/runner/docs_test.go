@@ -14,8 +14,8 @@ import (
 	"testing"
 	"unicode"
 
-	"goldstone/stages"
-	"goldstone/stages/claims"
+	"goldstone/experiment"
+	"goldstone/report/claims"
 )
 
 // The repository's documentation: README.md and every docs/*.md.
@@ -242,7 +242,7 @@ func checkCommand(c docCommand) error {
 	if g.experiment == "" {
 		return nil
 	}
-	cfg, err := stages.LoadConfig(filepath.Join(repoRoot, g.config.String()))
+	cfg, err := experiment.LoadConfig(filepath.Join(repoRoot, g.config.String()))
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"goldstone/stages/claims"
+	"goldstone/report/claims"
 
 	"github.com/pelletier/go-toml/v2"
 )

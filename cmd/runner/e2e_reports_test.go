@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"goldstone/pipeline"
-	"goldstone/stages/trialio"
+	"goldstone/trialio"
 )
 
 // oneTrialConfig: experiments whose runs have one trial (no variants and

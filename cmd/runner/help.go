@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"goldstone/stages"
+	"goldstone/experiment"
 )
 
 // commandGlobals are the global flags each command reads: its help lists
@@ -266,9 +266,9 @@ func commandNames() []string {
 }
 
 // didYouMean is " (did you mean X?)" for the candidate nearest to word
-// (stages.Suggest), "" when none is near.
+// (experiment.Suggest), "" when none is near.
 func didYouMean(word string, candidates []string, prefix string) string {
-	if s := stages.Suggest(word, candidates); s != "" {
+	if s := experiment.Suggest(word, candidates); s != "" {
 		return fmt.Sprintf(" (did you mean %s%s?)", prefix, s)
 	}
 	return ""

@@ -37,10 +37,10 @@ import (
 	"syscall"
 	"time"
 
+	"goldstone/experiment"
 	"goldstone/internal/checkpoint"
 	"goldstone/pipeline"
 	"goldstone/runs"
-	"goldstone/stages"
 	_ "goldstone/stages/pipelines" // registers every pipeline
 )
 
@@ -73,7 +73,7 @@ func usageErr(format string, args ...any) error {
 
 // exitCode maps an error to the exit status. An exitError with another code
 // than exitUsage keeps it. Exit 2 is only for usage, configuration and data
-// errors: a usageErr, a stages.ConfigError, a stages.DataError, a run or
+// errors: a usageErr, a experiment.ConfigError, a experiment.DataError, a run or
 // database that does not exist, a database a writing command cannot write
 // (runs.ErrReadOnlyDatabase), a work directory or a run held by another
 // runner;
@@ -90,8 +90,8 @@ func exitCode(err error) int {
 	}
 	var (
 		ue usageError
-		ce *stages.ConfigError
-		de *stages.DataError
+		ce *experiment.ConfigError
+		de *experiment.DataError
 		oe *runs.OwnedError
 	)
 	if errors.As(err, &ue) || errors.As(err, &ce) || errors.As(err, &de) || errors.As(err, &oe) ||
@@ -244,7 +244,7 @@ func (g *globalOptions) setup() error {
 const defaultMaxTrials = 10000
 
 // loadExperiment reads the config and resolves --experiment with --set.
-func (g *globalOptions) loadExperiment() (*stages.Experiment, error) {
+func (g *globalOptions) loadExperiment() (*experiment.Experiment, error) {
 	if g.experiment == "" {
 		return nil, usageErr("missing --experiment NAME (see 'runner list')")
 	}

@@ -14,14 +14,14 @@ import (
 	"strconv"
 	"strings"
 
+	"goldstone/experiment"
 	"goldstone/internal/atomicfile"
 	"goldstone/internal/fault"
 	"goldstone/pipeline"
+	"goldstone/report"
+	"goldstone/report/figures"
+	"goldstone/report/htmlreport"
 	"goldstone/runs"
-	"goldstone/stages"
-	"goldstone/stages/figures"
-	"goldstone/stages/htmlreport"
-	"goldstone/stages/report"
 	"goldstone/sweep"
 )
 
@@ -57,7 +57,7 @@ func withResultOptions(g *globalOptions, opts sweep.RunOptions) (sweep.RunOption
 // stops within its loops and returns ctx's error, leaving the report state
 // as it was ("writing": not current), so the same command, or 'runner
 // report', writes the report again.
-func finishReport(ctx context.Context, g *globalOptions, st *runs.Store, e *stages.Experiment, out *sweep.Outcome) (page string, err error) {
+func finishReport(ctx context.Context, g *globalOptions, st *runs.Store, e *experiment.Experiment, out *sweep.Outcome) (page string, err error) {
 	if out == nil {
 		return "", nil
 	}
@@ -84,12 +84,12 @@ func finishReport(ctx context.Context, g *globalOptions, st *runs.Store, e *stag
 
 // writeHTMLReport writes the run's HTML page into its report directory and
 // refreshes <reports>/index.html; it returns the page's path.
-func writeHTMLReport(ctx context.Context, g *globalOptions, st *runs.Store, e *stages.Experiment, out *sweep.Outcome) (string, error) {
+func writeHTMLReport(ctx context.Context, g *globalOptions, st *runs.Store, e *experiment.Experiment, out *sweep.Outcome) (string, error) {
 	if out == nil || out.ReportPath == "" {
 		return "", nil
 	}
 	defaults := map[string]string{}
-	for k, v := range stages.Defaults(e.Pipeline) {
+	for k, v := range experiment.Defaults(e.Pipeline) {
 		b, err := json.Marshal(v)
 		if err != nil {
 			return "", fmt.Errorf("html report: default of %s: %w", k, err)
@@ -126,7 +126,7 @@ func writeHTMLReport(ctx context.Context, g *globalOptions, st *runs.Store, e *s
 			return "", err
 		}
 	}
-	p, err := htmlreport.Build(ctx, st, out.RunID, out.ReportPath, htmlreport.Options{Defaults: defaults, Env: envList(env), Headline: stages.Headline(e.Pipeline)})
+	p, err := htmlreport.Build(ctx, st, out.RunID, out.ReportPath, htmlreport.Options{Defaults: defaults, Env: envList(env), Headline: experiment.Headline(e.Pipeline)})
 	if err != nil {
 		return "", err
 	}
@@ -162,7 +162,7 @@ func writeHTMLReport(ctx context.Context, g *globalOptions, st *runs.Store, e *s
 	if err := st.Flush(ctx); err != nil {
 		return "", err
 	}
-	if _, err := htmlreport.WriteIndex(ctx, st, g.reports, stages.Headline); err != nil {
+	if _, err := htmlreport.WriteIndex(ctx, st, g.reports, experiment.Headline); err != nil {
 		return "", err
 	}
 	return page, nil
@@ -199,7 +199,7 @@ func sortedKeysOf(m map[string]string) []string { return slices.Sorted(maps.Keys
 
 // logOutcome logs how a run ended as one event (with --log-format json, a
 // JSON object a script can read instead of the text summary on stdout).
-func logOutcome(g *globalOptions, e *stages.Experiment, out *sweep.Outcome, page string, err error) {
+func logOutcome(g *globalOptions, e *experiment.Experiment, out *sweep.Outcome, page string, err error) {
 	if out == nil {
 		return
 	}
@@ -220,7 +220,7 @@ func logOutcome(g *globalOptions, e *stages.Experiment, out *sweep.Outcome, page
 // each swept setting, faceted by variant, seed mean ± sd
 // (figures.Sweep), into the run's report directory, and returns their
 // paths.
-func sweepPlots(ctx context.Context, st *runs.Store, e *stages.Experiment, out *sweep.Outcome) ([]string, error) {
+func sweepPlots(ctx context.Context, st *runs.Store, e *experiment.Experiment, out *sweep.Outcome) ([]string, error) {
 	var swept []string
 	for _, ax := range e.Grid {
 		if ax.Key != "seed" && len(ax.Values) > 1 {

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"goldstone/report/figures"
 	"goldstone/runs"
-	"goldstone/stages/figures"
 )
 
 // TestSweepLogAxis: a sweep figure's metric goes on a log axis when its

@@ -16,7 +16,7 @@
 // of an export), "gc:files", "gc:rows", "repro:ran" and "report:page"
 // (command runner), "report:copy" (after each file a report copies into
 // its folder; command runner), "train:step" (after each step of a training loop,
-// package stages/train; its checkpoint, if due, is written),
+// package train; its checkpoint, if due, is written),
 // "slurm:submitted" (sbatch returned the trials job's id, not yet recorded;
 // package sweep/slurmexec), "search:wave" (a wave of a search ended, the
 // next not yet suggested; package sweep).

@@ -36,7 +36,7 @@ var Builds = []Build{
 // stored result, with the reason. Their code is compiled and listed, but
 // neither fusion nor build-dependent calls are reported.
 var Exempt = map[string]string{
-	"goldstone/stages/figures": "plots' axes, ticks and layout (gonum/plot): pixels, not results",
+	"goldstone/report/figures": "plots' axes, ticks and layout (gonum/plot): pixels, not results",
 }
 
 // Listing is what one build's assembly listing says about goldstone's code.

@@ -12,20 +12,20 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"goldstone/experiment"
+	"goldstone/experiment/settings"
 	"goldstone/internal/atomicfile"
 	"goldstone/internal/checkpoint"
 	"goldstone/models"
 	"goldstone/optim"
 	"goldstone/pipeline"
+	"goldstone/report"
 	"goldstone/runs"
-	"goldstone/stages"
-	"goldstone/stages/report"
-	"goldstone/stages/settings"
-	"goldstone/stages/train"
-	"goldstone/stages/trialio"
+	"goldstone/train"
+	"goldstone/trialio"
 )
 
-func init() { stages.Register(Pipeline{}) }
+func init() { experiment.Register(Pipeline{}) }
 
 // ExcessThresholds are the targets L - L* < thr whose first logged step is
 // a summary metric (ExcessMetric): the paper's Fig. 2 shows L - L* over
@@ -41,11 +41,11 @@ func ExcessMetric(thr float64) string {
 // Pipeline is the artificial pipeline.
 type Pipeline struct{}
 
-// Name implements stages.Pipeline.
+// Name implements experiment.Pipeline.
 func (Pipeline) Name() string { return "artificial" }
 
 // Headline: the steps to the paper's Fig. 2 targets, the final excess loss
-// and the steps until the gauge gap relaxed (stages.Headliner).
+// and the steps until the gauge gap relaxed (experiment.Headliner).
 func (Pipeline) Headline() []runs.Headline {
 	return []runs.Headline{
 		{Metric: "steps_to_excess_1", Lower: true, Range: runs.NonNegative},
@@ -55,7 +55,7 @@ func (Pipeline) Headline() []runs.Headline {
 	}
 }
 
-// Settings implements stages.Pipeline: the train stage's settings are all
+// Settings implements experiment.Pipeline: the train stage's settings are all
 // the pipeline reads.
 func (Pipeline) Settings() any { return &TrainSettings{} }
 
@@ -88,8 +88,8 @@ type TrainSettings struct {
 	Snapshots []float64 `set:"snapshots" default:"[0, 500, 2000, 20000]" doc:"steps at which embeddings are saved for the trajectory figure"`
 }
 
-// Build implements stages.Pipeline: one train node per trial and a report.
-func (Pipeline) Build(_ context.Context, b *stages.Built, e *stages.Experiment, trials []stages.Trial, _ stages.Env) error {
+// Build implements experiment.Pipeline: one train node per trial and a report.
+func (Pipeline) Build(_ context.Context, b *experiment.Built, e *experiment.Experiment, trials []experiment.Trial, _ experiment.Env) error {
 	reportIn := map[string]pipeline.Ref{}
 	for _, tr := range trials {
 		id := "train/" + tr.Slug()

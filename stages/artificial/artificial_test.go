@@ -7,16 +7,16 @@ import (
 	"strings"
 	"testing"
 
+	"goldstone/experiment"
+	"goldstone/experiment/settings"
 	"goldstone/optim"
-	"goldstone/stages"
-	"goldstone/stages/settings"
-	"goldstone/stages/train"
-	"goldstone/stages/trialio"
+	"goldstone/train"
+	"goldstone/trialio"
 )
 
 func artificialSettings(t *testing.T, sets ...string) TrainSettings {
 	t.Helper()
-	c, err := stages.ParseConfig("t.toml", []byte("[experiments.a]\npipeline = \"artificial\"\n"))
+	c, err := experiment.ParseConfig("t.toml", []byte("[experiments.a]\npipeline = \"artificial\"\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

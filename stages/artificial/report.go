@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"goldstone/pipeline"
-	"goldstone/stages/figures"
-	"goldstone/stages/report"
+	"goldstone/report"
+	"goldstone/report/figures"
 )
 
 // Report draws the artificial experiment's figures from its trials'

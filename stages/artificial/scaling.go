@@ -8,10 +8,10 @@ import (
 	"slices"
 	"strings"
 
+	"goldstone/experiment/settings"
 	"goldstone/optim"
-	"goldstone/stages/figures"
-	"goldstone/stages/report"
-	"goldstone/stages/settings"
+	"goldstone/report"
+	"goldstone/report/figures"
 )
 
 // ScalingMetrics are the summary metrics the chain-length scaling report

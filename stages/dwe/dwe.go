@@ -18,31 +18,31 @@ import (
 	"strconv"
 	"strings"
 
+	"goldstone/experiment"
+	"goldstone/experiment/settings"
+	"goldstone/formats/corpus"
 	"goldstone/internal/atomicfile"
 	"goldstone/internal/checkpoint"
 	mdwe "goldstone/models/dwe"
 	"goldstone/optim"
 	"goldstone/pipeline"
+	"goldstone/report"
+	"goldstone/report/figures"
 	"goldstone/runs"
-	"goldstone/stages"
-	"goldstone/stages/corpus"
-	"goldstone/stages/figures"
-	"goldstone/stages/report"
-	"goldstone/stages/settings"
-	"goldstone/stages/train"
-	"goldstone/stages/trialio"
+	"goldstone/train"
+	"goldstone/trialio"
 )
 
-func init() { stages.Register(Pipeline{}) }
+func init() { experiment.Register(Pipeline{}) }
 
 // Pipeline is the dwe pipeline.
 type Pipeline struct{}
 
-// Name implements stages.Pipeline.
+// Name implements experiment.Pipeline.
 func (Pipeline) Name() string { return "dwe" }
 
 // Headline: the paper's Fig. 4 and Table 2 measures, then the steps until
-// the gauge gap relaxed (stages.Headliner).
+// the gauge gap relaxed (experiment.Headliner).
 func (Pipeline) Headline() []runs.Headline {
 	return []runs.Headline{
 		{Metric: "median_first_last_cos", Range: runs.Cosine},
@@ -52,7 +52,7 @@ func (Pipeline) Headline() []runs.Headline {
 	}
 }
 
-// Settings implements stages.Pipeline.
+// Settings implements experiment.Pipeline.
 func (Pipeline) Settings() any { return &Settings{} }
 
 // Settings are every setting the dwe pipeline reads.
@@ -66,7 +66,7 @@ type Settings struct {
 type DataSettings struct {
 	Corpus string `set:"corpus" default:"sotu" doc:"corpus under the data directory or a path"`
 	Ingest IngestSettings
-	Limits stages.InputLimits
+	Limits experiment.InputLimits
 	Bin    BinSettings
 	Vocab  VocabSettings
 	Count  CountSettings
@@ -150,9 +150,9 @@ type EvalSettings struct {
 	Queries []string `set:"queries" default:"['car', 'computer', 'dna', 'electricity', 'tuberculosis']" doc:"words of the aging table"`
 }
 
-// Build implements stages.Pipeline.
-func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment, trials []stages.Trial, env stages.Env) error {
-	data, err := stages.Shared[DataSettings](e, trials)
+// Build implements experiment.Pipeline.
+func (Pipeline) Build(ctx context.Context, b *experiment.Built, e *experiment.Experiment, trials []experiment.Trial, env experiment.Env) error {
+	data, err := experiment.Shared[DataSettings](e, trials)
 	if err != nil {
 		return err
 	}
@@ -203,7 +203,7 @@ func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment
 // cache parameter) bound what it decompresses.
 type IngestStage struct {
 	Settings IngestSettings
-	Limits   stages.InputLimits
+	Limits   experiment.InputLimits
 }
 
 func (*IngestStage) Name() string    { return "ingest-corpus" }
@@ -220,7 +220,7 @@ func (s *IngestStage) Run(ctx context.Context, io *pipeline.IO) error {
 // Ingest parses a corpus of the given format (text: a folder of dated files;
 // csv or jsonl: a file of dated documents; ngram-v2 or ngram-v3: a file or a
 // folder of Google Books n-gram files) into a segments table at out.
-func Ingest(ctx context.Context, s IngestSettings, lim stages.InputLimits, in, out string) (corpus.IngestStats, error) {
+func Ingest(ctx context.Context, s IngestSettings, lim experiment.InputLimits, in, out string) (corpus.IngestStats, error) {
 	rl := corpus.ReadLimits{Bytes: int64(lim.Bytes)}
 	switch s.Format {
 	case "text":

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"goldstone/stages"
+	"goldstone/experiment"
 )
 
 func TestFilterYears(t *testing.T) {
@@ -34,7 +34,7 @@ func TestFilterYears(t *testing.T) {
 func TestIngestFormats(t *testing.T) {
 	ctx := context.Background()
 	out := filepath.Join(t.TempDir(), "segments.parquet")
-	st, err := Ingest(ctx, IngestSettings{Format: "csv"}, stages.InputLimits{}, filepath.Join("testdata", "golden-corpus.csv"), out)
+	st, err := Ingest(ctx, IngestSettings{Format: "csv"}, experiment.InputLimits{}, filepath.Join("testdata", "golden-corpus.csv"), out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,11 +43,11 @@ func TestIngestFormats(t *testing.T) {
 	}
 	// The CSV is not a folder of dated files nor n-gram lines.
 	for _, format := range []string{"text", "ngram-v2"} {
-		if _, err := Ingest(ctx, IngestSettings{Format: format}, stages.InputLimits{}, filepath.Join("testdata", "golden-corpus.csv"), filepath.Join(t.TempDir(), "s.parquet")); err == nil {
+		if _, err := Ingest(ctx, IngestSettings{Format: format}, experiment.InputLimits{}, filepath.Join("testdata", "golden-corpus.csv"), filepath.Join(t.TempDir(), "s.parquet")); err == nil {
 			t.Errorf("format %s accepted a CSV file", format)
 		}
 	}
-	if _, err := Ingest(ctx, IngestSettings{Format: "xml"}, stages.InputLimits{}, "x", out); err == nil || !strings.Contains(err.Error(), "unknown corpus format") {
+	if _, err := Ingest(ctx, IngestSettings{Format: "xml"}, experiment.InputLimits{}, "x", out); err == nil || !strings.Contains(err.Error(), "unknown corpus format") {
 		t.Errorf("unknown format: error %v", err)
 	}
 }

@@ -8,11 +8,11 @@ import (
 	"slices"
 	"strings"
 
+	"goldstone/experiment/settings"
 	"goldstone/pipeline"
-	"goldstone/stages/figures"
-	"goldstone/stages/report"
-	"goldstone/stages/settings"
-	"goldstone/stages/trialio"
+	"goldstone/report"
+	"goldstone/report/figures"
+	"goldstone/trialio"
 )
 
 // Report draws the paper's Figure 4 (figure4.png: histograms of

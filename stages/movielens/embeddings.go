@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"goldstone/pipeline"
-	"goldstone/stages/trialio"
+	"goldstone/trialio"
 )
 
 // ExportSettings choose what a trial writes beyond its metrics.

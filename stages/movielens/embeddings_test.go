@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"goldstone/models"
-	"goldstone/stages/trialio"
+	"goldstone/trialio"
 )
 
 // The exported vectors carry the ids of the source table: text ids through the

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"goldstone/stages/trialio"
+	"goldstone/trialio"
 
 	"github.com/parquet-go/parquet-go"
 )

@@ -14,7 +14,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
 
-	"goldstone/stages"
+	"goldstone/experiment"
 )
 
 func unix(s string) int64 {
@@ -453,12 +453,12 @@ func FuzzLineParser(f *testing.F) {
 
 // The planted data set is a ratings.csv of its own: table settings are refused with it.
 func TestBuildPlantedRefusesTableSettings(t *testing.T) {
-	c, err := stages.ParseConfig("t.toml", []byte("[experiments.p]\npipeline = \"movielens\"\n[experiments.p.settings]\ndataset = \"planted\"\nuser_column = \"user\"\n"))
+	c, err := experiment.ParseConfig("t.toml", []byte("[experiments.p]\npipeline = \"movielens\"\n[experiments.p.settings]\ndataset = \"planted\"\nuser_column = \"user\"\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	e := c.Experiments["p"]
-	_, err = stages.Build(context.Background(), e, e.Trials(), stages.Env{DataDir: t.TempDir()})
+	_, err = experiment.Build(context.Background(), e, e.Trials(), experiment.Env{DataDir: t.TempDir()})
 	if err == nil || !strings.Contains(err.Error(), `dataset = "planted" generates a ratings.csv`) {
 		t.Errorf("planted with user_column: %v", err)
 	}

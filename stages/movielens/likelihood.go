@@ -7,7 +7,7 @@ import (
 
 	"goldstone/models"
 	"goldstone/optim"
-	"goldstone/stages/trialio"
+	"goldstone/trialio"
 )
 
 // The model seam: a trial's ratings model is the choice "likelihood". Each

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"goldstone/experiment"
 	"goldstone/models"
 	"goldstone/pipeline"
-	"goldstone/stages"
-	"goldstone/stages/trialio"
+	"goldstone/trialio"
 )
 
 // buildNodes builds the graph of a planted experiment with the given
@@ -19,12 +19,12 @@ import (
 func buildNodes(t *testing.T, variants string) []string {
 	t.Helper()
 	doc := "[experiments.p]\npipeline = \"movielens\"\n[experiments.p.settings]\ndataset = \"planted\"\nplanted_users = 50\nplanted_items = 20\nplanted_ratings = 500\n" + variants
-	c, err := stages.ParseConfig("t.toml", []byte(doc))
+	c, err := experiment.ParseConfig("t.toml", []byte(doc))
 	if err != nil {
 		t.Fatal(err)
 	}
 	e := c.Experiments["p"]
-	b, err := stages.Build(context.Background(), e, e.Trials(), stages.Env{DataDir: t.TempDir()})
+	b, err := experiment.Build(context.Background(), e, e.Trials(), experiment.Env{DataDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,13 +136,13 @@ lr = 0.3
 likelihood = "gaussian"
 rating_noise_var = 0.7
 `
-	c, err := stages.ParseConfig("t.toml", []byte(doc))
+	c, err := experiment.ParseConfig("t.toml", []byte(doc))
 	if err != nil {
 		t.Fatal(err)
 	}
 	e := c.Experiments["p"]
 	ctx := context.Background()
-	b, err := stages.Build(ctx, e, e.Trials(), stages.Env{DataDir: t.TempDir()})
+	b, err := experiment.Build(ctx, e, e.Trials(), experiment.Env{DataDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"goldstone/models"
-	"goldstone/stages/trialio"
+	"goldstone/trialio"
 )
 
 // Trained parameters of a ratings model in a train-movielens output, as

@@ -13,7 +13,7 @@ import (
 
 	"goldstone/internal/atomicfile"
 	"goldstone/optim"
-	"goldstone/stages/trialio"
+	"goldstone/trialio"
 )
 
 // PlantedConfig configures Generate. Zero Growth means its default.

@@ -5,11 +5,11 @@ import (
 	"path/filepath"
 	"testing"
 
-	"goldstone/stages"
+	"goldstone/experiment"
+	"goldstone/experiment/settings"
 	"goldstone/stages/movielens"
 	_ "goldstone/stages/pipelines" // every pipeline, to load experiments.toml
-	"goldstone/stages/settings"
-	"goldstone/stages/train"
+	"goldstone/train"
 )
 
 // TestPlantedCalibration: the movielens-planted experiment's generator
@@ -17,7 +17,7 @@ import (
 // the measured real gain of the embeddings (with biases minus bias-only on
 // ml-latest-small), not tuned.
 func TestPlantedCalibration(t *testing.T) {
-	c, err := stages.LoadConfig(filepath.Join("..", "..", "experiments.toml"))
+	c, err := experiment.LoadConfig(filepath.Join("..", "..", "experiments.toml"))
 	if err != nil {
 		t.Fatal(err)
 	}

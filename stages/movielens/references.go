@@ -10,13 +10,13 @@ import (
 	"path/filepath"
 	"strings"
 
+	"goldstone/experiment/settings"
 	"goldstone/models"
 	"goldstone/optim"
 	"goldstone/pipeline"
-	"goldstone/stages/report"
-	"goldstone/stages/settings"
-	"goldstone/stages/train"
-	"goldstone/stages/trialio"
+	"goldstone/report"
+	"goldstone/train"
+	"goldstone/trialio"
 )
 
 // The static references of a MovieLens run (issue 23: how good is the

@@ -8,12 +8,12 @@ import (
 	"strings"
 	"testing"
 
+	"goldstone/experiment"
 	"goldstone/internal/testdata"
 	"goldstone/models"
-	"goldstone/stages"
-	"goldstone/stages/report"
-	"goldstone/stages/train"
-	"goldstone/stages/trialio"
+	"goldstone/report"
+	"goldstone/train"
+	"goldstone/trialio"
 )
 
 // TestReferencesSmall computes the static references on ml-latest-small
@@ -73,7 +73,7 @@ func TestReferencesSmall(t *testing.T) {
 			t.Errorf("%s: %v, then %v", k, v, again[k])
 		}
 	}
-	table := ReferencesTable([]report.TrialResult{{Trial: stages.Trial{Name: "x"}, Summary: trialio.Summary{"test_ll": max(ui, mf) + 0.01, "baseline_test_ll": base, "ref_item_test_ll": item, "ref_user_item_test_ll": ui, "ref_static_mf_test_ll": mf}}})
+	table := ReferencesTable([]report.TrialResult{{Trial: experiment.Trial{Name: "x"}, Summary: trialio.Summary{"test_ll": max(ui, mf) + 0.01, "baseline_test_ll": base, "ref_item_test_ll": item, "ref_user_item_test_ll": ui, "ref_static_mf_test_ll": mf}}})
 	if !strings.Contains(table, "| +0.0100 |") {
 		t.Errorf("references table does not show the gain over the best static reference:\n%s", table)
 	}

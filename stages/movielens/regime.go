@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	"goldstone/stages/report"
-	"goldstone/stages/trialio"
+	"goldstone/report"
+	"goldstone/trialio"
 )
 
 // Regime says how densely a binned ratings table pins its time steps: the

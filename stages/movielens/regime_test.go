@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"goldstone/stages"
-	"goldstone/stages/report"
+	"goldstone/experiment"
+	"goldstone/report"
 )
 
 // TestRegimeCounts checks the regime of a hand-made table: 3 bins, two
@@ -54,9 +54,9 @@ func TestRegimeCounts(t *testing.T) {
 		t.Errorf("RegimeOf(Summary()) = %+v, %v; want %+v", back, ok, want)
 	}
 	all := []report.TrialResult{
-		{Trial: stages.Trial{ID: "1", Name: "a", Variant: "adagrad"}, Summary: sum},
-		{Trial: stages.Trial{ID: "2", Name: "b", Variant: "goldstone"}, Summary: sum},
-		{Trial: stages.Trial{ID: "3", Name: "c", Variant: "old"}, Summary: map[string]float64{"final_psi": 1}},
+		{Trial: experiment.Trial{ID: "1", Name: "a", Variant: "adagrad"}, Summary: sum},
+		{Trial: experiment.Trial{ID: "2", Name: "b", Variant: "goldstone"}, Summary: sum},
+		{Trial: experiment.Trial{ID: "3", Name: "c", Variant: "old"}, Summary: map[string]float64{"final_psi": 1}},
 	}
 	md := RegimeTable(all)
 	if !strings.Contains(md, "| adagrad, goldstone | 5 | 3 | 1 (0 to 4) | 1 (1 to 1) | 1 (1 to 3) | 80.0% |") || strings.Count(md, "\n| ") != 2 {

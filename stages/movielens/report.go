@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"goldstone/pipeline"
-	"goldstone/stages/figures"
-	"goldstone/stages/report"
+	"goldstone/report"
+	"goldstone/report/figures"
 )
 
 // PaperFigures says which report file is the counterpart of which figure

@@ -4,10 +4,10 @@ import (
 	"strings"
 	"testing"
 
-	"goldstone/stages"
-	"goldstone/stages/report"
-	"goldstone/stages/settings"
-	"goldstone/stages/trialio"
+	"goldstone/experiment"
+	"goldstone/experiment/settings"
+	"goldstone/report"
+	"goldstone/trialio"
 )
 
 // TestPsiConvergenceTable: the reference is the lowest final psi of the
@@ -20,7 +20,7 @@ func TestPsiConvergenceTable(t *testing.T) {
 			s.Add("psi", 10*k, v)
 		}
 		return report.TrialResult{
-			Trial:   stages.Trial{Name: variant, Variant: variant, Settings: settings.Values{"seed": seed, "lambda": lambda}},
+			Trial:   experiment.Trial{Name: variant, Variant: variant, Settings: settings.Values{"seed": seed, "lambda": lambda}},
 			Series:  s,
 			Summary: trialio.Summary{"final_psi": psi[len(psi)-1]},
 		}

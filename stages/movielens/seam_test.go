@@ -12,17 +12,17 @@ import (
 	"strings"
 	"testing"
 
+	"goldstone/experiment"
+	"goldstone/experiment/settings"
 	"goldstone/models"
 	"goldstone/optim"
-	"goldstone/stages"
-	"goldstone/stages/settings"
 )
 
 // registeredLikelihood is the decoded value of likelihood = name.
 func registeredLikelihood(t *testing.T, name string) Likelihood {
 	t.Helper()
 	doc := "[experiments.p]\npipeline = \"movielens\"\n[experiments.p.settings]\nlikelihood = " + strconv.Quote(name) + "\n"
-	c, err := stages.ParseConfig("t.toml", []byte(doc))
+	c, err := experiment.ParseConfig("t.toml", []byte(doc))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,16 +12,16 @@ import (
 	"slices"
 	"time"
 
+	"goldstone/experiment"
+	"goldstone/experiment/settings"
 	"goldstone/internal/checkpoint"
 	"goldstone/models"
 	"goldstone/optim"
 	"goldstone/pipeline"
+	"goldstone/report"
 	"goldstone/runs"
-	"goldstone/stages"
-	"goldstone/stages/report"
-	"goldstone/stages/settings"
-	"goldstone/stages/train"
-	"goldstone/stages/trialio"
+	"goldstone/train"
+	"goldstone/trialio"
 )
 
 func init() {
@@ -29,7 +29,7 @@ func init() {
 	settings.RegisterChoice("likelihood", "logistic", models.LogisticSettings{})
 	settings.RegisterChoice("likelihood", "gaussian", models.GaussianSettings{})
 	settings.RegisterChoice("likelihood", "poisson", models.PoissonSettings{})
-	stages.Register(Pipeline{})
+	experiment.Register(Pipeline{})
 }
 
 // Pipeline is the movielens pipeline (the paper's Section 5.2): ingest,
@@ -40,12 +40,12 @@ func init() {
 // binarize), and draw a report.
 type Pipeline struct{}
 
-// Name implements stages.Pipeline.
+// Name implements experiment.Pipeline.
 func (Pipeline) Name() string { return "movielens" }
 
 // Headline: held-out fit (log-likelihood, AUC; RMSE for explicit ratings
 // and the Poisson deviance for counts, for the models that report them), then the steps until the gauge gap relaxed
-// (stages.Headliner). A run shows those its trials have.
+// (experiment.Headliner). A run shows those its trials have.
 func (Pipeline) Headline() []runs.Headline {
 	return []runs.Headline{
 		{Metric: "test_ll"},
@@ -57,7 +57,7 @@ func (Pipeline) Headline() []runs.Headline {
 	}
 }
 
-// Settings implements stages.Pipeline.
+// Settings implements experiment.Pipeline.
 func (Pipeline) Settings() any { return &Settings{} }
 
 // Settings are every setting the movielens pipeline reads.
@@ -83,7 +83,7 @@ type DataSettings struct {
 // stops with an error naming the file and the setting to raise). They are in no cache
 // key: they decide whether the ingest may finish, never what it writes.
 type IngestLimits struct {
-	Input stages.InputLimits
+	Input experiment.InputLimits
 	Rows  int `set:"max_input_rows" default:"2147483648" check:">0" doc:"the most ratings (rows) the ingest reads of a ratings table (memory holds 8 bytes per rating for the duplicate check); reading stops with an error naming the file beyond it"`
 }
 
@@ -155,11 +155,11 @@ type binInfo struct {
 	Regime  Regime `json:"regime"` // the density of the binned data (issue 27)
 }
 
-// Build implements stages.Pipeline.
-func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment, trials []stages.Trial, env stages.Env) error {
+// Build implements experiment.Pipeline.
+func (Pipeline) Build(ctx context.Context, b *experiment.Built, e *experiment.Experiment, trials []experiment.Trial, env experiment.Env) error {
 	// Data preparation is shared by every trial; the settings it reads must
 	// not vary across the sweep.
-	data, err := stages.Shared[DataSettings](e, trials)
+	data, err := experiment.Shared[DataSettings](e, trials)
 	if err != nil {
 		return err
 	}
@@ -183,7 +183,7 @@ func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment
 	reportIn := map[string]pipeline.Ref{}
 	if planted { // the generated activity next to the reference release's
 		cal := &Calibration{Planted: data.Planted, Lambda: math.NaN(), Gamma: math.NaN()}
-		if prior, err := stages.Shared[train.MFPrior](e, trials); err == nil {
+		if prior, err := experiment.Shared[train.MFPrior](e, trials); err == nil {
 			cal.Lambda, cal.Gamma = prior.Lambda, prior.Gamma
 		}
 		act := &ActivityStage{Bins: data.Bin.Bins, Reference: ReferenceRelease, Calibration: cal}
@@ -237,7 +237,7 @@ func (Pipeline) Build(ctx context.Context, b *stages.Built, e *stages.Experiment
 // and a trial binarizes, whether its ratings can be binarized
 // (checkBinarize), all before anything runs (plan too); it returns the
 // table as the ingest's input.
-func tableRef(ctx context.Context, b *stages.Built, data DataSettings, trials []stages.Trial, env stages.Env) (pipeline.Ref, error) {
+func tableRef(ctx context.Context, b *experiment.Built, data DataSettings, trials []experiment.Trial, env experiment.Env) (pipeline.Ref, error) {
 	dataset := data.Dataset
 	layout, err := data.Table.Resolve()
 	if err != nil {
@@ -272,7 +272,7 @@ func tableRef(ctx context.Context, b *stages.Built, data DataSettings, trials []
 
 // addReferences adds the node of the static references rs on the data dn
 // unless refs (the nodes added, by id) has it, and returns its id.
-func addReferences(b *stages.Built, refs map[string]bool, rs ReferenceSettings, dn labelledData, budget *optim.Budget) string {
+func addReferences(b *experiment.Built, refs map[string]bool, rs ReferenceSettings, dn labelledData, budget *optim.Budget) string {
 	rid := "references/" + rs.key()
 	if !refs[rid] {
 		refs[rid] = true
@@ -285,7 +285,7 @@ func addReferences(b *stages.Built, refs map[string]bool, rs ReferenceSettings, 
 
 // addEmbeddings adds a trial's export-embeddings node when its settings ask
 // for one, and returns the ids of the nodes added.
-func addEmbeddings(b *stages.Built, tr stages.Trial, tid string, dn labelledData) []string {
+func addEmbeddings(b *experiment.Built, tr experiment.Trial, tid string, dn labelledData) []string {
 	if !settings.MustDecode[ExportSettings](tr.Settings).Embeddings {
 		return nil
 	}
@@ -302,7 +302,7 @@ func addEmbeddings(b *stages.Built, tr stages.Trial, tid string, dn labelledData
 type labelledData struct{ binned, split, binarize pipeline.Ref }
 
 // needsBinary reports whether a trial trains on binarized ratings.
-func needsBinary(trials []stages.Trial) bool {
+func needsBinary(trials []experiment.Trial) bool {
 	for _, tr := range trials {
 		if settings.MustDecode[TrainSettings](tr.Settings).Model.Labels() == models.Binary {
 			return true
@@ -317,7 +317,7 @@ func needsBinary(trials []stages.Trial) bool {
 // more than binarize_warn_share of them as ties is a warning. A table that cannot be
 // read whole (a bad line or a limit further on) is left to the ingest, which says
 // where.
-func checkBinarize(ctx context.Context, b *stages.Built, dataset, path string, l *Layout, data DataSettings) error {
+func checkBinarize(ctx context.Context, b *experiment.Built, dataset, path string, l *Layout, data DataSettings) error {
 	hist, err := RatingCounts(ctx, path, l, IngestOptions{MaxBytes: int64(data.Limits.Input.Bytes), MaxRows: int64(data.Limits.Rows)})
 	if err != nil {
 		return ctx.Err()
@@ -341,7 +341,7 @@ func checkBinarize(ctx context.Context, b *stages.Built, dataset, path string, l
 // labels l trains on: binarize, bin and split for binarized ratings; for
 // explicit ratings bin-explicit and split-explicit, straight from the
 // ingested table.
-func addLabelledData(b *stages.Built, data DataSettings, l models.Labels) labelledData {
+func addLabelledData(b *experiment.Built, data DataSettings, l models.Labels) labelledData {
 	suffix, labelled := "", pipeline.Out("ingest", "ratings.parquet")
 	var counts pipeline.Ref
 	if l == models.Binary {

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"goldstone/experiment"
 	"goldstone/pipeline"
-	"goldstone/stages"
-	"goldstone/stages/trialio"
+	"goldstone/trialio"
 )
 
 // starsTable writes a ratings.csv with the given number of ratings of each star value
@@ -137,16 +137,16 @@ func TestBinarizeRefusesOneLabel(t *testing.T) {
 // that drops more than binarize_warn_share of the ratings is a warning; a Gaussian
 // likelihood reads the ratings as rated and is not checked.
 func TestBinarizeCheckedAtBuild(t *testing.T) {
-	build := func(t *testing.T, counts map[int]int, extra string, scan bool) (*stages.Built, string, error) {
+	build := func(t *testing.T, counts map[int]int, extra string, scan bool) (*experiment.Built, string, error) {
 		t.Helper()
 		dir := t.TempDir()
 		path := starsTable(t, dir, counts)
-		c, err := stages.ParseConfig("t.toml", []byte(fmt.Sprintf("[experiments.own]\npipeline = \"movielens\"\n[experiments.own.settings]\ndataset = %q\n%s\n", path, extra)))
+		c, err := experiment.ParseConfig("t.toml", []byte(fmt.Sprintf("[experiments.own]\npipeline = \"movielens\"\n[experiments.own.settings]\ndataset = %q\n%s\n", path, extra)))
 		if err != nil {
 			t.Fatal(err)
 		}
 		e := c.Experiments["own"]
-		b, err := stages.Build(context.Background(), e, e.Trials(), stages.Env{DataDir: dir, Scan: scan})
+		b, err := experiment.Build(context.Background(), e, e.Trials(), experiment.Env{DataDir: dir, Scan: scan})
 		return b, path, err
 	}
 	// 90/10 beyond the 64 KiB that CheckTable reads.

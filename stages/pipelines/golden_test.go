@@ -16,9 +16,9 @@ import (
 	"strings"
 	"testing"
 
+	"goldstone/experiment"
 	"goldstone/pipeline"
-	"goldstone/stages"
-	"goldstone/stages/trialio"
+	"goldstone/trialio"
 )
 
 var update = flag.Bool("update", false, "rewrite the pipelines' golden files and the generated tables of docs/ (settings, layout)")
@@ -60,14 +60,14 @@ type goldenNode struct {
 // cache: a report-only change re-runs only the report. -update refuses to
 // rewrite the file while a stage that must be bumped was not.
 func TestGolden(t *testing.T) {
-	for _, name := range stages.PipelineNames() {
+	for _, name := range experiment.PipelineNames() {
 		t.Run(name, func(t *testing.T) { checkGolden(t, name) })
 	}
 }
 
 func checkGolden(t *testing.T, name string) {
 	dir := filepath.Join("..", name, "testdata")
-	cfg, err := stages.LoadConfig(filepath.Join(dir, "golden.toml"))
+	cfg, err := experiment.LoadConfig(filepath.Join(dir, "golden.toml"))
 	if err != nil {
 		t.Fatalf("pipeline %s has no golden experiment: %v", name, err)
 	}
@@ -165,11 +165,11 @@ func compareStages(want, got map[string]goldenStage) (bump map[string]string, st
 // runGolden runs the experiment's graph (data directory dir) in a scratch
 // work directory and returns what each stage's nodes read and wrote, and
 // each trial's non-timing summary metrics.
-func runGolden(t *testing.T, e *stages.Experiment, dir string) golden {
+func runGolden(t *testing.T, e *experiment.Experiment, dir string) golden {
 	t.Helper()
 	ctx := context.Background()
 	trials := e.Trials()
-	b, err := stages.Build(ctx, e, trials, stages.Env{DataDir: dir})
+	b, err := experiment.Build(ctx, e, trials, experiment.Env{DataDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +303,7 @@ func canonicalDigest(t *testing.T, path string) string {
 // directory, on copies of the trials' results whose timings are zero, so
 // that what it writes (tables of every summary metric) is the same on
 // every run; it returns its outputs.
-func reportOnCanonicalInputs(t *testing.T, n *pipeline.Node, b *stages.Built, res *pipeline.Result) map[string]string {
+func reportOnCanonicalInputs(t *testing.T, n *pipeline.Node, b *experiment.Built, res *pipeline.Result) map[string]string {
 	t.Helper()
 	rep := *n
 	rep.Inputs = map[string]pipeline.Ref{}

@@ -1,6 +1,6 @@
 // Package pipelines is the registry of goldstone's pipelines: importing it
-// registers every pipeline with stages.Register. Adding a pipeline is a new
-// package below stages/ (a stages.Pipeline that registers itself in init)
+// registers every pipeline with experiment.Register. Adding a pipeline is a new
+// package below stages/ (a experiment.Pipeline that registers itself in init)
 // and one import line here.
 package pipelines
 

@@ -9,17 +9,17 @@ import (
 	"strings"
 	"testing"
 
+	"goldstone/experiment"
 	"goldstone/runs"
-	"goldstone/stages"
 	_ "goldstone/stages/pipelines"
-	"goldstone/stages/trialio"
 	"goldstone/sweep"
+	"goldstone/trialio"
 )
 
 // experimentOf parses an experiments file holding one experiment named x.
-func experimentOf(t *testing.T, toml string) *stages.Experiment {
+func experimentOf(t *testing.T, toml string) *experiment.Experiment {
 	t.Helper()
-	c, err := stages.ParseConfig("test.toml", []byte(toml))
+	c, err := experiment.ParseConfig("test.toml", []byte(toml))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +32,7 @@ func experimentOf(t *testing.T, toml string) *stages.Experiment {
 
 // executeIn runs e in dir (results.db and work/ inside it) and returns the
 // store, left open until the test ends, and the outcome.
-func executeIn(t *testing.T, dir string, e *stages.Experiment, opts sweep.RunOptions) (*runs.Store, *sweep.Outcome) {
+func executeIn(t *testing.T, dir string, e *experiment.Experiment, opts sweep.RunOptions) (*runs.Store, *sweep.Outcome) {
 	t.Helper()
 	ctx := context.Background()
 	st, err := runs.Open(ctx, filepath.Join(dir, "results.db"))

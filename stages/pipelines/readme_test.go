@@ -11,11 +11,11 @@ import (
 	"strings"
 	"testing"
 
-	"goldstone/stages"
+	"goldstone/experiment"
 )
 
 // The settings table of docs/experiments.md is generated from the settings
-// declarations (stages.SettingsTable); this test fails when it is stale and
+// declarations (experiment.SettingsTable); this test fails when it is stale and
 // rewrites it with -update.
 func TestDocsSettingsTable(t *testing.T) {
 	const (
@@ -31,7 +31,7 @@ func TestDocsSettingsTable(t *testing.T) {
 	if i < 0 || j < i {
 		t.Fatalf("%s: no settings table markers (%q ... %q)", path, begin, end)
 	}
-	want := stages.SettingsTable()
+	want := experiment.SettingsTable()
 	cur := string(b[i+len(begin) : j])
 	if cur == want {
 		return

@@ -6,10 +6,10 @@ import (
 	"path/filepath"
 	"slices"
 
+	"goldstone/experiment"
 	"goldstone/internal/slurm"
 	"goldstone/pipeline"
 	"goldstone/runs"
-	"goldstone/stages"
 	"goldstone/sweep"
 	"goldstone/sweep/slurmexec/batch"
 )
@@ -51,7 +51,7 @@ type Finished struct {
 	Page       string // what Options.OnReport wrote
 	// Experiment is the run's experiment, rebuilt from its frozen files
 	// (set with a report).
-	Experiment *stages.Experiment
+	Experiment *experiment.Experiment
 }
 
 // Collect ingests the results of run id's tasks; once every trial has a
@@ -184,12 +184,12 @@ func Finish(ctx context.Context, st *runs.Store, d batch.Dir, m *batch.Manifest,
 // recorded (sweep.RebuildReport): the trials the run recorded as failed are
 // listed with their errors, and the outputs the report reads are recorded
 // as the run's.
-func report(ctx context.Context, st *runs.Store, m *batch.Manifest, d batch.Dir, lock *pipeline.Lock, o Options) (*stages.Experiment, string, string, error) {
+func report(ctx context.Context, st *runs.Store, m *batch.Manifest, d batch.Dir, lock *pipeline.Lock, o Options) (*experiment.Experiment, string, string, error) {
 	e, trials, err := loadFrozen(d, m)
 	if err != nil {
 		return nil, "", "", err
 	}
-	built, err := stages.Build(ctx, e, trials, stages.Env{DataDir: m.DataDir})
+	built, err := experiment.Build(ctx, e, trials, experiment.Env{DataDir: m.DataDir})
 	if err != nil {
 		return nil, "", "", err
 	}

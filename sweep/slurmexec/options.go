@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"regexp"
 
+	"goldstone/experiment"
 	"goldstone/internal/slurm"
 	"goldstone/runs"
-	"goldstone/stages"
 )
 
 // Options are where a run's files live and how its jobs are submitted.
@@ -99,7 +99,7 @@ type Options struct {
 	// OnReport, when set, is called once the report's files are recorded
 	// and before the run ends (so that a run seen ended is complete), e.g.
 	// to write the HTML page; it returns the page's path.
-	OnReport func(ctx context.Context, st *runs.Store, e *stages.Experiment, runID int64, reportPath string) (string, error)
+	OnReport func(ctx context.Context, st *runs.Store, e *experiment.Experiment, runID int64, reportPath string) (string, error)
 
 	Client *slurm.Client // nil: the commands on PATH
 	Log    *slog.Logger  // nil: discard

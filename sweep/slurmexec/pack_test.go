@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"goldstone/experiment"
 	"goldstone/internal/slurm"
 	"goldstone/runs"
-	"goldstone/stages"
 	"goldstone/sweep/slurmexec/batch"
 )
 
@@ -68,7 +68,7 @@ func TestPackedSweepMatchesLocal(t *testing.T) {
 		t.Fatalf("packs.1.json: %+v, %v", p, err)
 	}
 	// Task 0 runs (its first trial done), task 1 waits.
-	if _, err := runOne(ctx, s.Dir, m, WorkerOptions{Dir: s.Dir, Attempt: 1, Workers: 1}, func() (*stages.Built, error) { return buildFrozen(ctx, s.Dir, m) }, 0, 0, time.Time{}); err != nil {
+	if _, err := runOne(ctx, s.Dir, m, WorkerOptions{Dir: s.Dir, Attempt: 1, Workers: 1}, func() (*experiment.Built, error) { return buildFrozen(ctx, s.Dir, m) }, 0, 0, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(fake, "squeue.out"), []byte(s.ArrayJob+"_0|RUNNING|None\n"+s.ArrayJob+"_1|PENDING|Priority\n"), 0o644)

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"goldstone/stages"
+	"goldstone/experiment"
 )
 
 // Resources per task, derived from the bytes of a trial's inputs (the data
@@ -60,7 +60,7 @@ func checkMem(flag string, memMB int, dataBytes int64) error {
 
 // dataBytes is the size of the data set's files: the external inputs of
 // the stages every trial shares.
-func dataBytes(built *stages.Built) int64 {
+func dataBytes(built *experiment.Built) int64 {
 	var raw int64
 	seen := map[string]bool{}
 	for _, n := range sharedGraph(built).Nodes {

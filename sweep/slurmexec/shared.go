@@ -10,17 +10,17 @@ import (
 	"slices"
 	"time"
 
+	"goldstone/experiment"
 	"goldstone/internal/atomicfile"
 	"goldstone/internal/slurm"
 	"goldstone/pipeline"
 	"goldstone/runs"
-	"goldstone/stages"
 	"goldstone/sweep/slurmexec/batch"
 )
 
 // sharedGraph is the stages of built that every trial shares: neither a
 // trial's nor the report.
-func sharedGraph(built *stages.Built) *pipeline.Graph {
+func sharedGraph(built *experiment.Built) *pipeline.Graph {
 	drop := map[string]bool{}
 	for _, tn := range built.Trials {
 		for _, n := range tn.Nodes {
@@ -38,7 +38,7 @@ func sharedGraph(built *stages.Built) *pipeline.Graph {
 // external inputs (the data set's files), from which the shared job's and,
 // while the shared stages' outputs are unknown, the trials' resources are
 // derived.
-func sharedPending(ctx context.Context, built *stages.Built, o Options) (bool, int64, error) {
+func sharedPending(ctx context.Context, built *experiment.Built, o Options) (bool, int64, error) {
 	g := sharedGraph(built)
 	if len(g.Nodes) == 0 {
 		return false, 0, nil

@@ -13,14 +13,14 @@ import (
 	"testing"
 	"time"
 
+	"goldstone/experiment"
 	"goldstone/internal/slurm"
 	"goldstone/internal/testdata"
 	"goldstone/runs"
-	"goldstone/stages"
 	_ "goldstone/stages/pipelines"
-	"goldstone/stages/trialio"
 	"goldstone/sweep"
 	"goldstone/sweep/slurmexec/batch"
+	"goldstone/trialio"
 )
 
 const testConfig = `
@@ -129,11 +129,11 @@ func newFixture(t *testing.T) *fixture {
 	}}
 }
 
-func (f *fixture) experiment() *stages.Experiment { return f.named("small") }
+func (f *fixture) experiment() *experiment.Experiment { return f.named("small") }
 
-func (f *fixture) named(name string) *stages.Experiment {
+func (f *fixture) named(name string) *experiment.Experiment {
 	f.t.Helper()
-	c, err := stages.LoadConfig(f.cfg)
+	c, err := experiment.LoadConfig(f.cfg)
 	if err != nil {
 		f.t.Fatal(err)
 	}

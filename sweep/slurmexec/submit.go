@@ -14,12 +14,12 @@ import (
 	"strings"
 	"time"
 
+	"goldstone/experiment"
 	"goldstone/internal/atomicfile"
 	"goldstone/internal/fault"
 	"goldstone/internal/slurm"
 	"goldstone/pipeline"
 	"goldstone/runs"
-	"goldstone/stages"
 	"goldstone/sweep"
 	"goldstone/sweep/slurmexec/batch"
 )
@@ -66,7 +66,7 @@ type Submission struct {
 // the Slurm executor: a new run, or the resumption of the latest run with
 // the same configuration when it has not ended (only the trials without a
 // result are submitted again). See the package doc.
-func Submit(ctx context.Context, st *runs.Store, e *stages.Experiment, o Options) (*Submission, error) {
+func Submit(ctx context.Context, st *runs.Store, e *experiment.Experiment, o Options) (*Submission, error) {
 	x, err := NewExecutor(o)
 	if err != nil {
 		return nil, err
@@ -236,7 +236,7 @@ func (x *Executor) resume(ctx context.Context, st *runs.Store, d batch.Dir, job 
 // runShared runs the stages every trial shares (neither a trial's nor the
 // report) into the shared cache, and returns the bytes of each trial's
 // inputs, by trial index.
-func runShared(ctx context.Context, built *stages.Built, lock *pipeline.Lock, o Options) ([]int64, error) {
+func runShared(ctx context.Context, built *experiment.Built, lock *pipeline.Lock, o Options) ([]int64, error) {
 	shared := sharedGraph(built)
 	outputs := map[string]map[string]string{}
 	if len(shared.Nodes) > 0 {

@@ -15,13 +15,13 @@ import (
 	"sync/atomic"
 	"time"
 
+	"goldstone/experiment"
 	"goldstone/internal/checkpoint"
 	"goldstone/pipeline"
 	"goldstone/runs"
-	"goldstone/stages"
-	"goldstone/stages/trialio"
 	"goldstone/sweep"
 	"goldstone/sweep/slurmexec/batch"
+	"goldstone/trialio"
 )
 
 // FindDir returns the run directory of run id under workdir: that of
@@ -46,8 +46,8 @@ func FindDir(workdir, experiment string, id int64) (batch.Dir, error) {
 // loadFrozen rebuilds a run's experiment from its frozen experiments file
 // and overrides, and checks it against the manifest: same configuration
 // hash, same trial ids in the same order.
-func loadFrozen(d batch.Dir, m *batch.Manifest) (*stages.Experiment, []stages.Trial, error) {
-	cfg, err := stages.LoadConfig(d.Config())
+func loadFrozen(d batch.Dir, m *batch.Manifest) (*experiment.Experiment, []experiment.Trial, error) {
+	cfg, err := experiment.LoadConfig(d.Config())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -110,7 +110,7 @@ func Worker(ctx context.Context, opts WorkerOptions) (*batch.Result, error) {
 	if opts.Index < 0 || opts.Index >= len(m.Trials) {
 		return nil, fmt.Errorf("task index %d: run %d has trials 0-%d", opts.Index, m.RunID, len(m.Trials)-1)
 	}
-	build := sync.OnceValues(func() (*stages.Built, error) { return buildFrozen(ctx, d, m) })
+	build := sync.OnceValues(func() (*experiment.Built, error) { return buildFrozen(ctx, d, m) })
 	return runOne(ctx, d, m, opts, build, opts.Index, restart, time.Time{})
 }
 
@@ -139,7 +139,7 @@ func workerSetup(opts WorkerOptions) (*batch.Manifest, int, error) {
 // runOne runs trial index of the task and writes its result file. A
 // stop's time is measured from taskStart (the pack's start; zero: the
 // trial's own start).
-func runOne(ctx context.Context, d batch.Dir, m *batch.Manifest, opts WorkerOptions, build func() (*stages.Built, error), index, restart int, taskStart time.Time) (*batch.Result, error) {
+func runOne(ctx context.Context, d batch.Dir, m *batch.Manifest, opts WorkerOptions, build func() (*experiment.Built, error), index, restart int, taskStart time.Time) (*batch.Result, error) {
 	tr := m.Trials[index]
 	host, _ := os.Hostname()
 	res := &batch.Result{RunID: m.RunID, Index: index, Attempt: opts.Attempt, Restart: restart, Trial: tr.ID, Host: host, Started: clock().UTC()}
@@ -229,7 +229,7 @@ func PackWorker(ctx context.Context, opts WorkerOptions) ([]*batch.Result, error
 		return nil, err
 	}
 	start := clock()
-	build := sync.OnceValues(func() (*stages.Built, error) { return buildFrozen(ctx, d, m) })
+	build := sync.OnceValues(func() (*experiment.Built, error) { return buildFrozen(ctx, d, m) })
 	var out []*batch.Result
 	for k, i := range trials {
 		if ended[i] {
@@ -336,12 +336,12 @@ func trialOutcome(sum map[string]batch.Num) (status, notice string) {
 }
 
 // buildFrozen rebuilds run m's experiment and trials from its frozen files.
-func buildFrozen(ctx context.Context, d batch.Dir, m *batch.Manifest) (*stages.Built, error) {
+func buildFrozen(ctx context.Context, d batch.Dir, m *batch.Manifest) (*experiment.Built, error) {
 	e, trials, err := loadFrozen(d, m)
 	if err != nil {
 		return nil, err
 	}
-	return stages.Build(ctx, e, trials, stages.Env{DataDir: m.DataDir})
+	return experiment.Build(ctx, e, trials, experiment.Env{DataDir: m.DataDir})
 }
 
 // taskWorkers is a task's worker count: n when set, else the cpus Slurm
@@ -357,7 +357,7 @@ func taskWorkers(n int) int {
 }
 
 // runTrial runs the trial's stages and fills res's summary and series.
-func runTrial(ctx context.Context, d batch.Dir, m *batch.Manifest, opts WorkerOptions, build func() (*stages.Built, error), index int, res *batch.Result, step *atomic.Value) error {
+func runTrial(ctx context.Context, d batch.Dir, m *batch.Manifest, opts WorkerOptions, build func() (*experiment.Built, error), index int, res *batch.Result, step *atomic.Value) error {
 	built, err := build()
 	if err != nil {
 		return err

@@ -1,0 +1,405 @@
+package experiment
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"goldstone/experiment/settings"
+	"goldstone/search"
+)
+
+// Search is an experiment's [experiments.NAME.search] table: a search over
+// a space of settings whose trials the search loop (sweep.Search) runs in
+// waves, each wave suggested by the sampler from the results of the
+// earlier ones. Every suggested point is run as the experiment's trials
+// (its variants times its grid, e.g. seeds) with the point's settings.
+type Search struct {
+	Sampler   string // search.Names
+	Trials    int    // points to suggest (grid: at most the grid's size; 0: all of it)
+	Seed      uint64 // the sampler's seed
+	Objective string // a summary metric of the trials; never a test metric
+	Direction string // "minimize" or "maximize"
+	Wave      int    // points suggested at once, run in parallel
+	Space     search.Space
+
+	// base is the experiment's own variants when the experiment is a wave
+	// of its search (Experiment.Wave): its variants are then the points'.
+	base []Variant
+}
+
+// DefaultTPEWave is the wave of a TPE search without a wave key: points
+// suggested at once from the same results. It is a constant, not --jobs,
+// so that the suggestions are the same at any --jobs.
+const DefaultTPEWave = 4
+
+type rawSearch struct {
+	Sampler   string             `toml:"sampler"`
+	Trials    int                `toml:"trials"`
+	Seed      int64              `toml:"seed"`
+	Objective string             `toml:"objective"`
+	Direction string             `toml:"direction"`
+	Wave      int                `toml:"wave"`
+	Space     map[string]rawDist `toml:"space"`
+}
+
+type rawDist struct {
+	Uniform    []float64        `toml:"uniform"`
+	LogUniform []float64        `toml:"log_uniform"`
+	Int        []int64          `toml:"int"`
+	Log        bool             `toml:"log"`
+	Choice     []any            `toml:"choice"`
+	When       map[string][]any `toml:"when"`
+}
+
+// maxSearchTrials bounds a search's trials.
+const maxSearchTrials = 100_000
+
+// IsTestMetric reports whether a summary metric is measured on the test
+// set (test_*, baseline_test_*): a search may not choose on it.
+func IsTestMetric(name string) bool {
+	return strings.HasPrefix(name, "test_") || strings.HasPrefix(name, "baseline_test_") || strings.Contains(name, "_test_")
+}
+
+// searchConfig checks an experiment's search table (path is its key path,
+// "experiments.NAME.search") against the experiment's settings, variants
+// and grid.
+func (c *Config) searchConfig(path string, r *rawSearch, e *Experiment) (*Search, error) {
+	s := &Search{Sampler: r.Sampler, Trials: r.Trials, Seed: uint64(r.Seed), Objective: r.Objective, Direction: r.Direction, Wave: r.Wave}
+	sampler, err := search.Lookup(r.Sampler)
+	switch {
+	case r.Sampler == "":
+		return nil, c.errorf(path+".sampler", "missing; want one of %s", strings.Join(search.Names(), ", "))
+	case err != nil:
+		return nil, c.errorf(path+".sampler", "%v", err)
+	case r.Objective == "":
+		return nil, c.errorf(path+".objective", "missing: name the summary metric the search chooses on (for example valid_ll or final_loss)")
+	case IsTestMetric(r.Objective):
+		return nil, c.errorf(path+".objective", "%q is a test metric: choosing on the test set leaks it into the choice; name a validation or training metric (valid_*, final_loss)", r.Objective)
+	case r.Direction != "minimize" && r.Direction != "maximize":
+		return nil, c.errorf(path+".direction", "%q: want \"minimize\" or \"maximize\"", r.Direction)
+	case r.Seed < 0:
+		return nil, c.errorf(path+".seed", "must be >= 0, got %d", r.Seed)
+	case r.Trials < 0 || r.Trials > maxSearchTrials || r.Trials == 0 && r.Sampler != "grid":
+		return nil, c.errorf(path+".trials", "want 1 to %d trials, got %d", maxSearchTrials, r.Trials)
+	case r.Wave < 0:
+		return nil, c.errorf(path+".wave", "must be >= 0, got %d", r.Wave)
+	}
+	if s.Space, err = c.searchSpace(path+".space", r.Space, e); err != nil {
+		return nil, err
+	}
+	if err := s.Space.Check(); err != nil {
+		return nil, c.spaceError(path+".space", err)
+	}
+	if r.Sampler == "grid" {
+		pts, err := search.GridPoints(&s.Space)
+		if err != nil {
+			return nil, c.spaceError(path+".space", err)
+		}
+		if s.Trials == 0 || s.Trials > len(pts) {
+			s.Trials = len(pts)
+		}
+	}
+	if s.Wave == 0 {
+		s.Wave = s.Trials
+		if _, tpe := sampler.(search.TPE); tpe {
+			s.Wave = DefaultTPEWave
+		}
+	}
+	return s, nil
+}
+
+// spaceError names the parameter of a space's error, when it has one.
+func (c *Config) spaceError(path string, err error) error {
+	var pe *search.ParamError
+	if errors.As(err, &pe) {
+		return c.errorf(path+"."+pe.Key, "%v", pe.Err)
+	}
+	return c.errorf(path, "%v", err)
+}
+
+// searchSpace decodes the space's settings: unconditional ones first, each
+// group in key order, so that a condition names an earlier parameter.
+func (c *Config) searchSpace(path string, raw map[string]rawDist, e *Experiment) (search.Space, error) {
+	var sp search.Space
+	if len(raw) == 0 {
+		return sp, c.errorf(path, "missing: list the searched settings, e.g. lr = { log_uniform = [0.01, 1.0] }")
+	}
+	for _, conditional := range []bool{false, true} {
+		for _, k := range sortedKeys(raw) {
+			if d := raw[k]; (len(d.When) > 0) == conditional {
+				p, err := c.searchParam(path+"."+k, k, d, e)
+				if err != nil {
+					return sp, err
+				}
+				sp.Params = append(sp.Params, p)
+			}
+		}
+	}
+	return sp, nil
+}
+
+// searchParam decodes one searched setting.
+func (c *Config) searchParam(path, key string, d rawDist, e *Experiment) (search.Param, error) {
+	p := search.Param{Key: key}
+	spec, err := lookupSetting(e.Pipeline, key)
+	if err != nil {
+		return p, c.errorf(path, "%v", err)
+	}
+	if err := searchedElsewhere(key, e); err != nil {
+		return p, c.errorf(path, "%v", err)
+	}
+	n := 0
+	for _, set := range []bool{d.Uniform != nil, d.LogUniform != nil, d.Int != nil, d.Choice != nil} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		return p, c.errorf(path, "want exactly one of uniform, log_uniform, int or choice")
+	}
+	bad := func(format string, args ...any) (search.Param, error) { return p, c.errorf(path, format, args...) }
+	switch {
+	case d.Uniform != nil || d.LogUniform != nil:
+		p.Dist, p.Log = search.Uniform, d.LogUniform != nil
+		r := d.Uniform
+		if p.Log {
+			r = d.LogUniform
+		}
+		if spec.Kind != settings.Float {
+			return bad("a uniform range needs a float setting; %s is %s (use int or choice)", key, spec.Kind)
+		}
+		if len(r) != 2 {
+			return bad("want a range [low, high], got %d values", len(r))
+		}
+		p.Lo, p.Hi = r[0], r[1]
+	case d.Int != nil:
+		p.Dist, p.Log = search.Int, d.Log
+		if spec.Kind != settings.Int {
+			return bad("an int range needs an integer setting; %s is %s", key, spec.Kind)
+		}
+		if len(d.Int) != 2 {
+			return bad("want a range [low, high], got %d values", len(d.Int))
+		}
+		p.Lo, p.Hi = float64(d.Int[0]), float64(d.Int[1])
+	default:
+		p.Dist = search.Choice
+		if spec.Kind == settings.FloatList || spec.Kind == settings.StringList {
+			return bad("%s is a list setting: it cannot be searched", key)
+		}
+		for i, raw := range d.Choice {
+			v, err := spec.Normalize(raw)
+			if err != nil {
+				return p, c.errorf(fmt.Sprintf("%s.choice[%d]", path, i), "%v", err)
+			}
+			p.Choices = append(p.Choices, v)
+		}
+	}
+	if d.Log && p.Dist != search.Int {
+		return bad("log = true goes with int; write log_uniform for a float range")
+	}
+	if err := p.Check(); err != nil {
+		return bad("%v", err)
+	}
+	if p.Dist != search.Choice {
+		// The ends must be values the setting accepts (lr > 0, ...).
+		for _, x := range []any{p.Lo, p.Hi} {
+			if p.Dist == search.Int {
+				x = int64(x.(float64))
+			}
+			if _, err := spec.Normalize(x); err != nil {
+				return bad("range end %v: %v", x, err)
+			}
+		}
+	}
+	if len(d.When) > 0 {
+		if p.When, err = c.searchWhen(path, d.When, e); err != nil {
+			return p, err
+		}
+	}
+	return p, nil
+}
+
+// searchedElsewhere refuses a searched setting that the grid or a variant
+// also sets (the search would silently override it), and the seed.
+func searchedElsewhere(key string, e *Experiment) error {
+	if key == "seed" {
+		return errors.New("the seed is not searched: list seeds in the grid (each point then runs every seed)")
+	}
+	for _, ax := range e.Grid {
+		if ax.Key == key {
+			return fmt.Errorf("searched and in the grid: drop it from one")
+		}
+	}
+	for _, v := range e.Variants {
+		if _, ok := v.Settings[key]; ok {
+			return fmt.Errorf("searched and set by variant %q: drop it from one", v.Name)
+		}
+	}
+	return nil
+}
+
+func (c *Config) searchWhen(path string, when map[string][]any, e *Experiment) (*search.Condition, error) {
+	if len(when) != 1 {
+		return nil, c.errorf(path+".when", "want one setting, e.g. when = { gauge = [\"goldstone\"] }")
+	}
+	for k, vals := range when {
+		spec, err := lookupSetting(e.Pipeline, k)
+		if err != nil {
+			return nil, c.errorf(path+".when."+k, "%v", err)
+		}
+		cond := &search.Condition{Key: k}
+		for _, raw := range vals {
+			v, err := spec.Normalize(raw)
+			if err != nil {
+				return nil, c.errorf(path+".when."+k, "%v", err)
+			}
+			cond.Values = append(cond.Values, v)
+		}
+		return cond, nil
+	}
+	return nil, nil
+}
+
+// Maximize reports whether the objective is maximized.
+func (s *Search) Maximize() bool { return s.Direction == "maximize" }
+
+// resolved is the search as the run's resolved configuration records it.
+func (s *Search) resolved() map[string]any {
+	var params []map[string]any
+	for _, p := range s.Space.Params {
+		m := map[string]any{"key": p.Key, "dist": p.Dist.String(), "log": p.Log}
+		if p.Dist == search.Choice {
+			m["choices"] = p.Choices
+		} else {
+			m["low"], m["high"] = p.Lo, p.Hi
+		}
+		if p.When != nil {
+			m["when"] = map[string]any{p.When.Key: p.When.Values}
+		}
+		params = append(params, m)
+	}
+	return map[string]any{"sampler": s.Sampler, "trials": s.Trials, "seed": s.Seed,
+		"objective": s.Objective, "direction": s.Direction, "wave": s.Wave, "space": params}
+}
+
+// baseVariants is the experiment's own variants (those of the experiment
+// a wave was made from).
+func (e *Experiment) baseVariants() []Variant {
+	if e.Search != nil && e.Search.base != nil {
+		return e.Search.base
+	}
+	return e.Variants
+}
+
+// PointVariant names the variant of suggestion index of a search run
+// with variant v of the experiment: "s12", or "s12/gd".
+func PointVariant(index int, v string) string {
+	if v == "" {
+		return fmt.Sprintf("s%d", index)
+	}
+	return fmt.Sprintf("s%d/%s", index, v)
+}
+
+// Wave returns the experiment whose trials are those of points (the
+// suggestions of indices first, first+1, ...): each point times the
+// experiment's variants, as variants named by PointVariant, times its
+// grid. Its resolved configuration is the search's (Resolved): every wave
+// belongs to the same run.
+func (e *Experiment) Wave(first int, points []search.Point) (*Experiment, error) {
+	base := e.baseVariants()
+	w := *e
+	s := *e.Search
+	s.base = base
+	w.Search = &s
+	w.Variants = nil
+	for i, pt := range points {
+		for _, v := range base {
+			nv := Variant{Name: PointVariant(first+i, v.Name), Settings: map[string]any{}}
+			for k, x := range v.Settings {
+				nv.Settings[k] = x
+			}
+			for _, k := range sortedKeys(pt) {
+				spec, err := lookupSetting(e.Pipeline, k)
+				if err != nil {
+					return nil, err
+				}
+				x, err := spec.Normalize(pt[k])
+				if err != nil {
+					return nil, fmt.Errorf("search point %d: %s = %v: %w", first+i, k, pt[k], err)
+				}
+				nv.Settings[k] = x
+			}
+			w.Variants = append(w.Variants, nv)
+		}
+	}
+	return &w, nil
+}
+
+// RerunName is the experiment name of the best point of search name rerun
+// with more seeds.
+func RerunName(name string) string { return name + "-best" }
+
+// Rerun returns the experiment that runs one point of e's search (its
+// searched settings as a run recorded them, JSON texts) with seeds 1..seeds
+// in place of the grid's seeds: every variant of e times its grid's other
+// axes, no search. Its name is RerunName(e.Name).
+func (e *Experiment) Rerun(point map[string]string, seeds int) (*Experiment, error) {
+	if e.Search == nil {
+		return nil, fmt.Errorf("experiment %s has no search table", e.Name)
+	}
+	if seeds < 1 {
+		return nil, fmt.Errorf("--seeds must be >= 1, got %d", seeds)
+	}
+	r := *e
+	r.Name, r.Search = RerunName(e.Name), nil
+	r.Variants = nil
+	for _, v := range e.baseVariants() {
+		nv := Variant{Name: v.Name, Settings: map[string]any{}}
+		for k, x := range v.Settings {
+			nv.Settings[k] = x
+		}
+		for _, k := range sortedKeys(point) {
+			x, err := settingFromJSON(e.Pipeline, k, point[k])
+			if err != nil {
+				return nil, err
+			}
+			nv.Settings[k] = x
+		}
+		r.Variants = append(r.Variants, nv)
+	}
+	r.Grid = nil
+	for _, ax := range e.Grid {
+		if ax.Key != "seed" {
+			r.Grid = append(r.Grid, ax)
+		}
+	}
+	seed := Axis{Key: "seed"}
+	for s := 1; s <= seeds; s++ {
+		seed.Values = append(seed.Values, int64(s))
+	}
+	r.Grid = append(r.Grid, seed)
+	slices.SortFunc(r.Grid, func(a, b Axis) int { return strings.Compare(a.Key, b.Key) })
+	return &r, nil
+}
+
+// settingFromJSON reads a setting's value as a run recorded it.
+func settingFromJSON(pipeline, key, text string) (any, error) {
+	spec, ok := specOf(pipeline, key)
+	if !ok {
+		return nil, fmt.Errorf("setting %s: unknown to pipeline %s", key, pipeline)
+	}
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("setting %s: %w", key, err)
+	}
+	v, err := fromJSON(spec.Kind, v)
+	if err != nil {
+		return nil, fmt.Errorf("setting %s: %w", key, err)
+	}
+	return spec.Normalize(v)
+}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"database/sql"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -79,6 +80,10 @@ func TestServeLiveInChromium(t *testing.T) {
 	}
 	defer run.Process.Kill()
 	waitForTrial(t, e.db(), run, "running")
+	// The curve needs two recorded steps of the running trial: on a loaded
+	// machine a trial can be "running" for many seconds before its first
+	// log_every steps are recorded.
+	waitForSteps(t, e.db(), run, 2)
 
 	serve := exec.Command(runnerBin, "serve", "--addr", "127.0.0.1:0")
 	serve.Dir = e.dir
@@ -128,5 +133,24 @@ func TestServeLiveInChromium(t *testing.T) {
 	list := dumpDOM(t, base+"/")
 	if !strings.Contains(list, `<tr data-run="1" data-status="finished">`) || !strings.Contains(list, "8 done") {
 		t.Errorf("runs page after the run lacks run 1 finished with 8 done trials\n%s", list)
+	}
+}
+
+// waitForSteps waits until some trial of run 1 has recorded metrics at n
+// distinct steps, or fails after 2 minutes.
+func waitForSteps(t *testing.T, db *sql.DB, cmd *exec.Cmd, n int) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		var got int
+		db.QueryRow(`SELECT COALESCE(MAX(c), 0) FROM (SELECT count(DISTINCT step) AS c FROM metrics WHERE run_id = 1 GROUP BY trial)`).Scan(&got)
+		if got >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("no trial recorded %d steps within 2 minutes (%d)", n, got)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -39,7 +39,7 @@ func TestParallel(t *testing.T) {
 	if !(iFailed < iGap && iGap < iBest) {
 		t.Fatalf("lines not drawn worst first: failed %d, gap %d, best %d", iFailed, iGap, iBest)
 	}
-	gap := s[iGap:strings.Index(s[iGap:], "</g>")+iGap]
+	gap := s[iGap : strings.Index(s[iGap:], "</g>")+iGap]
 	if strings.Count(gap, "M") != 2 || strings.Contains(gap, " L") || strings.Count(gap, "<circle") != 2 {
 		t.Fatalf("a missing value does not break the line: %s", gap)
 	}

@@ -20,9 +20,9 @@ type SearchTrial struct {
 	ID, Name string
 	Point    int    // the suggestion's index (its variant s<Point>)
 	Status   string // its status as the run recorded it (runs.Status*)
-	// Settings are the searched settings it has (a conditional one only
+	// Searched are the searched settings it has (a conditional one only
 	// where its condition holds), as JSON texts.
-	Settings map[string]string
+	Searched map[string]string
 	// Objective is its own value of the search's objective: NaN when it
 	// has none (failed) or its training diverged.
 	Objective float64
@@ -79,10 +79,10 @@ func LoadSearch(ctx context.Context, st *runs.Store, e *experiment.Experiment, r
 		if !ok {
 			return nil, fmt.Errorf("run %d, trial %s: variant %s is not a search point's (s<index>)", runID, r.ID, r.Params["variant"])
 		}
-		t := SearchTrial{ID: r.ID, Name: r.Name, Point: idx, Status: r.Status, Settings: map[string]string{}, Objective: math.NaN()}
+		t := SearchTrial{ID: r.ID, Name: r.Name, Point: idx, Status: r.Status, Searched: map[string]string{}, Objective: math.NaN()}
 		for _, p := range s.Space.Params {
 			if v, ok := r.Params[p.Key]; ok && (p.When == nil || holds(p.When, r.Params)) {
-				t.Settings[p.Key] = v
+				t.Searched[p.Key] = v
 			}
 		}
 		if v, ok := r.Summary[s.Objective]; ok && runs.HasResult(r.Status) && r.Status != runs.StatusDiverged {

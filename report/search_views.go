@@ -206,7 +206,7 @@ func (d *SearchData) drawSettings(path string) (string, error) {
 			}
 		}
 		for k, p := range d.Points {
-			x, ok := settingX(sp, d.Trials[p.Trials[0]].Settings)
+			x, ok := settingX(sp, d.Trials[p.Trials[0]].Searched)
 			if !ok || math.IsNaN(p.Value) {
 				continue
 			}
@@ -320,11 +320,11 @@ func (d *SearchData) parallelLine(t SearchTrial, axes []figures.ParallelAxis) fi
 	l := figures.ParallelLine{Name: t.Name, Shade: math.NaN()}
 	tip := []string{t.Name + " (" + Outcome(t.Status) + ")"}
 	for _, sp := range d.Search.Space.Params {
-		x, ok := settingX(sp, t.Settings)
+		x, ok := settingX(sp, t.Searched)
 		if !ok {
 			x = math.NaN()
 		} else {
-			tip = append(tip, sp.Key+"="+plainJSON(t.Settings[sp.Key]))
+			tip = append(tip, sp.Key+"="+plainJSON(t.Searched[sp.Key]))
 		}
 		l.Values = append(l.Values, x)
 	}

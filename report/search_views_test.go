@@ -81,8 +81,8 @@ func TestSearchViews(t *testing.T) {
 		if tr.Point != i/2 || tr.Steps != 30 || len(tr.CurveX) != 30 || report.Outcome(tr.Status) != "finished" {
 			t.Fatalf("trial %d: point %d, %d steps, %d curve points, %s", i, tr.Point, tr.Steps, len(tr.CurveX), tr.Status)
 		}
-		if _, ok := tr.Settings["k1"]; ok != strings.Contains(tr.Settings["gauge"], "goldstone") {
-			t.Fatalf("trial %s: k1 shown where gauge is %s", tr.Name, tr.Settings["gauge"])
+		if _, ok := tr.Searched["k1"]; ok != strings.Contains(tr.Searched["gauge"], "goldstone") {
+			t.Fatalf("trial %s: k1 shown where gauge is %s", tr.Name, tr.Searched["gauge"])
 		}
 	}
 	a, b := t.TempDir(), t.TempDir()

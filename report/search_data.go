@@ -38,7 +38,7 @@ type SearchPoint struct {
 	Index  int
 	Trials []int // indices into SearchData.Trials
 	// Value is the mean objective over its trials (what the search ranks
-	// it by), NaN unless every trial has a finite one.
+	// it by), NaN unless every trial finished (Outcome) with a finite one.
 	Value float64
 	Steps int // its trials' steps, summed
 }
@@ -88,12 +88,19 @@ func LoadSearch(ctx context.Context, st *runs.Store, e *experiment.Experiment, r
 		if v, ok := r.Summary[s.Objective]; ok && runs.HasResult(r.Status) && r.Status != runs.StatusDiverged {
 			t.Objective = v
 		}
-		if t.Steps, err = trialSteps(ctx, st, runID, r.ID); err != nil {
-			return nil, err
-		}
-		curve, err := st.Series(ctx, runID, r.ID, d.Curve)
+		// The steps it trained: the last step of its loss series plus one.
+		loss, err := st.Series(ctx, runID, r.ID, "loss")
 		if err != nil {
 			return nil, err
+		}
+		if len(loss) > 0 {
+			t.Steps = loss[len(loss)-1].Step + 1
+		}
+		curve := loss
+		if d.Curve != "loss" {
+			if curve, err = st.Series(ctx, runID, r.ID, d.Curve); err != nil {
+				return nil, err
+			}
 		}
 		for _, p := range curve {
 			t.CurveX, t.CurveY = append(t.CurveX, float64(p.Step)), append(t.CurveY, p.Value)
@@ -120,7 +127,11 @@ func groupPoints(trials []SearchTrial) []SearchPoint {
 		p := &out[k]
 		sum := 0.0
 		for _, i := range p.Trials {
-			sum += trials[i].Objective
+			v := trials[i].Objective
+			if Outcome(trials[i].Status) != "finished" {
+				v = math.NaN() // failed, diverged, or stopped early (pruned): no value
+			}
+			sum += v
 		}
 		p.Value = sum / float64(len(p.Trials))
 		if math.IsInf(p.Value, 0) {
@@ -139,16 +150,6 @@ func curveSeries(objective string, names []string) string {
 		return rest
 	}
 	return "loss"
-}
-
-// trialSteps is the training steps a trial recorded: the last step of its
-// loss series plus one.
-func trialSteps(ctx context.Context, st *runs.Store, runID int64, trial string) (int, error) {
-	loss, err := st.Series(ctx, runID, trial, "loss")
-	if err != nil || len(loss) == 0 {
-		return 0, err
-	}
-	return loss[len(loss)-1].Step + 1, nil
 }
 
 // pointIndex reads the index of a search point's variant, "s12" or

@@ -133,9 +133,46 @@ func TestSearchViews(t *testing.T) {
 			t.Errorf("trial %s is not a line of the parallel coordinates", tr.Name)
 		}
 	}
+	// A trial that failed keeps its line (grey, dashed, without the
+	// objective), its point loses its value, and the captions count both.
+	failed := d.Trials[3]
+	if err := st.UpsertTrial(ctx, runs.Trial{RunID: run, ID: failed.ID, Params: paramsOf(t, st, run, failed.ID), Status: runs.StatusFailed, Error: "boom"}); err != nil {
+		t.Fatal(err)
+	}
+	c := t.TempDir()
+	if _, err := report.SearchViews(ctx, st, e, run, c); err != nil {
+		t.Fatal(err)
+	}
+	caps, err = figures.ReadCaptions(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := caps[report.SearchCurvesFile]; !strings.Contains(s, "(9 finished, 1 failed)") {
+		t.Errorf("curves' caption with a failed trial: %q", s)
+	}
+	if s := caps[report.SearchBestFile]; !strings.Contains(s, "1 points have no finite value") {
+		t.Errorf("progress caption with a failed trial: %q", s)
+	}
+	svg, err = os.ReadFile(filepath.Join(c, report.SearchParallelFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(svg, []byte(`class="trial"`)); n != 10 || !bytes.Contains(svg, []byte(failed.Name+" (failed)")) {
+		t.Fatalf("with a failed trial the parallel coordinates draw %d trials, want 10 with %s failed", n, failed.Name)
+	}
 	// A run without a search has no views.
 	e.Search = nil
 	if p, err := report.SearchViews(ctx, st, e, run, t.TempDir()); err != nil || p != nil {
 		t.Fatalf("views of a grid: %v, %v", p, err)
 	}
+}
+
+// paramsOf is a recorded trial's params.
+func paramsOf(t *testing.T, st *runs.Store, run int64, id string) map[string]string {
+	t.Helper()
+	ps, err := st.TrialParams(context.Background(), run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ps[id]
 }

@@ -769,9 +769,6 @@ func ExperimentFromResolved(js string) (*Experiment, error) {
 	if err := CheckName(raw.Name); err != nil {
 		return nil, err
 	}
-	if len(raw.Search) > 0 {
-		return nil, fmt.Errorf("experiment %s is a search: its configuration is not rebuilt from a run's record (repro, and report rebuilding, of a search run are not supported yet)", raw.Name)
-	}
 	if _, ok := LookupPipeline(raw.Pipeline); !ok {
 		return nil, fmt.Errorf("unknown pipeline %q", raw.Pipeline)
 	}
@@ -819,6 +816,13 @@ func ExperimentFromResolved(js string) (*Experiment, error) {
 			ax.Values = append(ax.Values, val)
 		}
 		e.Grid = append(e.Grid, ax)
+	}
+	if len(raw.Search) > 0 && string(raw.Search) != "null" {
+		s, err := searchFromResolved(raw.Search, conv)
+		if err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		e.Search = s
 	}
 	return e, nil
 }

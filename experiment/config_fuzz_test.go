@@ -59,13 +59,18 @@ func checkExperiment(t *testing.T, e *experiment.Experiment) {
 	}
 }
 
-// checkSearch checks an accepted search: a search is not rebuilt from its
-// record (ExperimentFromResolved refuses it), and the first wave of random
-// points gives trials whose resolved configuration is the search's.
+// checkSearch checks an accepted search: it is rebuilt from its record
+// (ExperimentFromResolved) with the same resolved configuration, and the
+// first wave of random points gives trials whose resolved configuration
+// is the search's.
 func checkSearch(t *testing.T, e *experiment.Experiment) {
 	js, hash := e.Resolved()
-	if _, err := experiment.ExperimentFromResolved(js); err == nil {
-		t.Fatalf("a search rebuilt from its record: %s", js)
+	back, err := experiment.ExperimentFromResolved(js)
+	if err != nil {
+		t.Fatalf("a search does not load back from its record: %v\n%s", err, js)
+	}
+	if js2, h := back.Resolved(); h != hash {
+		t.Fatalf("a search changed in the round trip:\n%s\n%s", js, js2)
 	}
 	pts, err := search.Random{}.Suggest(&e.Search.Space, e.Search.Seed, nil, 0, 3)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"goldstone/experiment/settings"
@@ -402,4 +403,88 @@ func settingFromJSON(pipeline, key, text string) (any, error) {
 		return nil, fmt.Errorf("setting %s: %w", key, err)
 	}
 	return spec.Normalize(v)
+}
+
+// searchFromResolved reads a search back from a run's resolved
+// configuration (Search.resolved): what repro and report rebuilding of a
+// search run start from. conv normalizes a recorded value of a setting
+// (ExperimentFromResolved's), so choices and conditions compare equal to
+// the values the search suggested.
+func searchFromResolved(js json.RawMessage, conv func(key string, v any) (any, error)) (*Search, error) {
+	var raw struct {
+		Sampler   string      `json:"sampler"`
+		Trials    int         `json:"trials"`
+		Seed      json.Number `json:"seed"`
+		Objective string      `json:"objective"`
+		Direction string      `json:"direction"`
+		Wave      int         `json:"wave"`
+		Space     []struct {
+			Key     string           `json:"key"`
+			Dist    string           `json:"dist"`
+			Log     bool             `json:"log"`
+			Choices []any            `json:"choices"`
+			Low     json.Number      `json:"low"`
+			High    json.Number      `json:"high"`
+			When    map[string][]any `json:"when"`
+		} `json:"space"`
+	}
+	dec := json.NewDecoder(strings.NewReader(string(js)))
+	dec.UseNumber()
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&raw); err != nil {
+		return nil, err
+	}
+	if _, err := search.Lookup(raw.Sampler); err != nil {
+		return nil, err
+	}
+	seed, err := strconv.ParseUint(raw.Seed.String(), 10, 64)
+	if err != nil {
+		return nil, fmt.Errorf("seed %q: %w", raw.Seed, err)
+	}
+	s := &Search{Sampler: raw.Sampler, Trials: raw.Trials, Seed: seed, Objective: raw.Objective, Direction: raw.Direction, Wave: raw.Wave}
+	if s.Trials < 1 || s.Wave < 1 || (s.Direction != "minimize" && s.Direction != "maximize") {
+		return nil, fmt.Errorf("trials %d, wave %d, direction %q: not a recorded search's", s.Trials, s.Wave, s.Direction)
+	}
+	for _, rp := range raw.Space {
+		p := search.Param{Key: rp.Key, Log: rp.Log}
+		switch rp.Dist {
+		case search.Uniform.String(), search.Int.String():
+			p.Dist = search.Uniform
+			if rp.Dist == search.Int.String() {
+				p.Dist = search.Int
+			}
+			if p.Lo, err = rp.Low.Float64(); err != nil {
+				return nil, fmt.Errorf("%s: low: %w", rp.Key, err)
+			}
+			if p.Hi, err = rp.High.Float64(); err != nil {
+				return nil, fmt.Errorf("%s: high: %w", rp.Key, err)
+			}
+		case search.Choice.String():
+			p.Dist = search.Choice
+			for _, c := range rp.Choices {
+				v, err := conv(rp.Key, c)
+				if err != nil {
+					return nil, err
+				}
+				p.Choices = append(p.Choices, v)
+			}
+		default:
+			return nil, fmt.Errorf("%s: unknown distribution %q", rp.Key, rp.Dist)
+		}
+		for k, vals := range rp.When {
+			p.When = &search.Condition{Key: k}
+			for _, c := range vals {
+				v, err := conv(k, c)
+				if err != nil {
+					return nil, err
+				}
+				p.When.Values = append(p.When.Values, v)
+			}
+		}
+		s.Space.Params = append(s.Space.Params, p)
+	}
+	if err := s.Space.Check(); err != nil {
+		return nil, err
+	}
+	return s, nil
 }

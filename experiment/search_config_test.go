@@ -89,8 +89,23 @@ func TestSearchTableGood(t *testing.T) {
 	if !strings.Contains(a, `"sampler":"tpe"`) {
 		t.Fatalf("resolved configuration without the search: %s", a)
 	}
-	if _, err := experiment.ExperimentFromResolved(a); err == nil {
-		t.Fatal("a search rebuilt from its record as a grid")
+	// repro and report rebuild a search run from its record: the same
+	// search, whose first wave is the same trials.
+	back, err := experiment.ExperimentFromResolved(a)
+	if err != nil {
+		t.Fatalf("the search does not load back from its record: %v", err)
+	}
+	if r, _ := back.Resolved(); r != a || back.Search == nil {
+		t.Fatalf("the search changed in the round trip:\n%s\n%s", a, r)
+	}
+	w2, err := back.Wave(5, pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tr := range w2.Trials() {
+		if tr.ID != trials[i].ID {
+			t.Fatalf("trial %d of the wave rebuilt from the record: %s, want %s", i, tr.ID, trials[i].ID)
+		}
 	}
 	// Without a search table the resolved configuration is as before.
 	c2, err := experiment.ParseConfig("x.toml", []byte(goodConfig))

@@ -43,6 +43,9 @@ type RunOptions struct {
 	// unended: a wave of a search that goes on (Search): the run is left
 	// interrupted when its trials have ended, and the next wave resumes it.
 	unended bool
+	// resume: the run a later wave of a repro search resumes (a repro's
+	// run is not found as the experiment's latest run).
+	resume int64
 }
 
 // Outcome is what a run did.
@@ -177,9 +180,14 @@ func Execute(ctx context.Context, st *runs.Store, e *experiment.Experiment, x Ex
 		job.Log.Warn(w)
 	}
 	job.Lock = opts.Lock // nil: runners share the workdir (pipeline's entry locks)
-	if opts.Kind == runs.KindRun {
+	switch {
+	case opts.Kind == runs.KindRun:
 		if done, err := job.resumeOrSkip(ctx, x); err != nil || done {
 			return job.Outcome, err
+		}
+	case opts.resume != 0:
+		if err := job.resumeRun(ctx, opts.resume); err != nil {
+			return nil, err
 		}
 	}
 	if job.RunID == 0 {
@@ -281,6 +289,18 @@ func (job *Job) resumeOrSkip(ctx context.Context, x Executor) (done bool, err er
 	}
 	log.Info("resuming run", "experiment", e.Name, "run", job.RunID, "was", last.Status, "executor", x.Name())
 	return false, nil
+}
+
+// resumeRun resumes run id, claimed by this process, keeping its trials
+// that have an outcome (a repro search's next wave).
+func (job *Job) resumeRun(ctx context.Context, id int64) error {
+	job.RunID, job.Outcome.Resumed = id, true
+	if err := job.Store.ClaimRun(ctx, id, job.Owner); err != nil {
+		return err
+	}
+	var err error
+	job.Keep, err = job.Store.ResumeTrials(ctx, id, false)
+	return err
 }
 
 // sameAsEarlier finds the newest earlier run of the same configuration

@@ -26,7 +26,10 @@ import (
 // from the store (the sampler is a pure function of the seed and the
 // results, so it suggests the same points) and the first that does not is
 // resumed, with no finished trial run twice. The returned outcome is the
-// last wave's, whose run holds every trial.
+// last wave's, whose run holds every trial. A search of another kind than
+// runs.KindRun (repro) starts a new run and suggests every wave from its
+// own results; opts.Force holds for its first wave (a later one reads the
+// stages its earlier waves wrote).
 func Search(ctx context.Context, st *runs.Store, e *experiment.Experiment, x Executor, opts RunOptions) (*Outcome, error) {
 	s := e.Search
 	if s == nil {
@@ -42,10 +45,16 @@ func Search(ctx context.Context, st *runs.Store, e *experiment.Experiment, x Exe
 	if err != nil {
 		return nil, err
 	}
-	_, hash := e.Resolved()
-	prior, err := searchRun(ctx, st, e.Name, hash)
-	if err != nil {
-		return nil, err
+	// A repro (another kind than a run) is a new run of its own: it
+	// replays nothing, and its later waves resume it by its id.
+	fresh := opts.Kind != "" && opts.Kind != runs.KindRun
+	var prior *runs.RunInfo
+	if !fresh {
+		_, hash := e.Resolved()
+		var err error
+		if prior, err = searchRun(ctx, st, e.Name, hash); err != nil {
+			return nil, err
+		}
 	}
 	var runID int64
 	resumed := false // an unended run of this search was there before this call
@@ -80,6 +89,11 @@ func Search(ctx context.Context, st *runs.Store, e *experiment.Experiment, x Exe
 		}
 		wopts := opts
 		wopts.unended = !last
+		if fresh && runID != 0 {
+			// The earlier waves' trials ran in this call: kept, and the
+			// stages they share come from the cache they just wrote.
+			wopts.resume, wopts.Force = runID, false
+		}
 		if !last {
 			wopts.ReportDir = "" // the report is copied out once, by the last wave
 		}

@@ -53,6 +53,13 @@ func runReport(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []strin
 	if err != nil {
 		return &exitError{exitUsage, fmt.Errorf("run %d: recorded configuration: %w", ri.ID, err)}
 	}
+	if e.Search != nil {
+		// The run's trials are its search's points: the waves replayed
+		// over the results it recorded.
+		if e, err = sweep.SearchWave(ctx, st, ri.ID, e); err != nil {
+			return &exitError{exitUsage, err}
+		}
+	}
 	built, err := experiment.Build(ctx, e, e.Trials(), experiment.Env{DataDir: g.dataDir})
 	if err != nil {
 		return &exitError{exitUsage, fmt.Errorf("run %d: %w", ri.ID, err)}

@@ -88,10 +88,18 @@ func runRepro(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string
 	}
 	defer lock.Unlock()
 	prog := newProgress(g, e.Size(), "") // the exact count comes with RunStarted
-	out, err := sweep.Execute(ctx, st, e, sweep.Local{}, sweep.RunOptions{
+	opts := sweep.RunOptions{
 		WorkDir: filepath.Join(tmp, "work"), DataDir: g.dataDir, Jobs: g.jobs, Force: true,
 		Kind: runs.KindRepro, Log: g.log, Observer: prog, Lock: lock,
-	})
+	}
+	run := sweep.Execute
+	if e.Search != nil {
+		// The search again from scratch: its waves suggested from the
+		// repro's own results, which are the recorded ones when they
+		// reproduce.
+		run = sweep.Search
+	}
+	out, err := run(ctx, st, e, sweep.Local{}, opts)
 	prog.Close()
 	fault.Point("repro:ran")
 	if err != nil {
@@ -99,6 +107,12 @@ func runRepro(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string
 	}
 	if out.DataErr != nil {
 		return &exitError{exitUsage, out.DataErr}
+	}
+	if e.Search != nil {
+		// Its trials, to name them as the recorded run's are named.
+		if e, err = sweep.SearchWave(ctx, st, out.RunID, e); err != nil {
+			return err
+		}
 	}
 	return reproCompare(ctx, g, st, e, ri, out, recorded)
 }
@@ -132,6 +146,13 @@ func reproCompare(ctx context.Context, g *globalOptions, st *runs.Store, e *expe
 	for _, d := range statusDrifts {
 		fmt.Fprintf(g.stdout, "DRIFT trial %q status: recorded %s, now %s\n", d.Trial, d.Recorded, d.Now)
 	}
+	pointDrifts, err := searchPointDrifts(ctx, st, e, out.RunID, recParams, recName, nowName)
+	if err != nil {
+		return err
+	}
+	for _, l := range pointDrifts {
+		fmt.Fprintf(g.stdout, "DRIFT %s\n", l)
+	}
 	compared := comparedMetrics(recorded)
 	for _, d := range drifts {
 		fmt.Fprintf(g.stdout, "DRIFT trial %q %s: recorded %s, now %s (tolerance %g)\n", d.Trial, d.Metric, fmtF(d.Recorded), fmtF(d.Now), d.Tolerance)
@@ -146,10 +167,13 @@ func reproCompare(ctx context.Context, g *globalOptions, st *runs.Store, e *expe
 		}
 	}
 	switch {
-	case len(statusDrifts) > 0 || len(drifts) > 0 || series != nil && series.drifted > 0:
+	case len(statusDrifts) > 0 || len(pointDrifts) > 0 || len(drifts) > 0 || series != nil && series.drifted > 0:
 		msg := fmt.Sprintf("%d of %d metrics", len(drifts), compared)
 		if len(statusDrifts) > 0 {
 			msg = fmt.Sprintf("%d trial status(es) and %s", len(statusDrifts), msg)
+		}
+		if len(pointDrifts) > 0 {
+			msg = fmt.Sprintf("%d searched setting(s) of trials, %s", len(pointDrifts), msg)
 		}
 		if series != nil {
 			msg += fmt.Sprintf(" and %d of %d series points", series.drifted, series.compared)
@@ -161,6 +185,20 @@ func reproCompare(ctx context.Context, g *globalOptions, st *runs.Store, e *expe
 		fmt.Fprintf(g.stdout, "repro of run %d (repro run %d): all %d summary metrics of %d trials match (series not compared: --series=false)\n", ri.ID, out.RunID, compared, len(recorded))
 	}
 	return nil
+}
+
+// searchPointDrifts compares the searched settings of a search run's
+// trials (recParams) with its repro's (sweep.PointDrifts); none for a
+// grid.
+func searchPointDrifts(ctx context.Context, st *runs.Store, e *experiment.Experiment, nowID int64, recParams map[string]map[string]string, recName, nowName func(string) string) ([]string, error) {
+	if e.Search == nil {
+		return nil, nil
+	}
+	nowParams, err := st.TrialParams(ctx, nowID)
+	if err != nil {
+		return nil, err
+	}
+	return sweep.PointDrifts(e, sweep.ByName(recParams, recName), sweep.ByName(nowParams, nowName)), nil
 }
 
 // seriesCheck is what compareSeries found: lines naming each drifted

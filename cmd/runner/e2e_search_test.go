@@ -167,3 +167,42 @@ func TestSearchRefusesSetAndSlurm(t *testing.T) {
 		t.Fatalf("%d runs recorded (%v)", n, err)
 	}
 }
+
+// TestSearchReproAndReport: a finished search run is reproduced from its
+// record (its waves suggested again from the repro's own results: the same
+// points and the same bits), and 'runner report --run' rebuilds its report
+// (the waves replayed over its recorded results), with the search's views.
+// Before, both refused a search run.
+func TestSearchReproAndReport(t *testing.T) {
+	e := newEnv(t)
+	writeConfig(t, e, searchE2E)
+	e.mustRun(0, "--experiment", "s", "--jobs", "2", "--quiet")
+	out := e.mustRun(0, "repro", "--run", "1", "--quiet")
+	if !strings.Contains(out, "repro of run 1 (repro run 2): all ") || !strings.Contains(out, " summary metrics of 8 trials match, and all ") || strings.Contains(out, "DRIFT") {
+		t.Fatalf("repro of the search run:\n%s", out)
+	}
+	var n int
+	if err := e.db().QueryRow(`SELECT count(*) FROM trials WHERE run_id = 2`).Scan(&n); err != nil || n != 8 {
+		t.Fatalf("the repro run has %d trials (%v), want 8", n, err)
+	}
+	dir := filepath.Join(e.dir, "reports", "s", "run-1")
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	out = e.mustRun(0, "report", "--run", "1")
+	if !strings.Contains(out, "report of run 1 (s):") {
+		t.Fatalf("report --run 1:\n%s", out)
+	}
+	page, err := os.ReadFile(filepath.Join(dir, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"search-best.png", "search-curves.png", "search-settings.png", "search-parallel.svg"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("the rebuilt report lacks %s: %v", f, err)
+		}
+		if !strings.Contains(string(page), f) {
+			t.Errorf("the page does not show %s", f)
+		}
+	}
+}

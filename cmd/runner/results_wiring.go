@@ -121,7 +121,11 @@ func writeHTMLReport(ctx context.Context, g *globalOptions, st *runs.Store, e *e
 	if err != nil {
 		return "", err
 	}
-	for _, p := range sweeps {
+	views, err := report.SearchViews(ctx, st, e, out.RunID, out.ReportPath) // a search's (none for a grid)
+	if err != nil {
+		return "", err
+	}
+	for _, p := range append(sweeps, views...) {
 		if err := record(p, strings.TrimPrefix(filepath.Ext(p), ".")); err != nil {
 			return "", err
 		}

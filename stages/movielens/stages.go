@@ -586,6 +586,8 @@ type modelMeta struct {
 // series.arrow, series.parquet and summary.json into dir. Every
 // valid_every steps it records the model's cheap validation metrics as
 // series valid_<name> (valid_ll; gaussian: also valid_rmse, valid_mae).
+// With early_stopping it also keeps the best-validation parameters (in
+// BestDir; earlystop.go) and may stop before steps.
 // A training that diverged is a result too (train.Loop.Diverged): the
 // same files, the parameters as the driver left them, the summary saying
 // where (evaluate then reports no held-out metric of the model).
@@ -701,7 +703,10 @@ type biasOnly interface{ BiasOnly() []float64 }
 // its own held-out metrics and planted distances are NaN (no value), never
 // the numbers of blown-up parameters; the constant, bias-only,
 // planted-oracle and static references, which do not read it, are
-// reported as usual.
+// reported as usual. A model trained with early stopping (model.json's
+// best) is evaluated in its best-validation state under these names, and
+// its final state's held-out metrics are added as final_valid_* and
+// final_test_* (NaN when it diverged; see earlystop.go).
 func Evaluate(ctx context.Context, io Inputs, ms ModelSettings, prior train.MFPrior, planted *PlantedConfig, dir string) error {
 	mdir, sdir := io.Input("model"), io.Input("split")
 	var meta modelMeta

@@ -28,14 +28,12 @@ import (
 const BestDir = "best"
 
 // validationMetric is the held-out metric (models.Metric name) early
-// stopping watches for a likelihood, and whether lower is better: the
-// log-likelihood for logistic, RMSE for gaussian, deviance for poisson.
-func validationMetric(l Likelihood) (name string, lowerBetter bool) {
-	switch l.(type) {
-	case models.GaussianSettings:
-		return "rmse", true
-	case models.PoissonSettings:
-		return "deviance", true
+// stopping watches for a model, and whether lower is better: the model's
+// own choice (models.Selecting: RMSE for gaussian, deviance for poisson),
+// else the log-likelihood.
+func validationMetric(m models.RatingsModel) (name string, lowerBetter bool) {
+	if s, ok := m.(models.Selecting); ok {
+		return s.Selection()
 	}
 	return "ll", false
 }
@@ -49,14 +47,14 @@ type esTracker struct {
 }
 
 // bestTracker returns the tracker of s (nil when early stopping is off).
-func bestTracker(s TrainSettings, valid *models.Ratings) (*esTracker, error) {
+func bestTracker(s TrainSettings, m models.RatingsModel, valid *models.Ratings) (*esTracker, error) {
 	if !s.EarlyStop.Enabled {
 		return nil, nil
 	}
 	if valid.Len() == 0 {
 		return nil, errors.New("early_stopping = true: the validation split is empty (give it a share in split)")
 	}
-	name, lower := validationMetric(s.Model.Likelihood)
+	name, lower := validationMetric(m)
 	return &esTracker{Best: train.Best{Patience: s.EarlyStop.Patience, LowerBetter: lower}, metric: name}, nil
 }
 

@@ -622,7 +622,7 @@ func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, poo
 		scratch := make([]float64, len(x))
 		loop.Eval = func(x []float64) float64 { return m.FullLoss(scratch, x) }
 	}
-	best, err := bestTracker(s, valid)
+	best, err := bestTracker(s, m, valid)
 	if err != nil {
 		return err
 	}

@@ -32,7 +32,22 @@ type TrialNodes struct {
 	Trial  Trial
 	Result string   // node ID
 	Nodes  []string // every node of this trial (train, evaluate)
+	// Disk estimates what the trial keeps on disk (nil: the pipeline gives
+	// no estimate); runner plan prints it.
+	Disk DiskEstimate
 }
+
+// DiskEstimate estimates the bytes a trial keeps in the cache by its keep
+// policy (the trained parameters; its series and summary are not
+// counted). cached gives the path of an output of a node (its id as the
+// pipeline's Build named it, without the experiment's prefix) when that
+// node is cached, for sizes that depend on prepared data. It returns the
+// bytes (-1: unknown until that data is prepared), the trial's keep policy
+// and how the bytes are counted.
+type DiskEstimate func(cached func(node, output string) (string, bool)) (bytes int64, keep, how string)
+
+// SetDisk sets the disk estimate of the trial added last (AddTrial).
+func (b *Built) SetDisk(d DiskEstimate) { b.Trials[len(b.Trials)-1].Disk = d }
 
 // Built is an experiment's pipeline graph.
 type Built struct {

@@ -243,3 +243,6 @@ func (m *GaussianMF) BiasOnly() []float64 {
 	}
 	return x
 }
+
+// Selection implements Selecting: the held-out RMSE, lower better.
+func (m *GaussianMF) Selection() (string, bool) { return "rmse", true }

@@ -179,3 +179,6 @@ func logGamma1p(y float64) float64 {
 	stirling := float64((z-0.5)*optim.Log(z)) - z + float64(0.5*optim.Log(2*math.Pi)) + series
 	return stirling - optim.Log(prod)
 }
+
+// Selection implements Selecting: the held-out Poisson deviance, lower better.
+func (m *PoissonMF) Selection() (string, bool) { return "deviance", true }

@@ -56,6 +56,14 @@ type RatingsModel interface {
 	Baseline(test *Ratings) []Metric
 }
 
+// Selecting is a RatingsModel that names the held-out metric by which a
+// pipeline chooses among its states (early stopping) when that is not
+// the log-likelihood: one of HeldOut's cheap metrics, and whether lower is
+// better. A model that is not Selecting is chosen on "ll", higher better.
+type Selecting interface {
+	Selection() (metric string, lowerBetter bool)
+}
+
 // Metric is one held-out metric: a pipeline reports it as
 // <split>_<Name> (valid_ll, test_rmse, baseline_test_ll).
 type Metric struct {

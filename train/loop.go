@@ -2,6 +2,7 @@ package train
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -76,6 +77,9 @@ type Loop struct {
 
 	// Diverged is set by Run when the training diverged.
 	Diverged *optim.DivergedError
+	// StoppedEarly is set by Run when Extra ended the run with
+	// ErrStopEarly (see earlystop.go).
+	StoppedEarly bool
 }
 
 // Loop returns the training loop of these settings for a problem, with the
@@ -164,6 +168,9 @@ func (l *Loop) Run(ctx context.Context, x []float64) error {
 	var div *optim.DivergedError
 	if res.Stop == optim.StopDiverged {
 		div, _ = err.(*optim.DivergedError)
+	}
+	if errors.Is(err, ErrStopEarly) {
+		l.StoppedEarly, err = true, nil // a run that ended well, at the iterate reached
 	}
 	switch {
 	case div != nil && div.Step == 0 && !div.Finite():

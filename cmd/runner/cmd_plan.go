@@ -4,6 +4,11 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"goldstone/experiment"
@@ -71,5 +76,57 @@ func runPlan(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string)
 		fmt.Fprintf(g.stdout, " (%d corrupt cache entries, evicted when the run reaches them)", corrupt)
 	}
 	fmt.Fprintln(g.stdout)
+	return printDisk(g.stdout, built, items, g.workdir, e.Name)
+}
+
+// printDisk prints what each trial keeps on disk by its keep policy (the
+// pipeline's experiment.DiskEstimate) and the total, and how the bytes
+// are counted; nothing when the pipeline gives no estimate.
+func printDisk(w io.Writer, built *experiment.Built, items []pipeline.PlanItem, workdir, exp string) error {
+	byNode := map[string]pipeline.PlanItem{}
+	for _, it := range items {
+		byNode[it.Node] = it
+	}
+	cached := func(node, output string) (string, bool) {
+		it, ok := byNode[exp+"/"+node]
+		if !ok || !it.Cached {
+			return "", false
+		}
+		return filepath.Join(workdir, "cache", it.Stage, it.Key, output), true
+	}
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TRIAL\tNAME\tKEEP\tDISK\tBYTES")
+	var total int64
+	var hows []string
+	unknown, n := 0, 0
+	for _, tn := range built.Trials {
+		if tn.Disk == nil {
+			continue
+		}
+		n++
+		bytes, keep, how := tn.Disk(cached)
+		if !slices.Contains(hows, how) {
+			hows = append(hows, how)
+		}
+		size, exact := "unknown", "?"
+		if bytes < 0 {
+			unknown++
+		} else {
+			total += bytes
+			size, exact = byteText(bytes), strconv.FormatInt(bytes, 10)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", tn.Trial.ID, tn.Trial.Slug(), keep, size, exact)
+	}
+	if n == 0 {
+		return nil
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "disk kept: %s (%d bytes) in %d trials", byteText(total), total, n-unknown)
+	if unknown > 0 {
+		fmt.Fprintf(w, " (%d more unknown)", unknown)
+	}
+	fmt.Fprintf(w, "; estimated as %s\n", strings.Join(hows, "; "))
 	return nil
 }

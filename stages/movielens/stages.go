@@ -142,6 +142,8 @@ type TrainSettings struct {
 	Minibatch  int  `set:"minibatch" default:"0" check:">=0" doc:"ratings per minibatch; 0 uses full batches"`
 	ValidEvery int  `set:"valid_every" default:"50" check:">0" doc:"record the validation metrics (log-likelihood; gaussian: also RMSE and MAE) every this many steps"`
 	RoundLoss  bool `set:"round_loss" default:"false" doc:"record the full-batch local loss before and after every gauge round (round_loss_pred, round_loss_real; two loss evaluations and one more parameter-sized buffer per round)"`
+	EarlyStop  train.EarlyStopSettings
+	Keep       KeepSettings
 }
 
 // binInfo is what the bin stage tells later stages.
@@ -207,12 +209,12 @@ func (Pipeline) Build(ctx context.Context, b *experiment.Built, e *experiment.Ex
 	for _, tr := range trials {
 		tid, eid := "train/"+tr.Slug(), "evaluate/"+tr.Slug()
 		ts := settings.MustDecode[TrainSettings](tr.Settings)
+		if err := checkKeep(tr, ts); err != nil {
+			return err
+		}
 		labels := ts.Model.Labels()
 		dn := dataOf(labels)
-		b.Add(&pipeline.Node{ID: tid, Stage: &TrainStage{Settings: ts, Budget: env.Budget},
-			Inputs:  map[string]pipeline.Ref{"binned": dn.binned, "split": dn.split},
-			Outputs: []string{"model"}})
-		in := map[string]pipeline.Ref{"model": pipeline.Out(tid, "model"), "split": dn.split, "binned": dn.binned}
+		in := map[string]pipeline.Ref{"split": dn.split, "binned": dn.binned}
 		if dn.binarize != (pipeline.Ref{}) {
 			in["binarize"] = dn.binarize
 		}
@@ -224,8 +226,24 @@ func (Pipeline) Build(ctx context.Context, b *experiment.Built, e *experiment.Ex
 			in["vectors"] = pipeline.Out("generate", "vectors.npy")
 			ev.Planted = &data.Planted
 		}
-		b.Add(&pipeline.Node{ID: eid, Stage: ev, Inputs: in, Outputs: []string{"result"}})
-		b.AddTrial(tr, eid, append([]string{tid, eid}, addEmbeddings(b, tr, tid, dn)...)...)
+		nodes := []string{tid}
+		if ts.Keep.Keep == KeepFinal {
+			b.Add(&pipeline.Node{ID: tid, Stage: &TrainStage{Settings: ts, Budget: env.Budget},
+				Inputs:  map[string]pipeline.Ref{"binned": dn.binned, "split": dn.split},
+				Outputs: []string{"model"}})
+			in["model"] = pipeline.Out(tid, "model")
+			b.Add(&pipeline.Node{ID: eid, Stage: ev, Inputs: in, Outputs: []string{"result"}})
+			nodes = append(nodes, eid)
+		} else { // one node: train, evaluate, keep what the policy says (keep.go)
+			eid = tid
+			outs := []string{"result"}
+			if ts.Keep.Keep == KeepBest {
+				outs = append(outs, "model")
+			}
+			b.Add(&pipeline.Node{ID: tid, Stage: &TrialStage{Train: ts, Eval: *ev, Budget: env.Budget}, Inputs: in, Outputs: outs})
+		}
+		b.AddTrial(tr, eid, append(nodes, addEmbeddings(b, tr, tid, dn)...)...)
+		b.SetDisk(diskEstimate(ts, data))
 		reportIn[tr.ID] = pipeline.Out(eid, "result")
 	}
 	report.Add(b, e, trials, reportIn, report.Def{Stage: "report-movielens", Version: ReportVersion, Draw: Report})
@@ -557,6 +575,9 @@ type modelMeta struct {
 	D      int            `json:"d"`
 	Labels string         `json:"labels"` // "binary" or "explicit"
 	Arrays []models.Array `json:"arrays"` // the parameter arrays after the blocks (ParamsFile)
+	// Best is the subdirectory holding the best-validation parameters
+	// (early_stopping; the same files as the final ones), "" for none.
+	Best string `json:"best,omitempty"`
 }
 
 // Train trains the trial's ratings model (the likelihood choice) on the
@@ -565,6 +586,8 @@ type modelMeta struct {
 // series.arrow, series.parquet and summary.json into dir. Every
 // valid_every steps it records the model's cheap validation metrics as
 // series valid_<name> (valid_ll; gaussian: also valid_rmse, valid_mae).
+// With early_stopping it also keeps the best-validation parameters (in
+// BestDir; earlystop.go) and may stop before steps.
 // A training that diverged is a result too (train.Loop.Diverged): the
 // same files, the parameters as the driver left them, the summary saying
 // where (evaluate then reports no held-out metric of the model).
@@ -599,6 +622,10 @@ func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, poo
 		scratch := make([]float64, len(x))
 		loop.Eval = func(x []float64) float64 { return m.FullLoss(scratch, x) }
 	}
+	best, err := bestTracker(s, m, valid)
+	if err != nil {
+		return err
+	}
 	loop.Extra = func(it *optim.Iter, x []float64) error {
 		if it.Step%validEvery == 0 || it.Step == steps-1 {
 			met, err := m.HeldOut(x, valid, false)
@@ -608,6 +635,7 @@ func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, poo
 			for _, v := range met {
 				series.Add("valid_"+v.Name, it.Step+1, v.Value)
 			}
+			return best.check(it.Step+1, met, x)
 		}
 		return nil
 	}
@@ -626,9 +654,11 @@ func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, poo
 	} else {
 		loop.Checkpoint.Policy.Off = true
 	}
+	best.hook(&loop.State, len(x))
 	if err := loop.Run(ctx, x); err != nil {
 		return err
 	}
+	best.summarize(sum, loop)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -638,6 +668,11 @@ func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, poo
 	}
 	if err := writeParams(dir, x, meta); err != nil {
 		return err
+	}
+	if best != nil {
+		if meta.Best, err = best.write(dir, x, meta); err != nil {
+			return err
+		}
 	}
 	if err := trialio.WriteJSON(filepath.Join(dir, "model.json"), meta); err != nil {
 		return err
@@ -668,8 +703,11 @@ type biasOnly interface{ BiasOnly() []float64 }
 // its own held-out metrics and planted distances are NaN (no value), never
 // the numbers of blown-up parameters; the constant, bias-only,
 // planted-oracle and static references, which do not read it, are
-// reported as usual.
-func Evaluate(ctx context.Context, io *pipeline.IO, ms ModelSettings, prior train.MFPrior, planted *PlantedConfig, dir string) error {
+// reported as usual. A model trained with early stopping (model.json's
+// best) is evaluated in its best-validation state under these names, and
+// its final state's held-out metrics are added as final_valid_* and
+// final_test_* (NaN when it diverged; see earlystop.go).
+func Evaluate(ctx context.Context, io Inputs, ms ModelSettings, prior train.MFPrior, planted *PlantedConfig, dir string) error {
 	mdir, sdir := io.Input("model"), io.Input("split")
 	var meta modelMeta
 	if err := trialio.ReadJSON(filepath.Join(mdir, "model.json"), &meta); err != nil {
@@ -691,15 +729,62 @@ func Evaluate(ctx context.Context, io *pipeline.IO, ms ModelSettings, prior trai
 	if got, want := m.Arrays(), meta.Arrays; !slices.Equal(got, want) {
 		return fmt.Errorf("evaluate: %s lists the arrays %v, the model has %v", filepath.Join(mdir, "model.json"), want, got)
 	}
-	x, err := readParams(mdir, meta, false)
-	if err != nil {
-		return err
-	}
 	sum, err := trainedSummary(mdir, io.Input("binned"))
 	if err != nil {
 		return err
 	}
 	_, diverged := sum.Divergence()
+	// The state evaluated under the usual names: the final parameters, or
+	// with early stopping the best-validation ones (the final state's
+	// metrics then as final_valid_*, final_test_*).
+	x, err := readParams(mdir, meta, false)
+	if err != nil {
+		return err
+	}
+	if meta.Best != "" {
+		if err := heldOutMetrics(m, sum, parts, x, "final_", diverged); err != nil {
+			return err
+		}
+		if x, err = readParams(filepath.Join(mdir, meta.Best), meta, false); err != nil {
+			return err
+		}
+		diverged = math.IsNaN(sum["best_valid_step"]) // no check gave a finite value
+	}
+	if err := heldOutMetrics(m, sum, parts, x, "", diverged); err != nil {
+		return err
+	}
+	if err := referenceMetrics(m, sum, parts.test); err != nil {
+		return err
+	}
+	if planted != nil {
+		if err := plantedMetrics(ctx, sum, io, *planted, meta, parts, x, labels, diverged); err != nil {
+			return err
+		}
+	}
+	if err := addInputSummaries(io, sum); err != nil {
+		return err
+	}
+	addEmbeddingSummaries(sum, m.Problem().Blocks, x, diverged)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := trialio.CopyTrialSeries(mdir, dir); err != nil {
+		return err
+	}
+	return trialio.WriteSummary(filepath.Join(dir, "summary.json"), sum)
+}
+
+// Inputs is where an evaluation finds its inputs (a *pipeline.IO).
+type Inputs interface {
+	Input(name string) string
+	HasInput(name string) bool
+}
+
+// heldOutMetrics adds the model metrics of the parameters x on the
+// validation and test ratings as prefix+"valid_*" and prefix+"test_*"
+// (NaN when the state diverged: no value, never the numbers of blown-up
+// parameters).
+func heldOutMetrics(m models.RatingsModel, sum trialio.Summary, parts splitRatings, x []float64, prefix string, diverged bool) error {
 	for _, p := range []struct {
 		name string
 		r    *models.Ratings
@@ -720,34 +805,27 @@ func Evaluate(ctx context.Context, io *pipeline.IO, ms ModelSettings, prior trai
 				met[i].Value = math.NaN()
 			}
 		}
-		addMetrics(sum, p.name, met)
-		if p.name == "test" {
-			addMetrics(sum, "baseline_test", m.Baseline(p.r))
-			if bo, ok := m.(biasOnly); ok {
-				ref, err := m.HeldOut(bo.BiasOnly(), p.r, true)
-				if err != nil {
-					return err
-				}
-				addMetrics(sum, "ref_bias_test", ref)
-			}
-		}
+		addMetrics(sum, prefix+p.name, met)
 	}
-	if planted != nil {
-		if err := plantedMetrics(ctx, sum, io, *planted, meta, parts, x, labels, diverged); err != nil {
+	return nil
+}
+
+// referenceMetrics adds the constant predictor's test metrics
+// (baseline_test_*) and, for a model that fits one, its bias-only
+// predictor's (ref_bias_test_*).
+func referenceMetrics(m models.RatingsModel, sum trialio.Summary, test *models.Ratings) error {
+	if test.Len() == 0 {
+		return nil
+	}
+	addMetrics(sum, "baseline_test", m.Baseline(test))
+	if bo, ok := m.(biasOnly); ok {
+		ref, err := m.HeldOut(bo.BiasOnly(), test, true)
+		if err != nil {
 			return err
 		}
+		addMetrics(sum, "ref_bias_test", ref)
 	}
-	if err := addInputSummaries(io, sum); err != nil {
-		return err
-	}
-	addEmbeddingSummaries(sum, m.Problem().Blocks, x, diverged)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	if err := trialio.CopyTrialSeries(mdir, dir); err != nil {
-		return err
-	}
-	return trialio.WriteSummary(filepath.Join(dir, "summary.json"), sum)
+	return nil
 }
 
 // addEmbeddingSummaries adds what says whether the embeddings carry
@@ -779,7 +857,7 @@ func addEmbeddingSummaries(sum trialio.Summary, b optim.Blocks, x []float64, div
 // binarized: binarize_kept, binarize_ties_dropped, binarize_positive,
 // binarize_negative) and the static references' metrics (input
 // "references"), those the summary lacks.
-func addInputSummaries(io *pipeline.IO, sum trialio.Summary) error {
+func addInputSummaries(io Inputs, sum trialio.Summary) error {
 	if io.HasInput("binarize") {
 		var st BinarizeStats
 		if err := trialio.ReadJSON(io.Input("binarize"), &st); err != nil {
@@ -808,7 +886,7 @@ func addInputSummaries(io *pipeline.IO, sum trialio.Summary) error {
 // planted ones (NaN when the training diverged) and the planted model's own
 // test log-likelihood, when the planted and learned dimensions and bins
 // agree.
-func plantedMetrics(ctx context.Context, sum trialio.Summary, io *pipeline.IO, cfg PlantedConfig, meta modelMeta, parts splitRatings, x []float64, labels models.Labels, diverged bool) error {
+func plantedMetrics(ctx context.Context, sum trialio.Summary, io Inputs, cfg PlantedConfig, meta modelMeta, parts splitRatings, x []float64, labels models.Labels, diverged bool) error {
 	b := optim.Blocks{T: meta.T, N: meta.Users + meta.Items, D: meta.D}
 	truth, err := plantedTruth(ctx, io.Input("vectors"), filepath.Join(io.Input("binned")), cfg, meta.T, meta.Users, meta.Items, meta.D)
 	if err != nil || truth == nil {

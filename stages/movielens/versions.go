@@ -79,6 +79,7 @@ const (
 	SplitVersion      = "21" // split (and split-explicit)
 	ActivityVersion   = "20" // activity
 	TrainVersion      = "29" // train-movielens
+	TrialVersion      = "1"  // trial-movielens (train and evaluate in one node: keep = best or none)
 	EvaluateVersion   = "30" // evaluate-movielens
 	EmbeddingsVersion = "20" // export-embeddings
 	ReportVersion     = "28" // report-movielens (its Draw)

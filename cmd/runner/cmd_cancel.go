@@ -39,12 +39,11 @@ func runCancel(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []strin
 	if err != nil {
 		return err
 	}
-	if exe, err := st.Executor(ctx, id); err != nil {
-		return &exitError{exitUsage, err}
-	} else if exe != runs.ExecutorSlurm {
-		return usageErr("run %d ran with the %s executor: stop it with Ctrl-C where it runs", id, exe)
+	o, err := runBackend(ctx, g, st, id, false)
+	if err != nil {
+		return err
 	}
-	cancelled, err := slurmexec.Cancel(ctx, st, id, slurmexec.Options{WorkDir: g.workdir})
+	cancelled, err := slurmexec.Cancel(ctx, st, id, o)
 	if err != nil {
 		return &exitError{exitFailed, err}
 	}

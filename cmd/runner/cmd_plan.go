@@ -8,6 +8,7 @@ import (
 
 	"goldstone/experiment"
 	"goldstone/pipeline"
+	"goldstone/runs"
 )
 
 func init() {
@@ -20,7 +21,7 @@ func runPlan(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string)
 		return err
 	}
 	if e.Search != nil {
-		if err := checkSearchRun(g, e, "local"); err != nil {
+		if err := checkSearchRun(g, e, runs.ExecutorLocal); err != nil {
 			return err
 		}
 		if e, err = planSearch(g.stdout, e); err != nil {

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"goldstone/internal/slurm"
-	"goldstone/runs"
 	"goldstone/sweep/slurmexec"
 	"goldstone/sweep/slurmexec/batch"
 )
@@ -41,17 +40,16 @@ func runStatus(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []strin
 	if err != nil {
 		return err
 	}
-	if exe, err := st.Executor(ctx, id); err != nil {
-		return &exitError{exitUsage, err}
-	} else if exe != runs.ExecutorSlurm {
-		return usageErr("run %d ran with the %s executor; see 'runner results --run %d'", id, exe, id)
+	o, err := runBackend(ctx, g, st, id, statusFlags.watch)
+	if err != nil {
+		return err
 	}
-	p := &slurm.Poller{Client: &slurm.Client{}}
+	p := &slurm.Poller{Client: o.Client}
 	for {
 		if statusFlags.watch {
 			// A watching status collects on this host, as a waiting
 			// submit does: the results of a detached run arrive.
-			c, err := slurmexec.Collect(ctx, st, id, slurmexec.Options{WorkDir: g.workdir, Reports: g.reports, Jobs: g.jobs, Log: g.log, OnReport: htmlPage(g)})
+			c, err := slurmexec.Collect(ctx, st, id, o)
 			if err != nil {
 				return &exitError{exitFailed, err}
 			}

@@ -110,7 +110,12 @@ func (x *Executor) RunOptions() sweep.RunOptions {
 }
 
 // Name implements sweep.Executor.
-func (x *Executor) Name() string { return runs.ExecutorSlurm }
+func (x *Executor) Name() string {
+	if x.o.Executor != "" {
+		return x.o.Executor
+	}
+	return Slurm
+}
 
 // Run implements sweep.Executor: it submits the trials of job that have no
 // result (and, with RetryFailed, the failed ones), or ends the run when

@@ -263,8 +263,12 @@ func runSlurm(ctx context.Context, g *globalOptions, e *experiment.Experiment, s
 	if s.PerTask > 1 {
 		packed = fmt.Sprintf(", %d tasks of up to %d trials", s.Tasks, s.PerTask)
 	}
-	fmt.Fprintf(w, "%s: run %d %s: %d of %d trials as Slurm %s%s, %d cpu, %d MiB per task)\n",
-		e.Name, s.RunID, verb, len(s.Submitted), s.Trials, jobs, packed, s.CPUs, s.MemMB)
+	via := "Slurm"
+	if b.Here {
+		via = b.Name // the process back end's jobs are its own
+	}
+	fmt.Fprintf(w, "%s: run %d %s: %d of %d trials as %s %s%s, %d cpu, %d MiB per task)\n",
+		e.Name, s.RunID, verb, len(s.Submitted), s.Trials, via, jobs, packed, s.CPUs, s.MemMB)
 	if s.SharedJob != "" {
 		fmt.Fprintf(w, "shared stages: job %s runs them first (the trials wait for it: afterok); log: %s\n", s.SharedJob, s.Dir.SharedLog(s.SharedJob))
 	}

@@ -422,7 +422,8 @@ func (s *Scheduler) states(j *job) []slurm.Task {
 		switch {
 		case t.pending():
 			out = append(out, slurm.Task{JobID: j.ID, Index: t.Index, State: "PENDING", Reason: "JobArrayTaskLimit"})
-		case t.alive():
+		case t.alive() || (t.PID == 0 && t.Launching && t.Exit == nil && j.Dispatcher.Liveness() == runs.OwnerAlive):
+			// Being started by a live runner counts as running.
 			out = append(out, slurm.Task{JobID: j.ID, Index: t.Index, State: "RUNNING", Reason: "None"})
 		}
 	}

@@ -146,7 +146,7 @@ func (x *Executor) Run(ctx context.Context, job *sweep.Job) error {
 		for _, tr := range m.Trials {
 			todo = append(todo, tr.Index)
 		}
-		log.Info("new run", "experiment", e.Name, "run", job.RunID, "trials", len(job.Trials), "executor", "slurm", "dir", d)
+		log.Info("new run", "experiment", e.Name, "run", job.RunID, "trials", len(job.Trials), "executor", x.Name(), "dir", d)
 	} else if m, todo, err = x.resume(ctx, st, d, job); err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ import (
 	"goldstone/report/htmlreport"
 	"goldstone/runs"
 	"goldstone/sweep"
-	"goldstone/sweep/slurmexec/batch"
+	"goldstone/sweep/batch"
 )
 
 var gcFlags struct {

@@ -13,8 +13,8 @@ import (
 	"goldstone/internal/slurm"
 	"goldstone/runs"
 	"goldstone/sweep"
+	"goldstone/sweep/batch"
 	"goldstone/sweep/slurmexec"
-	"goldstone/sweep/slurmexec/batch"
 )
 
 // slurmFlags are run's executor flags; each overrides the experiment's

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"goldstone/internal/slurm"
+	"goldstone/sweep/batch"
 	"goldstone/sweep/slurmexec"
-	"goldstone/sweep/slurmexec/batch"
 )
 
 var statusFlags struct {

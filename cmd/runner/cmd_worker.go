@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"strings"
 
+	"goldstone/sweep/batch"
 	"goldstone/sweep/slurmexec"
-	"goldstone/sweep/slurmexec/batch"
 )
 
 var workerFlags struct {

@@ -2,7 +2,7 @@
 // (`runner --executor process`): a run's trials as `runner worker`
 // subprocesses on this machine, through the same file protocol as the
 // Slurm back end (manifest, per-execution result files, intents, packs:
-// sweep/slurmexec/batch), so that a trial's memory and crashes are its
+// sweep/batch), so that a trial's memory and crashes are its
 // own process's, as Snakemake's and Nextflow's local executors give.
 //
 // It is a slurmexec.Scheduler: an array job is a record in

@@ -8,7 +8,7 @@ import (
 
 	"goldstone/internal/slurm"
 	"goldstone/runs"
-	"goldstone/sweep/slurmexec/batch"
+	"goldstone/sweep/batch"
 )
 
 // Cancel scancels every job of run id that still has tasks in the queue:

@@ -15,7 +15,7 @@ import (
 	"goldstone/internal/slurm"
 	"goldstone/pipeline"
 	"goldstone/runs"
-	"goldstone/sweep/slurmexec/batch"
+	"goldstone/sweep/batch"
 )
 
 // sharedGraph is the stages of built that every trial shares: neither a

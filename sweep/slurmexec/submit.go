@@ -21,7 +21,7 @@ import (
 	"goldstone/pipeline"
 	"goldstone/runs"
 	"goldstone/sweep"
-	"goldstone/sweep/slurmexec/batch"
+	"goldstone/sweep/batch"
 )
 
 // ErrAlreadySubmitted is returned (wrapped) when the run still has tasks in

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 	"goldstone/sweep"
 	"goldstone/sweep/batch"
 	"goldstone/sweep/slurmexec"
+	"goldstone/workdir"
 )
 
 // slurmFlags are run's executor flags; each overrides the experiment's
@@ -202,11 +202,11 @@ func batchOptions(g *globalOptions, e *experiment.Experiment, retryFailed bool, 
 
 // scheduler makes back end b's scheduler for the workdir.
 func scheduler(g *globalOptions, b slurmexec.Backend, dispatch bool) (slurmexec.Scheduler, error) {
-	wd, err := filepath.Abs(g.workdir)
+	wd, err := workdir.New(g.workdir)
 	if err != nil {
 		return nil, usageErr("--workdir: %v", err)
 	}
-	return b.New(slurmexec.Config{WorkDir: wd, Jobs: g.jobs, Dispatch: dispatch}), nil
+	return b.New(slurmexec.Config{WorkDir: wd.Root(), Jobs: g.jobs, Dispatch: dispatch}), nil
 }
 
 // runSlurm is run with a batch --executor (slurm, process): submit (or

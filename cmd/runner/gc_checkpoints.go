@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"goldstone/pipeline"
+	"goldstone/workdir"
 )
 
 // gcCheckpoints is what gc found of the trials' checkpoints under the
@@ -24,7 +25,7 @@ type gcCheckpoints struct {
 func scanCheckpoints(work string) *gcCheckpoints {
 	c := &gcCheckpoints{}
 	roots := []string{work}
-	tasks, _ := filepath.Glob(filepath.Join(work, "batch", "*", "run-*", "tasks", "*"))
+	tasks, _ := filepath.Glob(workdir.Workdir(work).BatchTasks())
 	roots = append(roots, tasks...)
 	for _, root := range roots {
 		dirs, _ := filepath.Glob(filepath.Join(pipeline.CheckpointsDir(root), "*", "*"))
@@ -33,7 +34,7 @@ func scanCheckpoints(work string) *gcCheckpoints {
 			stage := filepath.Base(filepath.Dir(d))
 			size := dirSize(d)
 			// A task's cache/ is the shared cache.
-			if _, err := os.Stat(filepath.Join(root, "cache", stage, key)); err == nil {
+			if _, err := os.Stat(workdir.Workdir(root).CacheEntry(stage, key)); err == nil {
 				c.stale++
 				c.staleBytes += size
 				c.staleDirs = append(c.staleDirs, d)

@@ -42,6 +42,7 @@ import (
 	"goldstone/internal/slurm"
 	"goldstone/runs"
 	"goldstone/sweep/slurmexec"
+	"goldstone/workdir"
 )
 
 // Name is the back end's name (--executor, runs.executor).
@@ -69,7 +70,7 @@ type Scheduler struct {
 
 // New returns the scheduler of the jobs under c.WorkDir.
 func New(c slurmexec.Config) *Scheduler {
-	return &Scheduler{dir: filepath.Join(c.WorkDir, "batch", "procs"), limit: max(1, c.Jobs), dispatch: c.Dispatch,
+	return &Scheduler{dir: workdir.Workdir(c.WorkDir).Procs(), limit: max(1, c.Jobs), dispatch: c.Dispatch,
 		self: runs.Self(), Poll: 200 * time.Millisecond, wait: map[string]bool{}}
 }
 

@@ -22,6 +22,7 @@ import (
 	"goldstone/runs"
 	"goldstone/sweep"
 	"goldstone/sweep/batch"
+	"goldstone/workdir"
 )
 
 // ErrAlreadySubmitted is returned (wrapped) when the run still has tasks in
@@ -665,7 +666,7 @@ func freezeRunner(d batch.Dir, m *batch.Manifest, attempt int, o Options) error 
 			return fmt.Errorf("find the runner binary: %w", err)
 		}
 	}
-	return batch.FreezeShared(exe, filepath.Join(m.WorkDir, "batch", "bin"), d.Runner(attempt), 0o755)
+	return batch.FreezeShared(exe, workdir.Workdir(m.WorkDir).BatchBin(), d.Runner(attempt), 0o755)
 }
 
 // submitCollect submits the collect job of a submission's trials jobs ids

@@ -10,9 +10,12 @@ import (
 	"goldstone/sweep/slurmexec"
 )
 
-var cancelFlags struct {
+// cancelOptions are cancel's flags.
+type cancelOptions struct {
 	run int64
 }
+
+var cancelFlags cancelOptions
 
 func init() {
 	commands = append(commands, &command{
@@ -21,7 +24,9 @@ func init() {
 		flags: func(fs *flag.FlagSet) {
 			fs.Int64Var(&cancelFlags.run, "run", 0, "run id (default: the latest run of --experiment)")
 		},
-		run: runCancel,
+		run: func(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) error {
+			return runCancel(ctx, g, cancelFlags)
+		},
 	})
 }
 
@@ -29,13 +34,13 @@ func init() {
 // queue (its trials jobs and its collect jobs). The running tasks get
 // SIGTERM: each saves a checkpoint and records "interrupted". The run is
 // marked interrupted; the submitting command resumes it.
-func runCancel(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) error {
+func runCancel(ctx context.Context, g *globalOptions, opts cancelOptions) error {
 	st, err := g.openDB(ctx, true)
 	if err != nil {
 		return &exitError{exitUsage, err}
 	}
 	defer st.Close()
-	id, err := runArg(ctx, g, st, cancelFlags.run)
+	id, err := runArg(ctx, g, st, opts.run)
 	if err != nil {
 		return err
 	}

@@ -9,9 +9,12 @@ import (
 	"goldstone/sweep/slurmexec"
 )
 
-var collectFlags struct {
+// collectOptions are collect's flags.
+type collectOptions struct {
 	run int64
 }
+
+var collectFlags collectOptions
 
 func init() {
 	commands = append(commands, &command{
@@ -20,11 +23,13 @@ func init() {
 		flags: func(fs *flag.FlagSet) {
 			fs.Int64Var(&collectFlags.run, "run", 0, "run id (default: the latest run of --experiment)")
 		},
-		run: runCollect,
+		run: func(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) error {
+			return runCollect(ctx, g, collectFlags)
+		},
 	})
 }
 
-func runCollect(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) error {
+func runCollect(ctx context.Context, g *globalOptions, opts collectOptions) error {
 	// Never a new database: collect on a host (or a path) that cannot see
 	// the run's database must say so, not leave an empty one behind.
 	st, err := g.openDB(ctx, true)
@@ -32,7 +37,7 @@ func runCollect(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []stri
 		return &exitError{exitUsage, fmt.Errorf("open results database: %w", err)}
 	}
 	defer st.Close()
-	id, err := runArg(ctx, g, st, collectFlags.run)
+	id, err := runArg(ctx, g, st, opts.run)
 	if err != nil {
 		return err
 	}

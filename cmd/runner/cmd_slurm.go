@@ -74,6 +74,16 @@ func registerSlurmFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&slurmFlags.poll, "slurm-poll", 10*time.Second, "how often a waiting submit collects results and asks squeue")
 }
 
+// executorNames are the registered executors as --executor's value
+// ("local|process|slurm": its help and completion).
+func executorNames() string {
+	var names []string
+	for _, x := range sweep.Executors() {
+		names = append(names, x.Name)
+	}
+	return strings.Join(names, "|")
+}
+
 // executorHelp is --executor's help: the registered executors.
 func executorHelp() string {
 	var parts []string
@@ -394,11 +404,7 @@ func runExecutor(ctx context.Context, g *globalOptions, e *experiment.Experiment
 	}
 	b, ok := slurmexec.Lookup(slurmFlags.executor)
 	if !ok {
-		var names []string
-		for _, x := range sweep.Executors() {
-			names = append(names, x.Name)
-		}
-		return usageErr("--executor must be one of %s, got %q", strings.Join(names, ", "), slurmFlags.executor)
+		return usageErr("--executor must be one of %s, got %q", strings.ReplaceAll(executorNames(), "|", ", "), slurmFlags.executor)
 	}
 	return runSlurm(ctx, g, e, st, retryFailed, b)
 }

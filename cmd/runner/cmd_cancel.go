@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"goldstone/runs"
 	"goldstone/sweep/slurmexec"
 )
 
@@ -48,21 +47,12 @@ func runCancel(ctx context.Context, g *globalOptions, opts cancelOptions) error 
 	if err != nil {
 		return err
 	}
-	cancelled, err := slurmexec.Cancel(ctx, st, id, o)
+	cancelled, status, err := slurmexec.CancelRun(ctx, st, id, o)
 	if err != nil {
 		return &exitError{exitFailed, err}
 	}
-	ri, err := st.Run(ctx, id)
-	if err != nil {
-		return err
-	}
-	if ri.Status == runs.StatusRunning {
-		if err := st.SetRunStatus(ctx, id, runs.StatusInterrupted); err != nil {
-			return err
-		}
-	}
 	if len(cancelled) == 0 {
-		fmt.Fprintf(g.stdout, "run %d (%s): no job of it is queued; nothing to cancel\n", id, ri.Status)
+		fmt.Fprintf(g.stdout, "run %d (%s): no job of it is queued; nothing to cancel\n", id, status)
 		return nil
 	}
 	fmt.Fprintf(g.stdout, "run %d: cancelled job %s; running trials save a checkpoint and stop; run %d is interrupted: the command that submitted it resumes it\n",

@@ -209,3 +209,12 @@ func (s *Store) FinishOwnedRun(ctx context.Context, id int64, o Owner, status, n
 	}
 	return nil
 }
+
+// OwnerOf returns process pid of this host as an owner, without a token:
+// how a back end that starts worker processes records them, so that
+// Liveness tells a live one from an exited one or a recycled pid.
+func OwnerOf(pid int) Owner {
+	host, _ := os.Hostname()
+	started, _, _ := procStart(pid)
+	return Owner{Host: host, PID: pid, Started: started}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"regexp"
 	"time"
 )
 
@@ -41,15 +42,20 @@ CREATE TABLE trial_attempts (
 ) WITHOUT ROWID;
 `
 
-// Executors (runs.executor).
+// Executors (runs.executor): the column's default, and the Slurm back
+// end's name. Which names exist, and what they mean, is the executor
+// registry's (sweep.RegisterExecutor): the store only checks their form.
 const (
 	ExecutorLocal = "local"
 	ExecutorSlurm = "slurm"
 )
 
+// executorName is the form of an executor's name.
+var executorName = regexp.MustCompile(`^[a-z][a-z0-9-]{0,31}$`)
+
 // SetExecutor records how a run's trials are executed.
 func (s *Store) SetExecutor(ctx context.Context, runID int64, executor string) error {
-	if executor != ExecutorLocal && executor != ExecutorSlurm {
+	if !executorName.MatchString(executor) {
 		return fmt.Errorf("set executor of run %d: invalid executor %q", runID, executor)
 	}
 	err := s.do(ctx, func(ctx context.Context, tx *sql.Tx) error {

@@ -7,15 +7,18 @@
 //   - run.go: Execute, the one path of every run: the up-to-date check,
 //     resuming, the run's record, then the executor.
 //   - executor.go: the Executor seam and the local executor.
+//   - backends.go: the executor registry (RegisterExecutor, Detached).
+//   - gc.go, gcfiles.go: gc's claims and crash-safe deletion (GC).
 //   - recorder.go: what turns pipeline events into rows of the store.
 //   - rebuild.go: a run's report, written again (or, for an executor whose
 //     trials ran elsewhere, for the first time) from its recorded results.
 //   - repro.go: Compare and MatchByName, the comparison behind repro.
 //   - resume.go, triallog.go, outputs.go, observe.go: the pieces of a run.
 //
-// Executors: Local runs the trials' graph on this machine; the Slurm
-// executor (sweep/slurmexec) submits them as an array job whose tasks run
-// one trial each and are collected later. Both go through Execute, so a run
+// Executors: Local runs the trials' graph on this machine; the batch
+// executor (sweep/slurmexec) submits them as an array job of a back end
+// (Slurm, or worker processes here: sweep/procexec) whose tasks run one
+// trial each and are collected later. All go through Execute, so a run
 // reads the same in the store whichever ran it.
 //
 // Invariants:

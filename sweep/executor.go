@@ -24,8 +24,8 @@ import (
 // trials then run on without this process, and the executor ends the run
 // when they are collected.
 type Executor interface {
-	// Name is recorded with the run (runs.ExecutorLocal,
-	// runs.ExecutorSlurm): a run that has not ended is resumed only by the
+	// Name is recorded with the run (a name of the executor registry,
+	// RegisterExecutor): a run that has not ended is resumed only by the
 	// executor that ran it.
 	Name() string
 	// Run runs the trials of job that have no outcome yet (not in

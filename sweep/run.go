@@ -256,7 +256,7 @@ func (job *Job) resumeOrSkip(ctx context.Context, x Executor) (done bool, err er
 		}
 	}
 	switch {
-	case last.Status == runs.StatusRunning && exe == runs.ExecutorLocal && last.Owner().Liveness() == runs.OwnerAlive:
+	case last.Status == runs.StatusRunning && !Detached(exe) && last.Owner().Liveness() == runs.OwnerAlive:
 		// Another runner works on it: refused before anything is written
 		// (ClaimRun decides again, in its transaction).
 		return false, &runs.OwnedError{RunID: last.ID, Experiment: e.Name, Owner: last.Owner()}
@@ -268,7 +268,7 @@ func (job *Job) resumeOrSkip(ctx context.Context, x Executor) (done bool, err er
 	case ended:
 		out.RunID, out.UpToDate, out.Status = last.ID, true, last.Status
 		return true, job.upToDate(ctx, last)
-	case exe != x.Name() && exe == runs.ExecutorLocal:
+	case exe != x.Name() && !Detached(exe):
 		return false, nil // a local run is not taken over by another executor: a new run
 	case exe != x.Name():
 		return false, fmt.Errorf("run %d of %s was submitted to %s and has not ended: watch it with 'runner status --run %d', collect it with 'runner collect --run %d', or resume it with --executor %s",
@@ -332,9 +332,6 @@ func (job *Job) sameAsEarlier(ctx context.Context) (done bool, err error) {
 }
 
 func executorText(exe string) string {
-	if exe == runs.ExecutorSlurm {
-		return "Slurm"
-	}
 	return "the " + exe + " executor"
 }
 
@@ -386,7 +383,7 @@ func (job *Job) open(ctx context.Context, x Executor) error {
 			return err
 		}
 		job.RunID = id
-		if x.Name() != runs.ExecutorLocal {
+		if Detached(x.Name()) {
 			if err := st.SetExecutor(ctx, id, x.Name()); err != nil {
 				return err
 			}

@@ -35,7 +35,7 @@ func Search(ctx context.Context, st *runs.Store, e *experiment.Experiment, x Exe
 	if s == nil {
 		return nil, fmt.Errorf("experiment %s has no search table", e.Name)
 	}
-	if x.Name() != runs.ExecutorLocal {
+	if Detached(x.Name()) {
 		return nil, fmt.Errorf("experiment %s is a search: it runs with the local executor only (its waves on %s are not supported yet)", e.Name, x.Name())
 	}
 	if opts.Log == nil {

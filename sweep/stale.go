@@ -34,7 +34,7 @@ func MarkStaleRuns(ctx context.Context, st *runs.Store) ([]runs.RunInfo, error) 
 		if err != nil {
 			return marked, err
 		}
-		if exe == runs.ExecutorSlurm {
+		if Detached(exe) {
 			continue
 		}
 		ok, err := st.MarkRunInterrupted(ctx, ri.ID, owner, fmt.Sprintf("interrupted: its runner (pid %d on %s) is gone", ri.PID, ri.Host))

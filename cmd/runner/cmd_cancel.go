@@ -6,13 +6,15 @@ import (
 	"fmt"
 	"strings"
 
-	"goldstone/runs"
 	"goldstone/sweep/slurmexec"
 )
 
-var cancelFlags struct {
+// cancelOptions are cancel's flags.
+type cancelOptions struct {
 	run int64
 }
+
+var cancelFlags cancelOptions
 
 func init() {
 	commands = append(commands, &command{
@@ -21,7 +23,9 @@ func init() {
 		flags: func(fs *flag.FlagSet) {
 			fs.Int64Var(&cancelFlags.run, "run", 0, "run id (default: the latest run of --experiment)")
 		},
-		run: runCancel,
+		run: func(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) error {
+			return runCancel(ctx, g, cancelFlags)
+		},
 	})
 }
 
@@ -29,36 +33,26 @@ func init() {
 // queue (its trials jobs and its collect jobs). The running tasks get
 // SIGTERM: each saves a checkpoint and records "interrupted". The run is
 // marked interrupted; the submitting command resumes it.
-func runCancel(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) error {
+func runCancel(ctx context.Context, g *globalOptions, opts cancelOptions) error {
 	st, err := g.openDB(ctx, true)
 	if err != nil {
 		return &exitError{exitUsage, err}
 	}
 	defer st.Close()
-	id, err := runArg(ctx, g, st, cancelFlags.run)
+	id, err := runArg(ctx, g, st, opts.run)
 	if err != nil {
 		return err
 	}
-	if exe, err := st.Executor(ctx, id); err != nil {
-		return &exitError{exitUsage, err}
-	} else if exe != runs.ExecutorSlurm {
-		return usageErr("run %d ran with the %s executor: stop it with Ctrl-C where it runs", id, exe)
+	o, err := runBackend(ctx, g, st, id, false)
+	if err != nil {
+		return err
 	}
-	cancelled, err := slurmexec.Cancel(ctx, st, id, slurmexec.Options{WorkDir: g.workdir})
+	cancelled, status, err := slurmexec.CancelRun(ctx, st, id, o)
 	if err != nil {
 		return &exitError{exitFailed, err}
 	}
-	ri, err := st.Run(ctx, id)
-	if err != nil {
-		return err
-	}
-	if ri.Status == runs.StatusRunning {
-		if err := st.SetRunStatus(ctx, id, runs.StatusInterrupted); err != nil {
-			return err
-		}
-	}
 	if len(cancelled) == 0 {
-		fmt.Fprintf(g.stdout, "run %d (%s): no job of it is queued; nothing to cancel\n", id, ri.Status)
+		fmt.Fprintf(g.stdout, "run %d (%s): no job of it is queued; nothing to cancel\n", id, status)
 		return nil
 	}
 	fmt.Fprintf(g.stdout, "run %d: cancelled job %s; running trials save a checkpoint and stop; run %d is interrupted: the command that submitted it resumes it\n",

@@ -9,9 +9,12 @@ import (
 	"goldstone/sweep/slurmexec"
 )
 
-var collectFlags struct {
+// collectOptions are collect's flags.
+type collectOptions struct {
 	run int64
 }
+
+var collectFlags collectOptions
 
 func init() {
 	commands = append(commands, &command{
@@ -20,11 +23,13 @@ func init() {
 		flags: func(fs *flag.FlagSet) {
 			fs.Int64Var(&collectFlags.run, "run", 0, "run id (default: the latest run of --experiment)")
 		},
-		run: runCollect,
+		run: func(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) error {
+			return runCollect(ctx, g, collectFlags)
+		},
 	})
 }
 
-func runCollect(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) error {
+func runCollect(ctx context.Context, g *globalOptions, opts collectOptions) error {
 	// Never a new database: collect on a host (or a path) that cannot see
 	// the run's database must say so, not leave an empty one behind.
 	st, err := g.openDB(ctx, true)
@@ -32,11 +37,15 @@ func runCollect(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []stri
 		return &exitError{exitUsage, fmt.Errorf("open results database: %w", err)}
 	}
 	defer st.Close()
-	id, err := runArg(ctx, g, st, collectFlags.run)
+	id, err := runArg(ctx, g, st, opts.run)
 	if err != nil {
 		return err
 	}
-	c, err := slurmexec.Collect(ctx, st, id, slurmexec.Options{WorkDir: g.workdir, Reports: g.reports, Jobs: g.jobs, Log: g.log, OnReport: htmlPage(g)})
+	o, err := runBackend(ctx, g, st, id, false)
+	if err != nil {
+		return err
+	}
+	c, err := slurmexec.Collect(ctx, st, id, o)
 	if err != nil {
 		return &exitError{exitUsage, err}
 	}
@@ -69,6 +78,26 @@ func endCollect(g *globalOptions, id int64, c *slurmexec.Collection) error {
 		return &exitError{exitFailed, fmt.Errorf("%d of %d trials failed (see 'runner results --run %d')", c.Failed, c.Trials, id)}
 	}
 	return nil
+}
+
+// runBackend returns the options of run id's batch back end (its
+// scheduler dispatching when dispatch: a waiting command), or a usage
+// error naming the executor that ran it when that is no batch back end.
+func runBackend(ctx context.Context, g *globalOptions, st *runs.Store, id int64, dispatch bool) (slurmexec.Options, error) {
+	o := slurmexec.Options{WorkDir: g.workdir, Reports: g.reports, Jobs: g.jobs, Log: g.log, OnReport: htmlPage(g)}
+	exe, err := st.Executor(ctx, id)
+	if err != nil {
+		return o, &exitError{exitUsage, err}
+	}
+	b, ok := slurmexec.Lookup(exe)
+	if !ok {
+		return o, usageErr("run %d ran with the %s executor: its trials ran in its runner; see 'runner results --run %d' (stop a running one with Ctrl-C where it runs)", id, exe, id)
+	}
+	if o.Client, err = scheduler(g, b, dispatch); err != nil {
+		return o, err
+	}
+	o.Executor = b.Name
+	return o, nil
 }
 
 // runArg returns --run, or the latest run of --experiment.

@@ -2,22 +2,16 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"goldstone/experiment"
-	"goldstone/internal/fault"
-	"goldstone/pipeline"
 	"goldstone/report/htmlreport"
 	"goldstone/runs"
 	"goldstone/sweep"
-	"goldstone/sweep/slurmexec/batch"
 )
 
 var gcFlags struct {
@@ -98,83 +92,25 @@ func gcPolicies(ctx context.Context, g *globalOptions, st *runs.Store) error {
 }
 
 // gcWith deletes (or with dryRun only measures) the runs beyond the newest
-// keepLast of each experiment and what only they use, and says so on w.
+// keepLast of each experiment and what only they use (sweep.GC), and says
+// so on w.
 func gcWith(ctx context.Context, g *globalOptions, st *runs.Store, keepLast int, dryRun bool, w io.Writer) error {
 	if !dryRun {
 		recoverStale(ctx, g, st)
 	}
-	old, err := st.OldRuns(ctx, g.experiment, keepLast)
-	if err != nil {
-		return err
-	}
 	verb := "deleted"
-	self := runs.Self() // gc as the owner of the runs it deletes
-	ckpts := scanCheckpoints(g.workdir)
 	if dryRun {
 		verb = "would delete"
-	} else {
-		// Runners share the workdir: gc takes no lock on it. It owns the
-		// runs it deletes (none is resumed meanwhile), and removes a cache
-		// entry only under that entry's lock (pipeline.RemoveEntry).
-		var inUse []runs.RunInfo
-		if old, inUse, err = sweep.ClaimForDeletion(ctx, st, old, self); err != nil {
-			return err
-		}
-		for _, r := range inUse {
-			fmt.Fprintf(g.stderr, "gc: keeping run %d (%s): a runner resumed it\n", r.ID, termText(r.Experiment))
-		}
-		if err := ckpts.remove(); err != nil {
-			return err
-		}
 	}
-	ids := make([]int64, len(old))
-	for i, r := range old {
-		ids[i] = r.ID
-	}
-	plan, err := st.DeleteOwnedRuns(ctx, ids, self, true)
+	rep, err := sweep.GC(ctx, st, sweep.GCOptions{Experiment: g.experiment, KeepLast: keepLast, DryRun: dryRun,
+		WorkDir: g.workdir, Reports: g.reports, Warn: g.stderr})
 	if err != nil {
 		return err
 	}
-	work, err := filepath.Abs(g.workdir)
-	if err != nil {
-		return err
+	for _, r := range rep.InUse {
+		fmt.Fprintf(g.stderr, "gc: keeping run %d (%s): a runner resumed it\n", r.ID, termText(r.Experiment))
 	}
-	reports, err := filepath.Abs(g.reports)
-	if err != nil {
-		return err
-	}
-	cacheRoot := filepath.Join(work, "cache")
-	trash := filepath.Join(work, "tmp")
-	if !dryRun && len(old) > 0 {
-		// What a gc killed while deleting an entry left aside.
-		leftovers, _ := filepath.Glob(filepath.Join(trash, "gc-*"))
-		for _, d := range leftovers {
-			os.RemoveAll(d)
-		}
-	}
-	c := &gcFiles{dryRun: dryRun, stderr: g.stderr, dirs: map[string]bool{}}
-	if err := c.cacheEntries(plan.CacheDirs, cacheRoot, work); err != nil {
-		return err
-	}
-	if err := c.runFiles(plan.Files, work, reports, old); err != nil {
-		return err
-	}
-	if err := c.batchDirs(old, g.workdir); err != nil {
-		return err
-	}
-	for d := range c.dirs { // run-<id> directories left empty
-		for _, r := range []string{reports, work} {
-			removeEmptyUpTo(d, r)
-		}
-	}
-	if !dryRun && len(ids) > 0 {
-		// Last: the rows that let a killed gc find all this again.
-		fault.Point("gc:rows")
-		if _, err := st.DeleteOwnedRuns(ctx, ids, self, false); err != nil {
-			return err
-		}
-	}
-	if !gcSay(w, keepLast, verb, old, c, ckpts) {
+	if !gcSay(w, keepLast, verb, rep) {
 		return nil
 	}
 	if !dryRun {
@@ -188,12 +124,13 @@ func gcWith(ctx context.Context, g *globalOptions, st *runs.Store, keepLast int,
 }
 
 // gcSay prints what gc did (or would do) on w; false when it deleted no run.
-func gcSay(w io.Writer, keepLast int, verb string, old []runs.RunInfo, c *gcFiles, ckpts *gcCheckpoints) bool {
+func gcSay(w io.Writer, keepLast int, verb string, rep *sweep.GCReport) bool {
+	old, c := rep.Runs, rep
 	var idText []string
 	for _, r := range old {
 		idText = append(idText, fmt.Sprintf("%d (%s)", r.ID, termText(r.Experiment)))
 	}
-	if t := ckpts.text(verb); t != "" {
+	if t := checkpointsText(rep.Checkpoints, verb); t != "" {
 		fmt.Fprintln(w, t)
 	}
 	if len(old) == 0 {
@@ -202,189 +139,11 @@ func gcSay(w io.Writer, keepLast int, verb string, old []runs.RunInfo, c *gcFile
 	}
 	fmt.Fprintf(w, "%s %d runs: %s\n", verb, len(old), strings.Join(idText, ", "))
 	batchText := ""
-	if c.batches > 0 {
-		batchText = fmt.Sprintf(", %d Slurm batch directories", c.batches)
+	if c.Batches > 0 {
+		batchText = fmt.Sprintf(", %d Slurm batch directories", c.Batches)
 	}
-	fmt.Fprintf(w, "%s %d cache entries%s and %d report and log files no remaining run uses: %s freed\n", verb, c.entries, batchText, c.files, byteText(c.freed))
+	fmt.Fprintf(w, "%s %d cache entries%s and %d report and log files no remaining run uses: %s freed\n", verb, c.Entries, batchText, c.Files, byteText(c.Freed))
 	return true
-}
-
-// gcFiles removes (or, on a dry run, counts) the files of the runs gc
-// deletes, and counts what it freed.
-type gcFiles struct {
-	dryRun                  bool
-	stderr                  io.Writer
-	freed                   int64
-	entries, files, batches int
-	dirs                    map[string]bool // directories files were removed from
-}
-
-// cacheEntries removes the recorded cache entries found under cacheRoot
-// (pipeline.RemoveEntry: each moved out of the cache in one step, under
-// its lock), but not one a running runner uses or writes.
-func (c *gcFiles) cacheEntries(recordedDirs []string, cacheRoot, work string) error {
-	for _, recorded := range recordedDirs {
-		d, ok := rebase(recorded, cacheRoot, "cache", 2)
-		if !ok {
-			if _, err := os.Stat(recorded); err == nil {
-				fmt.Fprintf(c.stderr, "gc: keeping %s: not in the cache %s\n", recorded, cacheRoot)
-			}
-			continue
-		}
-		n, err := treeSize(d)
-		if err != nil {
-			if os.IsNotExist(err) {
-				continue // removed by a gc that was killed, or never there
-			}
-			return err
-		}
-		if !c.dryRun {
-			switch err := pipeline.RemoveEntry(work, d); {
-			case errors.Is(err, pipeline.ErrEntryInUse):
-				fmt.Fprintf(c.stderr, "gc: keeping %s: a running runner uses it\n", d)
-				continue
-			case os.IsNotExist(err):
-				continue
-			case err != nil:
-				return fmt.Errorf("gc: %w", err)
-			}
-			fault.Point("gc:files")
-		}
-		c.freed += n
-		c.entries++
-	}
-	return nil
-}
-
-// runFiles removes the runs' recorded logs and report files found under
-// the workdir's logs or the reports directory.
-func (c *gcFiles) runFiles(recordedFiles []string, work, reports string, old []runs.RunInfo) error {
-	for _, recorded := range recordedFiles {
-		f, ok := rebase(recorded, filepath.Join(work, "logs"), "logs", 3)
-		if !ok {
-			f, ok = rebaseReport(recorded, reports, old)
-		}
-		if !ok {
-			continue
-		}
-		fi, err := os.Stat(f)
-		if err != nil {
-			continue
-		}
-		if !c.dryRun {
-			if err := os.Remove(f); err != nil {
-				return fmt.Errorf("gc: %w", err)
-			}
-			c.dirs[filepath.Dir(f)] = true
-			fault.Point("gc:files")
-		}
-		c.freed += fi.Size()
-		c.files++
-	}
-	return nil
-}
-
-// batchDirs removes a Slurm run's batch directory (manifest, frozen config,
-// task results and logs; docs/slurm.md): it goes with
-// its run.
-func (c *gcFiles) batchDirs(old []runs.RunInfo, workdir string) error {
-	for _, r := range old {
-		if experiment.CheckName(r.Experiment) != nil {
-			continue // a name that would lead outside the workdir
-		}
-		d := string(batch.RunDir(workdir, r.Experiment, r.ID))
-		n, err := treeSize(d)
-		if err != nil {
-			if os.IsNotExist(err) {
-				continue
-			}
-			return err
-		}
-		if !c.dryRun {
-			if err := os.RemoveAll(d); err != nil {
-				return fmt.Errorf("gc: %w", err)
-			}
-		}
-		c.freed += n
-		c.batches++
-	}
-	return nil
-}
-
-// rebase maps a recorded path to the current root: as it is when it is
-// inside root, else (the directory moved since it was recorded) its last
-// depth elements after the last element named mark ("cache" for
-// <workdir>/cache/<stage>/<key>, "logs" for
-// <workdir>/logs/<experiment>/run-<id>/<file>) joined onto root. ok is
-// false when neither gives a path inside root.
-func rebase(path, root, mark string, depth int) (string, bool) {
-	if within(root, path) && path != root {
-		return path, true
-	}
-	parts := strings.Split(filepath.ToSlash(path), "/")
-	for i := len(parts) - 1 - depth; i >= 0; i-- {
-		if parts[i] == mark {
-			if len(parts)-1-i != depth {
-				return "", false
-			}
-			p, err := experiment.Within(root, parts[i+1:]...)
-			return p, err == nil && p != root
-		}
-	}
-	return "", false
-}
-
-// rebaseReport maps a recorded report file to the current reports
-// directory: as it is when it is inside it, else the part from
-// <experiment>/run-<id>/ of one of the deleted runs on.
-func rebaseReport(path, reports string, old []runs.RunInfo) (string, bool) {
-	if within(reports, path) && path != reports {
-		return path, true
-	}
-	slash := filepath.ToSlash(path)
-	for _, r := range old {
-		mark := "/" + r.Experiment + "/" + fmt.Sprintf("run-%d", r.ID) + "/"
-		if i := strings.LastIndex(slash, mark); i >= 0 && experiment.CheckName(r.Experiment) == nil {
-			p, err := experiment.Within(reports, strings.Split(slash[i+1:], "/")...)
-			return p, err == nil
-		}
-	}
-	return "", false
-}
-
-// within reports whether path is root or below it.
-func within(root, path string) bool {
-	rel, err := filepath.Rel(root, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
-}
-
-func treeSize(dir string) (int64, error) {
-	var n int64
-	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() {
-			fi, err := d.Info()
-			if err != nil {
-				return err
-			}
-			n += fi.Size()
-		}
-		return nil
-	})
-	return n, err
-}
-
-// removeEmptyUpTo removes dir and its parents while they are empty, up to
-// (not including) root.
-func removeEmptyUpTo(dir, root string) {
-	for within(root, dir) && dir != root {
-		if os.Remove(dir) != nil {
-			return
-		}
-		dir = filepath.Dir(dir)
-	}
 }
 
 func byteText(n int64) string {

@@ -13,6 +13,7 @@ import (
 
 	"goldstone/experiment"
 	"goldstone/pipeline"
+	"goldstone/runs"
 )
 
 func init() {
@@ -25,7 +26,7 @@ func runPlan(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string)
 		return err
 	}
 	if e.Search != nil {
-		if err := checkSearchRun(g, e, "local"); err != nil {
+		if err := checkSearchRun(g, e, runs.ExecutorLocal); err != nil {
 			return err
 		}
 		if e, err = planSearch(g.stdout, e); err != nil {

@@ -48,7 +48,7 @@ func runRun(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) 
 	}
 	defer st.Close()
 	recoverStale(ctx, g, st)
-	if slurmFlags.executor != "local" {
+	if sweep.Detached(slurmFlags.executor) {
 		return runExecutor(ctx, g, e, st, runFlags.retryFailed)
 	}
 	prog := newProgress(g, e.Size(), runFlags.progressMetric) // the exact count comes with RunStarted

@@ -21,7 +21,7 @@ import (
 // has a search table, else its grid.
 func execute(ctx context.Context, g *globalOptions, st *runs.Store, e *experiment.Experiment, opts sweep.RunOptions) (*sweep.Outcome, error) {
 	if e.Search != nil {
-		if err := checkSearchRun(g, e, "local"); err != nil {
+		if err := checkSearchRun(g, e, runs.ExecutorLocal); err != nil {
 			return nil, err
 		}
 		return sweep.Search(ctx, st, e, sweep.Local{}, opts)
@@ -36,7 +36,7 @@ func checkSearchRun(g *globalOptions, e *experiment.Experiment, executor string)
 	if e.Search == nil {
 		return nil
 	}
-	if executor != "local" {
+	if sweep.Detached(executor) {
 		return usageErr("experiment %s is a search: it runs with --executor local only (waves on %s are not supported yet)", e.Name, executor)
 	}
 	for _, kv := range g.sets {

@@ -12,8 +12,9 @@ import (
 	"goldstone/internal/slurm"
 	"goldstone/runs"
 	"goldstone/sweep"
+	"goldstone/sweep/batch"
 	"goldstone/sweep/slurmexec"
-	"goldstone/sweep/slurmexec/batch"
+	"goldstone/workdir"
 )
 
 // slurmFlags are run's executor flags; each overrides the experiment's
@@ -47,7 +48,7 @@ var slurmFlags struct {
 
 // registerSlurmFlags adds run's executor flags.
 func registerSlurmFlags(fs *flag.FlagSet) {
-	fs.StringVar(&slurmFlags.executor, "executor", "local", "where trials run: local, or slurm (one array job; see docs/slurm.md)")
+	fs.StringVar(&slurmFlags.executor, "executor", runs.ExecutorLocal, executorHelp())
 	fs.StringVar(&slurmFlags.partition, "slurm-partition", "", "Slurm partition (sbatch --partition)")
 	fs.StringVar(&slurmFlags.account, "slurm-account", "", "Slurm account (sbatch --account)")
 	fs.StringVar(&slurmFlags.time, "slurm-time", "", "time limit per array task (one trial, or K with --slurm-trials-per-task), HH:MM:SS or D-HH:MM:SS (sbatch --time)")
@@ -71,6 +72,25 @@ func registerSlurmFlags(fs *flag.FlagSet) {
 	fs.Var(&slurmFlags.setup, "slurm-setup", "a shell line the trials' and the shared job's batch scripts run before the runner ('module load gcc', 'source env/bin/activate'); repeat for more; kept in submit.<attempt>.sh")
 	fs.IntVar(&slurmFlags.perTask, "slurm-trials-per-task", 0, "pack K trials into each array task, run one after another (a sweep of n trials is ceil(n/K) tasks; --slurm-time, cpus and memory are then per task: the time limit must cover K trials); 0: the experiment's slurm.trials_per_task, else 1")
 	fs.DurationVar(&slurmFlags.poll, "slurm-poll", 10*time.Second, "how often a waiting submit collects results and asks squeue")
+}
+
+// executorNames are the registered executors as --executor's value
+// ("local|process|slurm": its help and completion).
+func executorNames() string {
+	var names []string
+	for _, x := range sweep.Executors() {
+		names = append(names, x.Name)
+	}
+	return strings.Join(names, "|")
+}
+
+// executorHelp is --executor's help: the registered executors.
+func executorHelp() string {
+	var parts []string
+	for _, x := range sweep.Executors() {
+		parts = append(parts, x.Name+": "+x.Doc)
+	}
+	return "where trials run; " + strings.Join(parts, "; ")
 }
 
 // slurmOptions resolves the executor options: flags over the experiment's
@@ -167,15 +187,47 @@ func slurmOptions(g *globalOptions, e *experiment.Experiment, retryFailed bool) 
 	return o, nil
 }
 
-// runSlurm is run with --executor slurm: submit (or resume) the experiment's
-// trials as a Slurm array job.
-func runSlurm(ctx context.Context, g *globalOptions, e *experiment.Experiment, st *runs.Store, retryFailed bool) error {
+// batchOptions are slurmOptions for back end b, its scheduler made here
+// (dispatching: this runner starts the tasks of a back end that runs them
+// on this machine).
+func batchOptions(g *globalOptions, e *experiment.Experiment, retryFailed bool, b slurmexec.Backend) (slurmexec.Options, error) {
 	o, err := slurmOptions(g, e, retryFailed)
+	if err != nil {
+		return o, err
+	}
+	if b.Here {
+		if slurmFlags.detach {
+			return o, usageErr("--executor %s runs its workers from this runner: it has no --detach (Ctrl-C stops waiting, not the workers; the same command adopts them)", b.Name)
+		}
+		// The shared stages run here before the workers, and this runner
+		// collects: no shared or collect job.
+		o.SharedJob, o.NoCollectJob = false, true
+	}
+	if o.Client, err = scheduler(g, b, true); err != nil {
+		return o, err
+	}
+	o.Executor = b.Name
+	return o, nil
+}
+
+// scheduler makes back end b's scheduler for the workdir.
+func scheduler(g *globalOptions, b slurmexec.Backend, dispatch bool) (slurmexec.Scheduler, error) {
+	wd, err := workdir.New(g.workdir)
+	if err != nil {
+		return nil, usageErr("--workdir: %v", err)
+	}
+	return b.New(slurmexec.Config{WorkDir: wd.Root(), Jobs: g.jobs, Dispatch: dispatch}), nil
+}
+
+// runSlurm is run with a batch --executor (slurm, process): submit (or
+// resume) the experiment's trials as an array job of back end b.
+func runSlurm(ctx context.Context, g *globalOptions, e *experiment.Experiment, st *runs.Store, retryFailed bool, b slurmexec.Backend) error {
+	o, err := batchOptions(g, e, retryFailed, b)
 	if err != nil {
 		return err
 	}
-	if err := (&slurm.Client{}).Available(); err != nil {
-		return usageErr("--executor slurm: %v (is this a Slurm submit host?)", err)
+	if err := o.Client.Available(); err != nil {
+		return usageErr("--executor %s: %v (is this a submit host of it?)", b.Name, err)
 	}
 	s, err := slurmexec.Submit(ctx, st, e, o)
 	if err != nil && errors.Is(err, slurmexec.ErrAlreadySubmitted) && !slurmFlags.detach && s != nil && s.RunID != 0 {
@@ -221,8 +273,12 @@ func runSlurm(ctx context.Context, g *globalOptions, e *experiment.Experiment, s
 	if s.PerTask > 1 {
 		packed = fmt.Sprintf(", %d tasks of up to %d trials", s.Tasks, s.PerTask)
 	}
-	fmt.Fprintf(w, "%s: run %d %s: %d of %d trials as Slurm %s%s, %d cpu, %d MiB per task)\n",
-		e.Name, s.RunID, verb, len(s.Submitted), s.Trials, jobs, packed, s.CPUs, s.MemMB)
+	via := "Slurm"
+	if b.Here {
+		via = b.Name // the process back end's jobs are its own
+	}
+	fmt.Fprintf(w, "%s: run %d %s: %d of %d trials as %s %s%s, %d cpu, %d MiB per task)\n",
+		e.Name, s.RunID, verb, len(s.Submitted), s.Trials, via, jobs, packed, s.CPUs, s.MemMB)
 	if s.SharedJob != "" {
 		fmt.Fprintf(w, "shared stages: job %s runs them first (the trials wait for it: afterok); log: %s\n", s.SharedJob, s.Dir.SharedLog(s.SharedJob))
 	}
@@ -245,7 +301,7 @@ func runSlurm(ctx context.Context, g *globalOptions, e *experiment.Experiment, s
 // (report written) or stopped short (trials lost, nothing queued). Ctrl-C
 // stops waiting; the trials go on.
 func waitSlurm(ctx context.Context, g *globalOptions, st *runs.Store, id int64, o slurmexec.Options) error {
-	p := &slurm.Poller{Client: &slurm.Client{}, Interval: slurmFlags.poll}
+	p := &slurm.Poller{Client: o.Client, Interval: slurmFlags.poll}
 	last := ""
 	for {
 		c, err := slurmexec.Collect(ctx, st, id, o)
@@ -346,9 +402,9 @@ func runExecutor(ctx context.Context, g *globalOptions, e *experiment.Experiment
 	if err := checkSearchRun(g, e, slurmFlags.executor); err != nil {
 		return err // a search runs locally only
 	}
-	switch slurmFlags.executor {
-	case "slurm":
-		return runSlurm(ctx, g, e, st, retryFailed)
+	b, ok := slurmexec.Lookup(slurmFlags.executor)
+	if !ok {
+		return usageErr("--executor must be one of %s, got %q", strings.ReplaceAll(executorNames(), "|", ", "), slurmFlags.executor)
 	}
-	return usageErr("--executor must be local or slurm, got %q", slurmFlags.executor)
+	return runSlurm(ctx, g, e, st, retryFailed, b)
 }

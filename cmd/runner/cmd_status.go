@@ -9,15 +9,17 @@ import (
 	"time"
 
 	"goldstone/internal/slurm"
-	"goldstone/runs"
+	"goldstone/sweep/batch"
 	"goldstone/sweep/slurmexec"
-	"goldstone/sweep/slurmexec/batch"
 )
 
-var statusFlags struct {
+// statusOptions are status's flags.
+type statusOptions struct {
 	run   int64
 	watch bool
 }
+
+var statusFlags statusOptions
 
 func init() {
 	commands = append(commands, &command{
@@ -27,31 +29,34 @@ func init() {
 			fs.Int64Var(&statusFlags.run, "run", 0, "run id (default: the latest run of --experiment)")
 			fs.BoolVar(&statusFlags.watch, "watch", false, "repeat every 30 s, collecting the results that arrived (as 'runner collect'), until the run has ended or nothing is pending or running")
 		},
-		run: runStatus,
+		run: func(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) error {
+			return runStatus(ctx, g, statusFlags)
+		},
 	})
 }
 
-func runStatus(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) error {
+// runStatus prints a batch run's trials (and with watch collects until it
+// ends).
+func runStatus(ctx context.Context, g *globalOptions, opts statusOptions) error {
 	st, err := g.openDB(ctx, true)
 	if err != nil {
 		return &exitError{exitUsage, err}
 	}
 	defer st.Close()
-	id, err := runArg(ctx, g, st, statusFlags.run)
+	id, err := runArg(ctx, g, st, opts.run)
 	if err != nil {
 		return err
 	}
-	if exe, err := st.Executor(ctx, id); err != nil {
-		return &exitError{exitUsage, err}
-	} else if exe != runs.ExecutorSlurm {
-		return usageErr("run %d ran with the %s executor; see 'runner results --run %d'", id, exe, id)
+	o, err := runBackend(ctx, g, st, id, opts.watch)
+	if err != nil {
+		return err
 	}
-	p := &slurm.Poller{Client: &slurm.Client{}}
+	p := &slurm.Poller{Client: o.Client}
 	for {
-		if statusFlags.watch {
+		if opts.watch {
 			// A watching status collects on this host, as a waiting
 			// submit does: the results of a detached run arrive.
-			c, err := slurmexec.Collect(ctx, st, id, slurmexec.Options{WorkDir: g.workdir, Reports: g.reports, Jobs: g.jobs, Log: g.log, OnReport: htmlPage(g)})
+			c, err := slurmexec.Collect(ctx, st, id, o)
 			if err != nil {
 				return &exitError{exitFailed, err}
 			}
@@ -67,7 +72,7 @@ func runStatus(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []strin
 			return &exitError{exitUsage, err}
 		}
 		printStatus(g, s)
-		if !statusFlags.watch || s.Counts[batch.Pending]+s.Counts[batch.Running] == 0 {
+		if !opts.watch || s.Counts[batch.Pending]+s.Counts[batch.Running] == 0 {
 			return nil
 		}
 		select {

@@ -15,6 +15,7 @@ import (
 	"goldstone/pipeline"
 	"goldstone/runs"
 	"goldstone/sweep"
+	"goldstone/workdir"
 )
 
 var verifyFlags struct {
@@ -122,7 +123,7 @@ func verifySeries(ctx context.Context, g *globalOptions) (*seriesVerification, e
 		return nil, &exitError{exitUsage, err}
 	}
 	defer st.Close()
-	cache, err := filepath.Abs(filepath.Join(g.workdir, "cache"))
+	cache, err := filepath.Abs(workdir.Workdir(g.workdir).Cache())
 	if err != nil {
 		return nil, err
 	}

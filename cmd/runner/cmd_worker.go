@@ -7,17 +7,20 @@ import (
 	"fmt"
 	"strings"
 
+	"goldstone/sweep/batch"
 	"goldstone/sweep/slurmexec"
-	"goldstone/sweep/slurmexec/batch"
 )
 
-var workerFlags struct {
+// workerOptions are worker's flags.
+type workerOptions struct {
 	run     int64
 	index   int
 	attempt int
 	shared  bool
 	pack    bool
 }
+
+var workerFlags workerOptions
 
 func init() {
 	commands = append(commands, &command{
@@ -30,26 +33,28 @@ func init() {
 			fs.BoolVar(&workerFlags.pack, "pack", false, "--index is a task of a packed submission (--slurm-trials-per-task): run the trials its packs.<attempt>.json gives it, one after another")
 			fs.BoolVar(&workerFlags.shared, "shared", false, "run the stages every trial shares (the shared job of --slurm-shared-job) instead of a trial: --run ID --attempt N, no --index")
 		},
-		run: runWorker,
+		run: func(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) error {
+			return runWorker(ctx, g, workerFlags)
+		},
 	})
 }
 
 // runWorker runs one task. It never opens the results database: the task
 // writes its result file under the run's directory.
-func runWorker(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) error {
-	if workerFlags.shared {
-		return runSharedWorker(ctx, g)
+func runWorker(ctx context.Context, g *globalOptions, opts workerOptions) error {
+	if opts.shared {
+		return runSharedWorker(ctx, g, opts)
 	}
-	if workerFlags.run <= 0 || workerFlags.index < 0 {
+	if opts.run <= 0 || opts.index < 0 {
 		return usageErr("worker needs --run ID and --index N")
 	}
-	d, err := slurmexec.FindDir(g.workdir, g.experiment, workerFlags.run)
+	d, err := slurmexec.FindDir(g.workdir, g.experiment, opts.run)
 	if err != nil {
 		return &exitError{exitUsage, err}
 	}
-	wo := slurmexec.WorkerOptions{Dir: d, Index: workerFlags.index, Attempt: workerFlags.attempt, Restart: -1, Out: g.stdout, Checkpoint: g.checkpointPolicy()}
+	wo := slurmexec.WorkerOptions{Dir: d, Index: opts.index, Attempt: opts.attempt, Restart: -1, Out: g.stdout, Checkpoint: g.checkpointPolicy()}
 	var rs []*batch.Result
-	if workerFlags.pack {
+	if opts.pack {
 		rs, err = slurmexec.PackWorker(ctx, wo)
 	} else {
 		var r *batch.Result
@@ -79,15 +84,15 @@ func runWorker(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []strin
 // runSharedWorker runs a submission's shared job: the stages every trial
 // shares, into the shared cache. It never opens the results database; its
 // exit status is what the trials' array waits for (afterok).
-func runSharedWorker(ctx context.Context, g *globalOptions) error {
-	if workerFlags.run <= 0 || workerFlags.index >= 0 {
+func runSharedWorker(ctx context.Context, g *globalOptions, opts workerOptions) error {
+	if opts.run <= 0 || opts.index >= 0 {
 		return usageErr("worker --shared needs --run ID (and no --index)")
 	}
-	d, err := slurmexec.FindDir(g.workdir, g.experiment, workerFlags.run)
+	d, err := slurmexec.FindDir(g.workdir, g.experiment, opts.run)
 	if err != nil {
 		return &exitError{exitUsage, err}
 	}
-	r, err := slurmexec.SharedWorker(ctx, slurmexec.SharedOptions{Dir: d, Attempt: workerFlags.attempt, Out: g.stdout})
+	r, err := slurmexec.SharedWorker(ctx, slurmexec.SharedOptions{Dir: d, Attempt: opts.attempt, Out: g.stdout})
 	if r != nil {
 		fmt.Fprintf(g.stdout, "run %d shared stages, submission %d: %s in %.1fs (%d stage(s) ran); result %s\n", r.RunID, r.Attempt,
 			r.Status, r.Ended.Sub(r.Started).Seconds(), len(r.Ran), d.SharedResult(r.Attempt))

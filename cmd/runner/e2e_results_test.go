@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"goldstone/sweep/slurmexec/batch"
+	"goldstone/sweep/batch"
 
 	"github.com/parquet-go/parquet-go"
 )

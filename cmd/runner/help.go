@@ -109,7 +109,7 @@ var flagMeta = map[string][2]string{
 	"kind":                   {"run|repro", "repro"},
 	"readme":                 {"FILE", "README.md"},
 	"addr":                   {"HOST:PORT", "127.0.0.1:8080"},
-	"executor":               {"local|slurm", "slurm"},
+	"executor":               {executorNames(), "slurm"},
 	"checkpoint-every":       {"N", "1000"},
 	"checkpoint-minutes":     {"MINUTES", "30"},
 	"slurm-cpus":             {"N", "8"},

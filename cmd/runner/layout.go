@@ -1,6 +1,7 @@
 package main
 
 import (
+	"goldstone/workdir"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,7 +14,7 @@ import (
 // experiment named after one of these would have its reports in it, and
 // the next run's clean-up of tmp/ (or of a killed repro's scratch) would
 // remove them.
-var workdirAreas = []string{"cache", "tmp", "state", "logs", "batch", "checkpoints", "lock"}
+var workdirAreas = workdir.Areas
 
 // checkReportsDir refuses a --reports that is --workdir, or lies inside one
 // of the workdir's own areas (workdirAreas, repro-*), where the runner's

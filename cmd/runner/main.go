@@ -42,6 +42,7 @@ import (
 	"goldstone/pipeline"
 	"goldstone/runs"
 	_ "goldstone/stages/pipelines" // registers every pipeline
+	_ "goldstone/sweep/procexec"   // registers the process back end (--executor process)
 )
 
 // Exit codes.

@@ -11,6 +11,7 @@ import (
 	"goldstone/pipeline"
 	"goldstone/runs"
 	"goldstone/sweep"
+	"goldstone/workdir"
 )
 
 // scratchGrace is how old a repro scratch directory without a lock file
@@ -37,7 +38,7 @@ func recoverStale(ctx context.Context, g *globalOptions, st *runs.Store) {
 	}
 	// Temporary files of writes a kill cut short: reports (figures,
 	// Markdown, HTML pages, exports) and the workdir's state.
-	for _, root := range []string{g.reports, filepath.Join(g.workdir, "state")} {
+	for _, root := range []string{g.reports, workdir.Workdir(g.workdir).State()} {
 		if root == "" {
 			continue
 		}
@@ -49,7 +50,7 @@ func recoverStale(ctx context.Context, g *globalOptions, st *runs.Store) {
 			g.log.Error("remove temporary files a killed runner left", "dir", root, "err", err)
 		}
 	}
-	dirs, _ := filepath.Glob(filepath.Join(g.workdir, "repro-*"))
+	dirs, _ := filepath.Glob(workdir.Workdir(g.workdir).ReproScratch())
 	for _, d := range dirs {
 		if err := removeScratch(d); err != nil {
 			g.log.Error("remove the scratch of a killed repro", "dir", d, "err", err)

@@ -125,12 +125,20 @@ func parseQueue(jobID, out string) ([]Task, error) {
 	return tasks, nil
 }
 
+// Queuer is what a Poller asks: the queue's tasks of a job and how they
+// ended. *Client asks squeue and sacct; another batch back end (processes
+// on this machine: sweep/procexec) answers from its own records.
+type Queuer interface {
+	Queue(ctx context.Context, jobID string) ([]Task, error)
+	Accounting(ctx context.Context, jobID string) (map[int]string, error)
+}
+
 // Poller rate-limits Queue: at most one squeue call per job per Interval
 // (30 s by default); in between it answers from the last result. After a
 // failed call the interval for that job doubles, up to 10 minutes, and
 // returns to Interval after a success.
 type Poller struct {
-	Client   *Client
+	Client   Queuer
 	Interval time.Duration    // default 30 s
 	Now      func() time.Time // default time.Now
 	// AcctInterval is the least time between two sacct calls about one

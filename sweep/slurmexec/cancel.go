@@ -8,10 +8,28 @@ import (
 
 	"goldstone/internal/slurm"
 	"goldstone/runs"
-	"goldstone/sweep/slurmexec/batch"
+	"goldstone/sweep/batch"
 )
 
-// Cancel scancels every job of run id that still has tasks in the queue:
+// CancelRun cancels run id's jobs (Cancel) and marks the run interrupted
+// when it was running (the command that submitted it resumes it). It
+// returns the jobs cancelled and the run's status before.
+func CancelRun(ctx context.Context, st *runs.Store, id int64, o Options) ([]string, string, error) {
+	cancelled, err := Cancel(ctx, st, id, o)
+	if err != nil {
+		return cancelled, "", err
+	}
+	ri, err := st.Run(ctx, id)
+	if err != nil {
+		return cancelled, "", err
+	}
+	if ri.Status != runs.StatusRunning {
+		return cancelled, ri.Status, nil
+	}
+	return cancelled, ri.Status, st.SetRunStatus(ctx, id, runs.StatusInterrupted)
+}
+
+// Cancel cancels (the Slurm back end: scancels) every job of run id that still has tasks in the queue:
 // those the database records, and those a submitter killed between sbatch
 // and recording made (its intent is left in the run's directory), found in
 // the queue by the run's job names (the trials', each split array's, the

@@ -11,7 +11,7 @@ import (
 	"goldstone/pipeline"
 	"goldstone/runs"
 	"goldstone/sweep"
-	"goldstone/sweep/slurmexec/batch"
+	"goldstone/sweep/batch"
 )
 
 // Collection is what Collect did.

@@ -1,4 +1,6 @@
-// Package slurmexec runs an experiment's trials on a Slurm cluster: one
+// Package slurmexec runs an experiment's trials as a batch back end's
+// array job (Scheduler: a Slurm cluster, or worker processes on this
+// machine, sweep/procexec; the back ends by name: Register, Lookup): one
 // array job whose tasks each run one trial (or, packed with
 // Options.TrialsPerTask, several one after another: PackWorker, mapped
 // by the submission's packs.<attempt>.json), and a dependent job that

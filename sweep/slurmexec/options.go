@@ -101,8 +101,11 @@ type Options struct {
 	// to write the HTML page; it returns the page's path.
 	OnReport func(ctx context.Context, st *runs.Store, e *experiment.Experiment, runID int64, reportPath string) (string, error)
 
-	Client *slurm.Client // nil: the commands on PATH
-	Log    *slog.Logger  // nil: discard
+	// Client is the scheduler the jobs go to; nil: Slurm's commands on
+	// PATH. Executor is the back end's name (runs.executor); "": slurm.
+	Client   Scheduler
+	Executor string
+	Log      *slog.Logger // nil: discard
 }
 
 // DefaultMaxParallel is the array throttle (--array=...%K) the runner asks
@@ -215,7 +218,7 @@ func (o *Options) log() *slog.Logger {
 	return o.Log
 }
 
-func (o *Options) client() *slurm.Client {
+func (o *Options) client() Scheduler {
 	if o.Client == nil {
 		return &slurm.Client{}
 	}

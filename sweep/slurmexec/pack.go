@@ -3,7 +3,7 @@ package slurmexec
 import (
 	"goldstone/internal/slurm"
 	"goldstone/runs"
-	"goldstone/sweep/slurmexec/batch"
+	"goldstone/sweep/batch"
 )
 
 // taskMap maps the array tasks of a run's trials jobs to the trials they

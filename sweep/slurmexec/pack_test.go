@@ -13,7 +13,7 @@ import (
 	"goldstone/experiment"
 	"goldstone/internal/slurm"
 	"goldstone/runs"
-	"goldstone/sweep/slurmexec/batch"
+	"goldstone/sweep/batch"
 )
 
 // runPacks runs every task of a packed submission in this process, as

@@ -15,7 +15,8 @@ import (
 	"goldstone/internal/slurm"
 	"goldstone/pipeline"
 	"goldstone/runs"
-	"goldstone/sweep/slurmexec/batch"
+	"goldstone/sweep/batch"
+	"goldstone/workdir"
 )
 
 // sharedGraph is the stages of built that every trial shares: neither a
@@ -189,7 +190,7 @@ func runSharedJob(ctx context.Context, d batch.Dir, m *batch.Manifest, opts Shar
 		return err
 	}
 	workers := taskWorkers(opts.Workers)
-	w, err := batch.LinkCacheAt(d.SharedWorkDir(), filepath.Join(m.WorkDir, "cache"))
+	w, err := batch.LinkCacheAt(d.SharedWorkDir(), workdir.Workdir(m.WorkDir).Cache())
 	if err != nil {
 		return err
 	}

@@ -19,7 +19,7 @@ import (
 	"goldstone/runs"
 	_ "goldstone/stages/pipelines"
 	"goldstone/sweep"
-	"goldstone/sweep/slurmexec/batch"
+	"goldstone/sweep/batch"
 	"goldstone/trialio"
 )
 

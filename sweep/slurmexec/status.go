@@ -16,7 +16,7 @@ import (
 	"goldstone/internal/atomicfile"
 	"goldstone/internal/slurm"
 	"goldstone/runs"
-	"goldstone/sweep/slurmexec/batch"
+	"goldstone/sweep/batch"
 )
 
 // RunStatus is a run's state on the cluster.

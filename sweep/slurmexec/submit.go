@@ -21,7 +21,8 @@ import (
 	"goldstone/pipeline"
 	"goldstone/runs"
 	"goldstone/sweep"
-	"goldstone/sweep/slurmexec/batch"
+	"goldstone/sweep/batch"
+	"goldstone/workdir"
 )
 
 // ErrAlreadySubmitted is returned (wrapped) when the run still has tasks in
@@ -110,7 +111,12 @@ func (x *Executor) RunOptions() sweep.RunOptions {
 }
 
 // Name implements sweep.Executor.
-func (x *Executor) Name() string { return runs.ExecutorSlurm }
+func (x *Executor) Name() string {
+	if x.o.Executor != "" {
+		return x.o.Executor
+	}
+	return Slurm
+}
 
 // Run implements sweep.Executor: it submits the trials of job that have no
 // result (and, with RetryFailed, the failed ones), or ends the run when
@@ -141,7 +147,7 @@ func (x *Executor) Run(ctx context.Context, job *sweep.Job) error {
 		for _, tr := range m.Trials {
 			todo = append(todo, tr.Index)
 		}
-		log.Info("new run", "experiment", e.Name, "run", job.RunID, "trials", len(job.Trials), "executor", "slurm", "dir", d)
+		log.Info("new run", "experiment", e.Name, "run", job.RunID, "trials", len(job.Trials), "executor", x.Name(), "dir", d)
 	} else if m, todo, err = x.resume(ctx, st, d, job); err != nil {
 		return err
 	}
@@ -660,7 +666,7 @@ func freezeRunner(d batch.Dir, m *batch.Manifest, attempt int, o Options) error 
 			return fmt.Errorf("find the runner binary: %w", err)
 		}
 	}
-	return batch.FreezeShared(exe, filepath.Join(m.WorkDir, "batch", "bin"), d.Runner(attempt), 0o755)
+	return batch.FreezeShared(exe, workdir.Workdir(m.WorkDir).BatchBin(), d.Runner(attempt), 0o755)
 }
 
 // submitCollect submits the collect job of a submission's trials jobs ids

@@ -20,27 +20,28 @@ import (
 	"goldstone/pipeline"
 	"goldstone/runs"
 	"goldstone/sweep"
-	"goldstone/sweep/slurmexec/batch"
+	"goldstone/sweep/batch"
 	"goldstone/trialio"
+	"goldstone/workdir"
 )
 
 // FindDir returns the run directory of run id under workdir: that of
 // experiment when given, else the only batch/*/run-<id> there is.
-func FindDir(workdir, experiment string, id int64) (batch.Dir, error) {
+func FindDir(wd, experiment string, id int64) (batch.Dir, error) {
 	if experiment != "" {
-		return batch.RunDir(workdir, experiment, id), nil
+		return batch.RunDir(wd, experiment, id), nil
 	}
-	ms, err := filepath.Glob(filepath.Join(workdir, "batch", "*", fmt.Sprintf("run-%d", id), "manifest.json"))
+	ms, err := filepath.Glob(workdir.Workdir(wd).BatchManifests(id))
 	if err != nil {
 		return "", err
 	}
 	switch len(ms) {
 	case 0:
-		return "", fmt.Errorf("no submitted run %d under %s (no batch/*/run-%d/manifest.json)", id, workdir, id)
+		return "", fmt.Errorf("no submitted run %d under %s (no batch/*/run-%d/manifest.json)", id, wd, id)
 	case 1:
 		return batch.Dir(filepath.Dir(ms[0])), nil
 	}
-	return "", fmt.Errorf("run %d is ambiguous under %s (%d experiments have one); give --experiment", id, workdir, len(ms))
+	return "", fmt.Errorf("run %d is ambiguous under %s (%d experiments have one); give --experiment", id, wd, len(ms))
 }
 
 // loadFrozen rebuilds a run's experiment from its frozen experiments file
@@ -367,7 +368,7 @@ func runTrial(ctx context.Context, d batch.Dir, m *batch.Manifest, opts WorkerOp
 	if tn.Trial.ID != m.Trials[index].ID {
 		return fmt.Errorf("built trial %d is %s, the manifest says %s", index, tn.Trial.ID, m.Trials[index].ID)
 	}
-	w, err := d.LinkCache(index, filepath.Join(m.WorkDir, "cache"))
+	w, err := d.LinkCache(index, workdir.Workdir(m.WorkDir).Cache())
 	if err != nil {
 		return err
 	}

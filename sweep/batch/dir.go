@@ -3,6 +3,7 @@ package batch
 import (
 	"errors"
 	"fmt"
+	"goldstone/workdir"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,8 +16,8 @@ import (
 type Dir string
 
 // RunDir returns the directory of run id of experiment under workdir.
-func RunDir(workdir, experiment string, id int64) Dir {
-	return Dir(filepath.Join(workdir, "batch", experiment, fmt.Sprintf("run-%d", id)))
+func RunDir(wd, experiment string, id int64) Dir {
+	return Dir(workdir.Workdir(wd).BatchRun(experiment, id))
 }
 
 func (d Dir) path(elem ...string) string {

@@ -1,5 +1,6 @@
 // Package batch is the file protocol between a sweep run handed to a batch
-// scheduler (Slurm) and the host that holds its results database.
+// scheduler (Slurm, or worker processes on this machine: sweep/procexec)
+// and the host that holds its results database.
 //
 // At submission the submit host writes a frozen Manifest into the run's
 // directory on the shared filesystem: the run id, the experiment, a copy of

@@ -223,7 +223,7 @@ func benchFullBatch(b *testing.B, v, tSteps int) {
 	gu, gc := make([]float64, v*d), make([]float64, v*d)
 	tiles := make([][]float64, tSteps)
 	for t := range tiles {
-		tiles[t] = make([]float64, DefaultTile*DefaultTile)
+		tiles[t] = make([]float64, tileScratchLen(DefaultTile, v, paperD))
 	}
 	flops := 6 * float64(v) * float64(v) * float64(d)
 	var ks, gs, ops, rg, ro []float64
@@ -271,8 +271,11 @@ func gonumProducts(x, gu, gc, u, c []float64, v, d int) {
 }
 
 // tileProducts is negLogLik's loop without the element-wise work: the same
-// tile products, on the same tiles, in the same order.
+// tile products, on the same tiles, in the same order, with v packed once
+// (tb a multiple of 8, tile of len tileScratchLen(tb, n, d)).
 func tileProducts(gu, gv, u, v []float64, m, n, d, tb int, tile []float64) {
+	vp := tile[tb*tb:]
+	optim.PackNT(vp, v, n, d)
 	for i0 := 0; i0 < m; i0 += tb {
 		i1 := min(i0+tb, m)
 		mi := i1 - i0
@@ -282,7 +285,7 @@ func tileProducts(gu, gv, u, v []float64, m, n, d, tb int, tile []float64) {
 			nj := j1 - j0
 			vb := v[j0*d : j1*d]
 			x := tile[:mi*nj]
-			optim.GemmNT(x, ub, vb, mi, nj, d)
+			optim.GemmNTPacked(x, ub, vb, vp[(j0/8)*32*(d/4):], mi, nj, d)
 			optim.GemmAcc(gu[i0*d:i1*d], d, x, nj, 1, vb, d, mi, d, nj)
 			optim.GemmAcc(gv[j0*d:j1*d], d, x, 1, nj, ub, d, nj, d, mi)
 		}

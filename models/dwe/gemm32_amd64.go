@@ -11,13 +11,13 @@ var (
 	useGemm32AVX512 = useGemm32AVX2 && cpu.X86.HasAVX512F
 )
 
-// gemm32K512 is gemm32Kernel (8 x 32) on AVX-512.
+// gemm32K512 is gemm32Tile's 8 x 32 tile on AVX-512, the columns masked
+// by mlo (0..15) and mhi (16..31).
 //
 //go:noescape
-func gemm32K512(c *float32, ldc int, ap, bp *float32, n int)
+func gemm32K512(c *float32, ldc int, a *float32, aOut, aRed int, b *float32, ldb, n int, mlo, mhi uint16)
 
-// gemm32K256 is the 4 x 16 part of gemm32Kernel at rows ap[0:4] of each
-// p (stride mr32) and columns bp[0:16] (stride nr32), on AVX2.
+// gemm32K256 is a 4 x 16 block of gemm32Tile on AVX2.
 //
 //go:noescape
-func gemm32K256(c *float32, ldc int, ap, bp *float32, n int)
+func gemm32K256(c *float32, ldc int, a *float32, aOut, aRed int, b *float32, ldb, n int)

@@ -111,9 +111,9 @@ func checkGemm32(t *testing.T, rng *rand.Rand, rows, cols, n int, aT, bT bool) {
 	if aT {
 		aOut, aRed = 1, rows
 	}
-	bRed, bOut := cols+1, 1
+	bRed, bOut := cols+1, 1 // B row-major with padding (bT: without)
 	if bT {
-		bRed, bOut = 1, n
+		bRed = cols
 	}
 	ldo := cols + 3
 	a := randVec32(rng, max(rows*n, 1))
@@ -139,7 +139,7 @@ func checkGemm32(t *testing.T, rng *rand.Rand, rows, cols, n int, aT, bT bool) {
 	var buf gemm32Buf
 	withGemm32(t, func(path string) {
 		out := slices.Clone(out0)
-		gemmAcc32(out, ldo, a, aOut, aRed, b, bRed, bOut, rows, cols, n, &buf)
+		gemmAcc32(out, ldo, a, aOut, aRed, b, bRed, rows, cols, n, &buf)
 		if !slices.Equal(out, def) {
 			for i := range out {
 				if out[i] != def[i] {
@@ -153,7 +153,8 @@ func checkGemm32(t *testing.T, rng *rand.Rand, rows, cols, n int, aT, bT bool) {
 // TestGemm32: the float32 tile products on every kernel path equal their
 // definition bit for bit, on shapes with every kind of edge (rows not a
 // multiple of 8 or 4, columns not a multiple of 32 or 16, n = 0, 1), with
-// A and B in both layouts; gemmNT32 equals the chains of u_r . v_c.
+// A in both layouts and B with and without row padding; gemmNT32 (on v
+// transposed by transpose32) equals the chains of u_r . v_c.
 func TestGemm32(t *testing.T) {
 	rng := rand.New(rand.NewPCG(62, 1))
 	for _, sz := range []struct{ rows, cols, n int }{{1, 1, 1}, {8, 32, 1}, {8, 32, 64}, {64, 100, 64}, {16, 64, 100}, {13, 47, 9}, {3, 5, 7}, {9, 33, 0}, {4, 16, 5}, {17, 31, 64}} {
@@ -176,9 +177,11 @@ func TestGemm32(t *testing.T) {
 			}
 		}
 		var buf gemm32Buf
+		vt := make([]float32, sz.d*sz.n)
+		transpose32(vt, v, sz.n, sz.d)
 		withGemm32(t, func(path string) {
 			x := randVec32(rng, sz.m*sz.n)
-			gemmNT32(x, u, v, sz.m, sz.n, sz.d, &buf)
+			gemmNT32(x, u, vt, sz.m, sz.n, sz.d, sz.n, &buf)
 			if !slices.Equal(x, want) {
 				t.Fatalf("%s %v: gemmNT32 differs from the fma32 chains", path, sz)
 			}

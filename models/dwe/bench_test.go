@@ -216,6 +216,9 @@ func benchPool(b *testing.B) *optim.Pool {
 // pool as the kernel runs them). GFLOP/s counts 6 V^2 d per time step for
 // all three; dgemm_over_kernel is the median over iterations of the kernel's
 // time over the DGEMM's (1 = the kernel runs at the DGEMM's speed).
+// GOLDSTONE_BENCH_GONUM=0 leaves gonum's Dgemm out (about 40 s per
+// iteration at V = 10,000 on 2 cores; .ci/peers-bench.sh takes OpenBLAS's
+// GEMM as the reference instead).
 func benchFullBatch(b *testing.B, v, tSteps int) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	pool := benchPool(b)
@@ -228,7 +231,11 @@ func benchFullBatch(b *testing.B, v, tSteps int) {
 	m.Init(x, rng)
 	m.LocalLoss(g, x) // warm scratch
 	const d = paperD
-	big := make([]float64, v*v)
+	withGonum := os.Getenv("GOLDSTONE_BENCH_GONUM") != "0"
+	var big []float64
+	if withGonum {
+		big = make([]float64, v*v)
+	}
 	gu, gc := make([]float64, v*d), make([]float64, v*d)
 	tiles := make([][]float64, tSteps)
 	for t := range tiles {
@@ -243,7 +250,9 @@ func benchFullBatch(b *testing.B, v, tSteps int) {
 		sinkLoss = m.LocalLoss(g, x)
 		t1 := time.Now()
 		u, c := x[:v*d], x[v*d:2*v*d]
-		gonumProducts(big, gu, gc, u, c, v, d)
+		if withGonum {
+			gonumProducts(big, gu, gc, u, c, v, d)
+		}
 		t2 := time.Now()
 		pool.Chunks(tSteps, 1, func(_, lo, hi int) {
 			for t := lo; t < hi; t++ {
@@ -265,9 +274,11 @@ func benchFullBatch(b *testing.B, v, tSteps int) {
 	b.ReportMetric(float64(4*8*paperT*2*v*d)/1e9, "GB_x+grad+adam_T188")
 	b.ReportMetric(float64(pool.Workers()), "workers")
 	b.ReportMetric(flops/perStep/1e9, "GFLOP/s_kernel")
-	b.ReportMetric(flops/med(gs)/1e9, "GFLOP/s_gonum_dgemm")
+	if withGonum {
+		b.ReportMetric(flops/med(gs)/1e9, "GFLOP/s_gonum_dgemm")
+		b.ReportMetric(med(rg), "gonum_dgemm_over_kernel")
+	}
 	b.ReportMetric(flops/med(ops)/1e9, "GFLOP/s_optim_gemm")
-	b.ReportMetric(med(rg), "gonum_dgemm_over_kernel")
 	b.ReportMetric(med(ro), "optim_gemm_over_kernel")
 }
 
@@ -309,6 +320,7 @@ func tileProducts(gu, gv, u, v []float64, m, n, d, tb int, tile []float64) {
 // whole V x V matrix, timed alternately in every iteration. There is no
 // float32 element-wise kernel (nor a float32 model) yet, so this is the
 // float32 step without its element-wise work: s/timestep_products.
+// GOLDSTONE_BENCH_GONUM=0 leaves gonum's SGEMM out.
 func benchFullBatch32(b *testing.B, v, tSteps int) {
 	const d, tb = paperD, DefaultTile
 	rng := rand.New(rand.NewPCG(1, 1))
@@ -321,7 +333,11 @@ func benchFullBatch32(b *testing.B, v, tSteps int) {
 	for t := range tiles {
 		tiles[t], vts[t] = make([]float32, tb*tb), make([]float32, v*d)
 	}
-	big := make([]float32, v*v)
+	withGonum := os.Getenv("GOLDSTONE_BENCH_GONUM") != "0"
+	var big []float32
+	if withGonum {
+		big = make([]float32, v*v)
+	}
 	gu, gc := make([]float32, v*d), make([]float32, v*d)
 	flops := 6 * float64(v) * float64(v) * float64(d)
 	var ks, gs, rg []float64
@@ -336,7 +352,9 @@ func benchFullBatch32(b *testing.B, v, tSteps int) {
 			}
 		})
 		t1 := time.Now()
-		sgemmProducts(big, gu, gc, z[:v*d], z[v*d:2*v*d], v, d)
+		if withGonum {
+			sgemmProducts(big, gu, gc, z[:v*d], z[v*d:2*v*d], v, d)
+		}
 		t2 := time.Now()
 		k, gn := t1.Sub(t0).Seconds()/float64(tSteps), t2.Sub(t1).Seconds()
 		ks, gs, rg = append(ks, k), append(gs, gn), append(rg, k/gn)
@@ -346,8 +364,10 @@ func benchFullBatch32(b *testing.B, v, tSteps int) {
 	b.ReportMetric(med(ks), "s/timestep_products")
 	b.ReportMetric(float64(pool.Workers()), "workers")
 	b.ReportMetric(flops/med(ks)/1e9, "GFLOP/s_tiles32")
-	b.ReportMetric(flops/med(gs)/1e9, "GFLOP/s_gonum_sgemm")
-	b.ReportMetric(med(rg), "tiles32_over_gonum_sgemm")
+	if withGonum {
+		b.ReportMetric(flops/med(gs)/1e9, "GFLOP/s_gonum_sgemm")
+		b.ReportMetric(med(rg), "tiles32_over_gonum_sgemm")
+	}
 }
 
 // sgemmProducts is gonumProducts in float32 (blas32.Gemm).

@@ -26,6 +26,41 @@ var useAVX512 = useFMA && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL
 // The result depends only on the inputs and shapes, not on the CPU's vector
 // units.
 func GemmNT(x, u, v []float64, m, n, d int) {
+	gemmNT(x, u, v, nil, m, n, d)
+}
+
+// PackNTLen is the length of the panel PackNT makes of n rows of d values.
+func PackNTLen(n, d int) int {
+	return (n / 8) * 8 * 4 * (d / 4)
+}
+
+// PackNT copies v (n x d, row-major) into vp (len >= PackNTLen(n, d)) in the
+// layout of GemmNTPacked's AVX-512 micro-kernel: for each group of 8 rows
+// (the columns of x) and each k quad, the 8 rows' four values k..k+3 in
+// row order, 32 values in all. Rows beyond the last multiple of 8 and the
+// last d mod 4 values are not copied (GemmNTPacked reads them from v).
+func PackNT(vp, v []float64, n, d int) {
+	k4 := d / 4
+	vp = vp[:PackNTLen(n, d)]
+	for g := 0; g < n/8; g++ {
+		for kq := range k4 {
+			dst := vp[(g*k4+kq)*32 : (g*k4+kq+1)*32]
+			for c := range 8 {
+				src := v[(g*8+c)*d+4*kq : (g*8+c)*d+4*kq+4]
+				dst[c*4], dst[c*4+1], dst[c*4+2], dst[c*4+3] = src[0], src[1], src[2], src[3]
+			}
+		}
+	}
+}
+
+// GemmNTPacked is GemmNT with v's panel packed by PackNT into vp (vp must
+// hold PackNT(vp, v, n, d)): the same results bit for bit, faster where
+// the AVX-512 micro-kernel runs (elsewhere it is GemmNT and ignores vp).
+func GemmNTPacked(x, u, v, vp []float64, m, n, d int) {
+	gemmNT(x, u, v, vp[:PackNTLen(n, d)], m, n, d)
+}
+
+func gemmNT(x, u, v, vp []float64, m, n, d int) {
 	x, u, v = x[:m*n], u[:m*d], v[:n*d]
 	k4 := d / 4
 	r := 0
@@ -34,6 +69,11 @@ func GemmNT(x, u, v []float64, m, n, d int) {
 			c := 0
 			for ; c+8 <= n; c += 8 {
 				_, _, _ = x[(r+3)*n+c+7], u[(r+3)*d+max(4*k4, 1)-1], v[(c+7)*d+max(4*k4, 1)-1]
+				if vp != nil && k4 > 0 {
+					_ = vp[(c/8+1)*32*k4-1]
+					ntKernel48p(&x[r*n+c], n, &u[r*d], &vp[(c/8)*32*k4], d, k4)
+					continue
+				}
 				ntKernel48(&x[r*n+c], n, &u[r*d], &v[c*d], d, k4)
 			}
 			ntRowPair(x, u, v, r, c, n, d, k4)
@@ -99,25 +139,54 @@ func GemmAcc(out []float64, ldo int, a []float64, aOut, aRed int, b []float64, l
 	_ = a[(rows-1)*aOut+(n-1)*aRed]
 	_ = b[(n-1)*ldb+cols-1]
 	i := 0
-	for ; i+4 <= rows; i += 4 {
-		j := 0
-		for ; useAVX512 && j+16 <= cols; j += 16 {
-			accTile(out[i*ldo+j:], ldo, a[i*aOut:], aOut, aRed, b[j:], ldb, n, 16)
+	for i+4 <= rows {
+		h, j := 4, 0
+		if useAVX512 && i+8 <= rows { // 8 x 16 tiles: two 4-row groups at once
+			h = 8
+			for ; j+16 <= cols; j += 16 {
+				accTile8(out[i*ldo+j:], ldo, a[i*aOut:], aOut, aRed, b[j:], ldb, n)
+			}
 		}
-		for ; j+8 <= cols; j += 8 {
-			accTile(out[i*ldo+j:], ldo, a[i*aOut:], aOut, aRed, b[j:], ldb, n, 8)
+		for ii := i; ii < i+h; ii += 4 {
+			accRows4(out, ldo, a, aOut, aRed, b, ldb, ii, j, cols, n)
 		}
-		if j+4 <= cols {
-			accTile(out[i*ldo+j:], ldo, a[i*aOut:], aOut, aRed, b[j:], ldb, n, 4)
-			j += 4
-		}
-		for ii := i; j < cols && ii < i+4; ii++ {
-			axpyRow(out[ii*ldo:], a[ii*aOut:], aRed, b, ldb, j, cols, n)
-		}
+		i += h
 	}
 	for ; i < rows; i++ {
 		axpyRow(out[i*ldo:], a[i*aOut:], aRed, b, ldb, 0, cols, n)
 	}
+}
+
+// accRows4 adds GemmAcc's rows i..i+3 from column j0 on: 4 x 16, 4 x 8 and
+// 4 x 4 tiles, then the columns beyond the last multiple of 4 by axpyRow.
+func accRows4(out []float64, ldo int, a []float64, aOut, aRed int, b []float64, ldb, i, j0, cols, n int) {
+	j := j0
+	for ; useAVX512 && j+16 <= cols; j += 16 {
+		accTile(out[i*ldo+j:], ldo, a[i*aOut:], aOut, aRed, b[j:], ldb, n, 16)
+	}
+	for ; j+8 <= cols; j += 8 {
+		accTile(out[i*ldo+j:], ldo, a[i*aOut:], aOut, aRed, b[j:], ldb, n, 8)
+	}
+	if j+4 <= cols {
+		accTile(out[i*ldo+j:], ldo, a[i*aOut:], aOut, aRed, b[j:], ldb, n, 4)
+		j += 4
+	}
+	for ii := i; j < cols && ii < i+4; ii++ {
+		axpyRow(out[ii*ldo:], a[ii*aOut:], aRed, b, ldb, j, cols, n)
+	}
+}
+
+// accTile8 adds the 8 x 16 tile of GemmAcc at out: the AVX-512 kernel
+// axpyKernel816, or the two 4 x 16 tiles it is made of (the same FMAs per
+// entry in the same order).
+func accTile8(out []float64, ldo int, a []float64, aOut, aRed int, b []float64, ldb, n int) {
+	_, _, _ = out[7*ldo+15], a[7*aOut+(n-1)*aRed], b[(n-1)*ldb+15]
+	if useFMA {
+		axpyKernel816(&out[0], ldo, &a[0], aOut, aRed, &b[0], ldb, n)
+		return
+	}
+	accTile(out, ldo, a, aOut, aRed, b, ldb, n, 16)
+	accTile(out[4*ldo:], ldo, a[4*aOut:], aOut, aRed, b, ldb, n, 16)
 }
 
 // axpyRow adds sum over p < n of a[p*aRed] b[p*ldb + j] to out[j], j in [j0, j1).

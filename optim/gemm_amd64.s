@@ -403,3 +403,221 @@ nt48_reduce:
 	NT48_ROW(Z12, Y12, X12, Z13, Y13, X13, Z14, Y14, X14, Z15, Y15, X15)
 	VZEROUPPER
 	RET
+
+// func axpyKernel816(out *float64, ldo int, a *float64, aOut, aRed int, b *float64, ldb int, n int)
+// axpyKernel16 for i < 8: the same FMA per entry in p order, with sixteen
+// accumulators (two per row) so that the FMA units stay busy and each b
+// row loaded serves eight rows.
+TEXT ·axpyKernel816(SB), NOSPLIT, $0-64
+	MOVQ out+0(FP), DI
+	MOVQ ldo+8(FP), R13
+	SHLQ $3, R13
+	MOVQ a+16(FP), SI
+	MOVQ aOut+24(FP), R8
+	SHLQ $3, R8
+	MOVQ aRed+32(FP), R12
+	SHLQ $3, R12
+	MOVQ b+40(FP), BX
+	MOVQ ldb+48(FP), DX
+	SHLQ $3, DX
+	MOVQ n+56(FP), CX
+	LEAQ (SI)(R8*2), R9
+	ADDQ R8, R9              // a row 3
+	LEAQ (R9)(R8*2), R10
+	ADDQ R8, R10             // a row 6
+	MOVQ DI, AX
+	VMOVUPD 0(AX), Z0
+	VMOVUPD 64(AX), Z1
+	ADDQ R13, AX
+	VMOVUPD 0(AX), Z2
+	VMOVUPD 64(AX), Z3
+	ADDQ R13, AX
+	VMOVUPD 0(AX), Z4
+	VMOVUPD 64(AX), Z5
+	ADDQ R13, AX
+	VMOVUPD 0(AX), Z6
+	VMOVUPD 64(AX), Z7
+	ADDQ R13, AX
+	VMOVUPD 0(AX), Z8
+	VMOVUPD 64(AX), Z9
+	ADDQ R13, AX
+	VMOVUPD 0(AX), Z10
+	VMOVUPD 64(AX), Z11
+	ADDQ R13, AX
+	VMOVUPD 0(AX), Z12
+	VMOVUPD 64(AX), Z13
+	ADDQ R13, AX
+	VMOVUPD 0(AX), Z14
+	VMOVUPD 64(AX), Z15
+	TESTQ CX, CX
+	JZ axpy816_store
+
+axpy816_loop:
+	VMOVUPD 0(BX), Z16
+	VMOVUPD 64(BX), Z17
+	VBROADCASTSD (SI), Z18
+	VFMADD231PD Z16, Z18, Z0
+	VFMADD231PD Z17, Z18, Z1
+	VBROADCASTSD (SI)(R8*1), Z19
+	VFMADD231PD Z16, Z19, Z2
+	VFMADD231PD Z17, Z19, Z3
+	VBROADCASTSD (SI)(R8*2), Z20
+	VFMADD231PD Z16, Z20, Z4
+	VFMADD231PD Z17, Z20, Z5
+	VBROADCASTSD (R9), Z21
+	VFMADD231PD Z16, Z21, Z6
+	VFMADD231PD Z17, Z21, Z7
+	VBROADCASTSD (R9)(R8*1), Z22
+	VFMADD231PD Z16, Z22, Z8
+	VFMADD231PD Z17, Z22, Z9
+	VBROADCASTSD (R9)(R8*2), Z23
+	VFMADD231PD Z16, Z23, Z10
+	VFMADD231PD Z17, Z23, Z11
+	VBROADCASTSD (R10), Z24
+	VFMADD231PD Z16, Z24, Z12
+	VFMADD231PD Z17, Z24, Z13
+	VBROADCASTSD (R10)(R8*1), Z25
+	VFMADD231PD Z16, Z25, Z14
+	VFMADD231PD Z17, Z25, Z15
+	ADDQ R12, SI
+	ADDQ R12, R9
+	ADDQ R12, R10
+	ADDQ DX, BX
+	DECQ CX
+	JNZ axpy816_loop
+
+axpy816_store:
+	MOVQ DI, AX
+	VMOVUPD Z0, 0(AX)
+	VMOVUPD Z1, 64(AX)
+	ADDQ R13, AX
+	VMOVUPD Z2, 0(AX)
+	VMOVUPD Z3, 64(AX)
+	ADDQ R13, AX
+	VMOVUPD Z4, 0(AX)
+	VMOVUPD Z5, 64(AX)
+	ADDQ R13, AX
+	VMOVUPD Z6, 0(AX)
+	VMOVUPD Z7, 64(AX)
+	ADDQ R13, AX
+	VMOVUPD Z8, 0(AX)
+	VMOVUPD Z9, 64(AX)
+	ADDQ R13, AX
+	VMOVUPD Z10, 0(AX)
+	VMOVUPD Z11, 64(AX)
+	ADDQ R13, AX
+	VMOVUPD Z12, 0(AX)
+	VMOVUPD Z13, 64(AX)
+	ADDQ R13, AX
+	VMOVUPD Z14, 0(AX)
+	VMOVUPD Z15, 64(AX)
+	VZEROUPPER
+	RET
+
+// NT48_ROWV reduces one row of ntKernel48p's accumulators (A: columns 0, 1;
+// B: 2, 3; C: 4, 5; D: 6, 7; each column's lanes l0..l3 in a 256-bit half)
+// and stores the eight entries at DI with one store: the 128-bit shuffles
+// pair (l0, l1) with (l2, l3) so that one add gives (l0+l2, l1+l3) for four
+// columns, the unpacks pair (l0+l2) with (l1+l3), one add more gives
+// (l0+l2)+(l1+l3) (the same two additions per entry as NT48_PAIR), in the
+// column order 0 4 1 5 2 6 3 7 that the permutation by Z24 undoes.
+#define NT48_ROWV(A, B, C, D) \
+	VSHUFF64X2 $0x88, B, A, Z16 \
+	VSHUFF64X2 $0xDD, B, A, Z17 \
+	VADDPD Z17, Z16, Z16 \
+	VSHUFF64X2 $0x88, D, C, Z18 \
+	VSHUFF64X2 $0xDD, D, C, Z19 \
+	VADDPD Z19, Z18, Z18 \
+	VUNPCKLPD Z18, Z16, Z17 \
+	VUNPCKHPD Z18, Z16, Z19 \
+	VADDPD Z19, Z17, Z17 \
+	VPERMPD Z17, Z24, Z17 \
+	VMOVUPD Z17, (DI)
+
+DATA nt48perm<>+0(SB)/8, $0
+DATA nt48perm<>+8(SB)/8, $2
+DATA nt48perm<>+16(SB)/8, $4
+DATA nt48perm<>+24(SB)/8, $6
+DATA nt48perm<>+32(SB)/8, $1
+DATA nt48perm<>+40(SB)/8, $3
+DATA nt48perm<>+48(SB)/8, $5
+DATA nt48perm<>+56(SB)/8, $7
+GLOBL nt48perm<>(SB), RODATA|NOPTR, $64
+
+// func ntKernel48p(x *float64, ldx int, u *float64, vp *float64, d int, k4 int)
+// ntKernel48 on a packed panel (PackNT): the eight columns' four k-lanes
+// are contiguous, 32 values per k quad, so each column pair is one aligned
+// load instead of a load and an insert, and each row's eight entries are
+// reduced together (NT48_ROWV). The same FMAs per entry in the same order,
+// and the same two additions.
+TEXT ·ntKernel48p(SB), NOSPLIT, $0-48
+	MOVQ u+16(FP), SI
+	MOVQ vp+24(FP), DX
+	MOVQ d+32(FP), R8
+	SHLQ $3, R8
+	MOVQ k4+40(FP), CX
+	LEAQ (SI)(R8*2), R9      // u row 2 (rows 1, 3: +R8)
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z4, Z4, Z4
+	VPXORQ Z5, Z5, Z5
+	VPXORQ Z6, Z6, Z6
+	VPXORQ Z7, Z7, Z7
+	VPXORQ Z8, Z8, Z8
+	VPXORQ Z9, Z9, Z9
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	TESTQ CX, CX
+	JZ nt48p_reduce
+
+nt48p_loop:
+	VBROADCASTF64X4 (SI), Z16
+	VBROADCASTF64X4 (SI)(R8*1), Z17
+	VBROADCASTF64X4 (R9), Z18
+	VBROADCASTF64X4 (R9)(R8*1), Z19
+	VMOVUPD 0(DX), Z20
+	VFMADD231PD Z20, Z16, Z0
+	VFMADD231PD Z20, Z17, Z4
+	VFMADD231PD Z20, Z18, Z8
+	VFMADD231PD Z20, Z19, Z12
+	VMOVUPD 64(DX), Z21
+	VFMADD231PD Z21, Z16, Z1
+	VFMADD231PD Z21, Z17, Z5
+	VFMADD231PD Z21, Z18, Z9
+	VFMADD231PD Z21, Z19, Z13
+	VMOVUPD 128(DX), Z22
+	VFMADD231PD Z22, Z16, Z2
+	VFMADD231PD Z22, Z17, Z6
+	VFMADD231PD Z22, Z18, Z10
+	VFMADD231PD Z22, Z19, Z14
+	VMOVUPD 192(DX), Z23
+	VFMADD231PD Z23, Z16, Z3
+	VFMADD231PD Z23, Z17, Z7
+	VFMADD231PD Z23, Z18, Z11
+	VFMADD231PD Z23, Z19, Z15
+	ADDQ $32, SI
+	ADDQ $32, R9
+	ADDQ $256, DX
+	DECQ CX
+	JNZ nt48p_loop
+
+nt48p_reduce:
+	MOVQ x+0(FP), DI
+	MOVQ ldx+8(FP), R13
+	SHLQ $3, R13
+	VMOVDQU64 nt48perm<>(SB), Z24
+	NT48_ROWV(Z0, Z1, Z2, Z3)
+	ADDQ R13, DI
+	NT48_ROWV(Z4, Z5, Z6, Z7)
+	ADDQ R13, DI
+	NT48_ROWV(Z8, Z9, Z10, Z11)
+	ADDQ R13, DI
+	NT48_ROWV(Z12, Z13, Z14, Z15)
+	VZEROUPPER
+	RET

@@ -3,11 +3,13 @@ package dwe
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"testing"
 	"time"
 
 	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
 
 	"goldstone/optim"
 )
@@ -120,7 +122,14 @@ func BenchmarkPaperScale(b *testing.B) {
 	if e := getenvInt(b, "GOLDSTONE_BENCH_T"); e > 0 {
 		tSteps = e
 	}
-	b.Run(fmt.Sprintf("fullbatch/V=%d/d=%d/T=%d", v, paperD, tSteps), func(b *testing.B) { benchFullBatch(b, v, tSteps) })
+	switch dt := os.Getenv("GOLDSTONE_BENCH_DTYPE"); dt {
+	case "", "float64":
+		b.Run(fmt.Sprintf("fullbatch/V=%d/d=%d/T=%d", v, paperD, tSteps), func(b *testing.B) { benchFullBatch(b, v, tSteps) })
+	case "float32":
+		b.Run(fmt.Sprintf("fullbatch32/V=%d/d=%d/T=%d", v, paperD, tSteps), func(b *testing.B) { benchFullBatch32(b, v, tSteps) })
+	default:
+		b.Fatalf("GOLDSTONE_BENCH_DTYPE=%q: want float64 or float32", dt)
+	}
 	b.Run(fmt.Sprintf("gauge_overhead/V=%d/d=%d/batch=1000", paperV, paperD), func(b *testing.B) {
 		const (
 			tSmall = 8
@@ -207,6 +216,9 @@ func benchPool(b *testing.B) *optim.Pool {
 // pool as the kernel runs them). GFLOP/s counts 6 V^2 d per time step for
 // all three; dgemm_over_kernel is the median over iterations of the kernel's
 // time over the DGEMM's (1 = the kernel runs at the DGEMM's speed).
+// GOLDSTONE_BENCH_GONUM=0 leaves gonum's Dgemm out (about 40 s per
+// iteration at V = 10,000 on 2 cores; .ci/peers-bench.sh takes OpenBLAS's
+// GEMM as the reference instead).
 func benchFullBatch(b *testing.B, v, tSteps int) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	pool := benchPool(b)
@@ -219,11 +231,15 @@ func benchFullBatch(b *testing.B, v, tSteps int) {
 	m.Init(x, rng)
 	m.LocalLoss(g, x) // warm scratch
 	const d = paperD
-	big := make([]float64, v*v)
+	withGonum := os.Getenv("GOLDSTONE_BENCH_GONUM") != "0"
+	var big []float64
+	if withGonum {
+		big = make([]float64, v*v)
+	}
 	gu, gc := make([]float64, v*d), make([]float64, v*d)
 	tiles := make([][]float64, tSteps)
 	for t := range tiles {
-		tiles[t] = make([]float64, DefaultTile*DefaultTile)
+		tiles[t] = make([]float64, tileScratchLen(DefaultTile, v, paperD))
 	}
 	flops := 6 * float64(v) * float64(v) * float64(d)
 	var ks, gs, ops, rg, ro []float64
@@ -234,7 +250,9 @@ func benchFullBatch(b *testing.B, v, tSteps int) {
 		sinkLoss = m.LocalLoss(g, x)
 		t1 := time.Now()
 		u, c := x[:v*d], x[v*d:2*v*d]
-		gonumProducts(big, gu, gc, u, c, v, d)
+		if withGonum {
+			gonumProducts(big, gu, gc, u, c, v, d)
+		}
 		t2 := time.Now()
 		pool.Chunks(tSteps, 1, func(_, lo, hi int) {
 			for t := lo; t < hi; t++ {
@@ -256,9 +274,11 @@ func benchFullBatch(b *testing.B, v, tSteps int) {
 	b.ReportMetric(float64(4*8*paperT*2*v*d)/1e9, "GB_x+grad+adam_T188")
 	b.ReportMetric(float64(pool.Workers()), "workers")
 	b.ReportMetric(flops/perStep/1e9, "GFLOP/s_kernel")
-	b.ReportMetric(flops/med(gs)/1e9, "GFLOP/s_gonum_dgemm")
+	if withGonum {
+		b.ReportMetric(flops/med(gs)/1e9, "GFLOP/s_gonum_dgemm")
+		b.ReportMetric(med(rg), "gonum_dgemm_over_kernel")
+	}
 	b.ReportMetric(flops/med(ops)/1e9, "GFLOP/s_optim_gemm")
-	b.ReportMetric(med(rg), "gonum_dgemm_over_kernel")
 	b.ReportMetric(med(ro), "optim_gemm_over_kernel")
 }
 
@@ -271,8 +291,11 @@ func gonumProducts(x, gu, gc, u, c []float64, v, d int) {
 }
 
 // tileProducts is negLogLik's loop without the element-wise work: the same
-// tile products, on the same tiles, in the same order.
+// tile products, on the same tiles, in the same order, with v packed once
+// (tb a multiple of 8, tile of len tileScratchLen(tb, n, d)).
 func tileProducts(gu, gv, u, v []float64, m, n, d, tb int, tile []float64) {
+	vp := tile[tb*tb:]
+	optim.PackNT(vp, v, n, d)
 	for i0 := 0; i0 < m; i0 += tb {
 		i1 := min(i0+tb, m)
 		mi := i1 - i0
@@ -282,9 +305,151 @@ func tileProducts(gu, gv, u, v []float64, m, n, d, tb int, tile []float64) {
 			nj := j1 - j0
 			vb := v[j0*d : j1*d]
 			x := tile[:mi*nj]
-			optim.GemmNT(x, ub, vb, mi, nj, d)
+			optim.GemmNTPacked(x, ub, vb, vp[(j0/8)*32*(d/4):], mi, nj, d)
 			optim.GemmAcc(gu[i0*d:i1*d], d, x, nj, 1, vb, d, mi, d, nj)
 			optim.GemmAcc(gv[j0*d:j1*d], d, x, 1, nj, ub, d, nj, d, mi)
 		}
+	}
+}
+
+// benchFullBatch32 is benchFullBatch's roofline in float32
+// (GOLDSTONE_BENCH_DTYPE=float32): a time step's three products (6 V^2 d
+// flops) on the float32 tile kernels (gemmNT32, gemmAcc32; the tiles and
+// order of negLogLik, the time steps on the pool), against gonum's SGEMM
+// (blas32.Gemm: gonum's native implementation, its own goroutines) on the
+// whole V x V matrix, timed alternately in every iteration. There is no
+// float32 element-wise kernel (nor a float32 model) yet, so this is the
+// float32 step without its element-wise work: s/timestep_products.
+// GOLDSTONE_BENCH_GONUM=0 leaves gonum's SGEMM out.
+func benchFullBatch32(b *testing.B, v, tSteps int) {
+	const d, tb = paperD, DefaultTile
+	rng := rand.New(rand.NewPCG(1, 1))
+	pool := benchPool(b)
+	z, g := make([]float32, tSteps*2*v*d), make([]float32, tSteps*2*v*d)
+	for i := range z {
+		z[i] = float32(0.1 * rng.NormFloat64())
+	}
+	tiles, vts, bufs := make([][]float32, tSteps), make([][]float32, tSteps), make([]gemm32Buf, tSteps)
+	for t := range tiles {
+		tiles[t], vts[t] = make([]float32, tb*tb), make([]float32, v*d)
+	}
+	withGonum := os.Getenv("GOLDSTONE_BENCH_GONUM") != "0"
+	var big []float32
+	if withGonum {
+		big = make([]float32, v*v)
+	}
+	gu, gc := make([]float32, v*d), make([]float32, v*d)
+	flops := 6 * float64(v) * float64(v) * float64(d)
+	var ks, gs, rg []float64
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		t0 := time.Now()
+		pool.Chunks(tSteps, 1, func(_, lo, hi int) {
+			for t := lo; t < hi; t++ {
+				zt, gt := z[t*2*v*d:(t+1)*2*v*d], g[t*2*v*d:(t+1)*2*v*d]
+				tileProducts32(gt[:v*d], gt[v*d:], zt[:v*d], zt[v*d:], vts[t], v, v, d, tb, tiles[t], &bufs[t])
+			}
+		})
+		t1 := time.Now()
+		if withGonum {
+			sgemmProducts(big, gu, gc, z[:v*d], z[v*d:2*v*d], v, d)
+		}
+		t2 := time.Now()
+		k, gn := t1.Sub(t0).Seconds()/float64(tSteps), t2.Sub(t1).Seconds()
+		ks, gs, rg = append(ks, k), append(gs, gn), append(rg, k/gn)
+	}
+	b.StopTimer()
+	med := func(x []float64) float64 { s := slices.Clone(x); slices.Sort(s); return s[len(s)/2] }
+	b.ReportMetric(med(ks), "s/timestep_products")
+	b.ReportMetric(float64(pool.Workers()), "workers")
+	b.ReportMetric(flops/med(ks)/1e9, "GFLOP/s_tiles32")
+	if withGonum {
+		b.ReportMetric(flops/med(gs)/1e9, "GFLOP/s_gonum_sgemm")
+		b.ReportMetric(med(rg), "tiles32_over_gonum_sgemm")
+	}
+}
+
+// sgemmProducts is gonumProducts in float32 (blas32.Gemm).
+func sgemmProducts(x, gu, gc, u, c []float32, v, d int) {
+	X := blas32.General{Rows: v, Cols: v, Stride: v, Data: x}
+	U := blas32.General{Rows: v, Cols: d, Stride: d, Data: u}
+	C := blas32.General{Rows: v, Cols: d, Stride: d, Data: c}
+	blas32.Gemm(blas.NoTrans, blas.Trans, 1, U, C, 0, X)
+	blas32.Gemm(blas.NoTrans, blas.NoTrans, 1, X, C, 0, blas32.General{Rows: v, Cols: d, Stride: d, Data: gu})
+	blas32.Gemm(blas.Trans, blas.NoTrans, 1, X, U, 0, blas32.General{Rows: v, Cols: d, Stride: d, Data: gc})
+}
+
+// tileProducts32 is tileProducts on the float32 kernels (v transposed
+// once, into vt: d x n).
+func tileProducts32(gu, gv, u, v, vt []float32, m, n, d, tb int, tile []float32, buf *gemm32Buf) {
+	transpose32(vt, v, n, d)
+	for i0 := 0; i0 < m; i0 += tb {
+		i1 := min(i0+tb, m)
+		mi := i1 - i0
+		ub := u[i0*d : i1*d]
+		for j0 := 0; j0 < n; j0 += tb {
+			j1 := min(j0+tb, n)
+			nj := j1 - j0
+			vb := v[j0*d : j1*d]
+			x := tile[:mi*nj]
+			gemmNT32(x, ub, vt[j0:], mi, nj, d, n, buf)
+			gemmAcc32(gu[i0*d:i1*d], d, x, nj, 1, vb, d, mi, d, nj, buf) // gu += x v
+			gemmAcc32(gv[j0*d:j1*d], d, x, 1, nj, ub, d, nj, d, mi, buf) // gv += x^T u
+		}
+	}
+}
+
+// BenchmarkTileProducts times the DWE kernel's three tile products alone on
+// one core (run with -cpu 1), in float64 (optim.PackNT + GemmNTPacked,
+// GemmAcc for gu += x v and gv += x^T u) and float32 (gemmNT32, gemmAcc32),
+// over all 64 x 64 tiles of V = 1,024 words and contexts, d = 100, each
+// product timed separately in every iteration. GFLOP/s (2 tb^2 d per tile
+// and product) are from the fastest iteration of each, which on a loaded
+// machine is the one least disturbed: compare them with the FMA peak of a
+// core (2 FMA units x 8 float64 or 16 float32 lanes x 2 flops x the clock).
+func BenchmarkTileProducts(b *testing.B) {
+	const tb, d, v = DefaultTile, paperD, 1024
+	rng := rand.New(rand.NewPCG(4, 1))
+	u, c := make([]float64, v*d), make([]float64, v*d)
+	u32, c32 := make([]float32, v*d), make([]float32, v*d)
+	for i := range u {
+		u[i], c[i] = rng.NormFloat64(), rng.NormFloat64()
+		u32[i], c32[i] = float32(u[i]), float32(c[i])
+	}
+	gu, gc, x, vp := make([]float64, v*d), make([]float64, v*d), make([]float64, tb*tb), make([]float64, optim.PackNTLen(v, d))
+	gu32, gc32, x32, ct32 := make([]float32, v*d), make([]float32, v*d), make([]float32, tb*tb), make([]float32, v*d)
+	var buf gemm32Buf
+	prods := []struct {
+		name string
+		fn   func(i0, j0 int)
+	}{
+		{"f64_xUCt", func(i0, j0 int) { optim.GemmNTPacked(x, u[i0*d:], c[j0*d:], vp[j0/8*32*(d/4):], tb, tb, d) }},
+		{"f64_gU+=xC", func(i0, j0 int) { optim.GemmAcc(gu[i0*d:], d, x, tb, 1, c[j0*d:], d, tb, d, tb) }},
+		{"f64_gC+=xtU", func(i0, j0 int) { optim.GemmAcc(gc[j0*d:], d, x, 1, tb, u[i0*d:], d, tb, d, tb) }},
+		{"f32_xUCt", func(i0, j0 int) { gemmNT32(x32, u32[i0*d:], ct32[j0:], tb, tb, d, v, &buf) }},
+		{"f32_gU+=xC", func(i0, j0 int) { gemmAcc32(gu32[i0*d:], d, x32, tb, 1, c32[j0*d:], d, tb, d, tb, &buf) }},
+		{"f32_gC+=xtU", func(i0, j0 int) { gemmAcc32(gc32[j0*d:], d, x32, 1, tb, u32[i0*d:], d, tb, d, tb, &buf) }},
+	}
+	best := make([]float64, len(prods))
+	b.ResetTimer()
+	for range b.N {
+		optim.PackNT(vp, c, v, d) // once per call in negLogLik (not timed; nor is transpose32)
+		transpose32(ct32, c32, v, d)
+		for k, p := range prods {
+			t0 := time.Now()
+			for i0 := 0; i0 < v; i0 += tb {
+				for j0 := 0; j0 < v; j0 += tb {
+					p.fn(i0, j0)
+				}
+			}
+			if s := time.Since(t0).Seconds(); best[k] == 0 || s < best[k] {
+				best[k] = s
+			}
+		}
+	}
+	flops := 2 * float64(v) * float64(v) * d
+	for k, p := range prods {
+		b.ReportMetric(flops/best[k]/1e9, "GFLOP/s_"+p.name)
 	}
 }

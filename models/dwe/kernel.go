@@ -31,12 +31,28 @@ type sparseRows struct {
 // u into gu (m x d) and with respect to v into gv (n x d).
 //
 // The V x V pair matrix is never stored: it is computed tile by tile (tb x tb
-// entries in tile, which needs len >= tb*tb) and consumed at once. cur needs
-// len >= tb. Work is O(m n d); the result does not depend on anything but
-// the inputs (fixed summation order). The tile products run on optim.GemmNT
-// and optim.GemmAcc (AVX2/FMA micro-kernels where the CPU has them, else
-// their pure-Go versions, with the same results).
+// entries in tile, which needs len >= tb*tb; with len >= tileScratchLen(tb,
+// n, d) the rest holds the contexts' packed panel, else one is allocated)
+// and consumed at once. cur needs len >= tb. Work is O(m n d); the result
+// does not depend on anything but the inputs (fixed summation order). The
+// tile products run on optim.GemmNTPacked (the contexts packed once per
+// call by optim.PackNT) and optim.GemmAcc (AVX2/FMA and
+// AVX-512 micro-kernels where the CPU has them, else their pure-Go
+// versions, with the same results).
 func negLogLik(gu, gv, u, v, a, b []float64, m, n, d int, sp sparseRows, col0 int32, scale float64, tb int, tile []float64, cur []int) float64 {
+	// The contexts packed for GemmNTPacked: all of v once (the tiles' column
+	// groups of 8 line up with PackNT's when tb is a multiple of 8), else
+	// each context block when it is used.
+	packAll := tb%8 == 0
+	var vp []float64
+	if len(tile) >= tileScratchLen(tb, n, d) {
+		vp = tile[tb*tb:]
+	} else {
+		vp = make([]float64, tileScratchLen(tb, n, d)-tb*tb)
+	}
+	if packAll {
+		optim.PackNT(vp, v, n, d)
+	}
 	var loss float64
 	for i0 := 0; i0 < m; i0 += tb {
 		i1 := min(i0+tb, m)
@@ -50,7 +66,12 @@ func negLogLik(gu, gv, u, v, a, b []float64, m, n, d int, sp sparseRows, col0 in
 			nj := j1 - j0
 			vb := v[j0*d : j1*d]
 			x := tile[:mi*nj]
-			optim.GemmNT(x, ub, vb, mi, nj, d)
+			if packAll {
+				optim.GemmNTPacked(x, ub, vb, vp[(j0/8)*32*(d/4):], mi, nj, d)
+			} else {
+				optim.PackNT(vp, vb, nj, d)
+				optim.GemmNTPacked(x, ub, vb, vp, mi, nj, d)
+			}
 			bj := b[j0:j1]
 			for r := 0; r < mi; r++ {
 				row := x[r*nj : (r+1)*nj]
@@ -69,6 +90,23 @@ func negLogLik(gu, gv, u, v, a, b []float64, m, n, d int, sp sparseRows, col0 in
 		}
 	}
 	return scale * loss
+}
+
+// tileBuf returns buf resized to tileScratchLen(tb, n, d), reallocated if
+// its capacity is short (the contents are scratch).
+func tileBuf(buf []float64, tb, n, d int) []float64 {
+	l := tileScratchLen(tb, n, d)
+	if cap(buf) < l {
+		return make([]float64, l)
+	}
+	return buf[:l]
+}
+
+// tileScratchLen is the length of negLogLik's tile buffer at tile side tb,
+// n contexts and dimension d: the tb x tb tile and the contexts packed by
+// optim.PackNT (all n, or one block of tb).
+func tileScratchLen(tb, n, d int) int {
+	return tb*tb + max(optim.PackNTLen(n, d), optim.PackNTLen(tb, d))
 }
 
 // Coefficients of the logarithm of FreeBSD's e_log.c (as in Go's math.Log).

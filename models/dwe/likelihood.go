@@ -172,6 +172,7 @@ func (l *likelihood) step(t int) float64 {
 	s := l.pool.get()
 	defer l.pool.put(s)
 	if l.words == nil {
+		s.tile = tileBuf(s.tile, l.tb, v, d)
 		return negLogLik(gu, gc, u, c, sc.NegA, sc.NegB, v, v, d,
 			sparseRows{sc.rowPtr, sc.J, sc.Pos}, 0, 1, l.tb, s.tile, s.cur)
 	}
@@ -207,6 +208,7 @@ func (l *likelihood) step(t int) float64 {
 		clear(gub)
 		clear(gvb)
 	}
+	s.tile = tileBuf(s.tile, l.tb, nc, d)
 	loss := negLogLik(gub, gvb, s.ub, s.vb, s.a, s.b, m, nc, d,
 		sparseRows{s.ptr, s.col, s.val}, 0, l.scale, l.tb, s.tile, s.cur)
 	if gu != nil {
@@ -241,6 +243,7 @@ func StepNegLogLik(u, c []float64, sc *StepCounts, v, d int, pool *optim.Pool) f
 	pool.Chunks(v, evalChunkRows, func(ci, lo, hi int) {
 		s := scr.get()
 		defer scr.put(s)
+		s.tile = tileBuf(s.tile, DefaultTile, v, d)
 		parts[ci] = negLogLik(nil, nil, u[lo*d:hi*d], c, sc.NegA[lo:hi], sc.NegB, hi-lo, v, d,
 			sparseRows{sc.rowPtr[lo : hi+1], sc.J, sc.Pos}, 0, 1, DefaultTile, s.tile, s.cur)
 	})

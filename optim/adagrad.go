@@ -53,3 +53,28 @@ func (m *AdaGrad) Update(x, g []float64, off int) {
 		x[i] -= rho * gi / (math.Sqrt(hi) + eps)
 	}
 }
+
+// adagradChainRow does what chainRow(gb, g, z, p, prev, zn, l2, wl, wr,
+// true, acc, ahead) followed by m.Update(z, gb, off) does, with the same
+// bits (z then holds the updated row, prev the old one): on AVX one kernel
+// computes each entry's gradient and applies the update to it, reading
+// every array once (the fused pass's chain chunks); the len%4 tail, and
+// CPUs without AVX, take chainRow and Update. gb is scratch.
+func adagradChainRow(m *AdaGrad, gb, g, z, p, prev, zn []float64, l2, wl, wr float64, acc *[8]float64, ahead, off int) {
+	n := len(z)
+	if off < 0 || off+n > len(m.h) {
+		panic("optim: AdaGrad.Update before Init or out of range")
+	}
+	k := 0
+	if useAVX {
+		k = n &^ 3
+	}
+	if k > 0 {
+		g, p, prev, zn := g[:n], p[:n], prev[:n], zn[:n]
+		adagradChainRowAVX(&z[0], &g[0], &p[0], &prev[0], &zn[0], &m.h[off], k, l2, wl, wr, m.rho, m.eps, acc, ahead)
+	}
+	if k < n {
+		chainRow(gb[k:n], g[k:n], z[k:n], p[k:n], prev[k:n], zn[k:n], l2, wl, wr, true, acc, ahead)
+		m.Update(z[k:n], gb[k:n], off+k)
+	}
+}

@@ -32,6 +32,7 @@ const (
 type fused struct {
 	pool   *Pool
 	method Method
+	rows   *AdaGrad // the method, when it updates a row in chainRow's pass (chain chunks); nil: chainRow, then Update
 	b      Blocks
 	l2     float64
 	chain  []float64 // edge weights t -- t+1 of a chain coupling; nil: not a chain
@@ -70,6 +71,7 @@ func (f *fused) release(s []float64) {
 // newFused prepares the pass for a vector of n entries. graph may be nil.
 func newFused(pool *Pool, m Method, b Blocks, g *Graph, l2 float64, n int) *fused {
 	f := &fused{pool: pool, method: m, b: b, l2: l2, span: chainSpan}
+	f.rows, _ = m.(*AdaGrad) // a concrete type: acc does not escape
 	if g != nil {
 		checkGraph(b, g)
 		isChain := len(g.Edges) == b.T-1
@@ -154,7 +156,8 @@ func (f *fused) outsideChunk(k int) {
 // none), walking t upwards: the full gradient of row t needs the old z_{t-1}
 // (kept in prev, since row t-1 is already updated) and the old z_{t+1}. One
 // loop per row (chainRow) builds the gradient in gb, keeps z_t in prev and
-// zeroes g_t; then the Method updates the row from gb.
+// zeroes g_t; then the Method updates the row from gb. AdaGrad does both in
+// one loop (adagradChainRow), so every array of the row is read once.
 func (f *fused) chainChunk(c int) {
 	b := f.b
 	S := b.N * b.D
@@ -187,9 +190,13 @@ func (f *fused) chainChunk(c int) {
 		if t+1 < b.T {
 			ahead = 8 * S
 		}
-		chainRow(gb, grad[o:o+L:o+L], z, p, prev, zn, f.l2, wl, wr, wr != 0, &acc, ahead)
+		if f.rows != nil {
+			adagradChainRow(f.rows, gb, grad[o:o+L:o+L], z, p, prev, zn, f.l2, wl, wr, &acc, ahead, o)
+		} else {
+			chainRow(gb, grad[o:o+L:o+L], z, p, prev, zn, f.l2, wl, wr, wr != 0, &acc, ahead)
+			f.method.Update(z, gb, o)
+		}
 		psi += float64(0.5 * wr * ((acc[0] + acc[1]) + (acc[2] + acc[3])))
-		f.method.Update(z, gb, o)
 	}
 	f.psiPart[c] = psi
 	f.regPart[c] = (acc[4] + acc[5]) + (acc[6] + acc[7])

@@ -174,7 +174,8 @@ func median(v []float64) float64 {
 // step), and the peak RSS before the triad's arrays were allocated.
 // driver_rowsplit runs the same steps with the method hidden from the fused
 // pass (the two loops per row it takes for any Method; AdaGrad's own one-loop
-// row update is what driver times), so that the two compare in one run.
+// row update is what driver times), so that the two compare in one run;
+// GOLDSTONE_BENCH_ROUNDS (default 1) repeats the pair, alternating them.
 //
 //	go test -run '^$' -bench TrainStep -benchtime 10x -cpu 2 ./models
 func BenchmarkTrainStep(b *testing.B) {
@@ -211,17 +212,20 @@ func BenchmarkTrainStep(b *testing.B) {
 		b.ReportMetric(float64(rss)/(1<<30), "GiB_peakRSS")
 		b.ReportMetric(float64(lb.params), "params")
 	}
-	for _, v := range []struct {
-		name   string
-		method optim.Method
-	}{
-		{"driver", method},
-		// The method behind an interface of its own, which the fused pass
-		// does not know: it builds each row's gradient, then calls Update
-		// (AdaGrad's pass before its one-loop row update). The same bits.
-		{"driver_rowsplit", methodOnly{method}},
-	} {
-		b.Run(v.name, func(b *testing.B) { lb.driverSteps(b, p, v.method, &localSec, report) })
+	for range envInt(b, "GOLDSTONE_BENCH_ROUNDS", 1) { // alternate the two
+		for _, v := range []struct {
+			name   string
+			method optim.Method
+		}{
+			{"driver", method},
+			// The method behind an interface of its own, which the fused
+			// pass does not know: it builds each row's gradient, then
+			// calls Update (AdaGrad's pass before its one-loop row
+			// update). The same bits.
+			{"driver_rowsplit", methodOnly{method}},
+		} {
+			b.Run(v.name, func(b *testing.B) { lb.driverSteps(b, p, v.method, &localSec, report) })
+		}
 	}
 	// The training loop as it was before the fused pass (issue 13), kept to
 	// compare in the same run: clear, local loss, serial AddPsiGrad, serial

@@ -86,3 +86,25 @@ func adagradChainRow(m *AdaGrad, gb, g, z, p, prev, zn []float64, l2, wl, wr flo
 		m.Update(z[k:n], gb[k:n], off+k)
 	}
 }
+
+// adagradChainRow32 is adagradChainRow in the float32 mode: one AVX kernel
+// eight entries at a time, the len%8 tail (and CPUs without AVX) by
+// chainRow and Update, with the same bits.
+func adagradChainRow32(m *AdaGradOf[float32], gb, g, z, p, prev, zn []float32, l2, wl, wr float32, acc *[8]float64, ahead, off int) {
+	n := len(z)
+	if off < 0 || off+n > len(m.h) {
+		panic("optim: AdaGrad.Update before Init or out of range")
+	}
+	k := 0
+	if useAVX {
+		k = n &^ 7
+	}
+	if k > 0 {
+		g, p, prev, zn := g[:n], p[:n], prev[:n], zn[:n]
+		adagradChainRow32AVX(&z[0], &g[0], &p[0], &prev[0], &zn[0], &m.h[off], k, l2, wl, wr, m.rho, m.eps, acc, ahead)
+	}
+	if k < n {
+		chainRow(gb[k:n], g[k:n], z[k:n], p[k:n], prev[k:n], zn[k:n], l2, wl, wr, true, acc, ahead)
+		m.Update(z[k:n], gb[k:n], off+k)
+	}
+}

@@ -21,3 +21,15 @@ func as64[F Float](x []F) (s []float64, ok bool) {
 	}
 	return unsafe.Slice((*float64)(unsafe.Pointer(&x[0])), len(x)), true
 }
+
+// as32 returns x as a []float32 when F is 32 bits wide (float32), with ok.
+func as32[F Float](x []F) (s []float32, ok bool) {
+	var z F
+	if unsafe.Sizeof(z) != 4 {
+		return nil, false
+	}
+	if len(x) == 0 {
+		return []float32{}, true
+	}
+	return unsafe.Slice((*float32)(unsafe.Pointer(&x[0])), len(x)), true
+}

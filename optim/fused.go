@@ -3,6 +3,7 @@ package optim
 import (
 	"fmt"
 	"sync"
+	"unsafe"
 )
 
 // Chunking of the fused pass. Both depend only on the problem's shape, never
@@ -36,7 +37,8 @@ const (
 type fused[F Float] struct {
 	pool   *Pool
 	method MethodOf[F]
-	rows   *AdaGrad // the method, when it updates a row in chainRow's pass (float64 chain chunks); nil: chainRow, then Update
+	rows   *AdaGrad            // the method, when it updates a row in chainRow's pass (float64 chain chunks); nil: chainRow, then Update
+	rows32 *AdaGradOf[float32] // the same in the float32 mode
 	b      Blocks
 	l2     float64
 	chain  []float64 // edge weights t -- t+1 of a chain coupling; nil: not a chain
@@ -76,6 +78,7 @@ func (f *fused[F]) release(s []F) {
 func newFused[F Float](pool *Pool, m MethodOf[F], b Blocks, g *Graph, l2 float64, n int) *fused[F] {
 	f := &fused[F]{pool: pool, method: m, b: b, l2: l2, span: chainSpan}
 	f.rows, _ = any(m).(*AdaGrad) // a concrete type: acc does not escape
+	f.rows32, _ = any(m).(*AdaGradOf[float32])
 	if g != nil {
 		checkGraph(b, g)
 		isChain := len(g.Edges) == b.T-1
@@ -192,9 +195,17 @@ func (f *fused[F]) chainChunk(c int) {
 		acc[0], acc[1], acc[2], acc[3] = 0, 0, 0, 0
 		ahead := 0 // the next row's gradient and z_{t+2}, for the prefetches
 		if t+1 < b.T {
-			ahead = 8 * S
+			ahead = int(unsafe.Sizeof(z[0])) * S
 		}
-		if f.rows != nil {
+		if f.rows32 != nil {
+			a, _ := as32(z)
+			bgb, _ := as32(gb)
+			bg, _ := as32(grad[o : o+L : o+L])
+			bp, _ := as32(p)
+			bprev, _ := as32(prev)
+			bzn, _ := as32(zn)
+			adagradChainRow32(f.rows32, bgb, bg, a, bp, bprev, bzn, float32(f.l2), float32(wl), float32(wr), &acc, ahead, o)
+		} else if f.rows != nil {
 			a, _ := as64(z)
 			bgb, _ := as64(gb)
 			bg, _ := as64(grad[o : o+L : o+L])

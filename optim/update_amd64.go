@@ -18,3 +18,6 @@ func chainRowAVX(gb, gr, z, prev, zn *float64, n int, l2, wl, wr float64, acc *[
 
 //go:noescape
 func adagradChainRowAVX(z, gr, p, prev, zn, h *float64, n int, l2, wl, wr, rho, eps float64, acc *[8]float64, ahead int)
+
+//go:noescape
+func adagradChainRow32AVX(z, gr, p, prev, zn, h *float32, n int, l2, wl, wr, rho, eps float32, acc *[8]float64, ahead int)

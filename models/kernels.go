@@ -21,6 +21,16 @@ func as64[F optim.Float](x []F) (s []float64, ok bool) {
 	return unsafe.Slice((*float64)(unsafe.Pointer(&x[0])), len(x)), true
 }
 
+// as32 returns x as a []float32 when F is float32 (ok), for the float32
+// FMA kernels.
+func as32[F optim.Float](x []F) (s []float32, ok bool) {
+	var z F
+	if unsafe.Sizeof(z) != 4 || len(x) == 0 {
+		return nil, false
+	}
+	return unsafe.Slice((*float32)(unsafe.Pointer(&x[0])), len(x)), true
+}
+
 // scaleNorm sets dst = alpha z and returns ||z||^2 (summed in float64);
 // len(dst) >= len(z).
 func scaleNorm[F optim.Float](dst []F, alpha F, z []F) float64 {
@@ -62,6 +72,10 @@ func lmfDots[F optim.Float](x []F, us, is []int32, d int, sc []float64) {
 		lmfDotsFMA(&x64[0], &us[0], &is[0], n, d, &sc[0])
 		return
 	}
+	if x32, ok := as32(x); ok && useFMA {
+		lmfDots32FMA(&x32[0], &us[0], &is[0], n, d, &sc[0])
+		return
+	}
 	lmfDotsGo(x, us, is, d, sc)
 }
 
@@ -100,6 +114,11 @@ func lmfAxpys[F optim.Float](x, g []F, us, is []int32, d int, cf []float64) {
 	if x64, ok := as64(x); ok && useFMA {
 		g64, _ := as64(g)
 		lmfAxpysFMA(&x64[0], &g64[0], &us[0], &is[0], n, d, &cf[0])
+		return
+	}
+	if x32, ok := as32(x); ok && useFMA {
+		g32, _ := as32(g)
+		lmfAxpys32FMA(&x32[0], &g32[0], &us[0], &is[0], n, d, &cf[0])
 		return
 	}
 	lmfAxpysGo(x, g, us, is, d, cf)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"unsafe"
 
 	"goldstone/optim"
 )
@@ -300,7 +301,9 @@ func (m *SparseMF) Problem() optim.Problem {
 // float64), and each gradient entry is accumulated as the float64 FMA of
 // its float32 value, rounded back to float32. The ratings, grid and
 // minibatches are those of the float64 mode; the results do not depend on
-// the build or the number of workers (Go loops, no FMA kernels).
+// the build or the number of workers (the float32 FMA kernels of
+// lmf_amd64.s widen the entries with VCVTPS2PD and round back with
+// VCVTPD2PS: the operations of lmfDotsGo and lmfAxpysGo on float32).
 
 // Init32 is Init in the float32 mode: the same draws, rounded to float32.
 func (m *SparseMF) Init32(x []float32, rng *rand.Rand) {
@@ -633,11 +636,7 @@ func (m *SparseMF) heldOutCheck(x []float64, r *Ratings) error {
 	return nil
 }
 
-// prefetchColsOf is prefetchCols on parameters of type F (float64 only: it
-// does nothing for float32, where it changes no result either).
+// prefetchColsOf is prefetchCols on parameters of type F.
 func prefetchColsOf[F optim.Float](x, grad []F, us, is []int32, n, d int) {
-	if x64, ok := as64(x); ok {
-		g64, _ := as64(grad)
-		prefetchCols(&x64[0], &g64[0], &us[0], &is[0], n, d)
-	}
+	prefetchCols((*float64)(unsafe.Pointer(&x[0])), (*float64)(unsafe.Pointer(&grad[0])), &us[0], &is[0], n, d*int(unsafe.Sizeof(x[0])))
 }

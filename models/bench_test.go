@@ -38,6 +38,7 @@ type logisticBench struct {
 	key           string
 	m             *LogisticMF
 	x, grad, a, c []float64 // a, c: the triad's destination and second source
+	x32           []float32 // x in float32 (GOLDSTONE_BENCH_DTYPE=float32)
 	pool          *optim.Pool
 	triadFn       func(c, lo, hi int)
 	params        int64
@@ -172,6 +173,13 @@ func median(v []float64) float64 {
 // b.N steps (the machine is shared and noisy: compare ratios). It reports the
 // medians of s/step, s/local (the local loss) and s/dense (the rest of the
 // step), and the peak RSS before the triad's arrays were allocated.
+// driver_rowsplit runs the same steps with the method hidden from the fused
+// pass (the two loops per row it takes for any Method; AdaGrad's own one-loop
+// row update is what driver times), so that the two compare in one run;
+// GOLDSTONE_BENCH_ROUNDS (default 1) repeats the pair, alternating them.
+// With GOLDSTONE_BENCH_DTYPE=float32 the pair is driver and driver_float32,
+// the same steps in the float32 mode (x, gradient and optimizer state in
+// float32; its triads are those of the float64 arrays).
 //
 //	go test -run '^$' -bench TrainStep -benchtime 10x -cpu 2 ./models
 func BenchmarkTrainStep(b *testing.B) {
@@ -179,13 +187,16 @@ func BenchmarkTrainStep(b *testing.B) {
 	rss := maxRSS()
 	lb.triadArrays()
 	var method optim.Method
+	var method32 optim.MethodOf[float32]
 	switch opt := os.Getenv("GOLDSTONE_BENCH_OPT"); opt {
 	case "", "adagrad":
 		method = &optim.AdaGrad{Rate: optim.Constant(0.05), Eps: 1e-10}
+		method32 = &optim.AdaGradOf[float32]{Rate: optim.Constant(0.05), Eps: 1e-10}
 	case "adam":
-		method = &optim.Adam{}
+		method, method32 = &optim.Adam{}, &optim.AdamOf[float32]{}
 	case "gd":
 		method = &optim.GD{Rate: optim.Constant(0.05), Clip: 1}
+		method32 = &optim.GDOf[float32]{Rate: optim.Constant(0.05), Clip: 1}
 	default:
 		b.Fatalf("GOLDSTONE_BENCH_OPT=%q: want adagrad, adam or gd", opt)
 	}
@@ -208,28 +219,36 @@ func BenchmarkTrainStep(b *testing.B) {
 		b.ReportMetric(float64(rss)/(1<<30), "GiB_peakRSS")
 		b.ReportMetric(float64(lb.params), "params")
 	}
-	b.Run("driver", func(b *testing.B) {
-		d := &optim.Driver{Method: method, Pool: lb.pool}
-		var steps, locals, triads, ratios []float64
-		b.ReportAllocs()
-		b.ResetTimer()
-		last := time.Now()
-		_, err := d.Run(p, lb.x, b.N, func(it *optim.Iter) error {
-			step := time.Since(last).Seconds()
-			t0 := time.Now()
-			lb.triad()
-			triad := time.Since(t0).Seconds()
-			steps, locals, triads = append(steps, step), append(locals, localSec), append(triads, triad)
-			ratios = append(ratios, step/triad)
-			last = time.Now()
-			return nil
-		})
-		b.StopTimer()
-		if err != nil {
-			b.Fatal(err)
+	dtype := os.Getenv("GOLDSTONE_BENCH_DTYPE")
+	if dtype != "" && dtype != "float64" && dtype != "float32" {
+		b.Fatalf("GOLDSTONE_BENCH_DTYPE=%q: want float64 or float32", dtype)
+	}
+	var p32 optim.ProblemOf[float32]
+	if dtype == "float32" {
+		p32 = lb.m.Problem32()
+		lb.x32 = make([]float32, len(lb.x))
+		for i, v := range lb.x {
+			lb.x32[i] = float32(v)
 		}
-		report(b, steps, locals, triads, ratios)
-	})
+		local32 := p32.Local
+		p32.Local = func(grad, x []float32) float64 {
+			start := time.Now()
+			l := local32(grad, x)
+			localSec = time.Since(start).Seconds()
+			return l
+		}
+	}
+	for range envInt(b, "GOLDSTONE_BENCH_ROUNDS", 1) { // alternate the two
+		b.Run("driver", func(b *testing.B) { driverSteps(lb, b, p, method, lb.x, &localSec, report) })
+		if dtype == "float32" {
+			b.Run("driver_float32", func(b *testing.B) { driverSteps(lb, b, p32, method32, lb.x32, &localSec, report) })
+			continue
+		}
+		// The method behind an interface of its own, which the fused pass
+		// does not know: it builds each row's gradient, then calls Update
+		// (AdaGrad's pass before its one-loop row update). The same bits.
+		b.Run("driver_rowsplit", func(b *testing.B) { driverSteps(lb, b, p, optim.Method(methodOnly{method}), lb.x, &localSec, report) })
+	}
 	// The training loop as it was before the fused pass (issue 13), kept to
 	// compare in the same run: clear, local loss, serial AddPsiGrad, serial
 	// optimizer step.
@@ -346,4 +365,33 @@ func BenchmarkLocalLoss(b *testing.B) {
 	b.ReportMetric(median(ds)/tr, "dense/triad")
 	b.ReportMetric(median(ss)/tr, "sparse/triad")
 	b.ReportMetric(median(gs)/tr, "sparse_go/triad")
+}
+
+// methodOnly hides a Method's concrete type from the Driver's fused pass.
+type methodOnly struct{ optim.Method }
+
+// driverSteps times b.N steps of the Driver with method on p (see
+// BenchmarkTrainStep).
+func driverSteps[F optim.Float](lb *logisticBench, b *testing.B, p optim.ProblemOf[F], method optim.MethodOf[F], x []F, localSec *float64,
+	report func(b *testing.B, steps, locals, triads, ratios []float64)) {
+	d := &optim.DriverOf[F]{Method: method, Pool: lb.pool}
+	var steps, locals, triads, ratios []float64
+	b.ReportAllocs()
+	b.ResetTimer()
+	last := time.Now()
+	_, err := d.Run(p, x, b.N, func(it *optim.Iter) error {
+		step := time.Since(last).Seconds()
+		t0 := time.Now()
+		lb.triad()
+		triad := time.Since(t0).Seconds()
+		steps, locals, triads = append(steps, step), append(locals, *localSec), append(triads, triad)
+		ratios = append(ratios, step/triad)
+		last = time.Now()
+		return nil
+	})
+	b.StopTimer()
+	if err != nil {
+		b.Fatal(err)
+	}
+	report(b, steps, locals, triads, ratios)
 }

@@ -180,7 +180,7 @@ func (m *DenseMF) stepLoss(t int) float64 {
 	return loss
 }
 
-func checkLen(name string, s []float64, n int) {
+func checkLen[F optim.Float](name string, s []F, n int) {
 	if len(s) != n {
 		panic(fmt.Sprintf("models: len(%s)=%d, want %d", name, len(s), n))
 	}

@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// TestLMFKernels: the FMA kernels of the logistic MF pass give the Go
-// loops' results bit for bit, for every dimension (vector part and tail),
+// TestLMFKernels: the FMA kernels of the logistic MF pass (float64 and
+// float32) give the Go loops' results bit for bit, for every dimension (vector part and tail),
 // group size and sign of the item entries.
 func TestLMFKernels(t *testing.T) {
 	if !useFMA {
@@ -39,9 +39,18 @@ func TestLMFKernels(t *testing.T) {
 			lmfAxpys(x, gg, us, is, d, cf)
 			sameBits(t, "axpys", gg, gw)
 			if n > 0 { // prefetching leaves memory as it is
-				prefetchCols(&x[0], &gg[0], &us[0], &is[0], n, d)
+				prefetchCols(&x[0], &gg[0], &us[0], &is[0], n, 8*d)
 				sameBits(t, "after prefetch", gg, gw)
 			}
+			// The float32 kernels against the Go loops on float32.
+			x32, g32 := narrow(x), narrow(g0)
+			lmfDotsGo(x32, us, is, d, want)
+			lmfDots(x32, us, is, d, got)
+			sameBits(t, "dots32", got, want)
+			gw32, gg32 := append([]float32(nil), g32...), append([]float32(nil), g32...)
+			lmfAxpysGo(x32, gw32, us, is, d, cf)
+			lmfAxpys(x32, gg32, us, is, d, cf)
+			sameBits(t, "axpys32", Widen(gg32), Widen(gw32))
 		}
 	}
 }

@@ -147,8 +147,9 @@ axpys_done:
 	VZEROUPPER
 	RET
 
-// func prefetchCols(x, gr *float64, us, is *int32, n, d int)
-// Prefetches the cache lines of the n user and item columns in x and g.
+// func prefetchCols(x, gr *float64, us, is *int32, n, cb int)
+// Prefetches the cache lines of the n user and item columns (cb bytes each)
+// in x and g.
 // Prefetches neither fault nor change memory.
 TEXT ·prefetchCols(SB), NOSPLIT, $0-48
 	MOVQ x+0(FP), SI
@@ -156,8 +157,7 @@ TEXT ·prefetchCols(SB), NOSPLIT, $0-48
 	MOVQ us+16(FP), R10
 	MOVQ is+24(FP), R11
 	MOVQ n+32(FP), CX
-	MOVQ d+40(FP), DX
-	SHLQ $3, DX
+	MOVQ cb+40(FP), DX
 	TESTQ CX, CX
 	JLE  pf_done
 
@@ -193,4 +193,155 @@ pf_line:
 	JNZ  pf_rating
 
 pf_done:
+	RET
+
+// func lmfDots32FMA(x *float32, us, is *int32, n, d int, sc *float64)
+// lmfDotsFMA on float32 columns: each entry widened to float64
+// (VCVTPS2PD, exact), then the same FMA chains, lanes and tail as
+// lmfDotsGo[float32].
+TEXT ·lmfDots32FMA(SB), NOSPLIT, $0-48
+	MOVQ x+0(FP), SI
+	MOVQ us+8(FP), R10
+	MOVQ is+16(FP), R11
+	MOVQ n+24(FP), CX
+	MOVQ d+32(FP), DX
+	MOVQ sc+40(FP), DI
+	MOVQ DX, R12
+	SHLQ $2, R12  // bytes per column
+	MOVQ DX, R13
+	ANDQ $-4, R13 // entries done four at a time
+	TESTQ CX, CX
+	JLE  dots32_done
+
+dots32_rating:
+	MOVLQSX (R10), AX
+	IMULQ R12, AX
+	ADDQ SI, AX // user vector
+	MOVLQSX (R11), BX
+	MOVQ BX, R8
+	SARQ $63, R8
+	XORQ R8, BX
+	IMULQ R12, BX
+	ADDQ SI, BX // item vector
+	VXORPD Y0, Y0, Y0
+	XORQ R9, R9
+	CMPQ R9, R13
+	JGE  dots32_reduce
+
+dots32_vec:
+	VCVTPS2PD (AX)(R9*4), Y1
+	VCVTPS2PD (BX)(R9*4), Y2
+	VFMADD231PD Y2, Y1, Y0
+	ADDQ $4, R9
+	CMPQ R9, R13
+	JLT  dots32_vec
+
+dots32_reduce:
+	VEXTRACTF128 $1, Y0, X1
+	VADDPD X1, X0, X0      // l0+l2, l1+l3
+	VPERMILPD $1, X0, X1
+	VADDSD X1, X0, X0
+	CMPQ R9, DX
+	JGE  dots32_store
+
+dots32_tail:
+	VCVTSS2SD (AX)(R9*4), X1, X1
+	VCVTSS2SD (BX)(R9*4), X3, X3
+	VFMADD231SD X3, X1, X0
+	INCQ R9
+	CMPQ R9, DX
+	JLT  dots32_tail
+
+dots32_store:
+	VMOVSD X0, (DI)
+	ADDQ $8, DI
+	ADDQ $4, R10
+	ADDQ $4, R11
+	DECQ CX
+	JNZ  dots32_rating
+
+dots32_done:
+	VZEROUPPER
+	RET
+
+// func lmfAxpys32FMA(x, gr *float32, us, is *int32, n, d int, cf *float64)
+// lmfAxpysFMA on float32 columns: g = float32(FMA(cf, float64(x),
+// float64(g))) entry by entry, as lmfAxpysGo[float32].
+TEXT ·lmfAxpys32FMA(SB), NOSPLIT, $0-56
+	MOVQ x+0(FP), SI
+	MOVQ gr+8(FP), DI
+	MOVQ us+16(FP), R10
+	MOVQ is+24(FP), R11
+	MOVQ n+32(FP), CX
+	MOVQ d+40(FP), DX
+	MOVQ cf+48(FP), R14
+	MOVQ DX, R12
+	SHLQ $2, R12
+	MOVQ DX, R13
+	ANDQ $-4, R13
+	TESTQ CX, CX
+	JLE  axpys32_done
+
+axpys32_rating:
+	MOVLQSX (R10), AX
+	IMULQ R12, AX // user offset in bytes
+	MOVLQSX (R11), BX
+	MOVQ BX, R8
+	SARQ $63, R8
+	XORQ R8, BX
+	IMULQ R12, BX // item offset in bytes
+	VBROADCASTSD (R14), Y2
+	LEAQ (SI)(AX*1), R8  // x user
+	ADDQ DI, AX          // g user
+	LEAQ (SI)(BX*1), R9  // x item
+	ADDQ DI, BX          // g item
+	XORQ DX, DX
+	CMPQ DX, R13
+	JGE  axpys32_tail0
+
+axpys32_vec:
+	VCVTPS2PD (AX)(DX*4), Y3
+	VCVTPS2PD (R9)(DX*4), Y5
+	VFMADD231PD Y5, Y2, Y3
+	VCVTPD2PSY Y3, X3
+	VMOVUPS X3, (AX)(DX*4)
+	VCVTPS2PD (BX)(DX*4), Y4
+	VCVTPS2PD (R8)(DX*4), Y6
+	VFMADD231PD Y6, Y2, Y4
+	VCVTPD2PSY Y4, X4
+	VMOVUPS X4, (BX)(DX*4)
+	ADDQ $4, DX
+	CMPQ DX, R13
+	JLT  axpys32_vec
+
+axpys32_tail0:
+	MOVQ d+40(FP), R13
+	CMPQ DX, R13
+	JGE  axpys32_restore
+
+axpys32_tail:
+	VCVTSS2SD (AX)(DX*4), X3, X3
+	VCVTSS2SD (R9)(DX*4), X5, X5
+	VFMADD231SD X5, X2, X3
+	VCVTSD2SS X3, X3, X3
+	VMOVSS X3, (AX)(DX*4)
+	VCVTSS2SD (BX)(DX*4), X4, X4
+	VCVTSS2SD (R8)(DX*4), X6, X6
+	VFMADD231SD X6, X2, X4
+	VCVTSD2SS X4, X4, X4
+	VMOVSS X4, (BX)(DX*4)
+	INCQ DX
+	CMPQ DX, R13
+	JLT  axpys32_tail
+
+axpys32_restore:
+	ANDQ $-4, R13
+	ADDQ $8, R14
+	ADDQ $4, R10
+	ADDQ $4, R11
+	DECQ CX
+	JNZ  axpys32_rating
+
+axpys32_done:
+	VZEROUPPER
 	RET

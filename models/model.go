@@ -36,12 +36,12 @@ func chainOrGraph(g *optim.Graph, t int, lambda float64) *optim.Graph {
 
 // initNormal fills the blocks of x with independent N(0, std^2) entries;
 // std 0 means DefaultInitStd.
-func initNormal(x []float64, rng *rand.Rand, std float64) {
+func initNormal[F optim.Float](x []F, rng *rand.Rand, std float64) {
 	if std == 0 {
 		std = DefaultInitStd
 	}
 	for i := range x {
-		x[i] = std * optim.NormFloat64(rng)
+		x[i] = F(std * optim.NormFloat64(rng))
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"unsafe"
 
 	"goldstone/optim"
 )
@@ -71,6 +72,8 @@ type SparseMF struct {
 	// State of the current call.
 	sparse  bool // add the likelihood gradient only (Problem's local loss)
 	cx, cg  []float64
+	cx32    []float32 // the float32 mode's x and grad (cx, cg nil then)
+	cg32    []float32
 	smp     sampler
 	next    uint64 // batch number of the next LocalLoss call
 	blockFn func(c, lo, hi int)
@@ -291,6 +294,72 @@ func (m *SparseMF) Problem() optim.Problem {
 	return optim.Problem{Local: m.likelihood, Blocks: m.Blocks(), Graph: m.graph, L2: m.Gamma}
 }
 
+// The float32 mode: the parameters x, their gradient and (in the Driver)
+// the optimizer state are float32; every rating's linear predictor, its
+// coefficient dl/deta, the losses and the offsets' sums are computed in
+// float64 from the float32 values (a product of two float32 is exact in
+// float64), and each gradient entry is accumulated as the float64 FMA of
+// its float32 value, rounded back to float32. The ratings, grid and
+// minibatches are those of the float64 mode; the results do not depend on
+// the build or the number of workers (the float32 FMA kernels of
+// lmf_amd64.s widen the entries with VCVTPS2PD and round back with
+// VCVTPD2PS: the operations of lmfDotsGo and lmfAxpysGo on float32).
+
+// Init32 is Init in the float32 mode: the same draws, rounded to float32.
+func (m *SparseMF) Init32(x []float32, rng *rand.Rand) {
+	m.prepare()
+	checkLen("x", x, m.NumParams())
+	bo := m.BiasOffset()
+	initNormal(x[:bo], rng, m.InitStd)
+	clear(x[bo:])
+	if m.off == withMean {
+		x[len(x)-1] = float32(m.link.info().intercept(m.Train))
+	}
+}
+
+// Problem32 is Problem in the float32 mode (for optim.DriverOf[float32]).
+func (m *SparseMF) Problem32() optim.ProblemOf[float32] {
+	m.prepare()
+	return optim.ProblemOf[float32]{Local: m.likelihood32, Blocks: m.Blocks(), Graph: m.graph, L2: m.Gamma}
+}
+
+// LocalLoss32 is LocalLoss in the float32 mode: the loss of the next
+// minibatch at x (in float64), its gradient overwriting grad.
+func (m *SparseMF) LocalLoss32(grad, x []float32) float64 {
+	b := m.next
+	m.next++
+	return m.batchLoss32(grad, x, b, false)
+}
+
+// FullLoss32 is FullLoss in the float32 mode.
+func (m *SparseMF) FullLoss32(grad, x []float32) float64 {
+	return m.batchLoss32(grad, x, 0, true)
+}
+
+func (m *SparseMF) likelihood32(grad, x []float32) float64 {
+	b := m.next
+	m.next++
+	m.sparse = true
+	defer func() { m.sparse = false }()
+	return m.batchLoss32(grad, x, b, false)
+}
+
+func (m *SparseMF) batchLoss32(grad, x []float32, batch uint64, full bool) float64 {
+	m.cx32, m.cg32 = x, grad
+	defer func() { m.cx32, m.cg32 = nil, nil }()
+	return batchLossOf(m, grad, x, batch, full)
+}
+
+// Widen returns the float32 parameters x as float64 (what the held-out
+// metrics and the outputs of a float32 trial read).
+func Widen(x []float32) []float64 {
+	w := make([]float64, len(x))
+	for i, v := range x {
+		w[i] = float64(v)
+	}
+	return w
+}
+
 // likelihood is LocalLoss without the embeddings' regulariser, adding into grad.
 func (m *SparseMF) likelihood(grad, x []float64) float64 {
 	b := m.next
@@ -315,6 +384,14 @@ func (m *SparseMF) FullLoss(grad, x []float64) float64 {
 }
 
 func (m *SparseMF) batchLoss(grad, x []float64, batch uint64, full bool) float64 {
+	m.cx, m.cg = x, grad
+	defer func() { m.cx, m.cg = nil, nil }()
+	return batchLossOf(m, grad, x, batch, full)
+}
+
+// batchLossOf is batchLoss on parameters of type F (m.cx, m.cg or m.cx32,
+// m.cg32 hold x and grad).
+func batchLossOf[F optim.Float](m *SparseMF, grad, x []F, batch uint64, full bool) float64 {
 	m.prepare()
 	checkLen("x", x, m.NumParams())
 	checkLen("grad", grad, m.NumParams())
@@ -323,7 +400,6 @@ func (m *SparseMF) batchLoss(grad, x []float64, batch uint64, full bool) float64
 		size = 0
 	}
 	m.smp = newSampler(size, m.Train.Len(), m.Seed, batch)
-	m.cx, m.cg = x, grad
 	for _, ph := range m.grid.phases {
 		m.cur = ph
 		m.Pool.Chunks(len(ph), 1, m.blockFn)
@@ -334,9 +410,8 @@ func (m *SparseMF) batchLoss(grad, x []float64, batch uint64, full bool) float64
 		loss += v
 	}
 	if m.off != noOffsets {
-		loss += m.biasPass()
+		loss += biasPass(m, x, grad)
 	}
-	m.cx, m.cg = nil, nil
 	return loss
 }
 
@@ -345,29 +420,30 @@ func (m *SparseMF) batchLoss(grad, x []float64, batch uint64, full bool) float64
 // coefficients dl/deta (itemSum, userSum, written by the blocks; ratings
 // outside the minibatch add nothing), and for mu the sum of all of them; it
 // returns the biases' L2 loss. Serial: O(T*(Items+Users)), deterministic.
-func (m *SparseMF) biasPass() float64 {
+func biasPass[F optim.Float](m *SparseMF, cx, cg []F) float64 {
 	bo, items, users := m.BiasOffset(), m.Items, m.Users
 	n := items + m.T + users
-	x, g := m.cx[bo:bo+n], m.cg[bo:]
+	x, g := cx[bo:bo+n], cg[bo:]
 	var reg float64
 	for k, b := range x {
-		g[k] = m.Gamma * b
-		reg += float64(b * b)
+		w := float64(b)
+		g[k] = F(m.Gamma * w)
+		reg += float64(w * w)
 	}
 	ug := g[items+m.T : n]
 	var all float64
 	for t := range m.T {
 		for j, s := range m.itemSum[t*items : (t+1)*items] {
-			g[j] += s
-			g[items+t] += s
+			g[j] = F(float64(g[j]) + s)
+			g[items+t] = F(float64(g[items+t]) + s)
 			all += s
 		}
 		for i, s := range m.userSum[t*users : (t+1)*users] {
-			ug[i] += s
+			ug[i] = F(float64(ug[i]) + s)
 		}
 	}
 	if m.off == withMean {
-		g[n] = all
+		g[n] = F(all)
 	}
 	return 0.5 * m.Gamma * reg
 }
@@ -375,45 +451,43 @@ func (m *SparseMF) biasPass() float64 {
 // startCols sets the gradients of a block's columns to Gamma z where the
 // block is the first of its user range (j = 0) or of its item range
 // (i = 0), and returns the sum of ||z||^2 over those columns.
-func (m *SparseMF) startCols(blk *lmfBlock) float64 {
-	d, t := m.D, int(blk.t)
-	x, grad := m.cx, m.cg
+func startCols[F optim.Float](m *SparseMF, blk *lmfBlock, x, grad []F) float64 {
+	d, t, gamma := m.D, int(blk.t), F(m.Gamma)
 	var reg float64
 	if blk.j == 0 {
 		c0 := t * m.n
 		for col := c0 + int(blk.ulo); col < c0+int(blk.uhi); col++ {
-			reg += scaleNorm(grad[col*d:col*d+d:col*d+d], m.Gamma, x[col*d:col*d+d:col*d+d])
+			reg += scaleNorm(grad[col*d:col*d+d:col*d+d], gamma, x[col*d:col*d+d:col*d+d])
 		}
 	}
 	if blk.i == 0 {
 		c0 := t*m.n + m.Users
 		for col := c0 + int(blk.ilo); col < c0+int(blk.ihi); col++ {
-			reg += scaleNorm(grad[col*d:col*d+d:col*d+d], m.Gamma, x[col*d:col*d+d:col*d+d])
+			reg += scaleNorm(grad[col*d:col*d+d:col*d+d], gamma, x[col*d:col*d+d:col*d+d])
 		}
 	}
 	return reg
 }
 
 // blockOffsets are the offsets of one bin as a block reads them.
-type blockOffsets struct {
+type blockOffsets[F optim.Float] struct {
 	kind               offsetKind
-	item, user         []float64 // the item and user biases
-	bin, mu            float64
+	item, user         []F // the item and user biases
+	bin, mu            F
 	isum, usum         []float64 // itemSum and userSum of the bin
 	itemCol0, userCol0 int       // the columns of item 0 and user 0 in the bin
 }
 
 // offsetsOf returns the offsets of block blk's bin, clearing the sums of
 // its columns where it is the first block of their range.
-func (m *SparseMF) offsetsOf(blk *lmfBlock) blockOffsets {
+func offsetsOf[F optim.Float](m *SparseMF, blk *lmfBlock, x []F) blockOffsets[F] {
 	t := int(blk.t)
-	o := blockOffsets{kind: m.off, userCol0: t * m.n}
+	o := blockOffsets[F]{kind: m.off, userCol0: t * m.n}
 	o.itemCol0 = o.userCol0 + m.Users
 	if m.off == noOffsets {
 		return o
 	}
 	bo, items, users := m.BiasOffset(), m.Items, m.Users
-	x := m.cx
 	o.item = x[bo : bo+items]
 	o.bin = x[bo+items+t]
 	o.user = x[bo+items+m.T : bo+items+m.T+users]
@@ -432,22 +506,23 @@ func (m *SparseMF) offsetsOf(blk *lmfBlock) blockOffsets {
 }
 
 // add adds the offsets of the group's ratings (columns us, is) to their dot
-// products sc.
-func (o *blockOffsets) add(sc []float64, us, is []int32) {
+// products sc (in float64).
+func (o *blockOffsets[F]) add(sc []float64, us, is []int32) {
+	bin, mu := float64(o.bin), float64(o.mu)
 	switch o.kind {
 	case withBiases:
 		for b, e := range is {
-			sc[b] += o.item[int(e)-o.itemCol0] + o.bin + o.user[int(us[b])-o.userCol0]
+			sc[b] += float64(o.item[int(e)-o.itemCol0]) + bin + float64(o.user[int(us[b])-o.userCol0])
 		}
 	case withMean:
 		for b, e := range is {
-			sc[b] = sc[b] + o.item[int(e)-o.itemCol0] + o.bin + o.user[int(us[b])-o.userCol0] + o.mu
+			sc[b] = sc[b] + float64(o.item[int(e)-o.itemCol0]) + bin + float64(o.user[int(us[b])-o.userCol0]) + mu
 		}
 	}
 }
 
 // sums adds the group's coefficients to the sums of their items and users.
-func (o *blockOffsets) sums(cf []float64, us, is []int32) {
+func (o *blockOffsets[F]) sums(cf []float64, us, is []int32) {
 	if o.kind == noOffsets {
 		return
 	}
@@ -464,16 +539,24 @@ func (o *blockOffsets) sums(cf []float64, us, is []int32) {
 // sparse, the first block of a user range (j = 0) and of an item range
 // (i = 0) first sets the gradients of all their columns to Gamma z.
 func (m *SparseMF) blockChunk(c, _, _ int) {
+	if m.cx32 != nil {
+		blockPass(m, c, m.cx32, m.cg32)
+		return
+	}
+	blockPass(m, c, m.cx, m.cg)
+}
+
+// blockPass is blockChunk on parameters of type F.
+func blockPass[F optim.Float](m *SparseMF, c int, x, grad []F) {
 	bi := m.cur[c]
 	blk := &m.grid.blocks[bi]
 	d := m.D
-	x, grad := m.cx, m.cg
 	gamma, smp, link := m.Gamma, &m.smp, m.link
 	var reg float64
 	if !m.sparse {
-		reg = m.startCols(blk)
+		reg = startCols(m, blk, x, grad)
 	}
-	off := m.offsetsOf(blk)
+	off := offsetsOf(m, blk, x)
 	ucol, icol := m.grid.ucol[blk.lo:blk.hi], m.grid.icol[blk.lo:blk.hi]
 	val := m.val[blk.lo:blk.hi]
 	var ub, ib [group]int32 // the kept ratings of a group (minibatch)
@@ -502,7 +585,7 @@ func (m *SparseMF) blockChunk(c, _, _ int) {
 			next = end
 		}
 		if q := min(group, len(ucol)-next); q > 0 { // start the reads of the next group
-			prefetchCols(&x[0], &grad[0], &ucol[next], &icol[next], q, d)
+			prefetchColsOf(x, grad, ucol[next:], icol[next:], q, d)
 		}
 		lmfDots(x, us, is, d, sc[:])
 		off.add(sc[:len(is)], us, is)
@@ -551,4 +634,9 @@ func (m *SparseMF) heldOutCheck(x []float64, r *Ratings) error {
 		return fmt.Errorf("evaluate: the ratings have no %v labels", l)
 	}
 	return nil
+}
+
+// prefetchColsOf is prefetchCols on parameters of type F.
+func prefetchColsOf[F optim.Float](x, grad []F, us, is []int32, n, d int) {
+	prefetchCols((*float64)(unsafe.Pointer(&x[0])), (*float64)(unsafe.Pointer(&grad[0])), &us[0], &is[0], n, d*int(unsafe.Sizeof(x[0])))
 }

@@ -79,9 +79,10 @@ type RoundStats struct {
 	Concentration float64
 }
 
-// Problem is a model loss split into its local part and the coupling psi.
-type Problem struct {
-	Local  Objective // local loss l(X;Z) (+ local regularisers) and its gradient, WITHOUT psi
+// ProblemOf is a model loss on parameters of type F split into its local
+// part and the coupling psi.
+type ProblemOf[F Float] struct {
+	Local  ObjectiveOf[F] // local loss l(X;Z) (+ local regularisers) and its gradient, WITHOUT psi
 	Blocks Blocks
 	Graph  *Graph // coupling; psi = 1/2 Tr(Z^T L Z) is added by the Driver; nil = none
 	// L2 is the weight of an isotropic local prior L2/2 ||Z||^2 on the
@@ -90,9 +91,13 @@ type Problem struct {
 	L2 float64
 }
 
-// Driver runs a base Method and, every K1 steps, a Gauge round.
-type Driver struct {
-	Method Method
+// Problem is ProblemOf on float64 parameters.
+type Problem = ProblemOf[float64]
+
+// DriverOf runs a base Method on parameters of type F and, every K1 steps,
+// a Gauge round (float64 parameters only: the gauges work on float64).
+type DriverOf[F Float] struct {
+	Method MethodOf[F]
 	Gauge  Gauge // nil: no gauge rounds
 	K1     int   // gauge round after every K1 steps; <= 0: none
 	Pool   *Pool // runs the fused pass of every step; nil runs it inline
@@ -125,6 +130,9 @@ type Driver struct {
 	// continues it. Its Stop is ignored.
 	Before Result
 }
+
+// Driver is DriverOf on float64 parameters.
+type Driver = DriverOf[float64]
 
 // Iter describes one step of Driver.Run.
 type Iter struct {
@@ -240,7 +248,7 @@ func NearRound(k1, steps, within, k int) bool {
 //
 // The Result says what the run did and why it stopped, with or without an
 // error: it continues Before (see Driver.Before).
-func (d *Driver) Run(p Problem, x []float64, steps int, each func(it *Iter) error) (Result, error) {
+func (d *DriverOf[F]) Run(p ProblemOf[F], x []F, steps int, each func(it *Iter) error) (Result, error) {
 	res := d.Before
 	res.Stop = StopSetup
 	if err := d.setup(p, x); err != nil {
@@ -262,7 +270,7 @@ func (d *Driver) Run(p Problem, x []float64, steps int, each func(it *Iter) erro
 	if scale > 0 {
 		bound = float64(factor * scale)
 	}
-	grad := make([]float64, len(x))
+	grad := make([]F, len(x))
 	f := newFused(d.Pool, d.Method, p.Blocks, p.Graph, p.L2, len(x))
 	gauge := d.Gauge != nil && d.K1 > 0
 	it := Iter{Run: &res}
@@ -288,7 +296,8 @@ func (d *Driver) Run(p Problem, x []float64, steps int, each func(it *Iter) erro
 		it.Step, it.Loss, it.Local, it.Psi, it.Gauge, it.DivergeScale = s, loss, local, psi, nil, scale
 		if gauge && RoundAfter(d.K1, s) {
 			start := time.Now()
-			stats = d.Gauge.Round(x)
+			x64, _ := as64(x) // setup refused a gauge on other types
+			stats = d.Gauge.Round(x64)
 			res.Add(&stats, time.Since(start).Seconds())
 			it.Gauge = &stats
 		}
@@ -306,7 +315,7 @@ func (d *Driver) Run(p Problem, x []float64, steps int, each func(it *Iter) erro
 
 // setup checks the problem and the driver and initialises the Gauge and
 // the Method.
-func (d *Driver) setup(p Problem, x []float64) error {
+func (d *DriverOf[F]) setup(p ProblemOf[F], x []F) error {
 	if d.Method == nil {
 		return errors.New("optim: driver has no method")
 	}
@@ -322,6 +331,9 @@ func (d *Driver) setup(p Problem, x []float64) error {
 	if d.Gauge != nil && d.K1 > 0 {
 		if p.Graph == nil {
 			return errors.New("optim: gauge step needs a coupling graph")
+		}
+		if _, ok := as64(x); !ok {
+			return errors.New("optim: gauge steps need float64 parameters")
 		}
 		if err := d.Gauge.Init(p.Blocks, p.Graph); err != nil {
 			return fmt.Errorf("init gauge: %w", err)

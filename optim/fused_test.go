@@ -104,7 +104,12 @@ func TestFusedGradient(t *testing.T) {
 // that adds into it; at any worker count, with and without the AVX kernels.
 func TestFusedMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(42, 1))
-	b := Blocks{Offset: 2, T: 6, N: 150, D: 4}
+	for _, b := range []Blocks{{Offset: 2, T: 6, N: 150, D: 4}, {Offset: 1, T: 5, N: 51, D: 3}} { // rows of 600 and 153 entries (a tail)
+		t.Run(fmt.Sprintf("N=%d,D=%d", b.N, b.D), func(t *testing.T) { testFusedMatchesReference(t, rng, b) })
+	}
+}
+
+func testFusedMatchesReference(t *testing.T, rng *rand.Rand, b Blocks) {
 	n := b.Offset + b.Len() + 3
 	methods := []struct {
 		name string

@@ -1,12 +1,12 @@
 package optim
 
-// Method is a first-order optimizer on a flat parameter vector. Its update is
+// MethodOf is a first-order optimizer on a flat parameter vector of F. Its update is
 // elementwise, so a step can be applied range by range: Begin(step) once,
 // then Update on disjoint ranges that together cover the vector, in any
 // order and concurrently. The Driver applies it this way inside the fused
 // pass that also adds the coupling gradient (Driver.Run); Step applies a
 // whole step to one vector.
-type Method interface {
+type MethodOf[F Float] interface {
 	// Init (re)allocates and zeroes the optimizer state for n parameters.
 	Init(n int)
 	// Begin prepares step step (counted from 0): its rate and any other
@@ -16,17 +16,24 @@ type Method interface {
 	// is g; x[i] and g[i] are parameter off+i of the vector Init sized.
 	// Calls on disjoint ranges may run concurrently; Update must not
 	// allocate. len(g) == len(x).
-	Update(x, g []float64, off int)
+	Update(x, g []F, off int)
 }
+
+// Method is MethodOf on float64 parameters.
+type Method = MethodOf[float64]
 
 var (
 	_ Method = (*GD)(nil)
 	_ Method = (*AdaGrad)(nil)
 	_ Method = (*Adam)(nil)
+
+	_ MethodOf[float32] = (*GDOf[float32])(nil)
+	_ MethodOf[float32] = (*AdaGradOf[float32])(nil)
+	_ MethodOf[float32] = (*AdamOf[float32])(nil)
 )
 
 // Step applies step step of m to the whole vector x from its gradient grad.
-func Step(m Method, x, grad []float64, step int) {
+func Step[F Float](m MethodOf[F], x, grad []F, step int) {
 	checkStep(x, grad)
 	m.Begin(step)
 	m.Update(x, grad, 0)
@@ -43,7 +50,7 @@ const (
 	DefaultAdamEps     = 1e-8
 )
 
-func checkStep(x, grad []float64) {
+func checkStep[F Float](x, grad []F) {
 	if len(x) != len(grad) {
 		panic("optim: len(x) != len(grad)")
 	}

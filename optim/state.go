@@ -31,10 +31,10 @@ func StateOf(v any) [][]float64 {
 }
 
 // State implements Stateful: the accumulated squared gradients.
-func (m *AdaGrad) State() [][]float64 { return [][]float64{m.h} }
+func (m *AdaGradOf[F]) State() [][]F { return [][]F{m.h} }
 
 // State implements Stateful: the first and second moment estimates.
-func (a *Adam) State() [][]float64 { return [][]float64{a.m, a.v} }
+func (a *AdamOf[F]) State() [][]F { return [][]F{a.m, a.v} }
 
 // State implements Stateful: the gauge fields G_t, kept between rounds
 // (unless Reset).

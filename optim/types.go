@@ -27,9 +27,12 @@ func (b Blocks) Block(x []float64, t int) []float64 {
 	return x[start : start+n : start+n]
 }
 
-// Objective evaluates a loss and adds its gradient with respect to x into
+// ObjectiveOf evaluates a loss and adds its gradient with respect to x into
 // grad. The Driver calls it with grad all zero (its fused pass leaves the
 // buffer zeroed for the next step), so an Objective may also overwrite grad,
 // and one that adds need not touch the entries its gradient does not reach.
 // len(grad) == len(x).
-type Objective func(grad, x []float64) float64
+type ObjectiveOf[F Float] func(grad, x []F) float64
+
+// Objective is ObjectiveOf on float64 parameters.
+type Objective = ObjectiveOf[float64]

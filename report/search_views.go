@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"goldstone/experiment"
+	"goldstone/optim"
 	"goldstone/report/figures"
 	"goldstone/runs"
 	"goldstone/search"
@@ -345,7 +346,9 @@ func (d *SearchData) parallelLine(t SearchTrial, axes []figures.ParallelAxis) fi
 // parallelFraction is where v lies on a numeric axis, from 0 to 1.
 func parallelFraction(a figures.ParallelAxis, v float64) float64 {
 	if a.Log && v > 0 {
-		return min(max((math.Log10(v)-math.Log10(a.Lo))/(math.Log10(a.Hi)-math.Log10(a.Lo)), 0), 1)
+		// optim.Log: the same bits on every build (math.Log's do not, and the
+		// fraction is written into the SVG); the ratio needs no base.
+		return min(max((optim.Log(v)-optim.Log(a.Lo))/(optim.Log(a.Hi)-optim.Log(a.Lo)), 0), 1)
 	}
 	return min(max((v-a.Lo)/(a.Hi-a.Lo), 0), 1)
 }

@@ -10,7 +10,8 @@ fuzztime=${FUZZTIME:-3s}
 start=$SECONDS
 targets=(
   "./formats/corpus FuzzScanCSVFields FuzzParseTotals FuzzParseYear"
-  "./stages/movielens FuzzParseColumn FuzzParseDelimiter FuzzParseMD5 FuzzReadRatingsText"
+  "./formats/ratings FuzzParseColumn FuzzParseDelimiter"
+  "./stages/movielens FuzzParseMD5 FuzzReadRatingsText"
   "./trialio FuzzReadNpyHeader"
   "./internal/slurm FuzzParseQueue FuzzParseJobID"
   "./sweep/slurmexec FuzzParseMem FuzzParseTime"

@@ -1,4 +1,4 @@
-package movielens
+package ratings
 
 import (
 	"bytes"
@@ -48,7 +48,8 @@ func (f Format) String() string {
 
 func (f Format) sep() []byte { return []byte(f.Layout().Delimiter) }
 
-var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+// UTF8BOM is the byte-order mark a text table may start with (ignored).
+var UTF8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // DetectFormat detects the format from the first bytes of a (decompressed) ratings file:
 // from its first line that is not blank (a byte-order mark is ignored). head must hold at
@@ -61,7 +62,7 @@ func DetectFormat(head []byte) (Format, error) {
 // detectFormat is DetectFormat that also returns the 1-based number of the line it read
 // (the header line of a ratings.csv).
 func detectFormat(head []byte) (Format, int64, error) {
-	head = bytes.TrimPrefix(head, utf8BOM)
+	head = bytes.TrimPrefix(head, UTF8BOM)
 	n := int64(1)
 	line := head
 	for {

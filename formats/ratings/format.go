@@ -35,13 +35,10 @@ const (
 )
 
 func (f Format) String() string {
-	switch f {
-	case FormatUData:
-		return "u.data"
-	case FormatDat:
-		return "ratings.dat"
-	case FormatCSV:
-		return "ratings.csv"
+	for _, p := range Layouts.All() {
+		if p.format == f {
+			return p.layout.Name
+		}
 	}
 	return "unknown"
 }
@@ -83,18 +80,15 @@ func detectFormat(head []byte) (Format, int64, error) {
 }
 
 func formatOfLine(line []byte) (Format, error) {
-	switch {
-	case len(bytes.TrimSpace(line)) == 0:
+	if len(bytes.TrimSpace(line)) == 0 {
 		return FormatUnknown, errors.New("detect format: no ratings (the file is empty or blank)")
-	case bytes.HasPrefix(line, []byte("userId")):
-		if string(line) != CSVHeader {
-			return FormatUnknown, fmt.Errorf("detect format: CSV header %s, want %q", safetext.Quote(line), CSVHeader)
+	}
+	for _, p := range Layouts.All() {
+		if ok, err := p.detect(line); err != nil {
+			return FormatUnknown, fmt.Errorf("detect format: %w", err)
+		} else if ok {
+			return p.format, nil
 		}
-		return FormatCSV, nil
-	case bytes.Contains(line, []byte("::")):
-		return FormatDat, nil
-	case bytes.IndexByte(line, '\t') >= 0:
-		return FormatUData, nil
 	}
 	return FormatUnknown, fmt.Errorf("detect format: first line %s is neither u.data (TAB), ratings.dat (::) nor ratings.csv (header %s); for a table of another layout name its columns (user_column, item_column, rating_column, time_column)", safetext.Quote(line), CSVHeader)
 }

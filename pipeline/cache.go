@@ -26,7 +26,17 @@ type manifest struct {
 }
 
 func (s *session) entryDir(stage, key string) string {
-	return filepath.Join(s.work, "cache", stage, key)
+	return entryDir(s.work, stage, key)
+}
+
+func entryDir(work, stage, key string) string {
+	return filepath.Join(work, "cache", stage, key)
+}
+
+// CachedOutput is the path of output name of a cached plan item (Plan:
+// it.Cached) in the cache under work.
+func CachedOutput(work string, it PlanItem, name string) string {
+	return filepath.Join(entryDir(work, it.Stage, it.Key), name)
 }
 
 // entryState is what a cache entry directory holds.

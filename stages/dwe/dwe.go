@@ -136,12 +136,12 @@ type CountSettings struct {
 // TrainSettings are the train stage's settings.
 type TrainSettings struct {
 	Loop           train.LoopSettings
-	Diffusion      float64 `set:"diffusion" default:"1e-3" check:">0" doc:"D of the OU prior, per year"`
-	Sigma0Sq       float64 `set:"sigma0_sq" default:"1" check:">0" doc:"variance sigma_0^2 of the local prior"`
-	Inference      string  `set:"inference" default:"map" oneof:"map vi" doc:"map or vi (smoothing)"`
-	MinibatchWords int     `set:"minibatch_words" default:"0" check:">=0" doc:"words per minibatch in the first phase (0: full batches)"`
-	BatchContexts  int     `set:"batch_contexts" default:"0" check:">=0" doc:"contexts per minibatch in the first phase (0: as minibatch_words)"`
-	MinibatchSteps int     `set:"minibatch_steps" default:"0" check:">=0" doc:"steps of the minibatch phase"`
+	Diffusion      float64   `set:"diffusion" default:"1e-3" check:">0" doc:"D of the OU prior, per year"`
+	Sigma0Sq       float64   `set:"sigma0_sq" default:"1" check:">0" doc:"variance sigma_0^2 of the local prior"`
+	Inference      Inference `set:"inference" default:"map" doc:"map or vi (smoothing)"`
+	MinibatchWords int       `set:"minibatch_words" default:"0" check:">=0" doc:"words per minibatch in the first phase (0: full batches)"`
+	BatchContexts  int       `set:"batch_contexts" default:"0" check:">=0" doc:"contexts per minibatch in the first phase (0: as minibatch_words)"`
+	MinibatchSteps int       `set:"minibatch_steps" default:"0" check:">=0" doc:"steps of the minibatch phase"`
 }
 
 // EvalSettings are the evaluate stage's settings.
@@ -425,23 +425,9 @@ func Train(ctx context.Context, s TrainSettings, io *pipeline.IO, pool *optim.Po
 		return err
 	}
 	cfg := mdwe.Config{Dim: s.Loop.Dim, Sigma0Sq: s.Sigma0Sq, Diffusion: s.Diffusion, InitStd: s.Loop.InitScale, Pool: pool}
-	var model mdwe.Trainable
-	var means func(x []float64) []float64
-	switch s.Inference {
-	case "map":
-		m, err := mdwe.NewMAP(data.train, cfg)
-		if err != nil {
-			return err
-		}
-		model, means = m, func(x []float64) []float64 { return x[:m.Blocks().Len()] }
-	case "vi":
-		m, err := mdwe.NewVariational(data.train, cfg)
-		if err != nil {
-			return err
-		}
-		model, means = m, m.Means
-	default:
-		return fmt.Errorf("unknown inference %q", s.Inference)
+	model, means, err := s.Inference.model(data.train, cfg)
+	if err != nil {
+		return err
 	}
 	x := make([]float64, model.NumParams())
 	seed := uint64(s.Loop.Seed)

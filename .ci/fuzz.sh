@@ -10,9 +10,11 @@ fuzztime=${FUZZTIME:-3s}
 start=$SECONDS
 targets=(
   "./formats/corpus FuzzScanCSVFields FuzzParseTotals FuzzParseYear"
-  "./formats/ratings FuzzParseColumn FuzzParseDelimiter"
+  "./formats/ratings FuzzParseColumn FuzzParseDelimiter FuzzParquetConverter"
   "./stages/movielens FuzzParseMD5 FuzzReadRatingsText"
   "./trialio FuzzReadNpyHeader"
+  "./runs FuzzJSONValue"
+  "./sweep/slurmexec/batch FuzzNum"
   "./internal/slurm FuzzParseQueue FuzzParseJobID"
   "./sweep/slurmexec FuzzParseMem FuzzParseTime"
   "./report/claims FuzzDecode"

@@ -68,7 +68,7 @@ func (r *Registry[F]) Lookup(name string) (F, error) {
 	if s := nearest(name, r.names); s != "" {
 		hint = fmt.Sprintf(" (did you mean %q?)", s)
 	}
-	return zero, fmt.Errorf("%s %q: unknown%s; want one of %s", r.what, name, hint, strings.Join(r.names, ", "))
+	return zero, fmt.Errorf("unknown %s %q%s; want one of %s", r.what, name, hint, strings.Join(r.names, ", "))
 }
 
 // All returns the registered formats in registration order.

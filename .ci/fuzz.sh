@@ -10,8 +10,11 @@ fuzztime=${FUZZTIME:-3s}
 start=$SECONDS
 targets=(
   "./formats/corpus FuzzScanCSVFields FuzzParseTotals FuzzParseYear"
-  "./stages/movielens FuzzParseColumn FuzzParseDelimiter FuzzParseMD5 FuzzReadRatingsText"
+  "./formats/ratings FuzzParseColumn FuzzParseDelimiter FuzzParquetConverter"
+  "./stages/movielens FuzzParseMD5 FuzzReadRatingsText"
   "./trialio FuzzReadNpyHeader"
+  "./runs FuzzJSONValue"
+  "./sweep/batch FuzzNum"
   "./internal/slurm FuzzParseQueue FuzzParseJobID"
   "./sweep/slurmexec FuzzParseMem FuzzParseTime"
   "./report/claims FuzzDecode"

@@ -6,7 +6,7 @@ import (
 
 	"goldstone/experiment"
 	"goldstone/experiment/settings"
-	"goldstone/stages/movielens"
+	"goldstone/formats/ratings"
 )
 
 // A string setting tagged ints:"text" (a column by name or 1-based position) takes an
@@ -21,7 +21,7 @@ func TestIntTextSetting(t *testing.T) {
 	if err := e.Override([]string{"time_column=4"}); err != nil {
 		t.Fatal(err)
 	}
-	s := settings.MustDecode[movielens.TableSettings](e.Trials()[0].Settings)
+	s := settings.MustDecode[ratings.TableSettings](e.Trials()[0].Settings)
 	if s.User != "2" || s.Item != "item" || s.Time != "4" {
 		t.Errorf("user_column %q, item_column %q, time_column %q", s.User, s.Item, s.Time)
 	}

@@ -15,7 +15,7 @@ import (
 
 // manifest is a cache entry's manifest.json, written last.
 type manifest struct {
-	Key     string            `json:"key"`
+	Key     CacheKey          `json:"key"`
 	Stage   string            `json:"stage"`
 	Version string            `json:"version"`
 	Params  json.RawMessage   `json:"params"`
@@ -25,8 +25,18 @@ type manifest struct {
 	Created time.Time         `json:"created"`
 }
 
-func (s *session) entryDir(stage, key string) string {
-	return filepath.Join(s.work, "cache", stage, key)
+func (s *session) entryDir(stage string, key CacheKey) string {
+	return entryDir(s.work, stage, key)
+}
+
+func entryDir(work, stage string, key CacheKey) string {
+	return filepath.Join(work, "cache", stage, key.String())
+}
+
+// CachedOutput is the path of output name of a cached plan item (Plan:
+// it.Cached) in the cache under work.
+func CachedOutput(work string, it PlanItem, name string) string {
+	return filepath.Join(entryDir(work, it.Stage, it.Key), name)
 }
 
 // entryState is what a cache entry directory holds.
@@ -43,7 +53,7 @@ const (
 // exist with the content digest the manifest records. It returns the
 // manifest's output digests when the entry is sound, otherwise the state and
 // a one-line description of the problem. Only a cancelled ctx is an error.
-func checkEntry(ctx context.Context, dir, key string, outputs []string) (digests map[string]string, st entryState, problem string, err error) {
+func checkEntry(ctx context.Context, dir string, key CacheKey, outputs []string) (digests map[string]string, st entryState, problem string, err error) {
 	b, err := os.ReadFile(filepath.Join(dir, manifestName))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, entryAbsent, "", nil
@@ -86,7 +96,7 @@ func checkEntry(ctx context.Context, dir, key string, outputs []string) (digests
 
 // lookup returns the output digests of a sound cache entry, or ok=false
 // (absent, corrupt, or ctx cancelled).
-func lookup(ctx context.Context, dir, key string, outputs []string) (digests map[string]string, ok bool) {
+func lookup(ctx context.Context, dir string, key CacheKey, outputs []string) (digests map[string]string, ok bool) {
 	d, st, _, err := checkEntry(ctx, dir, key, outputs)
 	return d, err == nil && st == entryOK
 }
@@ -163,7 +173,7 @@ func syncPath(p string) error {
 // promote renames the complete entry tmp to final. If final already exists
 // and is trusted, tmp is discarded and the existing entry's output digests
 // are returned, unless replace is set, in which case final is replaced.
-func promote(ctx context.Context, tmp, final, key string, outputs []string, replace bool) (existing map[string]string, err error) {
+func promote(ctx context.Context, tmp, final string, key CacheKey, outputs []string, replace bool) (existing map[string]string, err error) {
 	parent := filepath.Dir(final)
 	if err := os.MkdirAll(parent, 0o777); err != nil {
 		return nil, err

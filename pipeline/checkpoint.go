@@ -27,7 +27,7 @@ func CheckpointsDir(workdir string) string { return filepath.Join(workdir, "chec
 
 func (s *session) checkpointOf(t *task) Checkpoint {
 	return Checkpoint{
-		Dir:    checkpoint.Dir{Path: filepath.Join(CheckpointsDir(s.work), t.stage, t.key), Key: t.stage + "/" + t.key},
+		Dir:    checkpoint.Dir{Path: filepath.Join(CheckpointsDir(s.work), t.stage, t.key.String()), Key: t.stage + "/" + t.key.String()},
 		Policy: s.opts.Checkpoint,
 	}
 }

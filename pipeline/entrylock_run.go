@@ -30,7 +30,7 @@ func (s *session) held(dir string) *heldEntry {
 // without waiting: false when another runner holds it exclusively (it is
 // writing or removing the entry; the node's task waits for it). Plan takes
 // no locks: true.
-func (s *session) share(t *task, key string) bool {
+func (s *session) share(t *task, key CacheKey) bool {
 	if s.locks == nil {
 		return true
 	}

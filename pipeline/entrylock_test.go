@@ -97,7 +97,7 @@ func TestCrashedHolderReleased(t *testing.T) {
 	var aDir string
 	for _, it := range items {
 		if it.Node == "A" {
-			aDir = filepath.Join(o.WorkDir, "cache", it.Stage, it.Key)
+			aDir = filepath.Join(o.WorkDir, "cache", it.Stage, it.Key.String())
 		}
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperHoldEntryLock$")

@@ -10,13 +10,14 @@ import (
 // IO is a running stage's view of its node: where its inputs are, where its
 // outputs go, how many cores it may use, and where its log lines go.
 type IO struct {
-	node, stage, key string
-	inputs           map[string]string
-	outputs          map[string]string
-	workers          int
-	emit             func(Event)
-	failed           map[string]string // Tolerant node: input name -> upstream error
-	ckpt             Checkpoint
+	node, stage string
+	key         CacheKey
+	inputs      map[string]string
+	outputs     map[string]string
+	workers     int
+	emit        func(Event)
+	failed      map[string]string // Tolerant node: input name -> upstream error
+	ckpt        Checkpoint
 }
 
 // NewIO returns an IO outside of a runner, for testing a Stage on its own:

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -62,9 +63,52 @@ type keyDoc struct {
 	Inputs  [][2]string     `json:"inputs"`
 }
 
+// CacheKey is the cache key of a node: the lower-case hex SHA-256 of what
+// the node reads (its stage, version, parameters, declared outputs and
+// inputs' content digests; keyDoc). It names the node's cache entry
+// (cache/<stage>/<key>) and its checkpoints. Keys read from disk (a
+// manifest, a node record, a cache directory's name) go through
+// ParseCacheKey.
+type CacheKey string
+
+// ParseCacheKey checks that s is a cache key: 64 lower-case hex digits.
+func ParseCacheKey(s string) (CacheKey, error) {
+	if len(s) != 2*sha256.Size {
+		return "", fmt.Errorf("cache key %s: %d characters, want %d hex digits", safeKey(s), len(s), 2*sha256.Size)
+	}
+	for i := range len(s) {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return "", fmt.Errorf("cache key %s: character %d is not a lower-case hex digit", safeKey(s), i+1)
+		}
+	}
+	return CacheKey(s), nil
+}
+
+// safeKey quotes at most the first 80 bytes of a would-be key for an error.
+func safeKey(s string) string {
+	if len(s) > 80 {
+		return strconv.Quote(s[:80]) + "..."
+	}
+	return strconv.Quote(s)
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler: a key in a JSON file
+// (a manifest, a node record) must parse.
+func (k *CacheKey) UnmarshalText(b []byte) error {
+	v, err := ParseCacheKey(string(b))
+	if err != nil {
+		return err
+	}
+	*k = v
+	return nil
+}
+
+// String returns the key's hex digits.
+func (k CacheKey) String() string { return string(k) }
+
 // Key returns the cache key of stage s run with the given declared outputs
 // on inputs with the given content digests (input name -> digest).
-func Key(s Stage, inputs map[string]string, outputs []string) (string, error) {
+func Key(s Stage, inputs map[string]string, outputs []string) (CacheKey, error) {
 	params, err := CanonicalJSON(s.Params())
 	if err != nil {
 		return "", fmt.Errorf("params of stage %s: %w", s.Name(), err)
@@ -72,7 +116,7 @@ func Key(s Stage, inputs map[string]string, outputs []string) (string, error) {
 	return key(s.Name(), s.Version(), params, inputs, outputs), nil
 }
 
-func key(stage, version string, params []byte, inputs map[string]string, outputs []string) string {
+func key(stage, version string, params []byte, inputs map[string]string, outputs []string) CacheKey {
 	doc := keyDoc{Stage: stage, Version: version, Params: params, Outputs: append([]string{}, outputs...)}
 	sort.Strings(doc.Outputs)
 	for _, name := range keys(inputs) {
@@ -83,7 +127,7 @@ func key(stage, version string, params []byte, inputs map[string]string, outputs
 		panic(fmt.Sprintf("pipeline: marshal key document: %v", err)) // params were validated JSON
 	}
 	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+	return CacheKey(hex.EncodeToString(sum[:]))
 }
 
 // paramsDiff returns the dotted paths at which two canonical JSON documents

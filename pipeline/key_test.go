@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -72,7 +73,7 @@ func TestKey(t *testing.T) {
 	}
 	ins := map[string]string{"ratings": "d1", "config": "d2"}
 	outs := []string{"model", "trace"}
-	k := func(t *testing.T, s Stage, ins map[string]string, outs []string) string {
+	k := func(t *testing.T, s Stage, ins map[string]string, outs []string) CacheKey {
 		t.Helper()
 		key, err := Key(s, ins, outs)
 		if err != nil {
@@ -172,4 +173,32 @@ func FuzzCanonicalJSON(f *testing.F) {
 			t.Fatalf("canonical form %s differs from %s", c1, raw)
 		}
 	})
+}
+
+// Keys read from disk must be keys: ParseCacheKey takes the hex SHA-256
+// that key writes and refuses anything else, naming what is wrong; a
+// manifest or node record holding another key does not decode.
+func TestParseCacheKey(t *testing.T) {
+	k := key("s", "1", []byte("{}"), nil, nil)
+	if got, err := ParseCacheKey(k.String()); err != nil || got != k {
+		t.Fatalf("ParseCacheKey(%s) = %q, %v", k, got, err)
+	}
+	for in, want := range map[string]string{
+		"":                         "0 characters",
+		"deadbeef":                 "8 characters",
+		strings.ToUpper(string(k)): "not a lower-case hex digit",
+		"../" + string(k)[3:]:      "character 1",
+		strings.Repeat("x", 500):   `"xxxx`,
+	} {
+		if _, err := ParseCacheKey(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseCacheKey(%.20q): %v, want %q", in, err, want)
+		}
+	}
+	var m manifest
+	if err := json.Unmarshal([]byte(`{"key": "../../etc"}`), &m); err == nil {
+		t.Error("a manifest with a malformed key decoded")
+	}
+	if err := json.Unmarshal([]byte(`{"key": "`+k.String()+`"}`), &m); err != nil || m.Key != k {
+		t.Errorf("manifest key %q, %v", m.Key, err)
+	}
 }

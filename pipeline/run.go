@@ -98,9 +98,9 @@ func (k EventKind) String() string {
 // Event reports one step of a run.
 type Event struct {
 	Kind  EventKind
-	Node  string // node ID
-	Stage string // stage name
-	Key   string // cache key; "" while unknown (upstream not yet run)
+	Node  string   // node ID
+	Stage string   // stage name
+	Key   CacheKey // cache key; "" while unknown (upstream not yet run)
 	// Err is the error of a Failed node, or why a node was Skipped.
 	Err error
 	// Outputs maps output names to paths in the cache (Cached, Done).
@@ -125,7 +125,7 @@ type Event struct {
 // PlanItem is one node of a plan, in topological order.
 type PlanItem struct {
 	Node, Stage string
-	Key         string // "" if an upstream node must run first
+	Key         CacheKey // "" if an upstream node must run first
 	Cached      bool
 	// Corrupt: the node's cache entry exists but failed verification (an
 	// output's content no longer matches its digest); Run evicts it and
@@ -143,7 +143,7 @@ type Result struct {
 // NodeResult is the outcome of one node.
 type NodeResult struct {
 	Status  EventKind // Cached, Done, Failed or Skipped
-	Key     string
+	Key     CacheKey
 	Cached  bool
 	Err     error // nil iff Status is Cached or Done
 	Reason  string
@@ -175,7 +175,7 @@ type task struct {
 	next   []*task // distinct downstream nodes
 
 	state       taskState
-	key         string
+	key         CacheKey
 	inDigests   map[string]string
 	outDigests  map[string]string
 	outPaths    map[string]string
@@ -229,7 +229,7 @@ type entryCheck struct {
 // check verifies t's cache entry for key once per session: an entry is
 // immutable once renamed into the cache, and a Run holds the entries it
 // uses locked (shared), so no other runner removes one under it.
-func (s *session) check(ctx context.Context, t *task, key string) (entryCheck, error) {
+func (s *session) check(ctx context.Context, t *task, key CacheKey) (entryCheck, error) {
 	dir := s.entryDir(t.stage, key)
 	s.checkMu.Lock()
 	c, ok := s.checked[dir]
@@ -408,11 +408,11 @@ func (s *session) upstreamFailure(u *task) (string, bool) {
 	return "", false
 }
 
-func (s *session) keyOf(t *task, digests map[string]string) string {
+func (s *session) keyOf(t *task, digests map[string]string) CacheKey {
 	return key(t.stage, t.n.Stage.Version(), t.params, digests, t.n.Outputs)
 }
 
-func (s *session) outPaths(t *task, key string) map[string]string {
+func (s *session) outPaths(t *task, key CacheKey) map[string]string {
 	dir := s.entryDir(t.stage, key)
 	m := make(map[string]string, len(t.n.Outputs))
 	for _, o := range t.n.Outputs {
@@ -422,7 +422,7 @@ func (s *session) outPaths(t *task, key string) map[string]string {
 }
 
 // missReason explains why t, with a known key and no cache entry, must run.
-func (s *session) missReason(t *task, key string, digests map[string]string) string {
+func (s *session) missReason(t *task, key CacheKey, digests map[string]string) string {
 	rec := s.loadRecord(t.n.ID)
 	if rec == nil || rec.Key == key {
 		return "no cache entry"

@@ -431,7 +431,7 @@ func TestCancel(t *testing.T) {
 		t.Errorf("statuses %v", statuses(res))
 	}
 	for _, e := range cacheEntries(t, o.WorkDir) {
-		if filepath.Base(e) == res.Nodes["B"].Key {
+		if filepath.Base(e) == res.Nodes["B"].Key.String() {
 			t.Errorf("cancelled node B promoted to %s", e)
 		}
 	}
@@ -531,7 +531,7 @@ func TestDirectoryOutputAndDeterminism(t *testing.T) {
 		if len(parts) != 4 {
 			t.Errorf("parts %v", parts)
 		}
-		keys = append(keys, res.Nodes["S"].Key+res.Nodes["T"].Key)
+		keys = append(keys, string(res.Nodes["S"].Key+res.Nodes["T"].Key))
 		var logged bool
 		for _, e := range rec.events {
 			logged = logged || (e.Kind == Log && e.Msg == "wrote 4 shards" && e.Node == "S")

@@ -16,7 +16,7 @@ type nodeRecord struct {
 	ID      string            `json:"id"`
 	Stage   string            `json:"stage"`
 	Version string            `json:"version"`
-	Key     string            `json:"key"`
+	Key     CacheKey          `json:"key"`
 	Params  json.RawMessage   `json:"params"`
 	Inputs  map[string]string `json:"inputs"`
 	Outputs map[string]string `json:"outputs"`

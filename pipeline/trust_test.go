@@ -143,13 +143,13 @@ func TestVerify(t *testing.T) {
 	bad := map[string]string{}
 	for _, r := range reps {
 		if !r.OK {
-			bad[r.Node+"|"+r.Key] = r.Problem
+			bad[r.Node+"|"+r.Key.String()] = r.Problem
 		}
 		if r.Evicted {
 			t.Errorf("evicted without Evict: %+v", r)
 		}
 	}
-	if len(bad) != 2 || !strings.Contains(bad["|deadbeef"], "no manifest") || !strings.Contains(bad["A|"+res.Nodes["A"].Key], "content digest") {
+	if len(bad) != 2 || !strings.Contains(bad["|deadbeef"], "no manifest") || !strings.Contains(bad["A|"+res.Nodes["A"].Key.String()], "content digest") {
 		t.Fatalf("problems %v", bad)
 	}
 	if _, err := os.Stat(res.Nodes["A"].Outputs["out"]); err != nil {

@@ -13,14 +13,15 @@ import (
 
 // EntryReport is the verification of one cache entry.
 type EntryReport struct {
-	Stage, Key string
-	Node       string // node that built the entry ("" if the manifest is unreadable)
-	Dir        string
-	OK         bool
-	Problem    string // why the entry is not OK: "incomplete: no manifest", "output x content digest ... does not match ..."
-	Evicted    bool   // removed by Verify (VerifyOptions.Evict)
-	InUse      bool   // not OK, but not evicted: a runner holds its lock (it is replacing the entry)
-	Bytes      int64  // size of the entry's files
+	Stage   string
+	Key     CacheKey // the entry directory's name (a CacheKey when the entry is sound)
+	Node    string   // node that built the entry ("" if the manifest is unreadable)
+	Dir     string
+	OK      bool
+	Problem string // why the entry is not OK: "incomplete: no manifest", "output x content digest ... does not match ..."
+	Evicted bool   // removed by Verify (VerifyOptions.Evict)
+	InUse   bool   // not OK, but not evicted: a runner holds its lock (it is replacing the entry)
+	Bytes   int64  // size of the entry's files
 }
 
 // VerifyOptions configures Verify.
@@ -62,7 +63,7 @@ func Verify(ctx context.Context, workDir string, opts VerifyOptions) ([]EntryRep
 		if err != nil || !fi.IsDir() {
 			continue
 		}
-		r := EntryReport{Stage: filepath.Base(filepath.Dir(dir)), Key: filepath.Base(dir), Dir: dir, Bytes: treeSize(dir)}
+		r := EntryReport{Stage: filepath.Base(filepath.Dir(dir)), Key: CacheKey(filepath.Base(dir)), Dir: dir, Bytes: treeSize(dir)}
 		if b, err := os.ReadFile(filepath.Join(dir, manifestName)); err == nil {
 			var m manifest
 			if json.Unmarshal(b, &m) == nil {

@@ -278,7 +278,7 @@ func sharedParams(trials []runs.TrialRow) map[string]string {
 		}
 	}
 	for k, v := range f {
-		f[k] = paramValue(v)
+		f[k] = htmlreport.ParamValue(v)
 	}
 	return f
 }

@@ -7,8 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"goldstone/formats/corpus"
-	"goldstone/stages/movielens"
+	"goldstone/experiment"
 )
 
 var exampleDataFlags struct{ out string }
@@ -33,19 +32,12 @@ func runExampleData(_ context.Context, g *globalOptions, _ *flag.FlagSet, _ []st
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	for _, f := range []struct {
-		name  string
-		write func(string) error
-		what  string
-	}{
-		{movielens.ExampleRatingsFile, movielens.WriteExampleRatings, "a ratings table of its own layout (item,user,stars,date; text ids, ISO dates)"},
-		{corpus.ExampleCorpusFile, corpus.WriteExampleCorpus, "a dated JSON Lines corpus (fields date and text)"},
-	} {
-		p := filepath.Join(dir, f.name)
-		if err := f.write(p); err != nil {
+	for _, f := range experiment.ExampleFiles() {
+		p := filepath.Join(dir, f.Name)
+		if err := f.Write(p); err != nil {
 			return fmt.Errorf("example data: %w", err)
 		}
-		fmt.Fprintf(g.stdout, "wrote %s: %s\n", p, f.what)
+		fmt.Fprintf(g.stdout, "wrote %s: %s\n", p, f.What)
 	}
 	return nil
 }

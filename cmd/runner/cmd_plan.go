@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -93,7 +92,7 @@ func printDisk(w io.Writer, built *experiment.Built, items []pipeline.PlanItem, 
 		if !ok || !it.Cached {
 			return "", false
 		}
-		return filepath.Join(workdir, "cache", it.Stage, it.Key, output), true
+		return pipeline.CachedOutput(workdir, it, output), true
 	}
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TRIAL\tNAME\tKEEP\tDISK\tBYTES")

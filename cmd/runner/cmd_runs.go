@@ -6,13 +6,12 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"maps"
-	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"goldstone/report/htmlreport"
 	"goldstone/runs"
 )
 
@@ -165,7 +164,7 @@ func runRuns(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string)
 			w.Write([]string{strconv.FormatInt(r.ID, 10), r.Kind, esc(r.Experiment), csvTime(r.Started), csvTime(r.Ended),
 				strconv.FormatFloat(r.Seconds, 'f', 3, 64), r.Status, strconv.Itoa(r.Trials),
 				strconv.Itoa(done), strconv.Itoa(failed), strconv.Itoa(r.Trials - done - failed - diverged),
-				esc(r.GitCommit), strconv.FormatBool(r.GitDirty), esc(r.Note), esc(tagText(r.Tags)), r.ReportState, strconv.Itoa(diverged)})
+				esc(r.GitCommit), strconv.FormatBool(r.GitDirty), esc(r.Note), esc(htmlreport.TagText(r.Tags)), r.ReportState, strconv.Itoa(diverged)})
 		}
 		w.Flush()
 		return w.Error()
@@ -182,7 +181,7 @@ func runRuns(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string)
 			commit += "+dirty"
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Kind, termText(r.Experiment), started,
-			shortDuration(time.Duration(r.Seconds*float64(time.Second))), r.Status, countText(r.Trials, r.TrialCounts), termText(commit), oneLine(r.Note), termText(tagText(r.Tags)))
+			shortDuration(time.Duration(r.Seconds*float64(time.Second))), r.Status, htmlreport.CountText(r.Trials, r.TrialCounts), termText(commit), oneLine(r.Note), termText(htmlreport.TagText(r.Tags)))
 	}
 	return tw.Flush()
 }
@@ -192,31 +191,6 @@ func csvTime(t *time.Time) string {
 		return ""
 	}
 	return t.UTC().Format(time.RFC3339Nano)
-}
-
-func tagText(m map[string]string) string {
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		parts = append(parts, k+"="+m[k])
-	}
-	return strings.Join(parts, " ")
-}
-
-// countText is "4/4" when every trial is done, else "2/4 (1 diverged, 1
-// failed)".
-func countText(total int, c map[string]int) string {
-	done := c[runs.StatusDone] + c[runs.StatusCached]
-	s := fmt.Sprintf("%d/%d", done, total)
-	var extra []string
-	for _, k := range slices.Sorted(maps.Keys(c)) {
-		if k != runs.StatusDone && k != runs.StatusCached && c[k] > 0 {
-			extra = append(extra, fmt.Sprintf("%d %s", c[k], k))
-		}
-	}
-	if len(extra) > 0 {
-		s += " (" + strings.Join(extra, ", ") + ")"
-	}
-	return s
 }
 
 func shortDuration(d time.Duration) string {

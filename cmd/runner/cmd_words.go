@@ -5,13 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"path/filepath"
 	"strings"
 
 	"goldstone/experiment"
-	mdwe "goldstone/models/dwe"
 	"goldstone/pipeline"
-	"goldstone/stages/dwe"
 )
 
 var wordsFlags struct {
@@ -45,8 +42,10 @@ func runWords(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string
 	if err != nil {
 		return err
 	}
-	if e.Pipeline != "dwe" {
-		return usageErr("experiment %s is a %s experiment; words needs a dwe experiment", e.Name, e.Pipeline)
+	p, _ := experiment.LookupPipeline(e.Pipeline)
+	ager, ok := p.(experiment.WordAger)
+	if !ok {
+		return usageErr("experiment %s is a %s experiment; words needs an experiment of a pipeline with word embeddings (%s)", e.Name, e.Pipeline, strings.Join(experiment.WordAgers(), ", "))
 	}
 	trials := e.Trials()
 	built, err := experiment.Build(ctx, e, trials, experiment.Env{DataDir: g.dataDir})
@@ -71,16 +70,15 @@ func runWords(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string
 			fmt.Fprintf(g.stdout, "%s (%s): not trained yet (%s)\n", tn.Trial.ID, tn.Trial.Name, it.Reason)
 			continue
 		}
-		dir := filepath.Join(g.workdir, "cache", it.Stage, it.Key, "model")
-		emb, err := dwe.LoadEmbedding(dir)
+		emb, err := ager.LoadWords(func(name string) string { return pipeline.CachedOutput(g.workdir, it, name) })
 		if err != nil {
 			return err
 		}
-		from, to := emb.NearestStep(wordsFlags.from, emb.T-1), emb.NearestStep(wordsFlags.to, 0)
-		fmt.Fprintf(g.stdout, "%s (%s): from %.0f to %.0f\n", tn.Trial.ID, tn.Trial.Name, emb.Times[from], emb.Times[to])
+		from, to := emb.NearestStep(wordsFlags.from, emb.Steps()-1), emb.NearestStep(wordsFlags.to, 0)
+		fmt.Fprintf(g.stdout, "%s (%s): from %.0f to %.0f\n", tn.Trial.ID, tn.Trial.Name, emb.Time(from), emb.Time(to))
 		for _, q := range strings.Split(wordsFlags.age, ",") {
 			q = strings.TrimSpace(q)
-			words, err := mdwe.WordAging(emb.Means, emb.Blocks, emb.Vocab, q, from, to, wordsFlags.k)
+			words, err := emb.Age(q, from, to, wordsFlags.k)
 			if err != nil {
 				fmt.Fprintf(g.stdout, "  %s: %v\n", q, err)
 				continue

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"goldstone/formats/ratings"
 	"goldstone/stages/movielens"
 )
 
@@ -26,7 +27,7 @@ func skewedRatings(t *testing.T, path, release string, seed uint64) {
 	var b bytes.Buffer
 	rel := movielens.Releases[release]
 	if strings.HasSuffix(rel, ".csv") {
-		b.WriteString(movielens.CSVHeader + "\n")
+		b.WriteString(ratings.CSVHeader + "\n")
 	}
 	for range n {
 		u, j := 1+rng.IntN(users), 1+rng.IntN(items)

@@ -18,10 +18,10 @@ import (
 	"testing"
 	"time"
 
+	"goldstone/formats/ratings"
+
 	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
-
-	"goldstone/stages/movielens"
 )
 
 // ownRating is one rating of the synthetic tables below: text ids, a time.
@@ -228,7 +228,7 @@ time_column = "when"`},
 				t.Fatalf("embeddings outputs %v, want one per trial", paths)
 			}
 			for _, p := range paths {
-				rows, err := movielens.ReadAll[movielens.Embedding](context.Background(), p)
+				rows, err := ratings.ReadAll[ratings.Embedding](context.Background(), p)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -342,12 +342,12 @@ func TestExampleExperiments(t *testing.T) {
 	}
 	e.writeConfig(string(cfg))
 	out := e.mustRun(0, "example-data")
-	ratings := filepath.Join(e.dir, "data", "examples", "ratings-own.csv")
+	ratingsFile := filepath.Join(e.dir, "data", "examples", "ratings-own.csv")
 	corpusFile := filepath.Join(e.dir, "data", "examples", "corpus.jsonl")
 	if !strings.Contains(out, "data/examples/ratings-own.csv") || !strings.Contains(out, "data/examples/corpus.jsonl") {
 		t.Fatalf("example-data: %s", out)
 	}
-	first := [][]byte{readFile(t, ratings), readFile(t, corpusFile)}
+	first := [][]byte{readFile(t, ratingsFile), readFile(t, corpusFile)}
 	e.mustRun(0, "example-data", "--out", "again")
 	if !bytes.Equal(first[0], readFile(t, filepath.Join(e.dir, "again", "ratings-own.csv"))) || !bytes.Equal(first[1], readFile(t, filepath.Join(e.dir, "again", "corpus.jsonl"))) {
 		t.Error("example-data wrote different files the second time")
@@ -386,7 +386,7 @@ func TestExampleExperiments(t *testing.T) {
 	if len(paths) != 2 {
 		t.Fatalf("embeddings %v", paths)
 	}
-	rows, err := movielens.ReadAll[movielens.Embedding](context.Background(), paths[0])
+	rows, err := ratings.ReadAll[ratings.Embedding](context.Background(), paths[0])
 	if err != nil {
 		t.Fatal(err)
 	}

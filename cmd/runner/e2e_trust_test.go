@@ -69,7 +69,7 @@ func TestFixedDataErrorIsRetried(t *testing.T) {
 	ratings := filepath.Join(t.TempDir(), "ratings.csv")
 	good := syntheticRatings(10000)
 	// Truncate the 8000th line in the middle: past the first rows that plan
-	// checks (movielens.CheckTable), so the run starts and its ingest fails.
+	// checks (ratings.CheckTable), so the run starts and its ingest fails.
 	lines := bytes.SplitAfter(good, []byte("\n"))
 	bad := bytes.Join(lines[:7999], nil)
 	bad = append(bad, lines[7999][:4]...)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
@@ -43,6 +44,15 @@ import (
 // the method: var _ settings.Defaulter = AdamSettings{}.
 type Defaulter interface {
 	Defaults() any
+}
+
+// Enumerator is a settings struct whose string settings take their allowed
+// values from a registry (a format registry, for example) instead of a
+// oneof tag: Values returns the values setting key allows, in order, or
+// nil for a setting it does not enumerate. The registry is read when the
+// specs are, after every init has run.
+type Enumerator interface {
+	Values(key string) []string
 }
 
 // keyPruner adjusts the key map of the struct that implements it.
@@ -125,6 +135,7 @@ func (c *Choices) collectSpecs(t reflect.Type, out *[]*Spec, seen map[string]*Sp
 	if err != nil {
 		return err
 	}
+	enum, _ := reflect.Zero(t).Interface().(Enumerator)
 	for i := range t.NumField() {
 		f := t.Field(i)
 		key, tagged := f.Tag.Lookup("set")
@@ -142,6 +153,9 @@ func (c *Choices) collectSpecs(t reflect.Type, out *[]*Spec, seen map[string]*Sp
 		}
 		sp, err := c.fieldSpec(f, key, defaults)
 		if err != nil {
+			return fmt.Errorf("field %s: %w", f.Name, err)
+		}
+		if err := enumerate(sp, f, enum); err != nil {
 			return fmt.Errorf("field %s: %w", f.Name, err)
 		}
 		if old, ok := seen[key]; ok {
@@ -164,6 +178,30 @@ func (c *Choices) collectSpecs(t reflect.Type, out *[]*Spec, seen map[string]*Sp
 				}
 			}
 		}
+	}
+	return nil
+}
+
+// enumerate sets the allowed values of a string setting that an Enumerator
+// lists; the default must be one of them.
+func enumerate(sp *Spec, f reflect.StructField, enum Enumerator) error {
+	if enum == nil {
+		return nil
+	}
+	vals := enum.Values(sp.Key)
+	if vals == nil {
+		return nil
+	}
+	if sp.Kind != String || f.Type.Kind() != reflect.String {
+		return fmt.Errorf("Values(%q) enumerates a %v setting", sp.Key, sp.Kind)
+	}
+	if f.Tag.Get("oneof") != "" {
+		return fmt.Errorf("setting %s has both a oneof tag and Values", sp.Key)
+	}
+	sp.Values = slices.Clone(vals)
+	sp.Check = OneOf(sp.Values...)
+	if err := sp.Check(sp.Default); err != nil {
+		return fmt.Errorf("default: %w", err)
 	}
 	return nil
 }

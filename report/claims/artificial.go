@@ -6,7 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"goldstone/stages/artificial"
+	"goldstone/report"
+	"goldstone/train"
 )
 
 // The rows of the artificial data: Fig. 2 (Sec. 5.1), its sensitivity to
@@ -15,15 +16,15 @@ import (
 
 // fig2Claim (kind "speedup") is the Fig. 2 row of one method against the
 // baseline (GD) on the artificial data: at every threshold of
-// artificial.ExcessThresholds the censored median steps of both, the ratio
+// train.ExcessThresholds the censored median steps of both, the ratio
 // baseline/method with its bootstrap interval, and the verdict the
 // interval gives against the paper's factor.
 func fig2Claim(r *Run, p Params) (string, string) {
 	method, base, bands := p.Method, p.Baseline, speedupBands(p.Factor)
 	var ours, verdicts []string
 	var m0 []float64
-	for i, thr := range artificial.ExcessThresholds {
-		m := r.bySeed(artificial.ExcessMetric(thr), nil, true)
+	for i, thr := range train.ExcessThresholds {
+		m := r.bySeed(train.ExcessMetric(thr), nil, true)
 		if m[base] == nil || m[method] == nil {
 			return "", notMeasured + " (needs variants " + base + " and " + method + ")"
 		}
@@ -88,8 +89,8 @@ func fig2Settings(r *Run, p Params) []fig2Setting {
 	var out []fig2Setting
 	for _, init := range r.initScales() {
 		keep := func(t trial) bool { v, _ := t.params["init_scale"].(float64); return v == init }
-		for _, thr := range artificial.ExcessThresholds {
-			m := r.bySeed(artificial.ExcessMetric(thr), keep, true)
+		for _, thr := range train.ExcessThresholds {
+			m := r.bySeed(train.ExcessMetric(thr), keep, true)
 			st := fig2Setting{init: init, thr: thr, cmp: map[string]speedup{}}
 			for _, meth := range p.Methods {
 				if m[p.Baseline] == nil || m[meth] == nil {
@@ -156,7 +157,7 @@ func floatsText(xs []float64) string {
 
 func thresholdsText() string {
 	var s []string
-	for _, t := range artificial.ExcessThresholds {
+	for _, t := range train.ExcessThresholds {
 		s = append(s, fmt.Sprintf("%g", t))
 	}
 	return "L-L* < " + strings.Join(s, "/")
@@ -201,8 +202,8 @@ func keepClaim(r *Run, p Params) (string, string) {
 	var seeds int
 	for _, meth := range p.Methods {
 		var parts, vparts []string
-		for _, thr := range artificial.ExcessThresholds {
-			m := r.bySeed(artificial.ExcessMetric(thr), nil, true)
+		for _, thr := range train.ExcessThresholds {
+			m := r.bySeed(train.ExcessMetric(thr), nil, true)
 			if m[meth] == nil || m[meth+"-reset"] == nil {
 				break
 			}
@@ -234,13 +235,13 @@ func keepClaim(r *Run, p Params) (string, string) {
 // the baseline p.Baseline (GD: theory T^2 at a constant rate) and
 // p.Method (Goldstone-GD, which should grow more slowly).
 func scalingClaim(r *Run, p Params) (string, string) {
-	var all []artificial.ScalingPoint
+	var all []report.ScalingPoint
 	for _, t := range r.trials {
 		T, _ := t.params["time_steps"].(float64)
 		lam, _ := t.params["lambda"].(float64)
-		all = append(all, artificial.ScalingPoint{Variant: t.variant, Lambda: lam, T: int(T), Summary: t.sum})
+		all = append(all, report.ScalingPoint{Variant: t.variant, Lambda: lam, T: int(T), Summary: t.sum})
 	}
-	_, fits := artificial.Scaling(all)
+	_, fits := report.Scaling(all)
 	if len(fits) == 0 {
 		return "fewer than two chain lengths in the run", notMeasured
 	}
@@ -257,7 +258,7 @@ func scalingClaim(r *Run, p Params) (string, string) {
 		slices.Sort(lams)
 		lam = lams[len(lams)/2]
 	}
-	slope := map[string]artificial.ScalingFit{}
+	slope := map[string]report.ScalingFit{}
 	var parts []string
 	for _, f := range fits {
 		if f.Lambda != lam {

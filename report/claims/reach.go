@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"goldstone/report/figures"
-	"goldstone/stages/artificial"
+	"goldstone/train"
 )
 
 // Fig. 2 said as it is (issue 27). A seed of GD that has not reached L - L*
@@ -118,8 +118,8 @@ func reachClaim(r *Run, p Params) (string, string) {
 	base, bands := p.Baseline, speedupBands(p.Factor)
 	var ours, verdicts []string
 	withFlips, without := map[bool][]string{}, map[bool][]string{}
-	for i, thr := range artificial.ExcessThresholds {
-		m := r.bySeed(artificial.ExcessMetric(thr), nil, true)
+	for i, thr := range train.ExcessThresholds {
+		m := r.bySeed(train.ExcessMetric(thr), nil, true)
 		if m[base] == nil {
 			return "", notMeasured + " (needs variant " + base + ")"
 		}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"goldstone/stages/artificial"
+	"goldstone/train"
 )
 
 // TestReachClaim builds the issue 27 picture: goldstone (flips) reaches
@@ -23,8 +23,8 @@ func TestReachClaim(t *testing.T) {
 		}
 		mk := func(v float64) map[string]float64 {
 			m := map[string]float64{}
-			for _, thr := range artificial.ExcessThresholds {
-				m[artificial.ExcessMetric(thr)] = v
+			for _, thr := range train.ExcessThresholds {
+				m[train.ExcessMetric(thr)] = v
 			}
 			return m
 		}

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"goldstone/report/figures"
-	"goldstone/stages/artificial"
+	"goldstone/train"
 )
 
 // stuckClaim (kind "stuck") reads a long run of one method (GD run 10x the
@@ -15,7 +15,7 @@ import (
 // run, and where the others end (final L - L*). Stuck: none of them gets
 // there in the extra steps; slow: most do.
 func stuckClaim(r *Run, p Params) (string, string) {
-	metric := artificial.ExcessMetric(artificial.ExcessThresholds[0])
+	metric := train.ExcessMetric(train.ExcessThresholds[0])
 	m := r.bySeed(metric, nil, true)[p.Method]
 	fin := r.bySeed("final_excess", nil, true)[p.Method]
 	if len(m) == 0 {
@@ -38,7 +38,7 @@ func stuckClaim(r *Run, p Params) (string, string) {
 	}
 	n := len(m)
 	ours := fmt.Sprintf("%s on %d seeds, %.0f steps: %d reach %s within %.0f steps, %d more by the end, %d never",
-		p.Method, n, r.horizonOf(), early, thresholdText(artificial.ExcessThresholds[0]), p.Horizon, late, never)
+		p.Method, n, r.horizonOf(), early, thresholdText(train.ExcessThresholds[0]), p.Horizon, late, never)
 	if len(ends) > 0 {
 		ours += fmt.Sprintf(" (final L - L* of those: median %.3g, range %.3g-%.3g)", figures.Median(ends), slices.Min(ends), slices.Max(ends))
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"goldstone/stages/artificial"
+	"goldstone/train"
 )
 
 // TestStuckClaim: of 11 seeds that miss the target at 20,000 steps, 2
@@ -20,7 +20,7 @@ func TestStuckClaim(t *testing.T) {
 		case s < 11:
 			v, fin = 60000, 0.001
 		}
-		per = append(per, map[string]float64{artificial.ExcessMetric(1): v, "final_excess": fin})
+		per = append(per, map[string]float64{train.ExcessMetric(1): v, "final_excess": fin})
 	}
 	r := synthRun(map[string][]map[string]float64{"gd": per}, nil)
 	for i := range r.trials {

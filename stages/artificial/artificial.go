@@ -10,7 +10,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
-	"strconv"
 
 	"goldstone/experiment"
 	"goldstone/experiment/settings"
@@ -26,17 +25,6 @@ import (
 )
 
 func init() { experiment.Register(Pipeline{}) }
-
-// ExcessThresholds are the targets L - L* < thr whose first logged step is
-// a summary metric (ExcessMetric): the paper's Fig. 2 shows L - L* over
-// several decades, so a speed-up is judged at each of them.
-var ExcessThresholds = []float64{1, 0.1, 0.01}
-
-// ExcessMetric names the summary metric of the first logged step with
-// L - L* < thr: steps_to_excess_1, steps_to_excess_0.1, steps_to_excess_0.01.
-func ExcessMetric(thr float64) string {
-	return "steps_to_excess_" + strconv.FormatFloat(thr, 'g', -1, 64)
-}
 
 // Pipeline is the artificial pipeline.
 type Pipeline struct{}
@@ -185,8 +173,8 @@ func Train(ctx context.Context, s TrainSettings, pool *optim.Pool, dir string, s
 		// before it, and every threshold never reached (see
 		// train.DivergedSummary).
 		sum["final_excess"] = math.NaN()
-		for _, thr := range ExcessThresholds {
-			sum[ExcessMetric(thr)] = runs.Never
+		for _, thr := range train.ExcessThresholds {
+			sum[train.ExcessMetric(thr)] = runs.Never
 		}
 	} else {
 		final := optim.Psi(x, m.Blocks(), m.Graph())
@@ -195,8 +183,8 @@ func Train(ctx context.Context, s TrainSettings, pool *optim.Pool, dir string, s
 		sum["final_loss"] = finalLoss
 		sum["final_psi"] = final
 		sum["final_excess"] = finalLoss - lstar
-		for _, thr := range ExcessThresholds {
-			sum[ExcessMetric(thr)] = train.FirstBelow(series, "excess", thr)
+		for _, thr := range train.ExcessThresholds {
+			sum[train.ExcessMetric(thr)] = train.FirstBelow(series, "excess", thr)
 		}
 	}
 	if err := trialio.WriteTrialSeries(dir, series); err != nil {

@@ -6,16 +6,18 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"goldstone/report"
 )
 
-func scalingResult(variant string, T int, lambda float64, seed int, excess1, gap float64) ScalingPoint {
-	return ScalingPoint{Variant: variant, Lambda: lambda, T: T,
+func scalingResult(variant string, T int, lambda float64, seed int, excess1, gap float64) report.ScalingPoint {
+	return report.ScalingPoint{Variant: variant, Lambda: lambda, T: T,
 		Summary: map[string]float64{"steps_to_excess_1": excess1, "steps_to_gap_1pct": gap}}
 }
 
 func TestScaling(t *testing.T) {
 	nan := math.NaN()
-	var all []ScalingPoint
+	var all []report.ScalingPoint
 	// gd: steps = 10 T^2 on seeds 1, 2; seed 3 never; T = 300 never on 2 of 3.
 	for _, T := range []int{10, 30, 100} {
 		v := 10 * float64(T*T)
@@ -28,7 +30,7 @@ func TestScaling(t *testing.T) {
 			all = append(all, scalingResult("goldstone", T, 10, s, 500+float64(s), 300))
 		}
 	}
-	cells, fits := Scaling(all)
+	cells, fits := report.Scaling(all)
 	if len(cells) != 2*2*4 || len(fits) != 2*2 {
 		t.Fatalf("%d cells, %d fits", len(cells), len(fits))
 	}
@@ -39,7 +41,7 @@ func TestScaling(t *testing.T) {
 	if c := cells[3]; c.T != 300 || !math.IsInf(c.Median, 1) || c.Reached != 1 {
 		t.Fatalf("censored cell %+v", c)
 	}
-	byKey := map[string]ScalingFit{}
+	byKey := map[string]report.ScalingFit{}
 	for _, f := range fits {
 		byKey[f.Metric+"/"+f.Variant] = f
 	}

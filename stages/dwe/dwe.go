@@ -74,14 +74,23 @@ type DataSettings struct {
 
 // IngestSettings are the ingest stage's settings.
 type IngestSettings struct {
-	Format    string `set:"corpus_format" default:"text" oneof:"text csv jsonl ngram-v2 ngram-v3" doc:"text (a folder of files whose names start with a year), csv (a header with a time and a text column), jsonl (one JSON object per line with a time and a text field), ngram-v2 or ngram-v3 (Google Books n-grams); csv, jsonl and n-gram files may be gzip or zstd"`
+	Format    string `set:"corpus_format" default:"text" doc:"text (a folder of files whose names start with a year), csv (a header with a time and a text column), jsonl (one JSON object per line with a time and a text field), ngram-v2 or ngram-v3 (Google Books n-grams); csv, jsonl and n-gram files may be gzip or zstd"`
 	TimeField string `set:"time_field" default:"time" doc:"csv and jsonl corpora: the column or field of a document's date (a year, or an ISO date or date-time of which the year is kept)"`
 	TextField string `set:"text_field" default:"text" doc:"csv and jsonl corpora: the column or field of a document's text"`
 }
 
+// Values implements settings.Enumerator: corpus_format takes the names of the
+// registered corpus formats (corpus.Formats).
+func (IngestSettings) Values(key string) []string {
+	if key == "corpus_format" {
+		return corpus.Formats.Names()
+	}
+	return nil
+}
+
 // PruneKeys leaves the field names out of the keys of formats that have no fields.
 func (s IngestSettings) PruneKeys(m map[string]any) {
-	if s.Format != "csv" && s.Format != "jsonl" {
+	if f, err := corpus.Formats.Lookup(s.Format); err != nil || !f.Fields {
 		delete(m, "time_field")
 		delete(m, "text_field")
 	}
@@ -95,21 +104,11 @@ func (s IngestSettings) Fields() corpus.DocFields {
 // Check reads the start of the corpus at path as Ingest would (a wrong header or field
 // stops before anything runs).
 func (s IngestSettings) Check(ctx context.Context, path string) error {
-	switch s.Format {
-	case "text":
-		return corpus.CheckDir(path)
-	case "csv":
-		return corpus.CheckCSV(ctx, path, s.Fields())
-	case "jsonl":
-		return corpus.CheckJSONL(ctx, path, s.Fields())
-	case "ngram-v2", "ngram-v3":
-		files, err := ngramFiles(path)
-		if err != nil {
-			return err
-		}
-		return corpus.CheckNgrams(ctx, files, ngramOptions(s.Format))
+	f, err := corpus.Formats.Lookup(s.Format)
+	if err != nil {
+		return err
 	}
-	return fmt.Errorf("unknown corpus format %q", s.Format)
+	return f.Check(ctx, path, corpus.Options{Fields: s.Fields()})
 }
 
 // BinSettings are the bin stage's settings: time bins and held-out steps.
@@ -137,12 +136,12 @@ type CountSettings struct {
 // TrainSettings are the train stage's settings.
 type TrainSettings struct {
 	Loop           train.LoopSettings
-	Diffusion      float64 `set:"diffusion" default:"1e-3" check:">0" doc:"D of the OU prior, per year"`
-	Sigma0Sq       float64 `set:"sigma0_sq" default:"1" check:">0" doc:"variance sigma_0^2 of the local prior"`
-	Inference      string  `set:"inference" default:"map" oneof:"map vi" doc:"map or vi (smoothing)"`
-	MinibatchWords int     `set:"minibatch_words" default:"0" check:">=0" doc:"words per minibatch in the first phase (0: full batches)"`
-	BatchContexts  int     `set:"batch_contexts" default:"0" check:">=0" doc:"contexts per minibatch in the first phase (0: as minibatch_words)"`
-	MinibatchSteps int     `set:"minibatch_steps" default:"0" check:">=0" doc:"steps of the minibatch phase"`
+	Diffusion      float64   `set:"diffusion" default:"1e-3" check:">0" doc:"D of the OU prior, per year"`
+	Sigma0Sq       float64   `set:"sigma0_sq" default:"1" check:">0" doc:"variance sigma_0^2 of the local prior"`
+	Inference      Inference `set:"inference" default:"map" doc:"map or vi (smoothing)"`
+	MinibatchWords int       `set:"minibatch_words" default:"0" check:">=0" doc:"words per minibatch in the first phase (0: full batches)"`
+	BatchContexts  int       `set:"batch_contexts" default:"0" check:">=0" doc:"contexts per minibatch in the first phase (0: as minibatch_words)"`
+	MinibatchSteps int       `set:"minibatch_steps" default:"0" check:">=0" doc:"steps of the minibatch phase"`
 }
 
 // EvalSettings are the evaluate stage's settings.
@@ -217,38 +216,16 @@ func (s *IngestStage) Run(ctx context.Context, io *pipeline.IO) error {
 	return err
 }
 
-// Ingest parses a corpus of the given format (text: a folder of dated files;
-// csv or jsonl: a file of dated documents; ngram-v2 or ngram-v3: a file or a
-// folder of Google Books n-gram files) into a segments table at out.
+// Ingest parses a corpus of the given format (a name in corpus.Formats: text, a
+// folder of dated files; csv or jsonl, a file of dated documents; ngram-v2 or
+// ngram-v3, a file or a folder of Google Books n-gram files) into a segments
+// table at out.
 func Ingest(ctx context.Context, s IngestSettings, lim experiment.InputLimits, in, out string) (corpus.IngestStats, error) {
-	rl := corpus.ReadLimits{Bytes: int64(lim.Bytes)}
-	switch s.Format {
-	case "text":
-		return corpus.IngestDir(ctx, in, out, corpus.Tokenizer{})
-	case "csv":
-		return corpus.IngestCSVFields(ctx, in, out, s.Fields(), corpus.Tokenizer{}, rl)
-	case "jsonl":
-		return corpus.IngestJSONL(ctx, in, out, s.Fields(), corpus.Tokenizer{}, rl)
-	case "ngram-v2", "ngram-v3":
-		files, err := ngramFiles(in)
-		if err != nil {
-			return corpus.IngestStats{}, err
-		}
-		return corpus.IngestNgrams(ctx, files, out, ngramOptions(s.Format), rl)
+	f, err := corpus.Formats.Lookup(s.Format)
+	if err != nil {
+		return corpus.IngestStats{}, err
 	}
-	return corpus.IngestStats{}, fmt.Errorf("unknown corpus format %q", s.Format)
-}
-
-// ngramOptions are the n-gram parser's options for counting, in format
-// ngram-v2 or ngram-v3.
-func ngramOptions(format string) corpus.NgramOptions {
-	opt := corpus.CountingNgramOptions
-	opt.Format = corpus.FormatV2
-	if format == "ngram-v3" {
-		opt.Format = corpus.FormatV3
-	}
-	opt.Lower = true
-	return opt
+	return f.Ingest(ctx, in, out, corpus.Options{Fields: s.Fields(), Limits: corpus.ReadLimits{Bytes: int64(lim.Bytes)}})
 }
 
 // BinStage bins the corpus's years into time steps and chooses the
@@ -372,32 +349,6 @@ func (s *EvaluateStage) Run(ctx context.Context, io *pipeline.IO) error {
 	return Evaluate(ctx, s.Settings.Queries, io, pool, io.Output("result"))
 }
 
-// ngramFiles lists the n-gram files of a path: the file itself, or the
-// regular files of a directory in name order.
-func ngramFiles(path string) ([]string, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.IsDir() {
-		return []string{path}, nil
-	}
-	ents, err := os.ReadDir(path)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, e := range ents {
-		if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), ".") && !strings.Contains(e.Name(), "totalcounts") {
-			out = append(out, filepath.Join(path, e.Name()))
-		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: no n-gram files", path)
-	}
-	return out, nil
-}
-
 // data is a corpus's counts split into training and held-out steps.
 type data struct {
 	vocab       []string
@@ -474,23 +425,9 @@ func Train(ctx context.Context, s TrainSettings, io *pipeline.IO, pool *optim.Po
 		return err
 	}
 	cfg := mdwe.Config{Dim: s.Loop.Dim, Sigma0Sq: s.Sigma0Sq, Diffusion: s.Diffusion, InitStd: s.Loop.InitScale, Pool: pool}
-	var model mdwe.Trainable
-	var means func(x []float64) []float64
-	switch s.Inference {
-	case "map":
-		m, err := mdwe.NewMAP(data.train, cfg)
-		if err != nil {
-			return err
-		}
-		model, means = m, func(x []float64) []float64 { return x[:m.Blocks().Len()] }
-	case "vi":
-		m, err := mdwe.NewVariational(data.train, cfg)
-		if err != nil {
-			return err
-		}
-		model, means = m, m.Means
-	default:
-		return fmt.Errorf("unknown inference %q", s.Inference)
+	model, means, err := s.Inference.model(data.train, cfg)
+	if err != nil {
+		return err
 	}
 	x := make([]float64, model.NumParams())
 	seed := uint64(s.Loop.Seed)

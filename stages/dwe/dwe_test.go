@@ -47,8 +47,11 @@ func TestIngestFormats(t *testing.T) {
 			t.Errorf("format %s accepted a CSV file", format)
 		}
 	}
-	if _, err := Ingest(ctx, IngestSettings{Format: "xml"}, experiment.InputLimits{}, "x", out); err == nil || !strings.Contains(err.Error(), "unknown corpus format") {
+	if _, err := Ingest(ctx, IngestSettings{Format: "xml"}, experiment.InputLimits{}, "x", out); err == nil || !strings.Contains(err.Error(), `unknown corpus_format "xml"`) {
 		t.Errorf("unknown format: error %v", err)
+	}
+	if _, err := Ingest(ctx, IngestSettings{Format: "jsnl"}, experiment.InputLimits{}, "x", out); err == nil || !strings.Contains(err.Error(), `(did you mean "jsonl"?)`) {
+		t.Errorf("misspelt format: error %v", err)
 	}
 }
 

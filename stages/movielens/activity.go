@@ -9,6 +9,8 @@ import (
 	"os"
 	"strings"
 
+	"goldstone/formats/ratings"
+
 	"goldstone/internal/atomicfile"
 	"goldstone/pipeline"
 )
@@ -53,7 +55,7 @@ func (s *ActivityStage) Params() any {
 }
 
 func (s *ActivityStage) Run(ctx context.Context, io *pipeline.IO) error {
-	own, err := ReadAll[Rating](ctx, io.Input("ratings"))
+	own, err := ratings.ReadAll[ratings.Rating](ctx, io.Input("ratings"))
 	if err != nil {
 		return err
 	}
@@ -108,7 +110,7 @@ func (c *Calibration) Markdown() string {
 
 // readRatingsFile parses a ratings file in any supported format, gzipped
 // when its name ends in .gz.
-func readRatingsFile(path string) ([]Rating, error) {
+func readRatingsFile(path string) ([]ratings.Rating, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

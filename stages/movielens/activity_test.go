@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"goldstone/formats/ratings"
+
 	"goldstone/pipeline"
 )
 
@@ -22,7 +24,7 @@ func TestActivityStage(t *testing.T) {
 		t.Fatal(err)
 	}
 	pq := filepath.Join(dir, "ratings.parquet")
-	if _, err := Ingest(ctx, gen, pq, IngestOptions{Workers: 1}); err != nil {
+	if _, err := ratings.Ingest(ctx, gen, pq, ratings.IngestOptions{Workers: 1}); err != nil {
 		t.Fatal(err)
 	}
 	ref := filepath.Join(dir, "ref.csv")

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"goldstone/formats/ratings"
+
 	"github.com/parquet-go/parquet-go"
 )
 
@@ -24,10 +26,10 @@ func BenchmarkIngestLayouts(b *testing.B) {
 		b.Fatal(err)
 	}
 	raw := filepath.Join(dir, "raw.parquet")
-	if _, err := Ingest(ctx, src, raw, IngestOptions{}); err != nil {
+	if _, err := ratings.Ingest(ctx, src, raw, ratings.IngestOptions{}); err != nil {
 		b.Fatal(err)
 	}
-	rows, err := ReadAll[Rating](ctx, raw)
+	rows, err := ratings.ReadAll[ratings.Rating](ctx, raw)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -62,11 +64,11 @@ func BenchmarkIngestLayouts(b *testing.B) {
 		b.Fatal(err)
 	}
 	f.Close()
-	ownLayout := &Layout{Name: LayoutCustom, Delimiter: ",", Header: true, User: Column{Name: "user"}, Item: Column{Name: "item"},
-		Rating: Column{Name: "stars"}, Time: Column{Name: "date"}, TimeFormat: "2006-01-02"}
+	ownLayout := &ratings.Layout{Name: ratings.LayoutCustom, Delimiter: ",", Header: true, User: ratings.Column{Name: "user"}, Item: ratings.Column{Name: "item"},
+		Rating: ratings.Column{Name: "stars"}, Time: ratings.Column{Name: "date"}, TimeFormat: "2006-01-02"}
 	for _, bc := range []struct {
 		name, src string
-		layout    *Layout
+		layout    *ratings.Layout
 	}{{"movielens-csv", src, nil}, {"text-ids-iso-dates", own, ownLayout}, {"parquet-text-ids", pqPath, ownLayout}} {
 		b.Run(bc.name, func(b *testing.B) {
 			st, err := os.Stat(bc.src)
@@ -77,7 +79,7 @@ func BenchmarkIngestLayouts(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(st.Size())
 			for b.Loop() {
-				s, err := Ingest(ctx, bc.src, dst, IngestOptions{Layout: bc.layout})
+				s, err := ratings.Ingest(ctx, bc.src, dst, ratings.IngestOptions{Layout: bc.layout})
 				if err != nil {
 					b.Fatal(err)
 				}

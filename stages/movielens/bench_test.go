@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"goldstone/formats/ratings"
 )
 
 // benchRatings returns the benchmark size: GOLDSTONE_BENCH_RATINGS, default 1,000,000.
@@ -32,7 +34,7 @@ func benchConfig(n int64) PlantedConfig {
 	}
 }
 
-var benchSink Stats
+var benchSink ratings.Stats
 
 func BenchmarkIngest(b *testing.B) {
 	n := benchRatings(b)
@@ -50,7 +52,7 @@ func BenchmarkIngest(b *testing.B) {
 	b.SetBytes(st.Size())
 	b.ResetTimer()
 	for b.Loop() {
-		s, err := Ingest(context.Background(), src, dst, IngestOptions{})
+		s, err := ratings.Ingest(context.Background(), src, dst, ratings.IngestOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}

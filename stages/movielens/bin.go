@@ -5,8 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
-	"slices"
 	"strings"
+
+	"goldstone/formats/ratings"
 )
 
 // BinOf returns the bin of timestamp ts among T bins of equal duration over [lo, hi]:
@@ -90,17 +91,17 @@ func Bin(ctx context.Context, src, dst string, T int) (BinResult, error) {
 	if T < 1 {
 		return BinResult{}, fmt.Errorf("bin: T = %d, want >= 1", T)
 	}
-	users, items := newIDSet(), newIDSet()
+	users, items := ratings.NewIDSet(), ratings.NewIDSet()
 	var n, lo, hi int64
-	err := ReadLabeled(ctx, src, func(rows []Binary) error {
+	err := ratings.ReadLabeled(ctx, src, func(rows []ratings.Binary) error {
 		for _, r := range rows {
 			if n == 0 {
 				lo, hi = r.Timestamp, r.Timestamp
 			}
 			n++
 			lo, hi = min(lo, r.Timestamp), max(hi, r.Timestamp)
-			users.add(r.User)
-			items.add(r.Item)
+			users.Add(r.User)
+			items.Add(r.Item)
 		}
 		return nil
 	})
@@ -110,17 +111,17 @@ func Bin(ctx context.Context, src, dst string, T int) (BinResult, error) {
 	if n == 0 {
 		return BinResult{}, fmt.Errorf("bin %s: %w", src, errors.New("no ratings"))
 	}
-	res := BinResult{T: T, MinTime: lo, MaxTime: hi, Users: users.sorted(), Items: items.sorted(), Bins: make([]BinStats, T)}
+	res := BinResult{T: T, MinTime: lo, MaxTime: hi, Users: users.Sorted(), Items: items.Sorted(), Bins: make([]BinStats, T)}
 	uidx, iidx := newIndexer(res.Users), newIndexer(res.Items)
 	rc := newRegimeCounter(T, len(res.Users), len(res.Items))
-	err = writeTable(dst, 0, func(w *tableWriter[Binned]) error {
-		out := make([]Binned, 0, readBatch)
-		return ReadLabeled(ctx, src, func(rows []Binary) error {
+	err = ratings.WriteTable(dst, 0, func(w *ratings.TableWriter[ratings.Binned]) error {
+		out := make([]ratings.Binned, 0, ratings.ReadBatch)
+		return ratings.ReadLabeled(ctx, src, func(rows []ratings.Binary) error {
 			out = out[:0]
 			for _, r := range rows {
 				t := BinOf(r.Timestamp, lo, hi, T)
 				u, i := uidx.index(r.User), iidx.index(r.Item)
-				out = append(out, Binned{User: u, UserID: r.User, Item: i, ItemID: r.Item, X: r.X, Rating: r.Rating, Timestamp: r.Timestamp, Bin: int32(t)})
+				out = append(out, ratings.Binned{User: u, UserID: r.User, Item: i, ItemID: r.Item, X: r.X, Rating: r.Rating, Timestamp: r.Timestamp, Bin: int32(t)})
 				b := &res.Bins[t]
 				b.Ratings++
 				if r.X > 0 {
@@ -145,10 +146,10 @@ func Bin(ctx context.Context, src, dst string, T int) (BinResult, error) {
 	}
 	res.Regime = rc.regime()
 	up, ip := IDMapPaths(dst)
-	if err := WriteIDMap(ctx, up, res.Users); err != nil {
+	if err := ratings.WriteIDMap(ctx, up, res.Users); err != nil {
 		return BinResult{}, fmt.Errorf("bin: users map: %w", err)
 	}
-	if err := WriteIDMap(ctx, ip, res.Items); err != nil {
+	if err := ratings.WriteIDMap(ctx, ip, res.Items); err != nil {
 		return BinResult{}, fmt.Errorf("bin: items map: %w", err)
 	}
 	return res, nil
@@ -166,42 +167,9 @@ func countBits(b []uint64, lo, hi int) int {
 	return n
 }
 
-// sorted returns the ids of the set in ascending order.
-func (s *idSet) sorted() []int32 {
-	out := make([]int32, 0, s.n)
-	for id := range s.other {
-		if id < 0 {
-			out = append(out, id)
-		}
-	}
-	slices.Sort(out)
-	for w := len(s.neg) - 1; w >= 0; w-- {
-		for word := s.neg[w]; word != 0; {
-			b := 63 - bits.LeadingZeros64(word)
-			out = append(out, -int32(w<<6+b))
-			word &^= 1 << uint(b)
-		}
-	}
-	for w, word := range s.bits {
-		for word != 0 {
-			b := bits.TrailingZeros64(word)
-			out = append(out, int32(w<<6+b))
-			word &= word - 1
-		}
-	}
-	k := len(out)
-	for id := range s.other {
-		if id >= 0 {
-			out = append(out, id)
-		}
-	}
-	slices.Sort(out[k:])
-	return out
-}
-
 // indexer maps original ids (ascending in ids) to dense indices.
 type indexer struct {
-	table, neg []int32 // id (or -id for a negative id) -> index+1 (0: absent), |id| < idSetDense
+	table, neg []int32 // id (or -id for a negative id) -> index+1 (0: absent), |id| < ratings.IDSetDense
 	other      map[int32]int32
 }
 
@@ -209,9 +177,9 @@ func newIndexer(ids []int32) *indexer {
 	x := &indexer{other: map[int32]int32{}}
 	var top, bottom int32 = -1, 0
 	for _, id := range ids {
-		if id >= 0 && id < idSetDense {
+		if id >= 0 && id < ratings.IDSetDense {
 			top = max(top, id)
-		} else if id < 0 && id > -idSetDense {
+		} else if id < 0 && id > -ratings.IDSetDense {
 			bottom = min(bottom, id)
 		}
 	}
@@ -219,9 +187,9 @@ func newIndexer(ids []int32) *indexer {
 	x.neg = make([]int32, -bottom+1)
 	for i, id := range ids {
 		switch {
-		case id >= 0 && id < idSetDense:
+		case id >= 0 && id < ratings.IDSetDense:
 			x.table[id] = int32(i) + 1
-		case id < 0 && id > -idSetDense:
+		case id < 0 && id > -ratings.IDSetDense:
 			x.neg[-id] = int32(i) + 1
 		default:
 			x.other[id] = int32(i)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"goldstone/formats/ratings"
 )
 
 // BinarizeStats describes a binarization. Its JSON is the binarize stage's
@@ -192,7 +194,7 @@ func BinarizeWith(ctx context.Context, src, dst string, opt BinarizeOptions) (Bi
 		name = src
 	}
 	hist := map[float32]int64{}
-	err := Read(ctx, src, func(rows []Rating) error {
+	err := ratings.Read(ctx, src, func(rows []ratings.Rating) error {
 		for i := range rows {
 			hist[rows[i].Rating]++
 		}
@@ -210,9 +212,9 @@ func BinarizeWith(ctx context.Context, src, dst string, opt BinarizeOptions) (Bi
 	}
 	med := want.Median
 	st := BinarizeStats{Median: med}
-	err = writeTable(dst, 0, func(w *tableWriter[Binary]) error {
-		out := make([]Binary, 0, readBatch)
-		return Read(ctx, src, func(rows []Rating) error {
+	err = ratings.WriteTable(dst, 0, func(w *ratings.TableWriter[ratings.Binary]) error {
+		out := make([]ratings.Binary, 0, ratings.ReadBatch)
+		return ratings.Read(ctx, src, func(rows []ratings.Rating) error {
 			out = out[:0]
 			for _, r := range rows {
 				v := float64(r.Rating)
@@ -220,7 +222,7 @@ func BinarizeWith(ctx context.Context, src, dst string, opt BinarizeOptions) (Bi
 				case 0:
 					st.Dropped++
 				default:
-					out = append(out, Binary{User: r.User, Item: r.Item, X: x, Rating: r.Rating, Timestamp: r.Timestamp})
+					out = append(out, ratings.Binary{User: r.User, Item: r.Item, X: x, Rating: r.Rating, Timestamp: r.Timestamp})
 					if x > 0 {
 						st.Positive++
 					} else {

@@ -8,6 +8,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"goldstone/formats/ratings"
 )
 
 // Activity are the statistics of a ratings table that the planted generator
@@ -49,7 +51,7 @@ func quantilesOf(xs []float64) Quantiles {
 
 // ActivityOf computes the statistics of ratings on T bins of equal duration
 // over [min, max] timestamp (BinOf).
-func ActivityOf(ratings []Rating, T int) Activity {
+func ActivityOf(ratings []ratings.Rating, T int) Activity {
 	a := Activity{Ratings: int64(len(ratings)), Bins: T}
 	if len(ratings) == 0 {
 		a.PerUserBin, a.BinsPerUser, a.PerItem = quantilesOf(nil), quantilesOf(nil), quantilesOf(nil)
@@ -88,20 +90,20 @@ func ActivityOf(ratings []Rating, T int) Activity {
 
 // ReadRatingsText parses a ratings file in any supported format (already
 // decompressed), naming the line of a bad record.
-func ReadRatingsText(name string, r io.Reader) ([]Rating, error) {
+func ReadRatingsText(name string, r io.Reader) ([]ratings.Rating, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	head, _ := br.Peek(4096)
-	f, err := DetectFormat(head)
+	f, err := ratings.DetectFormat(head)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	sc := bufio.NewScanner(br)
 	sc.Buffer(make([]byte, 1<<16), 1<<20)
-	var out []Rating
+	var out []ratings.Rating
 	line, header := 0, f.Layout().Header
 	for sc.Scan() {
 		line++
-		b := bytes.TrimPrefix(sc.Bytes(), utf8BOM)
+		b := bytes.TrimPrefix(sc.Bytes(), ratings.UTF8BOM)
 		if len(bytes.TrimSpace(b)) == 0 {
 			continue
 		}
@@ -109,7 +111,7 @@ func ReadRatingsText(name string, r io.Reader) ([]Rating, error) {
 			header = false
 			continue
 		}
-		rt, err := ParseLine(f, b)
+		rt, err := ratings.ParseLine(f, b)
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
 		}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"goldstone/formats/ratings"
+
 	"goldstone/internal/testdata"
 	"goldstone/optim"
 )
@@ -15,7 +17,7 @@ import (
 func TestActivityOf(t *testing.T) {
 	// Two bins over [0, 100]: user 1 rates 3 items in bin 0 and 1 in bin 1,
 	// user 2 rates item 7 once in bin 1.
-	rs := []Rating{
+	rs := []ratings.Rating{
 		{User: 1, Item: 7, Timestamp: 0}, {User: 1, Item: 8, Timestamp: 10}, {User: 1, Item: 9, Timestamp: 20},
 		{User: 1, Item: 7, Timestamp: 60}, {User: 2, Item: 7, Timestamp: 100},
 	}

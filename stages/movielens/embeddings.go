@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"goldstone/formats/ratings"
+
 	"goldstone/pipeline"
 	"goldstone/trialio"
 )
@@ -26,16 +28,6 @@ func (s ExportSettings) PruneKeys(m map[string]any) {
 // EmbeddingsFile is the output of the embeddings stage.
 const EmbeddingsFile = "embeddings.parquet"
 
-// Embedding is one row of embeddings.parquet: the trained vector of a user or an item in
-// time bin T, under its id as written in the source table.
-type Embedding struct {
-	T      int32     `parquet:"t"`           // time bin 0..T-1
-	Entity string    `parquet:"entity,dict"` // "user" or "item"
-	Index  int32     `parquet:"index"`       // dense index (params.npy column; items after the users)
-	ID     string    `parquet:"id"`          // the id in the source table
-	Vector []float64 `parquet:"vector,list"` // d values
-}
-
 // EmbeddingsStage writes a trained model's vectors with the original ids.
 type EmbeddingsStage struct{}
 
@@ -54,11 +46,11 @@ func (*EmbeddingsStage) Run(ctx context.Context, io *pipeline.IO) error {
 // binned.users.parquet or binned.items.parquet) for column (IDColumnUser or IDColumnItem),
 // through the ingest's id dictionary (IDNamesPath): a code >= 0 is the number itself.
 func OriginalIDs(ctx context.Context, idMap, names, column string) ([]string, error) {
-	codes, err := ReadIDMap(ctx, idMap)
+	codes, err := ratings.ReadIDMap(ctx, idMap)
 	if err != nil {
 		return nil, err
 	}
-	dict, err := ReadAll[IDName](ctx, names)
+	dict, err := ratings.ReadAll[ratings.IDName](ctx, names)
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +76,7 @@ func OriginalIDs(ctx context.Context, idMap, names, column string) ([]string, er
 }
 
 // WriteEmbeddings writes the vectors of the model in modelDir (train's output), bin by bin,
-// users then items, as Embedding rows under their original ids (binnedDir: Bin's output;
+// users then items, as ratings.Embedding rows under their original ids (binnedDir: Bin's output;
 // names: the ingest's id dictionary), and returns the number of rows.
 func WriteEmbeddings(ctx context.Context, modelDir, binnedDir, names, dst string) (int64, error) {
 	var meta modelMeta
@@ -97,11 +89,11 @@ func WriteEmbeddings(ctx context.Context, modelDir, binnedDir, names, dst string
 	}
 	binned := filepath.Join(binnedDir, "binned.parquet")
 	up, ip := IDMapPaths(binned)
-	users, err := OriginalIDs(ctx, up, names, IDColumnUser)
+	users, err := OriginalIDs(ctx, up, names, ratings.IDColumnUser)
 	if err != nil {
 		return 0, err
 	}
-	items, err := OriginalIDs(ctx, ip, names, IDColumnItem)
+	items, err := OriginalIDs(ctx, ip, names, ratings.IDColumnItem)
 	if err != nil {
 		return 0, err
 	}
@@ -109,20 +101,20 @@ func WriteEmbeddings(ctx context.Context, modelDir, binnedDir, names, dst string
 		return 0, fmt.Errorf("export embeddings: the id maps list %d users and %d items, model.json %d and %d", len(users), len(items), meta.Users, meta.Items)
 	}
 	var rows int64
-	err = writeTable(dst, 0, func(w *tableWriter[Embedding]) error {
+	err = ratings.WriteTable(dst, 0, func(w *ratings.TableWriter[ratings.Embedding]) error {
 		n, d := meta.Users+meta.Items, meta.D
-		buf := make([]Embedding, 0, n)
+		buf := make([]ratings.Embedding, 0, n)
 		for t := range meta.T {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 			buf = buf[:0]
 			for c := range n {
-				e := Embedding{T: int32(t), Entity: IDColumnUser, Index: int32(c), Vector: x[(t*n+c)*d : (t*n+c+1)*d]}
+				e := ratings.Embedding{T: int32(t), Entity: ratings.IDColumnUser, Index: int32(c), Vector: x[(t*n+c)*d : (t*n+c+1)*d]}
 				if c < meta.Users {
 					e.ID = users[c]
 				} else {
-					e.Entity, e.Index, e.ID = IDColumnItem, int32(c-meta.Users), items[c-meta.Users]
+					e.Entity, e.Index, e.ID = ratings.IDColumnItem, int32(c-meta.Users), items[c-meta.Users]
 				}
 				buf = append(buf, e)
 			}

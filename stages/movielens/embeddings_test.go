@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"goldstone/formats/ratings"
+
 	"goldstone/models"
 	"goldstone/trialio"
 )
@@ -22,9 +24,12 @@ func TestWriteEmbeddingsOriginalIDs(t *testing.T) {
 		"alice,Heat,2,2020-06-01\n" +
 		"bob,12,5,2020-06-02\n"
 	src := writeFile(t, filepath.Join(dir, "in.csv"), []byte(text))
-	l := custom(t, TableSettings{Layout: "auto", User: "user", Item: "item", Rating: "stars", Time: "date", Delimiter: ",", Header: true, TimeFormat: TimeRFC3339})
+	l, err := (ratings.TableSettings{Layout: "auto", User: "user", Item: "item", Rating: "stars", Time: "date", Delimiter: ",", Header: true, TimeFormat: ratings.TimeRFC3339}).Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
 	raw := filepath.Join(dir, "ratings.parquet")
-	if _, err := Ingest(ctx, src, raw, IngestOptions{Layout: l}); err != nil {
+	if _, err := ratings.Ingest(ctx, src, raw, ratings.IngestOptions{Layout: l}); err != nil {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(dir, "binary.parquet")
@@ -52,11 +57,11 @@ func TestWriteEmbeddingsOriginalIDs(t *testing.T) {
 		t.Fatal(err)
 	}
 	dst := filepath.Join(dir, EmbeddingsFile)
-	n, err := WriteEmbeddings(ctx, model, binnedDir, IDNamesPath(raw), dst)
+	n, err := WriteEmbeddings(ctx, model, binnedDir, ratings.IDNamesPath(raw), dst)
 	if err != nil || n != int64(T*(U+I)) {
 		t.Fatalf("%d rows, %v", n, err)
 	}
-	rows, err := ReadAll[Embedding](ctx, dst)
+	rows, err := ratings.ReadAll[ratings.Embedding](ctx, dst)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"goldstone/experiment"
 	"goldstone/internal/atomicfile"
 	"goldstone/optim"
 )
@@ -83,4 +84,11 @@ func exampleRatings(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// ExampleFiles implements experiment.Exampler: the ratings table of
+// example-own-ratings and example-explicit-ratings.
+func (Pipeline) ExampleFiles() []experiment.ExampleFile {
+	return []experiment.ExampleFile{{Name: ExampleRatingsFile, Write: WriteExampleRatings,
+		What: "a ratings table of its own layout (item,user,stars,date; text ids, ISO dates)"}}
 }

@@ -8,18 +8,9 @@ import (
 	"path/filepath"
 	"time"
 
+	"goldstone/formats/ratings"
 	"goldstone/stages/movielens"
 )
-
-func ExampleParseLine() {
-	r, err := movielens.ParseLine(movielens.FormatCSV, []byte("1,31,2.5,1260759144\r"))
-	fmt.Println(r, err)
-	_, err = movielens.ParseLine(movielens.FormatDat, []byte("1::31::x::1260759144"))
-	fmt.Println(err)
-	// Output:
-	// {1 31 2.5 1260759144 0} <nil>
-	// field rating: "x" is not a number
-}
 
 func ExampleBinOf() {
 	// Four bins of equal duration over [0, 100]; the last is closed at 100.
@@ -55,7 +46,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	st, err := movielens.Ingest(ctx, p("ratings.csv"), p("ratings.parquet"), movielens.IngestOptions{})
+	st, err := ratings.Ingest(ctx, p("ratings.csv"), p("ratings.parquet"), ratings.IngestOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}

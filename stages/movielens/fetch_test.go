@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"goldstone/formats/ratings"
 )
 
 func buildZip(t *testing.T, files map[string]string) []byte {
@@ -146,7 +148,7 @@ func TestLocate(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dir, "ml-20m"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	gz := writeFile(t, filepath.Join(dir, "ml-20m", "ratings.csv.gz"), gzipBytes(t, []byte(CSVHeader+"\n")))
+	gz := writeFile(t, filepath.Join(dir, "ml-20m", "ratings.csv.gz"), gzipBytes(t, []byte(ratings.CSVHeader+"\n")))
 	for _, tc := range []struct{ name, want string }{
 		{"ml-10m", dat},
 		{"ml-20m", gz},

@@ -3,10 +3,11 @@ package movielens
 import (
 	"bytes"
 	"compress/gzip"
-	"math"
 	"os"
 	"strconv"
 	"testing"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 func writeFile(t testing.TB, path string, data []byte) string {
@@ -43,13 +44,18 @@ func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 
 func ftoa(v float32) string { return strconv.FormatFloat(float64(v), 'g', -1, 32) }
 
-func strconvRating(s string) (float32, error) {
-	v, err := strconv.ParseFloat(s, 32)
+func zstdBytes(t testing.TB, data []byte) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	zw, err := zstd.NewWriter(&b)
 	if err != nil {
-		return 0, err
+		t.Fatal(err)
 	}
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, errNotFinite
+	if _, err := zw.Write(data); err != nil {
+		t.Fatal(err)
 	}
-	return float32(v), nil
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"goldstone/formats/ratings"
+
 	"goldstone/trialio"
 
 	"github.com/parquet-go/parquet-go"
@@ -24,19 +26,19 @@ func TestBinnedOriginalIDs(t *testing.T) {
 		t.Fatal(err)
 	}
 	up, ip := IDMapPaths(dst)
-	uids, err := ReadIDMap(ctx, up)
+	uids, err := ratings.ReadIDMap(ctx, up)
 	if err != nil {
 		t.Fatal(err)
 	}
-	iids, err := ReadIDMap(ctx, ip)
+	iids, err := ratings.ReadIDMap(ctx, ip)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := ReadAll[Binned](ctx, dst)
+	rows, err := ratings.ReadAll[ratings.Binned](ctx, dst)
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := ReadAll[Binary](ctx, src)
+	in, err := ratings.ReadAll[ratings.Binary](ctx, src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +84,7 @@ func TestTimestampColumn(t *testing.T) {
 		}
 		f.Close()
 	}
-	rows, err := ReadAll[Binned](ctx, dst)
+	rows, err := ratings.ReadAll[ratings.Binned](ctx, dst)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +93,7 @@ func TestTimestampColumn(t *testing.T) {
 			t.Fatalf("row %+v: want unix seconds in [1000, 2000] and TimeMS = 1000 Timestamp", r)
 		}
 	}
-	if _, err := ParseLine(FormatCSV, []byte("1,2,3.5,9223372036854776")); err == nil || !strings.Contains(err.Error(), "out of range") {
+	if _, err := ratings.ParseLine(ratings.FormatCSV, []byte("1,2,3.5,9223372036854776")); err == nil || !strings.Contains(err.Error(), "out of range") {
 		t.Errorf("timestamp beyond int64 milliseconds: err %v", err)
 	}
 }

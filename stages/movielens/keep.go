@@ -3,6 +3,7 @@ package movielens
 import (
 	"context"
 	"fmt"
+	"goldstone/formats/ratings"
 	"os"
 	"path/filepath"
 
@@ -162,7 +163,7 @@ func diskEstimate(ts TrainSettings, data DataSettings) experiment.DiskEstimate {
 		if data.Dataset != "planted" {
 			how += "; users and items from the ingest"
 			p, ok := cached("ingest", "ingest.json")
-			var st Stats
+			var st ratings.Stats
 			if !ok || trialio.ReadJSON(p, &st) != nil {
 				if copies == 0 {
 					return 0, keep, how

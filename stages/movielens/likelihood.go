@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"goldstone/formats/ratings"
+
 	"goldstone/models"
 	"goldstone/optim"
 	"goldstone/trialio"
@@ -47,7 +49,7 @@ func (s ModelSettings) Labels() models.Labels { return s.Likelihood.Labels() }
 // loadRatings reads a binned Parquet table into the models' layout, with
 // the labels l: the binary x or the explicit rating.
 func loadRatings(ctx context.Context, path string, l models.Labels) (*models.Ratings, error) {
-	c, err := LoadColumns(ctx, path)
+	c, err := ratings.LoadColumns(ctx, path)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"goldstone/formats/ratings"
+
 	"goldstone/experiment"
 	"goldstone/models"
 	"goldstone/pipeline"
@@ -70,10 +72,10 @@ func TestLikelihoodDataPath(t *testing.T) {
 // (the median ones too) with its value and x = 0.
 func TestBinExplicit(t *testing.T) {
 	dir := t.TempDir()
-	src := writeFile(t, filepath.Join(dir, "r.csv"), []byte(CSVHeader+"\n1,1,2.0,5\n1,2,3.0,6\n2,1,4.5,7\n2,2,3.0,8\n"))
+	src := writeFile(t, filepath.Join(dir, "r.csv"), []byte(ratings.CSVHeader+"\n1,1,2.0,5\n1,2,3.0,6\n2,1,4.5,7\n2,2,3.0,8\n"))
 	ctx := context.Background()
 	raw := filepath.Join(dir, "r.parquet")
-	if _, err := Ingest(ctx, src, raw, IngestOptions{}); err != nil {
+	if _, err := ratings.Ingest(ctx, src, raw, ratings.IngestOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	res, err := Bin(ctx, raw, filepath.Join(dir, "binned.parquet"), 2)
@@ -83,7 +85,7 @@ func TestBinExplicit(t *testing.T) {
 	if res.Ratings != 4 {
 		t.Fatalf("%d ratings binned, want 4", res.Ratings)
 	}
-	c, err := LoadColumns(ctx, filepath.Join(dir, "binned.parquet"))
+	c, err := ratings.LoadColumns(ctx, filepath.Join(dir, "binned.parquet"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +106,7 @@ func TestBinExplicit(t *testing.T) {
 	if _, err := Bin(ctx, filepath.Join(dir, "b.parquet"), filepath.Join(dir, "bb.parquet"), 2); err != nil {
 		t.Fatal(err)
 	}
-	c, err = LoadColumns(ctx, filepath.Join(dir, "bb.parquet"))
+	c, err = ratings.LoadColumns(ctx, filepath.Join(dir, "bb.parquet"))
 	if err != nil {
 		t.Fatal(err)
 	}

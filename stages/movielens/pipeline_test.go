@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"goldstone/formats/ratings"
+
 	"goldstone/internal/testdata"
 )
 
@@ -17,11 +19,11 @@ func TestRealLatestSmall(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	raw := filepath.Join(dir, "ratings.parquet")
-	st, err := Ingest(ctx, src, raw, IngestOptions{})
+	st, err := ratings.Ingest(ctx, src, raw, ratings.IngestOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Stats{Format: FormatCSV, Layout: "ratings.csv", Compression: "none", Ratings: 100836, Users: 610, Items: 9724, MinTime: 828124615, MaxTime: 1537799250, Bytes: st.Bytes}
+	want := ratings.Stats{Format: ratings.FormatCSV, Layout: "ratings.csv", Compression: "none", Ratings: 100836, Users: 610, Items: 9724, MinTime: 828124615, MaxTime: 1537799250, Bytes: st.Bytes}
 	if st != want {
 		t.Fatalf("ingest stats %+v, want %+v", st, want)
 	}
@@ -54,7 +56,7 @@ func TestRealLatestSmall(t *testing.T) {
 func smallBinary(t *testing.T, dir string, n int) string {
 	t.Helper()
 	var b strings.Builder
-	b.WriteString(CSVHeader + "\n")
+	b.WriteString(ratings.CSVHeader + "\n")
 	for k := range n {
 		// users 10,20,..,50; items 1000-k%7; ratings cycle so that the median is 3.0.
 		fmt.Fprintf(&b, "%d,%d,%s,%d\n", 10*(1+k%5), 1000-k%7, []string{"1.0", "3.0", "4.5", "3.0", "5.0"}[k%5], 1000+k)
@@ -62,7 +64,7 @@ func smallBinary(t *testing.T, dir string, n int) string {
 	src := writeFile(t, filepath.Join(dir, "r.csv"), []byte(b.String()))
 	ctx := context.Background()
 	raw := filepath.Join(dir, "r.parquet")
-	if _, err := Ingest(ctx, src, raw, IngestOptions{}); err != nil {
+	if _, err := ratings.Ingest(ctx, src, raw, ratings.IngestOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "b.parquet")
@@ -99,10 +101,10 @@ func TestMedian(t *testing.T) {
 
 func TestBinarizeEvenSplitMedian(t *testing.T) {
 	dir := t.TempDir()
-	src := writeFile(t, filepath.Join(dir, "r.csv"), []byte(CSVHeader+"\n1,1,2.0,5\n1,2,4.0,6\n2,1,2.0,7\n2,2,4.0,8\n"))
+	src := writeFile(t, filepath.Join(dir, "r.csv"), []byte(ratings.CSVHeader+"\n1,1,2.0,5\n1,2,4.0,6\n2,1,2.0,7\n2,2,4.0,8\n"))
 	ctx := context.Background()
 	raw := filepath.Join(dir, "r.parquet")
-	if _, err := Ingest(ctx, src, raw, IngestOptions{}); err != nil {
+	if _, err := ratings.Ingest(ctx, src, raw, ratings.IngestOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	st, err := Binarize(ctx, raw, filepath.Join(dir, "b.parquet"))
@@ -112,11 +114,11 @@ func TestBinarizeEvenSplitMedian(t *testing.T) {
 	if want := (BinarizeStats{Median: 3, Ratings: 4, Positive: 2, Negative: 2}); st != want {
 		t.Fatalf("%+v, want %+v", st, want)
 	}
-	rows, err := ReadAll[Binary](ctx, filepath.Join(dir, "b.parquet"))
+	rows, err := ratings.ReadAll[ratings.Binary](ctx, filepath.Join(dir, "b.parquet"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []Binary{{1, 1, -1, 2, 5, 5000}, {1, 2, 1, 4, 6, 6000}, {2, 1, -1, 2, 7, 7000}, {2, 2, 1, 4, 8, 8000}}; !slices.Equal(rows, want) {
+	if want := []ratings.Binary{{User: 1, Item: 1, X: -1, Rating: 2, Timestamp: 5, TimeMS: 5000}, {User: 1, Item: 2, X: 1, Rating: 4, Timestamp: 6, TimeMS: 6000}, {User: 2, Item: 1, X: -1, Rating: 2, Timestamp: 7, TimeMS: 7000}, {User: 2, Item: 2, X: 1, Rating: 4, Timestamp: 8, TimeMS: 8000}}; !slices.Equal(rows, want) {
 		t.Fatalf("%v, want %v", rows, want)
 	}
 }
@@ -177,13 +179,13 @@ func TestBinAndSplit(t *testing.T) {
 		t.Fatalf("id maps %v %v", res.Users, res.Items)
 	}
 	up, ip := IDMapPaths(binned)
-	if u, err := ReadIDMap(ctx, up); err != nil || !slices.Equal(u, res.Users) {
+	if u, err := ratings.ReadIDMap(ctx, up); err != nil || !slices.Equal(u, res.Users) {
 		t.Fatalf("users map %v, %v", u, err)
 	}
-	if i, err := ReadIDMap(ctx, ip); err != nil || !slices.Equal(i, res.Items) {
+	if i, err := ratings.ReadIDMap(ctx, ip); err != nil || !slices.Equal(i, res.Items) {
 		t.Fatalf("items map %v, %v", i, err)
 	}
-	cols, err := LoadColumns(ctx, binned)
+	cols, err := ratings.LoadColumns(ctx, binned)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,10 +228,10 @@ func TestBinAndSplit(t *testing.T) {
 			t.Fatal(err)
 		}
 		var files [3][]byte
-		var all []Binned
+		var all []ratings.Binned
 		for k, p := range paths {
 			files[k] = readBytes(t, p)
-			rows, err := ReadAll[Binned](ctx, p)
+			rows, err := ratings.ReadAll[ratings.Binned](ctx, p)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -286,16 +288,16 @@ func TestIngestDeterministic(t *testing.T) {
 	}
 	src := writeFile(t, filepath.Join(dir, "ratings.csv"), text.Bytes())
 	var first []byte
-	for _, o := range []IngestOptions{{Workers: 1}, {Workers: 4, BlockBytes: 777, RowGroupSize: 5000}, {Workers: 3, BlockBytes: 4096}} {
+	for _, o := range []ratings.IngestOptions{{Workers: 1}, {Workers: 4, BlockBytes: 777, RowGroupSize: 5000}, {Workers: 3, BlockBytes: 4096}} {
 		dst := filepath.Join(dir, "out.parquet")
-		st, err := Ingest(ctx, src, dst, o)
+		st, err := ratings.Ingest(ctx, src, dst, o)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if st.Ratings != cfg.Ratings {
 			t.Fatalf("%+v: %d ratings, want %d", o, st.Ratings, cfg.Ratings)
 		}
-		rows, err := ReadAll[Rating](ctx, dst)
+		rows, err := ratings.ReadAll[ratings.Rating](ctx, dst)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -311,7 +313,7 @@ func TestIngestDeterministic(t *testing.T) {
 func TestReadWrongTable(t *testing.T) {
 	dir := t.TempDir()
 	src := smallBinary(t, dir, 20)
-	if _, err := ReadAll[Binned](context.Background(), src); err == nil || !strings.Contains(err.Error(), `no column "user_id"`) {
+	if _, err := ratings.ReadAll[ratings.Binned](context.Background(), src); err == nil || !strings.Contains(err.Error(), `no column "user_id"`) {
 		t.Fatalf("reading a Binary table as Binned: %v", err)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"time"
 
+	"goldstone/formats/ratings"
+
 	"goldstone/internal/atomicfile"
 	"goldstone/optim"
 	"goldstone/trialio"
@@ -209,7 +211,7 @@ func Generate(ctx context.Context, w io.Writer, vectors io.Writer, cfg PlantedCo
 		g.activeIDs, g.activeUsers = burstyUsers(cfg, uw, g.counts)
 	}
 	st := GenStats{PerBin: g.counts}
-	n, err := io.WriteString(w, CSVHeader+"\n")
+	n, err := io.WriteString(w, ratings.CSVHeader+"\n")
 	st.Bytes += int64(n)
 	if err != nil {
 		return st, fmt.Errorf("generate: write: %w", err)

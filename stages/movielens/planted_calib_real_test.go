@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"goldstone/formats/ratings"
+
 	"goldstone/internal/testdata"
 	"goldstone/models"
 )
@@ -21,7 +23,7 @@ func realSplit(t *testing.T) (train, test *models.Ratings, items, T int) {
 	src := testdata.Path(t, "ml-latest-small/ratings.csv")
 	ctx, dir := context.Background(), t.TempDir()
 	p := func(name string) string { return filepath.Join(dir, name) }
-	if _, err := Ingest(ctx, src, p("ratings.parquet"), IngestOptions{Workers: 2}); err != nil {
+	if _, err := ratings.Ingest(ctx, src, p("ratings.parquet"), ratings.IngestOptions{Workers: 2}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Binarize(ctx, p("ratings.parquet"), p("binary.parquet")); err != nil {

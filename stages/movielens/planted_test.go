@@ -3,13 +3,15 @@ package movielens
 import (
 	"bytes"
 	"context"
-	"goldstone/optim"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"goldstone/formats/ratings"
+	"goldstone/optim"
 )
 
 func smallPlanted() PlantedConfig {
@@ -70,7 +72,7 @@ func TestPlantedRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw := filepath.Join(dir, "ratings.parquet")
-	ist, err := Ingest(ctx, csv, raw, IngestOptions{})
+	ist, err := ratings.Ingest(ctx, csv, raw, ratings.IngestOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +95,7 @@ func TestPlantedRoundTrip(t *testing.T) {
 	if res.MinTime != cfg.Start.Unix() || res.MaxTime != cfg.End.Unix() {
 		t.Fatalf("binned span %d..%d", res.MinTime, res.MaxTime)
 	}
-	cols, err := LoadColumns(ctx, binned)
+	cols, err := ratings.LoadColumns(ctx, binned)
 	if err != nil {
 		t.Fatal(err)
 	}

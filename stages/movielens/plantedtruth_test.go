@@ -5,6 +5,8 @@ import (
 	"errors"
 	"path/filepath"
 	"testing"
+
+	"goldstone/formats/ratings"
 )
 
 // TestPlantedTruthContext: the planted vectors are read under the stage's
@@ -13,7 +15,7 @@ import (
 func TestPlantedTruthContext(t *testing.T) {
 	dir := t.TempDir()
 	for _, name := range []string{"binned.users.parquet", "binned.items.parquet"} {
-		if err := WriteIDMap(context.Background(), filepath.Join(dir, name), []int32{7, 9}); err != nil {
+		if err := ratings.WriteIDMap(context.Background(), filepath.Join(dir, name), []int32{7, 9}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"goldstone/formats/ratings"
+
 	"goldstone/experiment"
 	"goldstone/internal/testdata"
 	"goldstone/models"
@@ -35,7 +37,7 @@ func TestReferencesSmall(t *testing.T) {
 		}
 	}
 	p := func(name string) string { return filepath.Join(dir, name) }
-	if _, err := Ingest(ctx, src, p("ratings.parquet"), IngestOptions{Workers: 2}); err != nil {
+	if _, err := ratings.Ingest(ctx, src, p("ratings.parquet"), ratings.IngestOptions{Workers: 2}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Binarize(ctx, p("ratings.parquet"), p("binary.parquet")); err != nil {

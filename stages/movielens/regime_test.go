@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"goldstone/formats/ratings"
+
 	"goldstone/experiment"
 	"goldstone/report"
 )
@@ -81,7 +83,7 @@ func TestBinRegime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := ReadAll[Binned](ctx, dst)
+	rows, err := ratings.ReadAll[ratings.Binned](ctx, dst)
 	if err != nil {
 		t.Fatal(err)
 	}

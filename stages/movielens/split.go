@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"goldstone/formats/ratings"
 )
 
 // splitStream is the PCG stream of Split's shuffle, so that the same seed used elsewhere
@@ -42,7 +44,7 @@ func SplitCounts(n int64, fractions [3]float64) (SplitStats, error) {
 // row r goes to the part of label r. Same src and seed give identical files. Memory: one byte
 // per row. Each output file is written atomically.
 func Split(ctx context.Context, src, dstTrain, dstValid, dstTest string, fractions [3]float64, seed uint64) (SplitStats, error) {
-	n, err := NumRows(src)
+	n, err := ratings.NumRows(src)
 	if err != nil {
 		return SplitStats{}, fmt.Errorf("split: %w", err)
 	}
@@ -61,13 +63,13 @@ func Split(ctx context.Context, src, dstTrain, dstValid, dstTest string, fractio
 	rng.Shuffle(len(labels), func(i, j int) { labels[i], labels[j] = labels[j], labels[i] })
 
 	var got SplitStats
-	err = writeTable(dstTrain, 0, func(wTrain *tableWriter[Binned]) error {
-		return writeTable(dstValid, 0, func(wValid *tableWriter[Binned]) error {
-			return writeTable(dstTest, 0, func(wTest *tableWriter[Binned]) error {
-				ws := [3]*tableWriter[Binned]{wTrain, wValid, wTest}
-				var bufs [3][]Binned
+	err = ratings.WriteTable(dstTrain, 0, func(wTrain *ratings.TableWriter[ratings.Binned]) error {
+		return ratings.WriteTable(dstValid, 0, func(wValid *ratings.TableWriter[ratings.Binned]) error {
+			return ratings.WriteTable(dstTest, 0, func(wTest *ratings.TableWriter[ratings.Binned]) error {
+				ws := [3]*ratings.TableWriter[ratings.Binned]{wTrain, wValid, wTest}
+				var bufs [3][]ratings.Binned
 				var row int64
-				return Read(ctx, src, func(rows []Binned) error {
+				return ratings.Read(ctx, src, func(rows []ratings.Binned) error {
 					for k := range bufs {
 						bufs[k] = bufs[k][:0]
 					}

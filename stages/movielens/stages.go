@@ -12,6 +12,8 @@ import (
 	"slices"
 	"time"
 
+	"goldstone/formats/ratings"
+
 	"goldstone/experiment"
 	"goldstone/experiment/settings"
 	"goldstone/internal/checkpoint"
@@ -71,7 +73,7 @@ type Settings struct {
 type DataSettings struct {
 	Dataset  string `set:"dataset" default:"ml-latest-small" doc:"MovieLens release name under the data directory, \"planted\", or a path to a ratings table (text, gzip, zstd or Parquet; relative: to the working directory, else the data directory)"`
 	Fetch    bool   `set:"fetch" default:"false" doc:"download the release from GroupLens when it is missing"`
-	Table    TableSettings
+	Table    ratings.TableSettings
 	Limits   IngestLimits
 	Binarize BinarizeSettings
 	Bin      BinSettings
@@ -170,7 +172,7 @@ func (Pipeline) Build(ctx context.Context, b *experiment.Built, e *experiment.Ex
 	var ratingsRef pipeline.Ref
 	switch {
 	case planted:
-		if data.Table.Custom() || data.Table.Layout != DefaultTableSettings.Layout {
+		if data.Table.Custom() || data.Table.Layout != ratings.DefaultTableSettings.Layout {
 			return errors.New("dataset = \"planted\" generates a ratings.csv: leave layout, user_column, item_column, rating_column, time_column, delimiter, header and time_format at their defaults")
 		}
 		b.Add(&pipeline.Node{ID: "generate", Stage: &GenerateStage{Settings: data.Planted, Budget: env.Budget}, Outputs: []string{"ratings.csv", "vectors.npy"}})
@@ -277,7 +279,7 @@ func tableRef(ctx context.Context, b *experiment.Built, data DataSettings, trial
 			return pipeline.Ref{}, fmt.Errorf("dataset %s: fetch: %w", dataset, err)
 		}
 	}
-	if err := CheckTable(ctx, path, layout); err != nil {
+	if err := ratings.CheckTable(ctx, path, layout); err != nil {
 		return pipeline.Ref{}, fmt.Errorf("dataset %s: %w", dataset, err)
 	}
 	if env.Scan && needsBinary(trials) {
@@ -335,8 +337,8 @@ func needsBinary(trials []experiment.Trial) bool {
 // more than binarize_warn_share of them as ties is a warning. A table that cannot be
 // read whole (a bad line or a limit further on) is left to the ingest, which says
 // where.
-func checkBinarize(ctx context.Context, b *experiment.Built, dataset, path string, l *Layout, data DataSettings) error {
-	hist, err := RatingCounts(ctx, path, l, IngestOptions{MaxBytes: int64(data.Limits.Input.Bytes), MaxRows: int64(data.Limits.Rows)})
+func checkBinarize(ctx context.Context, b *experiment.Built, dataset, path string, l *ratings.Layout, data DataSettings) error {
+	hist, err := ratings.RatingCounts(ctx, path, l, ratings.IngestOptions{MaxBytes: int64(data.Limits.Input.Bytes), MaxRows: int64(data.Limits.Rows)})
 	if err != nil {
 		return ctx.Err()
 	}
@@ -405,7 +407,7 @@ func (s *GenerateStage) Run(ctx context.Context, io *pipeline.IO) error {
 // ratings.ids.parquet (IDNamesPath) and ingest.json (Stats); Limits (no cache
 // parameter) bound what it reads.
 type IngestStage struct {
-	Settings TableSettings
+	Settings ratings.TableSettings
 	Limits   IngestLimits
 }
 
@@ -418,10 +420,10 @@ func (s *IngestStage) Run(ctx context.Context, io *pipeline.IO) error {
 		return err
 	}
 	dst := io.Output("ratings.parquet")
-	if IDNamesPath(dst) != io.Output("ratings.ids.parquet") {
+	if ratings.IDNamesPath(dst) != io.Output("ratings.ids.parquet") {
 		return fmt.Errorf("ingest: outputs %s and %s are not side by side", dst, io.Output("ratings.ids.parquet"))
 	}
-	st, err := Ingest(ctx, io.Input("ratings"), dst, IngestOptions{Workers: io.Workers(), Layout: layout,
+	st, err := ratings.Ingest(ctx, io.Input("ratings"), dst, ratings.IngestOptions{Workers: io.Workers(), Layout: layout,
 		MaxBytes: int64(s.Limits.Input.Bytes), MaxRows: int64(s.Limits.Rows)})
 	if err != nil {
 		return err
@@ -441,10 +443,10 @@ func (s *IngestStage) Run(ctx context.Context, io *pipeline.IO) error {
 }
 
 // ingestSummary is ingest.json: Stats with the time span also as RFC 3339 text.
-func ingestSummary(st Stats) any {
+func ingestSummary(st ratings.Stats) any {
 	first, last := st.FirstLast()
 	return struct {
-		Stats
+		ratings.Stats
 		FirstTime string `json:"first_time"`
 		LastTime  string `json:"last_time"`
 	}{st, first, last}
@@ -958,11 +960,11 @@ func plantedTruth(ctx context.Context, vectorsPath, binnedDir string, cfg Plante
 	if cfg.D != d || cfg.Bins != T {
 		return nil, nil
 	}
-	uids, err := ReadIDMap(ctx, filepath.Join(binnedDir, "binned.users.parquet"))
+	uids, err := ratings.ReadIDMap(ctx, filepath.Join(binnedDir, "binned.users.parquet"))
 	if err != nil {
 		return nil, err
 	}
-	iids, err := ReadIDMap(ctx, filepath.Join(binnedDir, "binned.items.parquet"))
+	iids, err := ratings.ReadIDMap(ctx, filepath.Join(binnedDir, "binned.items.parquet"))
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"goldstone/formats/ratings"
+
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
 )
@@ -21,7 +23,7 @@ func TestIngestLayout(t *testing.T) {
 	}
 	src := writeFile(t, filepath.Join(dir, "ratings.csv"), text.Bytes())
 	dst := filepath.Join(dir, "ratings.parquet")
-	if _, err := Ingest(ctx, src, dst, IngestOptions{RowGroupSize: 7000, BlockBytes: 10000}); err != nil {
+	if _, err := ratings.Ingest(ctx, src, dst, ratings.IngestOptions{RowGroupSize: 7000, BlockBytes: 10000}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.Open(dst)
@@ -54,7 +56,7 @@ func TestIngestLayout(t *testing.T) {
 			t.Errorf("column %s: %v optional=%v", fld.Name(), fld.Type(), fld.Optional())
 		}
 	}
-	if n, err := NumRows(dst); err != nil || n != cfg.Ratings {
+	if n, err := ratings.NumRows(dst); err != nil || n != cfg.Ratings {
 		t.Fatalf("NumRows = %d, %v", n, err)
 	}
 }
@@ -68,7 +70,7 @@ func TestCancelledLeavesNothing(t *testing.T) {
 	src := writeFile(t, filepath.Join(dir, "ratings.csv"), text.Bytes())
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Ingest(ctx, src, filepath.Join(dir, "out.parquet"), IngestOptions{BlockBytes: 4096}); err == nil {
+	if _, err := ratings.Ingest(ctx, src, filepath.Join(dir, "out.parquet"), ratings.IngestOptions{BlockBytes: 4096}); err == nil {
 		t.Fatal("cancelled ingest succeeded")
 	}
 	if _, err := Generate(ctx, &bytes.Buffer{}, nil, smallPlanted()); err == nil {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"goldstone/formats/ratings"
+
 	"goldstone/experiment"
 	"goldstone/pipeline"
 	"goldstone/trialio"
@@ -19,7 +21,7 @@ import (
 func starsTable(t *testing.T, dir string, counts map[int]int) string {
 	t.Helper()
 	var b strings.Builder
-	b.WriteString(CSVHeader + "\n")
+	b.WriteString(ratings.CSVHeader + "\n")
 	k := 0
 	for stars := 1; stars <= 5; stars++ {
 		for range counts[stars] {
@@ -37,7 +39,7 @@ func TestBinarizeTies(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	raw := filepath.Join(dir, "r.parquet")
-	if _, err := Ingest(ctx, starsTable(t, dir, map[int]int{1: 10, 2: 20, 3: 40, 4: 20, 5: 10}), raw, IngestOptions{}); err != nil {
+	if _, err := ratings.Ingest(ctx, starsTable(t, dir, map[int]int{1: 10, 2: 20, 3: 40, 4: 20, 5: 10}), raw, ratings.IngestOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -59,7 +61,7 @@ func TestBinarizeTies(t *testing.T) {
 		if b, _ := json.Marshal(st); string(b) != tc.json {
 			t.Errorf("ties %q: binarize.json %s, want %s", tc.ties, b, tc.json)
 		}
-		rows, err := ReadAll[Binary](ctx, dst)
+		rows, err := ratings.ReadAll[ratings.Binary](ctx, dst)
 		if err != nil || int64(len(rows)) != st.Kept() {
 			t.Fatalf("ties %q: %d rows, %v; want %d", tc.ties, len(rows), err, st.Kept())
 		}
@@ -103,7 +105,7 @@ func TestBinarizeRefusesOneLabel(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			raw := filepath.Join(dir, "r.parquet")
-			if _, err := Ingest(ctx, starsTable(t, dir, tc.counts), raw, IngestOptions{}); err != nil {
+			if _, err := ratings.Ingest(ctx, starsTable(t, dir, tc.counts), raw, ratings.IngestOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			dst := filepath.Join(dir, "b.parquet")
@@ -245,8 +247,8 @@ func FuzzRatingCounts(f *testing.F) {
 		dir := t.TempDir()
 		src := writeFile(t, filepath.Join(dir, "r"), text)
 		ctx := context.Background()
-		st, ierr := Ingest(ctx, src, filepath.Join(dir, "r.parquet"), IngestOptions{Workers: 1})
-		hist, cerr := RatingCounts(ctx, src, nil, IngestOptions{Workers: 1})
+		st, ierr := ratings.Ingest(ctx, src, filepath.Join(dir, "r.parquet"), ratings.IngestOptions{Workers: 1})
+		hist, cerr := ratings.RatingCounts(ctx, src, nil, ratings.IngestOptions{Workers: 1})
 		if ierr != nil {
 			if cerr == nil && !strings.Contains(ierr.Error(), "no ratings") {
 				t.Fatalf("Ingest: %v; RatingCounts read %v", ierr, hist)
@@ -256,7 +258,7 @@ func FuzzRatingCounts(f *testing.F) {
 		if cerr != nil {
 			t.Fatalf("Ingest read %d ratings; RatingCounts: %v", st.Ratings, cerr)
 		}
-		rows, err := ReadAll[Rating](ctx, filepath.Join(dir, "r.parquet"))
+		rows, err := ratings.ReadAll[ratings.Rating](ctx, filepath.Join(dir, "r.parquet"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package movielens
+package ratings
 
 import (
 	"bytes"

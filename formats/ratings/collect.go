@@ -1,4 +1,4 @@
-package movielens
+package ratings
 
 import (
 	"context"
@@ -66,9 +66,9 @@ var (
 // ids their codes, counts distinct ids, times and odd times, remembers a hash of every
 // (user, item, time) for the duplicate check, and writes the rows (unless w is nil).
 type collector struct {
-	w            *tableWriter[Rating]
+	w            *TableWriter[Rating]
 	dicts        [2]*idDict
-	users, items *idSet
+	users, items *IDSet
 	st           *Stats
 	hashes       [256][]uint64 // by the hash's top byte
 	maxRows      int64         // more rows are an error (max_input_rows); 0: no bound
@@ -78,7 +78,7 @@ type collector struct {
 }
 
 func newCollector(st *Stats) *collector {
-	return &collector{dicts: [2]*idDict{newIDDict(), newIDDict()}, users: newIDSet(), items: newIDSet(), st: st}
+	return &collector{dicts: [2]*idDict{newIDDict(), newIDDict()}, users: NewIDSet(), items: NewIDSet(), st: st}
 }
 
 // add codes the text ids of rows (texts, in row order, with their bytes in arena) and
@@ -112,8 +112,8 @@ func (c *collector) add(rows []Rating, texts []textID, arena []byte) error {
 	st := c.st
 	for i := range rows {
 		r := &rows[i]
-		c.users.add(r.User)
-		c.items.add(r.Item)
+		c.users.Add(r.User)
+		c.items.Add(r.Item)
 		if st.Ratings == 0 && i == 0 {
 			st.MinTime, st.MaxTime = r.Timestamp, r.Timestamp
 		}
@@ -143,7 +143,7 @@ func (c *collector) countTime(ts int64, n int64) {
 
 // finish sets the distinct counts.
 func (c *collector) finish() {
-	c.st.Users, c.st.Items = c.users.len(), c.items.len()
+	c.st.Users, c.st.Items = c.users.Len(), c.items.Len()
 	c.st.TextUsers, c.st.TextItems = len(c.dicts[0].names), len(c.dicts[1].names)
 }
 

@@ -1,4 +1,4 @@
-package movielens
+package ratings
 
 import (
 	"bytes"
@@ -35,20 +35,18 @@ const (
 )
 
 func (f Format) String() string {
-	switch f {
-	case FormatUData:
-		return "u.data"
-	case FormatDat:
-		return "ratings.dat"
-	case FormatCSV:
-		return "ratings.csv"
+	for _, p := range Layouts.All() {
+		if p.format == f {
+			return p.layout.Name
+		}
 	}
 	return "unknown"
 }
 
 func (f Format) sep() []byte { return []byte(f.Layout().Delimiter) }
 
-var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+// UTF8BOM is the byte-order mark a text table may start with (ignored).
+var UTF8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // DetectFormat detects the format from the first bytes of a (decompressed) ratings file:
 // from its first line that is not blank (a byte-order mark is ignored). head must hold at
@@ -61,7 +59,7 @@ func DetectFormat(head []byte) (Format, error) {
 // detectFormat is DetectFormat that also returns the 1-based number of the line it read
 // (the header line of a ratings.csv).
 func detectFormat(head []byte) (Format, int64, error) {
-	head = bytes.TrimPrefix(head, utf8BOM)
+	head = bytes.TrimPrefix(head, UTF8BOM)
 	n := int64(1)
 	line := head
 	for {
@@ -82,18 +80,15 @@ func detectFormat(head []byte) (Format, int64, error) {
 }
 
 func formatOfLine(line []byte) (Format, error) {
-	switch {
-	case len(bytes.TrimSpace(line)) == 0:
+	if len(bytes.TrimSpace(line)) == 0 {
 		return FormatUnknown, errors.New("detect format: no ratings (the file is empty or blank)")
-	case bytes.HasPrefix(line, []byte("userId")):
-		if string(line) != CSVHeader {
-			return FormatUnknown, fmt.Errorf("detect format: CSV header %s, want %q", safetext.Quote(line), CSVHeader)
+	}
+	for _, p := range Layouts.All() {
+		if ok, err := p.detect(line); err != nil {
+			return FormatUnknown, fmt.Errorf("detect format: %w", err)
+		} else if ok {
+			return p.format, nil
 		}
-		return FormatCSV, nil
-	case bytes.Contains(line, []byte("::")):
-		return FormatDat, nil
-	case bytes.IndexByte(line, '\t') >= 0:
-		return FormatUData, nil
 	}
 	return FormatUnknown, fmt.Errorf("detect format: first line %s is neither u.data (TAB), ratings.dat (::) nor ratings.csv (header %s); for a table of another layout name its columns (user_column, item_column, rating_column, time_column)", safetext.Quote(line), CSVHeader)
 }

@@ -1,4 +1,4 @@
-package movielens
+package ratings
 
 import (
 	"errors"
@@ -82,38 +82,24 @@ func (c Column) String() string {
 
 // Layout returns the preset of a MovieLens format. It panics on FormatUnknown.
 func (f Format) Layout() Layout {
-	pos := func(i int) Column { return Column{Pos: i} }
-	switch f {
-	case FormatUData:
-		return Layout{Name: f.String(), Delimiter: "\t", User: pos(1), Item: pos(2), Rating: pos(3), Time: pos(4), TimeFormat: TimeUnix, IntIDs: true, Fields: 4}
-	case FormatDat:
-		return Layout{Name: f.String(), Delimiter: "::", User: pos(1), Item: pos(2), Rating: pos(3), Time: pos(4), TimeFormat: TimeUnix, IntIDs: true, Fields: 4}
-	case FormatCSV:
-		return Layout{Name: f.String(), Delimiter: ",", Header: true,
-			User: Column{Name: FieldUser}, Item: Column{Name: FieldItem}, Rating: Column{Name: FieldRating}, Time: Column{Name: FieldTimestamp},
-			TimeFormat: TimeUnix, IntIDs: true, Fields: 4}
-	}
-	panic(fmt.Sprintf("movielens: no layout for format %d", int(f)))
-}
-
-// Presets are the names of the MovieLens layouts, the values of the layout setting besides
-// "auto".
-var Presets = []string{FormatUData.String(), FormatDat.String(), FormatCSV.String()}
-
-func presetFormat(name string) (Format, bool) {
-	for _, f := range []Format{FormatUData, FormatDat, FormatCSV} {
-		if f.String() == name {
-			return f, true
+	for _, p := range Layouts.All() {
+		if p.format == f {
+			return p.layout
 		}
 	}
-	return FormatUnknown, false
+	panic(fmt.Sprintf("ratings: no layout for format %d", int(f)))
+}
+
+func presetFormat(name string) (Format, bool) {
+	p, err := Layouts.Lookup(name)
+	return p.format, err == nil
 }
 
 // TableSettings describe the ratings table (settings of the ingest stage). With every
 // setting at its default the table is one of the MovieLens layouts, recognised from its
 // first line.
 type TableSettings struct {
-	Layout     string `set:"layout" default:"auto" oneof:"auto u.data ratings.dat ratings.csv" doc:"ratings table layout: a MovieLens preset (u.data, ratings.dat, ratings.csv) or auto: recognised from the first line when the other table settings keep their defaults, else as they say"`
+	Layout     string `set:"layout" default:"auto" doc:"ratings table layout: a MovieLens preset (u.data, ratings.dat, ratings.csv) or auto: recognised from the first line when the other table settings keep their defaults, else as they say"`
 	User       string `set:"user_column" default:"" ints:"text" doc:"ratings table: the user id column, a header name or a 1-based position (empty: userId with a header, 1 without)"`
 	Item       string `set:"item_column" default:"" ints:"text" doc:"ratings table: the item id column, name or position (empty: movieId with a header, 2 without)"`
 	Rating     string `set:"rating_column" default:"" ints:"text" doc:"ratings table: the rating column, name or position (empty: rating with a header, 3 without)"`
@@ -121,6 +107,15 @@ type TableSettings struct {
 	Delimiter  string `set:"delimiter" default:"," doc:"ratings table: field separator of a text table (any string; tab or \\t for a TAB)"`
 	Header     bool   `set:"header" default:"true" doc:"ratings table: the first line of a text table names the columns"`
 	TimeFormat string `set:"time_format" default:"unix" doc:"ratings table: unix (seconds), unix_ms, rfc3339 (ISO date-times and dates) or a Go time layout such as 2006-01-02"`
+}
+
+// Values implements settings.Enumerator: layout is auto or a registered preset
+// (Layouts).
+func (TableSettings) Values(key string) []string {
+	if key == "layout" {
+		return append([]string{"auto"}, Layouts.Names()...)
+	}
+	return nil
 }
 
 // PruneKeys keeps the settings the ingest reads: none for a recognised MovieLens layout,
@@ -156,7 +151,7 @@ func (s TableSettings) Resolve() (*Layout, error) {
 	if s.Layout != "auto" && s.Layout != "" {
 		f, ok := presetFormat(s.Layout)
 		if !ok {
-			return nil, fmt.Errorf("layout %q: want auto or one of %s", s.Layout, strings.Join(Presets, ", "))
+			return nil, fmt.Errorf("layout %q: want auto or one of %s", s.Layout, strings.Join(Layouts.Names(), ", "))
 		}
 		if s.Custom() {
 			return nil, fmt.Errorf("layout = %q fixes the columns, delimiter, header and time format; leave user_column, item_column, rating_column, time_column, delimiter, header and time_format at their defaults, or use layout = \"auto\"", s.Layout)

@@ -1,4 +1,4 @@
-package movielens
+package ratings
 
 import (
 	"bufio"
@@ -125,7 +125,7 @@ func Ingest(ctx context.Context, src, dst string, opts IngestOptions) (Stats, er
 		c.maxRows = DefaultMaxRows
 	}
 	bw := bufio.NewWriterSize(raw, 1<<20)
-	err = writeParquet(bw, dst, opts.RowGroupSize, func(w *tableWriter[Rating]) error {
+	err = WriteParquet(bw, dst, opts.RowGroupSize, func(w *TableWriter[Rating]) error {
 		c.w = w
 		if isParquet {
 			return ingestParquet(ctx, f, src, opts.Layout, c, 0)
@@ -153,7 +153,7 @@ func Ingest(ctx context.Context, src, dst string, opts IngestOptions) (Stats, er
 		// ingest only see an empty table in the cache.
 		return Stats{}, fmt.Errorf("ingest %s: no ratings (only a header or blank lines)", src)
 	}
-	if err := writeTable(IDNamesPath(dst), 0, func(w *tableWriter[IDName]) error {
+	if err := WriteTable(IDNamesPath(dst), 0, func(w *TableWriter[IDName]) error {
 		_, err := w.Write(c.names())
 		return err
 	}); err != nil {
@@ -186,9 +186,9 @@ func finishIngest(ctx context.Context, raw *atomicfile.File, dst string, rowGrou
 // says how many bytes it dropped (Stats.Bytes counts them).
 func skipBOM(r io.Reader) (io.Reader, int64) {
 	br := bufio.NewReader(r)
-	if b, err := br.Peek(len(utf8BOM)); err == nil && bytes.Equal(b, utf8BOM) {
-		br.Discard(len(utf8BOM))
-		return br, int64(len(utf8BOM))
+	if b, err := br.Peek(len(UTF8BOM)); err == nil && bytes.Equal(b, UTF8BOM) {
+		br.Discard(len(UTF8BOM))
+		return br, int64(len(UTF8BOM))
 	}
 	return br, 0
 }
@@ -468,41 +468,3 @@ func parseBlock(b *block, p *lineParser, header int64) error {
 	}
 	return nil
 }
-
-// idSet counts distinct int32 ids: bitmaps for ids in (-1<<26, 1<<26) (text ids have
-// negative codes), a map beyond.
-type idSet struct {
-	bits, neg []uint64 // id, and -id for negative ids
-	other     map[int32]struct{}
-	n         int
-}
-
-const idSetDense = 1 << 26
-
-func newIDSet() *idSet { return &idSet{other: map[int32]struct{}{}} }
-
-func (s *idSet) add(id int32) {
-	if id <= -idSetDense || id >= idSetDense {
-		if _, ok := s.other[id]; !ok {
-			s.other[id] = struct{}{}
-			s.n++
-		}
-		return
-	}
-	b := &s.bits
-	if id < 0 {
-		b, id = &s.neg, -id
-	}
-	w := int(id) >> 6
-	if w >= len(*b) {
-		n := max(2*len(*b), w+1, 1024)
-		*b = append(*b, make([]uint64, n-len(*b))...)
-	}
-	m := uint64(1) << (uint(id) & 63)
-	if (*b)[w]&m == 0 {
-		(*b)[w] |= m
-		s.n++
-	}
-}
-
-func (s *idSet) len() int { return s.n }

@@ -1,4 +1,4 @@
-package movielens
+package ratings
 
 import (
 	"context"
@@ -196,7 +196,7 @@ func ingestParquet(ctx context.Context, f *os.File, name string, l *Layout, c *c
 	c.st.Layout, c.st.Compression, c.st.Bytes = LayoutParquet, "none", fi.Size()
 	conv := newParquetConverter(l, cols)
 	var row int64 // rows read before this one
-	rows := make([]Rating, 0, readBatch)
+	rows := make([]Rating, 0, ReadBatch)
 	var texts []textID
 	var arena []byte
 	for _, rg := range pf.RowGroups() {

@@ -1,4 +1,4 @@
-package movielens
+package ratings
 
 import (
 	"context"
@@ -16,8 +16,8 @@ import (
 // DefaultRowGroupSize is the number of rows per Parquet row group when none is given.
 const DefaultRowGroupSize = 1 << 20
 
-// readBatch is the number of rows Read hands to its callback at a time.
-const readBatch = 1 << 14
+// ReadBatch is the number of rows Read hands to its callback at a time.
+const ReadBatch = 1 << 14
 
 // Rating is one row of an ingested ratings table (Ingest's output).
 //
@@ -66,6 +66,16 @@ type IDMap struct {
 	ID    int32 `parquet:"id"`
 }
 
+// Embedding is one row of embeddings.parquet: the trained vector of a user or an item in
+// time bin T, under its id as written in the source table.
+type Embedding struct {
+	T      int32     `parquet:"t"`           // time bin 0..T-1
+	Entity string    `parquet:"entity,dict"` // "user" or "item"
+	Index  int32     `parquet:"index"`       // dense index (params.npy column; items after the users)
+	ID     string    `parquet:"id"`          // the id in the source table
+	Vector []float64 `parquet:"vector,list"` // d values
+}
+
 // Row is the set of row types this package reads and writes.
 type Row interface {
 	Rating | Binary | Binned | IDMap | IDName | Embedding
@@ -85,7 +95,7 @@ func Read[T Row](ctx context.Context, path string, fn func(rows []T) error) erro
 		return fmt.Errorf("read %s: %w", path, err)
 	}
 	defer r.Close()
-	buf := make([]T, min(int64(readBatch), max(n, 1)))
+	buf := make([]T, min(int64(ReadBatch), max(n, 1)))
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -278,23 +288,23 @@ func toDisk[T Row](rows []T) {
 	}
 }
 
-// tableWriter writes rows of T to a Parquet table, converting the
+// TableWriter writes rows of T to a Parquet table, converting the
 // timestamps to the on-disk unit first.
-type tableWriter[T Row] struct{ w *parquet.GenericWriter[T] }
+type TableWriter[T Row] struct{ w *parquet.GenericWriter[T] }
 
 // Write writes rows (setting their TimeMS).
-func (t *tableWriter[T]) Write(rows []T) (int, error) {
+func (t *TableWriter[T]) Write(rows []T) (int, error) {
 	toDisk(rows)
 	return t.w.Write(rows)
 }
 
-// writeTable writes a Parquet table of T atomically; fill writes the rows.
-func writeTable[T Row](dst string, rowGroup int, fill func(w *tableWriter[T]) error) error {
-	return atomicfile.Write(dst, func(out io.Writer) error { return writeParquet(out, dst, rowGroup, fill) })
+// WriteTable writes a Parquet table of T atomically; fill writes the rows.
+func WriteTable[T Row](dst string, rowGroup int, fill func(w *TableWriter[T]) error) error {
+	return atomicfile.Write(dst, func(out io.Writer) error { return WriteParquet(out, dst, rowGroup, fill) })
 }
 
-// writeParquet writes a Parquet table of T (named dst in errors) to out; fill writes the rows.
-func writeParquet[T Row](out io.Writer, dst string, rowGroup int, fill func(w *tableWriter[T]) error) error {
+// WriteParquet writes a Parquet table of T (named dst in errors) to out; fill writes the rows.
+func WriteParquet[T Row](out io.Writer, dst string, rowGroup int, fill func(w *TableWriter[T]) error) error {
 	if rowGroup <= 0 {
 		rowGroup = DefaultRowGroupSize
 	}
@@ -303,7 +313,7 @@ func writeParquet[T Row](out io.Writer, dst string, rowGroup int, fill func(w *t
 		parquet.MaxRowsPerRowGroup(int64(rowGroup)),
 		parquet.CreatedBy("goldstone", "", ""),
 	)
-	if err := fill(&tableWriter[T]{w}); err != nil {
+	if err := fill(&TableWriter[T]{w}); err != nil {
 		return err
 	}
 	if err := w.Close(); err != nil {
@@ -314,8 +324,8 @@ func writeParquet[T Row](out io.Writer, dst string, rowGroup int, fill func(w *t
 
 // WriteIDMap writes ids (dense index i stands for original id ids[i]) as an IDMap table.
 func WriteIDMap(ctx context.Context, dst string, ids []int32) error {
-	return writeTable(dst, 0, func(w *tableWriter[IDMap]) error {
-		buf := make([]IDMap, 0, readBatch)
+	return WriteTable(dst, 0, func(w *TableWriter[IDMap]) error {
+		buf := make([]IDMap, 0, ReadBatch)
 		for i, id := range ids {
 			buf = append(buf, IDMap{Index: int32(i), ID: id})
 			if len(buf) == cap(buf) || i == len(ids)-1 {

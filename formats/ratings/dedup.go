@@ -1,4 +1,4 @@
-package movielens
+package ratings
 
 import (
 	"context"
@@ -40,8 +40,8 @@ func dropDuplicates(ctx context.Context, raw, dst string, rowGroup int, rep map[
 	}
 	st := c.st
 	row = 0
-	return writeTable(dst, rowGroup, func(w *tableWriter[Rating]) error {
-		out := make([]Rating, 0, readBatch)
+	return WriteTable(dst, rowGroup, func(w *TableWriter[Rating]) error {
+		out := make([]Rating, 0, ReadBatch)
 		return Read(ctx, raw, func(rows []Rating) error {
 			out = out[:0]
 			for _, r := range rows {

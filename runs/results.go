@@ -252,6 +252,25 @@ func (s *Store) Outputs(ctx context.Context, runID int64) ([]Output, error) {
 	return out, nil
 }
 
+// MarkPruned records that a pruned search stopped trial's point at rung
+// (index) after step steps: its status becomes pruned (runs.StatusPruned),
+// with rung and pruned_at_step. Marking it again is a no-op.
+func (s *Store) MarkPruned(ctx context.Context, runID int64, trial string, rung, step int) error {
+	err := s.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE trial_rows SET status = 'pruned', rung = ?, pruned_at_step = ?
+			WHERE run_id = ? AND trial = ? AND status IN ('done', 'cached', 'pruned')`, rung, step, runID, trial)
+		if err != nil {
+			return err
+		}
+		_ = res
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("mark trial %q of run %d pruned: %w", trial, runID, err)
+	}
+	return nil
+}
+
 // SetTrialLog records the path of a trial's log file.
 func (s *Store) SetTrialLog(ctx context.Context, runID int64, trial, path string) error {
 	err := s.do(ctx, func(ctx context.Context, tx *sql.Tx) error {

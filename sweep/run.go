@@ -43,6 +43,9 @@ type RunOptions struct {
 	// unended: a wave of a search that goes on (Search): the run is left
 	// interrupted when its trials have ended, and the next wave resumes it.
 	unended bool
+	// keepCheckpoints: a pruned search's wave (searchPruned) keeps the
+	// training checkpoints for its promoted trials (pipeline.Options).
+	keepCheckpoints bool
 }
 
 // Outcome is what a run did.

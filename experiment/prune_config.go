@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -157,4 +158,33 @@ func (e *Experiment) PrunedWave(points []search.Point, jobs []RungJob) (*Experim
 type PruneStatus struct {
 	Rung int // index of Rungs
 	Step int // the rung's steps
+}
+
+// overridePruning follows a --set of steps: the pruner's last rung is the
+// trials' steps, which must stay one value of at least min_steps.
+func (e *Experiment) overridePruning() error {
+	if e.Search == nil || e.Search.Pruning == nil {
+		return nil
+	}
+	for _, ax := range e.Grid {
+		if ax.Key == "steps" {
+			return &ConfigError{File: "--set", Key: "steps", Err: errors.New("a pruned search's budget is the steps setting: one value, not a grid")}
+		}
+	}
+	steps, _ := e.Settings["steps"].(int64)
+	p := *e.Search.Pruning
+	if int(steps) == p.MaxSteps {
+		return nil
+	}
+	if steps < int64(p.MinSteps) {
+		return &ConfigError{File: "--set", Key: "steps", Err: fmt.Errorf("%d is less than the pruner's min_steps (%d)", steps, p.MinSteps)}
+	}
+	p.MaxSteps = int(steps)
+	if n := len(p.Rungs()); p.Brackets > n {
+		return &ConfigError{File: "--set", Key: "steps", Err: fmt.Errorf("%d steps give %d rungs, fewer than hyperband's %d brackets", steps, n, p.Brackets)}
+	}
+	s := *e.Search
+	s.Pruning = &p
+	e.Search = &s
+	return nil
 }

@@ -26,8 +26,7 @@ import (
 // and resumes the first that has not.
 func searchPruned(ctx context.Context, st *runs.Store, e *experiment.Experiment, x Executor, opts RunOptions, sampler search.Sampler, runID int64, resumed bool) (*Outcome, error) {
 	s := e.Search
-	p := s.Pruning
-	sched := search.Schedule{Pruner: p.Pruner, Rungs: len(p.Rungs()), Eta: p.Eta, Brackets: p.Brackets, Trials: s.Trials, Wave: s.Wave}
+	sched := PruneSchedule(e)
 	opts.keepCheckpoints = true
 	var points []search.Point
 	var jobs []experiment.RungJob
@@ -86,6 +85,34 @@ func searchPruned(ctx context.Context, st *runs.Store, e *experiment.Experiment,
 		opts.Log.Info("search wave ended", "experiment", e.Name, "run", runID, "wave", wave, "points", len(points), "of", s.Trials, "jobs", len(jobs))
 		fault.Point("search:wave")
 	}
+}
+
+// PruneSchedule is the pruner of a search that has one
+// (experiment.Pruning) as a search.Schedule.
+func PruneSchedule(e *experiment.Experiment) search.Schedule {
+	s, p := e.Search, e.Search.Pruning
+	return search.Schedule{Pruner: p.Pruner, Rungs: len(p.Rungs()), Eta: p.Eta, Brackets: p.Brackets, Trials: s.Trials, Wave: s.Wave}
+}
+
+// FirstPrunedWave is the first wave of a pruned search (plan): its points
+// and its jobs.
+func FirstPrunedWave(e *experiment.Experiment) ([]search.Point, []experiment.RungJob, error) {
+	sampler, err := search.Lookup(e.Search.Sampler)
+	if err != nil {
+		return nil, nil, err
+	}
+	next, n := PruneSchedule(e).Next(&search.PruneState{Issued: map[search.Job]bool{}, Value: map[search.Job]float64{}})
+	pts, err := sampler.Suggest(&e.Search.Space, e.Search.Seed, nil, 0, n)
+	if err != nil {
+		return nil, nil, err
+	}
+	var jobs []experiment.RungJob
+	for _, j := range next {
+		if j.Point < len(pts) {
+			jobs = append(jobs, experiment.RungJob{Point: j.Point, Rung: j.Rung})
+		}
+	}
+	return pts, jobs, nil
 }
 
 // jobTrials are the trial ids of a job: its point's trials at its rung.

@@ -80,7 +80,10 @@ func searchPruned(ctx context.Context, st *runs.Store, e *experiment.Experiment,
 		runID = out.RunID
 		if last {
 			fault.Point("search:pruned")
-			return out, markPruned(ctx, st, runID, e, points, sched.Stopped(ps))
+			if err := markPruned(ctx, st, runID, e, points, sched.Stopped(ps)); err != nil {
+				return out, err
+			}
+			return out, countStatuses(ctx, st, out)
 		}
 		opts.Log.Info("search wave ended", "experiment", e.Name, "run", runID, "wave", wave, "points", len(points), "of", s.Trials, "jobs", len(jobs))
 		fault.Point("search:wave")
@@ -204,6 +207,10 @@ func jobsHaveResults(ctx context.Context, st *runs.Store, runID int64, e *experi
 // last rung, at the rung where it stopped (stopped: point -> rung index).
 func markPruned(ctx context.Context, st *runs.Store, runID int64, e *experiment.Experiment, points []search.Point, stopped map[int]int) error {
 	rs := e.Search.Pruning.Rungs()
+	status, err := trialStatus(ctx, st, runID)
+	if err != nil {
+		return err
+	}
 	for i := range points {
 		k, ok := stopped[i]
 		if !ok {
@@ -214,6 +221,9 @@ func markPruned(ctx context.Context, st *runs.Store, runID int64, e *experiment.
 			return err
 		}
 		for _, id := range ids {
+			if s := status[id]; s != runs.StatusDone && s != runs.StatusCached && s != runs.StatusPruned {
+				continue // diverged or failed: it stays so
+			}
 			if err := st.MarkPruned(ctx, runID, id, k, rs[k]); err != nil {
 				return err
 			}

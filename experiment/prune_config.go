@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"goldstone/experiment/settings"
 	"goldstone/search"
 )
 
@@ -65,7 +66,7 @@ func (c *Config) pruningConfig(path string, r *rawSearch, e *Experiment) (*Pruni
 		}
 		return nil, nil
 	}
-	steps, ok := e.Settings["steps"].(int64)
+	steps, ok := budgetOf(e)
 	if !ok {
 		return nil, c.errorf(path+".pruner", "pipeline %s has no steps setting to prune on", e.Pipeline)
 	}
@@ -171,7 +172,7 @@ func (e *Experiment) overridePruning() error {
 			return &ConfigError{File: "--set", Key: "steps", Err: errors.New("a pruned search's budget is the steps setting: one value, not a grid")}
 		}
 	}
-	steps, _ := e.Settings["steps"].(int64)
+	steps, _ := budgetOf(e)
 	p := *e.Search.Pruning
 	if int(steps) == p.MaxSteps {
 		return nil
@@ -187,4 +188,21 @@ func (e *Experiment) overridePruning() error {
 	s.Pruning = &p
 	e.Search = &s
 	return nil
+}
+
+// budget is the setting a pruner prunes on: a training stage's steps.
+type budget struct {
+	Steps int `set:"steps" default:"1" doc:"the trials' steps"`
+}
+
+// budgetOf is the experiment's steps, when its pipeline has the setting.
+func budgetOf(e *Experiment) (int64, bool) {
+	if _, ok := specOf(e.Pipeline, "steps"); !ok {
+		return 0, false
+	}
+	var b budget
+	if err := settings.Decode(e.Settings, &b); err != nil {
+		return 0, false
+	}
+	return int64(b.Steps), true
 }

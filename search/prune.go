@@ -158,7 +158,7 @@ func medianOf(vals []float64) float64 {
 	if n%2 == 1 {
 		return v[n/2]
 	}
-	return 0.5*v[n/2-1] + 0.5*v[n/2]
+	return float64(0.5*v[n/2-1]) + float64(0.5*v[n/2]) // no fused multiply-add: the same bits on every build
 }
 
 // bracketSizes splits Trials points over the brackets: bracket b (starting

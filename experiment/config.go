@@ -510,7 +510,7 @@ func (e *Experiment) Override(sets []string) error {
 		e.dropKey(k)
 		e.Settings[k] = nv
 	}
-	return nil
+	return e.overridePruning()
 }
 
 func (e *Experiment) dropKey(k string) {

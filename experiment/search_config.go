@@ -25,6 +25,7 @@ type Search struct {
 	Direction string // "minimize" or "maximize"
 	Wave      int    // points suggested at once, run in parallel
 	Space     search.Space
+	Pruning   *Pruning // nil: every point runs its trials to the end
 
 	// base is the experiment's own variants when the experiment is a wave
 	// of its search (Experiment.Wave): its variants are then the points'.
@@ -44,6 +45,11 @@ type rawSearch struct {
 	Direction string             `toml:"direction"`
 	Wave      int                `toml:"wave"`
 	Space     map[string]rawDist `toml:"space"`
+	Pruner    string             `toml:"pruner"`
+	MinSteps  int                `toml:"min_steps"`
+	Eta       int                `toml:"eta"`
+	MaxSteps  int                `toml:"max_steps"`
+	Brackets  int                `toml:"brackets"`
 }
 
 type rawDist struct {
@@ -90,6 +96,11 @@ func (c *Config) searchConfig(path string, r *rawSearch, e *Experiment) (*Search
 	}
 	if s.Space, err = c.searchSpace(path+".space", r.Space, e); err != nil {
 		return nil, err
+	}
+	if r.Pruner != "" || r.MinSteps != 0 || r.Eta != 0 || r.MaxSteps != 0 || r.Brackets != 0 {
+		if s.Pruning, err = c.pruningConfig(path, r, e); err != nil {
+			return nil, err
+		}
 	}
 	if err := s.Space.Check(); err != nil {
 		return nil, c.spaceError(path+".space", err)
@@ -282,8 +293,12 @@ func (s *Search) resolved() map[string]any {
 		}
 		params = append(params, m)
 	}
-	return map[string]any{"sampler": s.Sampler, "trials": s.Trials, "seed": s.Seed,
+	m := map[string]any{"sampler": s.Sampler, "trials": s.Trials, "seed": s.Seed,
 		"objective": s.Objective, "direction": s.Direction, "wave": s.Wave, "space": params}
+	if p := s.Pruning; p != nil {
+		m["pruner"] = map[string]any{"pruner": p.Pruner, "min_steps": p.MinSteps, "eta": p.Eta, "max_steps": p.MaxSteps, "brackets": p.Brackets}
+	}
+	return m
 }
 
 // baseVariants is the experiment's own variants (those of the experiment

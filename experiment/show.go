@@ -157,6 +157,12 @@ func (s *Search) writeTOML(b *strings.Builder, p string) {
 	fmt.Fprintf(b, "\n[%s.search]\n", p)
 	fmt.Fprintf(b, "sampler = %s\ntrials = %d\nseed = %d\nobjective = %s\ndirection = %s\nwave = %d\n",
 		tomlValue(s.Sampler), s.Trials, s.Seed, tomlValue(s.Objective), tomlValue(s.Direction), s.Wave)
+	if q := s.Pruning; q != nil {
+		fmt.Fprintf(b, "pruner = %s\nmin_steps = %d\neta = %d\nmax_steps = %d\n", tomlValue(q.Pruner), q.MinSteps, q.Eta, q.MaxSteps)
+		if q.Pruner == "hyperband" {
+			fmt.Fprintf(b, "brackets = %d\n", q.Brackets)
+		}
+	}
 	for _, q := range s.Space.Params {
 		fmt.Fprintf(b, "\n[%s.search.space.%s]\n", p, tomlKey(q.Key))
 		switch {

@@ -40,7 +40,11 @@
 // run stopped part-way (cancelled, killed, a node lost) continues the node
 // from its last checkpoint instead of from the start, with the same outputs.
 // The directory is removed once the node has ended (done, or failed), and
-// before a forced run of it.
+// before a forced run of it. A Resumable stage (a training stage whose
+// first s steps do not depend on its budget) keys its checkpoints by its
+// parameters without the budget, and with Options.KeepCheckpoints they
+// outlive the node, one saved at its end: a longer run of the same stage
+// continues from there (a pruned search's promotion).
 //
 // A Tolerant node (a report over trials that may fail) runs once all its
 // upstream nodes have ended, without the inputs of those that failed.

@@ -44,6 +44,10 @@ type Options struct {
 	// Checkpoint is when long stages save their state (IO.Checkpoint);
 	// the zero value: every 10 minutes (checkpoint.DefaultInterval).
 	Checkpoint checkpoint.Policy
+	// KeepCheckpoints keeps the checkpoints of Resumable stages after
+	// their nodes ended, each with one at the end of its budget, for a
+	// longer run of the same stage to continue (see Checkpoint).
+	KeepCheckpoints bool
 	// Idle, when set, is called each time the scheduler has started every
 	// node that is ready and job slots stay free: some nodes run, fewer
 	// than Jobs, and the others wait for them (or none are left). The
@@ -677,7 +681,9 @@ func (s *session) execute(ctx context.Context, t *task) (o outcome) {
 		node: t.n.ID, stage: t.stage, key: t.key,
 		inputs: map[string]string{}, outputs: map[string]string{},
 		workers: s.workers, emit: s.emit, failed: t.failedInputs,
-		ckpt: s.checkpointOf(t),
+	}
+	if io.ckpt, o.err = s.checkpointOf(t); o.err != nil {
+		return o
 	}
 	if s.opts.Force {
 		io.ckpt.Remove() // forced: the node runs from its start
@@ -698,7 +704,7 @@ func (s *session) execute(ctx context.Context, t *task) (o outcome) {
 	fault.Point("start:" + t.stage)
 	if o.err = runStage(ctx, t.n.Stage, io); o.err != nil {
 		if ctx.Err() == nil {
-			io.ckpt.Remove() // the node ended: failed
+			io.ckpt.ended(true) // the node ended: failed
 		}
 		return o
 	}
@@ -741,7 +747,7 @@ func (s *session) execute(ctx context.Context, t *task) (o outcome) {
 		return o
 	}
 	fault.Point("promoted:" + t.stage)
-	io.ckpt.Remove() // the node ended: its outputs are in the cache
+	io.ckpt.ended(false) // the node ended: its outputs are in the cache
 	if existing != nil {
 		digests = existing
 	}

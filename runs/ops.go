@@ -481,7 +481,7 @@ func (s *Store) MarkRunInterrupted(ctx context.Context, runID int64, owner Owner
 func (s *Store) EndStatus(ctx context.Context, runID int64) (string, error) {
 	var total, ok, failed int
 	err := s.r.QueryRowContext(ctx, `SELECT count(*),
-		coalesce(sum(status IN ('done', 'cached', 'diverged')), 0), coalesce(sum(status = 'failed'), 0)
+		coalesce(sum(status IN ('done', 'cached', 'diverged', 'pruned')), 0), coalesce(sum(status = 'failed'), 0)
 		FROM trial_rows WHERE run_id = ?`, runID).Scan(&total, &ok, &failed)
 	if err != nil {
 		return "", fmt.Errorf("end status of run %d: %w", runID, err)
@@ -518,7 +518,7 @@ func (s *Store) ResumeTrials(ctx context.Context, runID int64, retryFailed bool)
 			}
 		}
 		rows, err := tx.QueryContext(ctx, `SELECT trial, status FROM trial_rows
-			WHERE run_id = ? AND status IN ('done', 'cached', 'diverged', 'failed')`, runID)
+			WHERE run_id = ? AND status IN ('done', 'cached', 'diverged', 'pruned', 'failed')`, runID)
 		if err != nil {
 			return err
 		}

@@ -252,6 +252,50 @@ func (s *Store) Outputs(ctx context.Context, runID int64) ([]Output, error) {
 	return out, nil
 }
 
+// MarkPruned records that a pruned search stopped trial's point at rung
+// (index) after step steps: its status becomes pruned (runs.StatusPruned),
+// with rung and pruned_at_step. Marking it again is a no-op.
+func (s *Store) MarkPruned(ctx context.Context, runID int64, trial string, rung, step int) error {
+	err := s.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE trial_rows SET status = 'pruned', rung = ?, pruned_at_step = ?
+			WHERE run_id = ? AND trial = ? AND status IN ('done', 'cached', 'pruned')`, rung, step, runID, trial)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("mark trial %q of run %d pruned: %w", trial, runID, err)
+	}
+	return nil
+}
+
+// Pruned is where a pruned search stopped a trial's point.
+type Pruned struct {
+	Rung int // the rung's index (0: the first)
+	Step int // the rung's steps: pruned_at_step
+}
+
+// PrunedTrials returns run runID's pruned trials (runs.StatusPruned), by id.
+func (s *Store) PrunedTrials(ctx context.Context, runID int64) (map[string]Pruned, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT trial, rung, pruned_at_step FROM trial_rows
+		WHERE run_id = ? AND status = 'pruned' AND rung IS NOT NULL AND pruned_at_step IS NOT NULL`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("pruned trials of run %d: %w", runID, err)
+	}
+	defer rows.Close()
+	out := map[string]Pruned{}
+	for rows.Next() {
+		var id string
+		var p Pruned
+		if err := rows.Scan(&id, &p.Rung, &p.Step); err != nil {
+			return nil, fmt.Errorf("pruned trials of run %d: %w", runID, err)
+		}
+		out[id] = p
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("pruned trials of run %d: %w", runID, err)
+	}
+	return out, nil
+}
+
 // SetTrialLog records the path of a trial's log file.
 func (s *Store) SetTrialLog(ctx context.Context, runID int64, trial, path string) error {
 	err := s.do(ctx, func(ctx context.Context, tx *sql.Tx) error {

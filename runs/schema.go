@@ -26,6 +26,7 @@ var migrations = []migration{
 	{name: "slurm_jobs.role 'shared': the job of the stages every trial shares", sql: schemaV8},
 	{name: "trial status 'diverged'; runs.owner_token, owner_started: the live owner of a run", sql: schemaV9},
 	{name: "plain values in trial_params; latest_finished_trials, _series, _summary, _trial_params; run_pins", sql: schemaV10},
+	{name: "trial status 'pruned'; trial_rows.rung, pruned_at_step (pruned searches)", sql: schemaV11},
 }
 
 const schemaV1 = `

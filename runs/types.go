@@ -24,6 +24,10 @@ const (
 	// algorithm, not a failure of the pipeline: its stages completed, and
 	// the metrics it never reached are "never".
 	StatusDiverged = "diverged"
+	// StatusPruned: a trial of a pruned search whose point its pruner
+	// stopped at the trial's rung (trial_rows.rung, pruned_at_step): it
+	// ran to its steps and has its results, and its point went no further.
+	StatusPruned = "pruned"
 )
 
 // Run kinds (runs.kind).
@@ -124,9 +128,9 @@ func validRunStatus(s string) bool {
 func Ended(status string) bool { return status == StatusFinished || status == StatusFailed }
 
 // HasResult reports whether a trial status comes with the trial's results
-// (series and summary metrics): done, cached and diverged.
+// (series and summary metrics): done, cached, diverged and pruned.
 func HasResult(status string) bool {
-	return status == StatusDone || status == StatusCached || status == StatusDiverged
+	return status == StatusDone || status == StatusCached || status == StatusDiverged || status == StatusPruned
 }
 
 func validTrialStatus(s string) bool {

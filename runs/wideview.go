@@ -21,7 +21,7 @@ import (
 // whenever a trial parameter key or summary name it has not seen is
 // written (and on Open, for names written by other processes).
 var trialsFixedColumns = []string{"experiment", "run_id", "trial", "seq", "status", "error", "seed",
-	"params_json", "started_at", "ended_at", "wall_seconds", "log_path"}
+	"params_json", "started_at", "ended_at", "wall_seconds", "log_path", "rung", "pruned_at_step"}
 
 // quoteIdent quotes an SQL identifier.
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
@@ -128,7 +128,7 @@ func createTrialsView(params, metrics []string) string {
 	b.WriteString(`CREATE VIEW trials AS SELECT r.experiment AS experiment, t.run_id AS run_id, t.trial AS trial,
 	t.seq AS seq, t.status AS status, t.error AS error, t.seed AS seed,
 	t.params_json AS params_json, t.started_at AS started_at, t.ended_at AS ended_at, t.wall_seconds AS wall_seconds,
-	t.log_path AS log_path`)
+	t.log_path AS log_path, t.rung AS rung, t.pruned_at_step AS pruned_at_step`)
 	for _, k := range params {
 		fmt.Fprintf(&b, ",\n\t(SELECT json_extract(p.value, '$') FROM trial_param_rows AS p WHERE p.run_id = t.run_id AND p.trial = t.trial AND p.key = %s) AS %s",
 			quoteString(k), quoteIdent(paramCol[k]))

@@ -83,7 +83,7 @@ func (s *Server) view(r *runs.RunListing, now time.Time) RunView {
 		}
 	}
 	var parts []string
-	for _, st := range []string{runs.StatusDone, runs.StatusCached, runs.StatusRunning, runs.StatusPending, runs.StatusDiverged, runs.StatusFailed, runs.StatusInterrupted} {
+	for _, st := range []string{runs.StatusDone, runs.StatusCached, runs.StatusRunning, runs.StatusPending, runs.StatusDiverged, runs.StatusPruned, runs.StatusFailed, runs.StatusInterrupted} {
 		if n := r.Counts[st]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, st))
 		}

@@ -111,8 +111,11 @@ func (Local) Run(ctx context.Context, job *Job) error {
 		Force:      opts.Force,
 		FailFast:   opts.FailFast,
 		Checkpoint: opts.Checkpoint,
-		Workers:    workersPerTrial(opts.Jobs, opts.Cores),
-		Observer:   rec.observer(ctx),
+		// A pruned search's promoted trials continue their shorter
+		// trials' checkpoints.
+		KeepCheckpoints: opts.keepCheckpoints,
+		Workers:         workersPerTrial(opts.Jobs, opts.Cores),
+		Observer:        rec.observer(ctx),
 		// Spread waits for loops running on the pools it grows: not on
 		// the scheduler's goroutine.
 		Idle: func(int) { go job.Budget.Spread() },

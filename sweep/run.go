@@ -46,6 +46,9 @@ type RunOptions struct {
 	// resume: the run a later wave of a repro search resumes (a repro's
 	// run is not found as the experiment's latest run).
 	resume int64
+	// keepCheckpoints: a pruned search's wave (searchPruned) keeps the
+	// training checkpoints for its promoted trials (pipeline.Options).
+	keepCheckpoints bool
 }
 
 // Outcome is what a run did.
@@ -60,6 +63,7 @@ type Outcome struct {
 	Trials      int
 	Done        int // done or cached
 	Diverged    int // ended with results, their training diverged (runs.StatusDiverged)
+	Pruned      int // ended with results, and a pruned search stopped their points at their rungs (runs.StatusPruned)
 	Failed      int
 	Interrupted int
 	Ran, Cached int   // stage counts
@@ -92,6 +96,9 @@ type Outcome struct {
 // trials (the line of every run before they were a result) "100 trials:
 // 100 done, 0 failed".
 func (o *Outcome) Counts() string {
+	if o.Pruned > 0 {
+		return fmt.Sprintf("%d trials: %d done, %d pruned, %d diverged, %d failed", o.Trials, o.Done, o.Pruned, o.Diverged, o.Failed)
+	}
 	if o.Diverged == 0 {
 		return fmt.Sprintf("%d trials: %d done, %d failed", o.Trials, o.Done, o.Failed)
 	}
@@ -475,7 +482,7 @@ func countStatuses(ctx context.Context, st *runs.Store, out *Outcome) error {
 	if err != nil {
 		return err
 	}
-	out.Done, out.Diverged, out.Failed, out.Interrupted = 0, 0, 0, 0
+	out.Done, out.Diverged, out.Pruned, out.Failed, out.Interrupted = 0, 0, 0, 0, 0
 	if out.Divergences == nil {
 		out.Divergences = map[string]string{}
 	}
@@ -483,6 +490,8 @@ func countStatuses(ctx context.Context, st *runs.Store, out *Outcome) error {
 		switch t.Status {
 		case runs.StatusDone, runs.StatusCached:
 			out.Done++
+		case runs.StatusPruned:
+			out.Pruned++
 		case runs.StatusDiverged:
 			out.Diverged++
 			out.Divergences[t.ID] = t.Error

@@ -61,6 +61,9 @@ func Search(ctx context.Context, st *runs.Store, e *experiment.Experiment, x Exe
 	if prior != nil {
 		runID, resumed = prior.ID, !runs.Ended(prior.Status)
 	}
+	if s.Pruning != nil {
+		return searchPruned(ctx, st, e, x, opts, sampler, runID, resumed)
+	}
 	var points []search.Point
 	for wave := 0; ; wave++ {
 		history, err := Observations(ctx, st, runID, e, points)

@@ -86,7 +86,7 @@ func SearchPoints(ctx context.Context, st *runs.Store, runID int64, e *experimen
 	}
 	byIndex := map[int]*PointResult{}
 	for _, r := range rows {
-		idx, ok := pointIndex(r.Params["variant"])
+		idx, rung, ok := pointIndex(r.Params["variant"])
 		if !ok {
 			return nil, fmt.Errorf("run %d, trial %s: variant %s is not a search point's (s<index>): is run %d a run of search %s?", runID, r.ID, r.Params["variant"], runID, e.Name)
 		}
@@ -99,6 +99,9 @@ func SearchPoints(ctx context.Context, st *runs.Store, runID int64, e *experimen
 				}
 			}
 			byIndex[idx] = p
+		}
+		if rung {
+			continue // a pruned search's trial short of the last rung: not the point's result
 		}
 		p.Trials++
 		v, ok := r.Summary[e.Search.Objective]
@@ -126,15 +129,17 @@ func conditionHolds(c *search.Condition, params map[string]string) bool {
 }
 
 // pointIndex reads the index of a search point's variant, "s12" or
-// "s12/gd", from its JSON text.
-func pointIndex(variantJSON string) (int, bool) {
+// "s12/gd", from its JSON text; rung reports a pruned search's trial short
+// of its last rung ("s12@100", "s12/gd@100": experiment.RungVariant).
+func pointIndex(variantJSON string) (idx int, rung, ok bool) {
 	var v string
 	if json.Unmarshal([]byte(variantJSON), &v) != nil || !strings.HasPrefix(v, "s") {
-		return 0, false
+		return 0, false, false
 	}
+	v, _, rung = strings.Cut(v, "@")
 	num, _, _ := strings.Cut(v[1:], "/")
 	n, err := strconv.Atoi(num)
-	return n, err == nil && n >= 0
+	return n, rung, err == nil && n >= 0
 }
 
 // BestPoint is the complete point of the best mean objective (the first

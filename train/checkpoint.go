@@ -21,12 +21,19 @@ import (
 //	loop.counts          gauge rounds, rejected rounds, flipped time steps, line-search halvings, rounds that lowered psi
 //	whatever StateHooks.Save adds (the stage's random source, snapshots)
 //
+//	loop.drawn           1 when AtStep(s) was called before the save, else 0
+//
 // Its step is s. The one exception is a checkpoint of step Steps, written
 // when a run is stopped after its last step and its AtStep(Steps): it holds
-// the state after that call, which a resumed run therefore does not repeat.
-// A Loop that finds one (of its node's key: same code, same
-// settings, same inputs) restores all of it, calls AtStep(s) and continues
+// the state after that call (loop.drawn = 1), which a resumed run therefore
+// does not repeat. A Loop that finds one (of its node's key: same code, same
+// settings, same inputs; for a Resumable stage the same settings but the
+// steps) restores all of it, calls AtStep(s) unless drawn and continues
 // with step s: the rest of the run is the uninterrupted run's, bit for bit.
+// With Checkpoint.Keep the loop saves one at step Steps before
+// AtStep(Steps), which a longer run of the same trial continues (pruning:
+// nothing the loop records depends on Steps, so the longer run's values
+// are those of a run of its length from the start).
 // Anything a new feature keeps across steps must be added here; the tests
 // (TestLoopResume) compare every value of resumed runs.
 
@@ -55,10 +62,11 @@ type loopState struct {
 
 // checkpointer saves and restores a Loop's state.
 type checkpointer struct {
-	l  *Loop
-	d  *optim.Driver
-	x  []float64
-	ls *loopState
+	l     *Loop
+	d     *optim.Driver
+	x     []float64
+	ls    *loopState
+	drawn bool // the checkpoint restored was saved after its AtStep
 }
 
 func (l *Loop) checkpointer(d *optim.Driver, x []float64, ls *loopState) *checkpointer {
@@ -83,7 +91,7 @@ func (c *checkpointer) resume(d *optim.Driver) (bool, error) {
 	if !c.on() {
 		return false, nil
 	}
-	st, skipped, err := c.l.Checkpoint.Load()
+	st, skipped, err := c.l.Checkpoint.LoadAtMost(c.l.Steps)
 	if err != nil {
 		return false, err
 	}
@@ -104,9 +112,9 @@ func (c *checkpointer) resume(d *optim.Driver) (bool, error) {
 		}
 		c.logf("resumed from the checkpoint of step %d of %d (written %s; read in %.3fs)", st.Step, c.l.Steps,
 			st.Created().Local().Format(time.DateTime), time.Since(t0).Seconds())
-		// A checkpoint of the last step is written after AtStep(Steps)
-		// (when a run is stopped after its last step): nothing to draw.
-		if c.l.AtStep != nil && st.Step < c.l.Steps {
+		// A checkpoint written after AtStep (when a run is stopped
+		// after its last step): nothing to draw.
+		if c.l.AtStep != nil && !c.drawn {
 			c.l.AtStep(st.Step, c.x)
 		}
 		return nil
@@ -164,6 +172,11 @@ func (c *checkpointer) restore(st *checkpoint.State) error {
 	ls.run = optim.Result{Steps: st.Step, Rounds: int(n[0]), Rejected: int(n[1]), Flips: int(n[2]), Backtracks: int(n[3]),
 		Lowered: int(n[4]), GaugeSeconds: ls.gaugeSeconds}
 	c.d.Before = ls.run
+	drawn, err := st.ReadInts("loop.drawn", 1)
+	if err != nil {
+		return err
+	}
+	c.drawn = drawn[0] == 1
 	if l.State.Load != nil {
 		if err := l.State.Load(st); err != nil {
 			return err
@@ -173,17 +186,19 @@ func (c *checkpointer) restore(st *checkpoint.State) error {
 	return nil
 }
 
-// after is called once step-1 is recorded: it saves a checkpoint when the
-// policy says one is due, and when ctx is cancelled (then it returns ctx's
-// error, to stop the run).
-func (c *checkpointer) after(ctx context.Context, step int, trained float64) error {
+// after is called once step-1 is recorded (drawn: and AtStep(step) was
+// called): it saves a checkpoint when the policy says one is due, at the
+// end of the budget when the checkpoints are kept for a longer run, and
+// when ctx is cancelled (then it returns ctx's error, to stop the run).
+func (c *checkpointer) after(ctx context.Context, step int, trained float64, drawn bool) error {
 	cancelled := ctx.Err() != nil
 	if !c.on() {
 		return ctx.Err()
 	}
-	due := step < c.l.Steps && c.l.Checkpoint.Policy.Due(step-c.ls.savedAt, time.Since(c.ls.savedTime))
+	due := step < c.l.Steps && c.l.Checkpoint.Policy.Due(step-c.ls.savedAt, time.Since(c.ls.savedTime)) ||
+		step == c.l.Steps && c.l.Checkpoint.Keep && !drawn
 	if (due || cancelled) && step > c.ls.savedAt {
-		if err := c.save(step, trained); err != nil {
+		if err := c.save(step, trained, drawn); err != nil {
 			if cancelled {
 				return errors.Join(ctx.Err(), err)
 			}
@@ -193,7 +208,7 @@ func (c *checkpointer) after(ctx context.Context, step int, trained float64) err
 	return ctx.Err()
 }
 
-func (c *checkpointer) save(step int, trained float64) error {
+func (c *checkpointer) save(step int, trained float64, drawn bool) error {
 	t0 := time.Now()
 	ls, l := c.ls, c.l
 	st := checkpoint.NewState(step)
@@ -208,6 +223,7 @@ func (c *checkpointer) save(step int, trained float64) error {
 	st.Floats("loop.floats", []float64{ls.gaugeSeconds, ls.lastLoss, ls.lastPsi, trained, ls.divergeScale})
 	r := &ls.run
 	st.Ints("loop.counts", int64(r.Rounds), int64(r.Rejected), int64(r.Flips), int64(r.Backtracks), int64(r.Lowered))
+	st.Ints("loop.drawn", map[bool]int64{false: 0, true: 1}[drawn])
 	if l.State.Save != nil {
 		l.State.Save(st)
 	}

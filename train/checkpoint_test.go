@@ -339,3 +339,36 @@ func TestLoopDiverged(t *testing.T) {
 		compare(t, r, ref)
 	}
 }
+
+// TestLoopPromote is pruning's promotion: a run of 40 steps whose
+// checkpoints are kept (Checkpoint.Keep) is continued to 90 and then to
+// 120 steps with no step redone, and each longer run's parameters, series,
+// summary and snapshots equal, bit for bit, those of a run of its length
+// from step 0. Nothing the loop records may depend on its budget.
+func TestLoopPromote(t *testing.T) {
+	ck := pipeline.Checkpoint{Dir: checkpoint.Dir{Path: filepath.Join(t.TempDir(), "ck"), Key: "k"}, Keep: true}
+	r := &resumable{ck: ck}
+	for _, rung := range []struct{ steps, from int }{{40, 0}, {90, 40}, {120, 90}} {
+		if err := r.run(context.Background(), rung.steps, nil); err != nil {
+			t.Fatal(err)
+		}
+		if got := r.starts[len(r.starts)-1]; got != rung.from {
+			t.Fatalf("the run of %d steps started at step %d, want %d (the shorter run's end)", rung.steps, got, rung.from)
+		}
+		ref := &resumable{}
+		if err := ref.run(context.Background(), rung.steps, nil); err != nil {
+			t.Fatal(err)
+		}
+		compare(t, r, ref)
+	}
+	// A shorter run than the longest checkpoint starts afresh (it cannot go
+	// back) and still gives its own length's values.
+	if err := r.run(context.Background(), 30, nil); err != nil {
+		t.Fatal(err)
+	}
+	ref := &resumable{}
+	if err := ref.run(context.Background(), 30, nil); err != nil {
+		t.Fatal(err)
+	}
+	compare(t, r, ref)
+}

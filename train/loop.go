@@ -153,7 +153,7 @@ func (l *Loop) Run(ctx context.Context, x []float64) error {
 		}
 		// Step it.Step is recorded whole: a checkpoint now holds the
 		// state before step it.Step+1 (and before AtStep draws for it).
-		if err := ck.after(ctx, it.Step+1, ls.elapsed+time.Since(start).Seconds()); err != nil {
+		if err := ck.after(ctx, it.Step+1, ls.elapsed+time.Since(start).Seconds(), false); err != nil {
 			return err
 		}
 		if l.AtStep != nil {
@@ -182,7 +182,7 @@ func (l *Loop) Run(ctx context.Context, x []float64) error {
 	case err == nil:
 		// Cancelled after the last step's checkpoint decision: its
 		// outputs will not be kept, so keep the steps.
-		err = ck.after(ctx, l.Steps, ls.elapsed+time.Since(start).Seconds())
+		err = ck.after(ctx, l.Steps, ls.elapsed+time.Since(start).Seconds(), true)
 	}
 	l.summarize(x, gm, ls, res, err == nil, start)
 	return err
@@ -190,16 +190,21 @@ func (l *Loop) Run(ctx context.Context, x []float64) error {
 
 // logStep records step it.Step's metrics when it is logged, and the gauge
 // gap of the iterate after it when that is due (every gapEvery logged
-// steps, the last one, and around the gauge rounds).
+// steps, and around the gauge rounds, those after the budget's end
+// included: a longer run records them too). The last step is not
+// special: its loss and psi are the summary's final_loss and final_psi.
 func (l *Loop) logStep(it *optim.Iter, x []float64, gm *gapMeter, gapEvery int, ls *loopState) error {
-	logged := it.Step%l.LogEvery == 0 || it.Step == l.Steps-1
+	// Nothing here depends on l.Steps: the first s steps of a run record
+	// the same points whatever its budget, so a longer run of the same
+	// trial continues a shorter one's checkpoint exactly (pruning).
+	logged := it.Step%l.LogEvery == 0
 	if logged {
 		l.Series.Add("loss", it.Step, it.Loss)
 		l.Series.Add("local_loss", it.Step, it.Local)
 		l.Series.Add("psi", it.Step, it.Psi)
 	}
-	near := l.Opt.Gauge != nil && optim.NearRound(l.Opt.K1, l.Steps, l.GapAround, it.Step+1)
-	if gm != nil && (logged && (it.Step%gapEvery == 0 || it.Step == l.Steps-1) || near) {
+	near := l.Opt.Gauge != nil && optim.NearRound(l.Opt.K1, math.MaxInt32, l.GapAround, it.Step+1)
+	if gm != nil && (logged && it.Step%gapEvery == 0 || near) {
 		// loss and psi above are those of x_{it.Step}; x has moved on
 		// to x_{it.Step+1} (after any gauge round), whose gap is
 		// labelled with its own index.

@@ -225,3 +225,13 @@ func NewPool(budget *optim.Budget, workers int) *optim.Pool {
 	}
 	return optim.NewPool(workers)
 }
+
+// ResumeKeys are a training stage's settings keys without the steps
+// (pipeline.Resumable.ResumeParams): what the first s steps of a Loop
+// compute does not depend on the budget, so its checkpoints are keyed
+// without it and a longer run of the same trial continues a shorter one's.
+func ResumeKeys(v any) map[string]any {
+	m := settings.Keys(v)
+	delete(m, "steps")
+	return m
+}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strings"
 	"text/tabwriter"
 
 	"goldstone/runs"
@@ -37,15 +38,19 @@ func init() {
 
 // resultRow is one trial in `runner results`.
 type resultRow struct {
-	Seq     int64                      `json:"seq"` // enumeration order, from 1
-	Trial   string                     `json:"trial"`
-	Name    string                     `json:"name"`
-	Status  string                     `json:"status"`
-	Error   string                     `json:"error,omitempty"`
-	Params  map[string]any             `json:"params"`
-	Metrics map[string]*runs.JSONValue `json:"metrics"`       // null: no value (NaN); "+Inf": never reached (runs.Never)
-	Log     string                     `json:"log,omitempty"` // the trial's log file
-	Outputs []outputJSON               `json:"outputs"`       // the files its stages wrote in the cache
+	Seq    int64  `json:"seq"` // enumeration order, from 1
+	Trial  string `json:"trial"`
+	Name   string `json:"name"`
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
+	// Pruned: where a pruned search stopped the trial's point (status
+	// pruned): the rung's steps and its index.
+	PrunedAtStep *int                       `json:"pruned_at_step,omitempty"`
+	Rung         *int                       `json:"rung,omitempty"`
+	Params       map[string]any             `json:"params"`
+	Metrics      map[string]*runs.JSONValue `json:"metrics"`       // null: no value (NaN); "+Inf": never reached (runs.Never)
+	Log          string                     `json:"log,omitempty"` // the trial's log file
+	Outputs      []outputJSON               `json:"outputs"`       // the files its stages wrote in the cache
 }
 
 type outputJSON struct {
@@ -111,6 +116,10 @@ func resultRows(ctx context.Context, st *runs.Store, runID int64) (rows []result
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	pruned, err := st.PrunedTrials(ctx, runID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	outputsOf := map[string][]outputJSON{}
 	for _, o := range outs {
 		outputsOf[o.Trial] = append(outputsOf[o.Trial], outputJSON{Stage: o.Stage, Path: o.Path(), SHA256: o.SHA256, Bytes: o.Bytes})
@@ -122,6 +131,9 @@ func resultRows(ctx context.Context, st *runs.Store, runID int64) (rows []result
 			Log: t.LogPath, Outputs: outputsOf[t.ID]}
 		if r.Outputs == nil {
 			r.Outputs = []outputJSON{}
+		}
+		if p, ok := pruned[t.ID]; ok {
+			r.PrunedAtStep, r.Rung = &p.Step, &p.Rung
 		}
 		for k, v := range t.Params {
 			var x any
@@ -147,13 +159,21 @@ func writeResultsCSV(out io.Writer, rows []resultRow, paramKeys, metricKeys map[
 	w := csv.NewWriter(out)
 	esc := csvText(out)
 	pk, mk := varyingKeys(rows, paramKeys, true), sortedKeys(metricKeys)
-	head := append([]string{"trial", "status"}, pk...)
+	pr := anyPruned(rows)
+	head := []string{"trial", "status"}
+	if pr {
+		head = append(head, "pruned_at_step", "rung")
+	}
+	head = append(head, pk...)
 	for i := range head {
 		head[i] = esc(head[i])
 	}
 	w.Write(append(head, mk...))
 	for _, r := range rows {
 		rec := []string{esc(r.Trial), r.Status}
+		if pr {
+			rec = append(rec, r.prunedText()...)
+		}
 		for _, k := range pk {
 			rec = append(rec, esc(paramText(r.Params[k])))
 		}
@@ -173,7 +193,12 @@ func writeResultsTable(out io.Writer, ri *runs.RunInfo, rows []resultRow, paramK
 	fmt.Fprintf(out, "run %d of %s (%s, started %s)\n", ri.ID, termText(ri.Experiment), ri.Status, ri.Started.Format("2006-01-02 15:04:05"))
 	tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
 	pk, mk := varyingKeys(rows, paramKeys, false), sortedKeys(metricKeys)
-	head := append(append([]string{"TRIAL", "STATUS"}, pk...), mk...)
+	pr := anyPruned(rows)
+	head := []string{"TRIAL", "STATUS"}
+	if pr {
+		head = append(head, "PRUNED_AT_STEP", "RUNG")
+	}
+	head = append(append(head, pk...), mk...)
 	for i, h := range head {
 		if i > 0 {
 			fmt.Fprint(tw, "\t")
@@ -183,6 +208,9 @@ func writeResultsTable(out io.Writer, ri *runs.RunInfo, rows []resultRow, paramK
 	fmt.Fprintln(tw)
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%s\t%s", termText(r.Trial), r.Status)
+		if pr {
+			fmt.Fprintf(tw, "\t%s", strings.Join(r.prunedText(), "\t"))
+		}
 		for _, k := range pk {
 			fmt.Fprintf(tw, "\t%s", termText(paramText(r.Params[k])))
 		}
@@ -200,6 +228,20 @@ func writeResultsTable(out io.Writer, ri *runs.RunInfo, rows []resultRow, paramK
 		}
 	}
 	return nil
+}
+
+// anyPruned reports whether a pruned search stopped some trial's point.
+func anyPruned(rows []resultRow) bool {
+	return slices.ContainsFunc(rows, func(r resultRow) bool { return r.PrunedAtStep != nil })
+}
+
+// prunedText is the pruned_at_step and rung columns of a row ("" for a
+// trial not pruned).
+func (r resultRow) prunedText() []string {
+	if r.PrunedAtStep == nil {
+		return []string{"", ""}
+	}
+	return []string{fmt.Sprint(*r.PrunedAtStep), fmt.Sprint(*r.Rung)}
 }
 
 // varyingKeys lists the setting keys to show: all of them (csv), or only

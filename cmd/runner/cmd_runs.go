@@ -160,7 +160,8 @@ func runRuns(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string)
 		w.Write([]string{"id", "kind", "experiment", "started", "ended", "duration_seconds", "status", "trials", "done", "failed", "interrupted", "git_commit", "git_dirty", "note", "tags", "report_state", "diverged"})
 		for _, r := range rows {
 			c := r.TrialCounts
-			done, failed, diverged := c[runs.StatusDone]+c[runs.StatusCached], c[runs.StatusFailed], c[runs.StatusDiverged]
+			// pruned: ended with its results (a pruned search's rung), counted as done
+			done, failed, diverged := c[runs.StatusDone]+c[runs.StatusCached]+c[runs.StatusPruned], c[runs.StatusFailed], c[runs.StatusDiverged]
 			w.Write([]string{strconv.FormatInt(r.ID, 10), r.Kind, esc(r.Experiment), csvTime(r.Started), csvTime(r.Ended),
 				strconv.FormatFloat(r.Seconds, 'f', 3, 64), r.Status, strconv.Itoa(r.Trials),
 				strconv.Itoa(done), strconv.Itoa(failed), strconv.Itoa(r.Trials - done - failed - diverged),

@@ -59,6 +59,9 @@ func planSearch(w io.Writer, e *experiment.Experiment) (*experiment.Experiment, 
 	for _, p := range s.Space.Params {
 		fmt.Fprintf(w, "  %s: %s\n", p.Key, p.String())
 	}
+	if p := s.Pruning; p != nil {
+		return planPruned(w, e)
+	}
 	sampler, err := search.Lookup(s.Sampler)
 	if err != nil {
 		return nil, err
@@ -72,6 +75,23 @@ func planSearch(w io.Writer, e *experiment.Experiment) (*experiment.Experiment, 
 		fmt.Fprintf(w, "  %s %s\n", experiment.PointVariant(i, ""), pointText(pt))
 	}
 	return e.Wave(0, pts)
+}
+
+// planPruned prints a pruned search's pruner, its rungs and its first
+// wave's jobs (points at their first rung).
+func planPruned(w io.Writer, e *experiment.Experiment) (*experiment.Experiment, error) {
+	p := e.Search.Pruning
+	fmt.Fprintf(w, "%s (the best 1/%d of a rung go on from their checkpoints)\n", p.String(), p.Eta)
+	pts, jobs, err := sweep.FirstPrunedWave(e)
+	if err != nil {
+		return nil, err
+	}
+	rs := p.Rungs()
+	fmt.Fprintf(w, "first wave (%d points):\n", len(jobs))
+	for _, j := range jobs {
+		fmt.Fprintf(w, "  %s %s (to step %d)\n", p.RungVariant(j.Point, "", j.Rung), pointText(pts[j.Point]), rs[j.Rung])
+	}
+	return e.PrunedWave(pts, jobs)
 }
 
 // listedTrials is the number of trials runner list shows: the sweep's, or

@@ -16,6 +16,29 @@ func TestDocsSearchExampleRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the example trains 42 small trials")
 	}
+	if ran := runSearchDocExample(t, "artificial-search"); ran < 4 {
+		t.Fatalf("ran %d documented artificial-search commands, want plan, run, best and the rerun", ran)
+	}
+}
+
+// TestDocsPruningExampleRuns: the pruning example of docs/search.md
+// (artificial-asha) runs as written, and its plan and best outputs are
+// those the page shows.
+func TestDocsPruningExampleRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the example trains 49 small trials")
+	}
+	if ran := runSearchDocExample(t, "artificial-asha"); ran < 4 {
+		t.Fatalf("ran %d documented artificial-asha commands, want plan, run, best and results", ran)
+	}
+}
+
+// runSearchDocExample runs every runner line of docs/search.md naming
+// experiment, in order, in a fresh directory with the repository's
+// experiments.toml, checks that the lines plan and best print are on the
+// page, and returns how many commands ran.
+func runSearchDocExample(t *testing.T, experiment string) int {
+	t.Helper()
 	path := filepath.Join(repoRoot, "docs", "search.md")
 	cmds, err := extractCommands(path)
 	if err != nil {
@@ -33,7 +56,7 @@ func TestDocsSearchExampleRuns(t *testing.T) {
 	}
 	ran := 0
 	for _, c := range cmds {
-		if c.synopsis || !slices.Contains(c.args, "artificial-search") {
+		if c.synopsis || !slices.Contains(c.args, experiment) {
 			continue
 		}
 		out, errs, code := e.run(c.args...)
@@ -56,7 +79,5 @@ func TestDocsSearchExampleRuns(t *testing.T) {
 			}
 		}
 	}
-	if ran < 4 {
-		t.Fatalf("ran %d documented artificial-search commands, want plan, run, best and the rerun", ran)
-	}
+	return ran
 }

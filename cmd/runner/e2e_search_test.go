@@ -50,7 +50,8 @@ func writeConfig(t *testing.T, e *env, text string) {
 }
 
 // TestSearchBadTablesStopAtPlan: an unknown sampler, an empty range, a log
-// range through 0 and a test objective stop plan and run with exit 2 and
+// range through 0, a test objective and bad pruners (unknown, eta < 2,
+// min_steps past the steps) stop plan and run with exit 2 and
 // one line naming experiments.toml and the line, and no run is recorded.
 func TestSearchBadTablesStopAtPlan(t *testing.T) {
 	table := func(sampler, objective, space string) string {
@@ -62,6 +63,12 @@ func TestSearchBadTablesStopAtPlan(t *testing.T) {
 		{"empty range", table("random", "final_loss", `lr = { uniform = [0.3, 0.1] }`), "experiments.toml:23: experiments.s.search.space.lr: empty uniform range [0.3, 0.1]"},
 		{"log range through 0", table("random", "final_loss", `lr = { log_uniform = [0.0, 1.0] }`), "experiments.toml:23: experiments.s.search.space.lr: log range [0, 1] reaches 0 or below"},
 		{"test objective", table("random", "test_ll", lr), `experiments.toml:19: experiments.s.search.objective: "test_ll" is a test metric`},
+		{"unknown pruner", strings.Replace(table("random", "final_loss", lr), "direction", "pruner = \"asha2\"\nmin_steps = 5\ndirection", 1),
+			`experiments.toml:20: experiments.s.search.pruner: "asha2": want one of asha, successive_halving, hyperband, median, none`},
+		{"eta below 2", strings.Replace(table("random", "final_loss", lr), "direction", "pruner = \"asha\"\nmin_steps = 5\neta = 1\ndirection", 1),
+			"experiments.toml:22: experiments.s.search.eta: must be >= 2"},
+		{"min_steps past steps", strings.Replace(table("random", "final_loss", lr), "direction", "pruner = \"median\"\nmin_steps = 50\ndirection", 1),
+			"experiments.toml:21: experiments.s.search.min_steps: 50 is more than max_steps (the trials' steps, 40)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e := newEnv(t)

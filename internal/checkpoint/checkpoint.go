@@ -468,9 +468,17 @@ type Skipped struct {
 // matches) and of d's key, or nil when there is none; the ones it passed
 // over are listed with the reason. The sections are read on demand
 // (State.ReadFloats, ...).
-func (d Dir) Load() (*State, []Skipped, error) {
+func (d Dir) Load() (*State, []Skipped, error) { return d.LoadAtMost(math.MaxInt) }
+
+// LoadAtMost is Load among the checkpoints of step at most max (a run
+// with a budget of max steps cannot use a longer run's); those past it are
+// passed over without a word.
+func (d Dir) LoadAtMost(max int) (*State, []Skipped, error) {
 	var skipped []Skipped
 	for _, s := range d.steps() {
+		if s > max {
+			continue
+		}
 		p := filepath.Join(d.Path, fileName(s))
 		st, err := open(p)
 		if err != nil {

@@ -380,7 +380,7 @@ func TagText(m map[string]string) string {
 // CountText is "4/4" when every trial is done, else "2/4 (1 diverged, 1
 // failed)".
 func CountText(total int, c map[string]int) string {
-	done := c[runs.StatusDone] + c[runs.StatusCached]
+	done := c[runs.StatusDone] + c[runs.StatusCached] + c[runs.StatusPruned] // pruned: ended with its results
 	s := fmt.Sprintf("%d/%d", done, total)
 	var extra []string
 	for _, k := range slices.Sorted(maps.Keys(c)) {

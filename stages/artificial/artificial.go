@@ -96,6 +96,11 @@ type TrainStage struct{ Settings TrainSettings }
 func (*TrainStage) Name() string    { return "train-artificial" }
 func (*TrainStage) Version() string { return TrainVersion }
 func (s *TrainStage) Params() any   { return settings.Keys(s.Settings) }
+
+// ResumeParams are the settings without the steps (pipeline.Resumable): the
+// first s steps of a trial do not depend on its budget, so a longer run of
+// it continues a shorter one's checkpoint (pruning).
+func (s *TrainStage) ResumeParams() any { return train.ResumeKeys(s.Settings) }
 func (s *TrainStage) Run(ctx context.Context, io *pipeline.IO) error {
 	// The problem is tiny: one core per trial, whatever the budget.
 	return Train(ctx, s.Settings, nil, io.Output("result"), train.FromIO(io))

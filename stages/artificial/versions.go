@@ -27,7 +27,12 @@ package artificial
 // never); gauge_lowered_share.
 // Train 18 (issue 27): the gauge-mode metrics max_gap_rel,
 // steps_to_gap_0.1pct and steps_to_gap_10pct_peak (train.GapSummary).
+// Train 19 (issue 30, pruning): nothing the training loop records
+// depends on the budget (no extra record of the last step: its loss and
+// psi are final_loss and final_psi; the gap around a gauge round past the
+// end is recorded as a longer run would); the checkpoints are keyed
+// without the steps (pipeline.Resumable).
 const (
-	TrainVersion  = "18" // train-artificial
+	TrainVersion  = "19" // train-artificial
 	ReportVersion = "15" // report-artificial (its Draw)
 )

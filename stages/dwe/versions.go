@@ -33,12 +33,16 @@ package dwe
 // the report says so in place of its histogram and aging table. Train 20
 // (issue 27): the gauge-mode metrics max_gap_rel, steps_to_gap_0.1pct and
 // steps_to_gap_10pct_peak (train.GapSummary).
+// Train 21 (issue 30, pruning): nothing the training loop records
+// depends on the budget (no extra record of the last step: its loss and
+// psi are final_loss and final_psi; the gap around a gauge round past the
+// end is recorded as a longer run would).
 const (
 	IngestVersion   = "13" // ingest-corpus
 	BinVersion      = "13" // bin-corpus
 	VocabVersion    = "13" // vocab
 	CountVersion    = "13" // count
-	TrainVersion    = "20" // train-dwe
+	TrainVersion    = "21" // train-dwe
 	EvaluateVersion = "14" // evaluate-dwe
 	ReportVersion   = "18" // report-dwe (its Draw)
 )

@@ -527,6 +527,11 @@ type TrainStage struct {
 func (*TrainStage) Name() string    { return "train-movielens" }
 func (*TrainStage) Version() string { return TrainVersion }
 func (s *TrainStage) Params() any   { return settings.Keys(s.Settings) }
+
+// ResumeParams are the settings without the steps (pipeline.Resumable): the
+// first s steps of a trial do not depend on its budget, so a longer run of
+// it continues a shorter one's checkpoint (pruning).
+func (s *TrainStage) ResumeParams() any { return train.ResumeKeys(s.Settings) }
 func (s *TrainStage) Run(ctx context.Context, io *pipeline.IO) error {
 	pool := train.NewPool(s.Budget, io.Workers())
 	defer pool.Close()
@@ -616,7 +621,6 @@ func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, poo
 	series := &trialio.Series{}
 	sum := trialio.Summary{}
 	validEvery := s.ValidEvery
-	steps := s.Loop.Steps
 	loop := s.Loop.Loop(models.ProblemOf(m), pool)
 	loop.Series, loop.Summary = series, sum
 	loop.Attach(sio)
@@ -629,7 +633,7 @@ func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, poo
 		return err
 	}
 	loop.Extra = func(it *optim.Iter, x []float64) error {
-		if it.Step%validEvery == 0 || it.Step == steps-1 {
+		if it.Step%validEvery == 0 { // not the last step: budget-independent series (pruning)
 			met, err := m.HeldOut(x, valid, false)
 			if err != nil {
 				return err

@@ -71,6 +71,12 @@ package movielens
 //
 // Report 28 (issue 27): the gauge gap / psi panel in curves.png and the
 // gap-tied psi band in the psi convergence table.
+// Train 30 (issue 30, pruning): nothing the training loop records
+// depends on the budget (no extra record of the last step: its loss and
+// psi are final_loss and final_psi; the gap around a gauge round past the
+// end is recorded as a longer run would); valid_* every valid_every
+// steps only, not at the last step; the checkpoints are keyed without
+// the steps (pipeline.Resumable).
 const (
 	GenerateVersion   = "20" // generate-planted
 	IngestVersion     = "20" // ingest-movielens
@@ -78,8 +84,8 @@ const (
 	BinVersion        = "22" // bin (and bin-explicit)
 	SplitVersion      = "21" // split (and split-explicit)
 	ActivityVersion   = "20" // activity
-	TrainVersion      = "29" // train-movielens
-	TrialVersion      = "1"  // trial-movielens (train and evaluate in one node: keep = best or none)
+	TrainVersion      = "30" // train-movielens
+	TrialVersion      = "2"  // trial-movielens (train and evaluate in one node: keep = best or none)
 	EvaluateVersion   = "30" // evaluate-movielens
 	EmbeddingsVersion = "20" // export-embeddings
 	ReportVersion     = "28" // report-movielens (its Draw)

@@ -63,15 +63,37 @@ type Scheduler struct {
 	// Poll is how often the dispatcher looks for tasks to start.
 	Poll time.Duration
 
-	once sync.Once
-	mu   sync.Mutex
-	wait map[string]bool // "job/index" this process started and waits for
+	once    sync.Once
+	started bool           // the dispatcher was started (set under once)
+	reapers sync.WaitGroup // one per task this process started, until its end is recorded
+	stop    chan struct{}  // closed by Close: the dispatcher ends
+	done    chan struct{}  // closed when the dispatcher has ended
+	mu      sync.Mutex
+	wait    map[string]bool // "job/index" this process started and waits for
 }
 
 // New returns the scheduler of the jobs under c.WorkDir.
 func New(c slurmexec.Config) *Scheduler {
 	return &Scheduler{dir: workdir.Workdir(c.WorkDir).Procs(), limit: max(1, c.Jobs), dispatch: c.Dispatch,
-		self: runs.Self(), Poll: 200 * time.Millisecond, wait: map[string]bool{}}
+		self: runs.Self(), Poll: 200 * time.Millisecond, wait: map[string]bool{},
+		stop: make(chan struct{}), done: make(chan struct{})}
+}
+
+// Close stops the dispatcher, if it runs, waits until its last tick has
+// ended, and waits for the tasks this process started to end and their ends
+// to be recorded: no record is written after it returns. A closed scheduler
+// starts no more tasks. (A runner exits without it; tests call it.)
+func (s *Scheduler) Close() {
+	s.once.Do(func() {}) // no dispatcher starts after this
+	select {
+	case <-s.stop:
+	default:
+		close(s.stop)
+	}
+	if s.started {
+		<-s.done
+	}
+	s.reapers.Wait()
 }
 
 // job is a job's record.
@@ -266,12 +288,23 @@ func (s *Scheduler) nextID() (string, error) {
 // start starts the dispatcher (once), when this process dispatches.
 func (s *Scheduler) start() {
 	s.once.Do(func() {
+		s.started = true
 		go func() {
+			defer close(s.done)
 			for {
+				select {
+				case <-s.stop:
+					return
+				default:
+				}
 				if err := s.tick(); err != nil {
 					fmt.Fprintf(os.Stderr, "process executor: %v\n", err)
 				}
-				time.Sleep(s.Poll)
+				select {
+				case <-s.stop:
+					return
+				case <-time.After(s.Poll):
+				}
 			}
 		}()
 	})
@@ -378,7 +411,8 @@ func (s *Scheduler) launch(j *job, i int) error {
 	s.mu.Lock()
 	s.wait[key] = true
 	s.mu.Unlock()
-	go s.reap(cmd, j.ID, t.Index, key)
+	s.reapers.Add(1)
+	go func() { defer s.reapers.Done(); s.reap(cmd, j.ID, t.Index, key) }()
 	return nil
 }
 

@@ -28,6 +28,7 @@ func newSched(t *testing.T, jobs int) (*Scheduler, string) {
 	dir := t.TempDir()
 	s := New(slurmexec.Config{WorkDir: dir, Jobs: jobs, Dispatch: true})
 	s.Poll = 10 * time.Millisecond
+	t.Cleanup(s.Close) // before TempDir's removal (cleanups run last first)
 	return s, dir
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -31,16 +32,26 @@ type SearchTrial struct {
 	Steps int
 	// CurveX and CurveY are its learning curve (SearchData.Curve).
 	CurveX, CurveY []float64
+	// Rung: a pruned search's trial short of the last rung (variant
+	// s<index>@<steps>); Seed its seed (JSON text): a promoted trial goes
+	// on from the checkpoint of the same point and seed at the rung below.
+	Rung bool
+	Seed string
 }
 
 // SearchPoint is one suggestion of the search and its trials.
 type SearchPoint struct {
 	Index  int
 	Trials []int // indices into SearchData.Trials
-	// Value is the mean objective over its trials (what the search ranks
-	// it by), NaN unless every trial finished (Outcome) with a finite one.
+	// Value is the mean objective over its trials at the full budget (what
+	// the search ranks it by), NaN unless it has such trials and every one
+	// finished (Outcome) with a finite value: a point pruned at a rung has
+	// none.
 	Value float64
-	Steps int // its trials' steps, summed
+	// Steps is the training its trials did: per seed the most steps of
+	// its rungs (a promoted trial goes on from the rung below's
+	// checkpoint: no step trained twice), summed over the seeds.
+	Steps int
 }
 
 // SearchData is a search run as its views show it: its trials in
@@ -75,11 +86,11 @@ func LoadSearch(ctx context.Context, st *runs.Store, e *experiment.Experiment, r
 	}
 	d := &SearchData{Experiment: e.Name, Run: runID, Search: s, Curve: curveSeries(s.Objective, names)}
 	for _, r := range rows {
-		idx, ok := pointIndex(r.Params["variant"])
+		idx, rung, ok := pointIndex(r.Params["variant"])
 		if !ok {
-			return nil, fmt.Errorf("run %d, trial %s: variant %s is not a search point's (s<index>)", runID, r.ID, r.Params["variant"])
+			return nil, fmt.Errorf("run %d, trial %s: variant %s is not a search point's (s<index>, s<index>@<steps>)", runID, r.ID, r.Params["variant"])
 		}
-		t := SearchTrial{ID: r.ID, Name: r.Name, Point: idx, Status: r.Status, Searched: map[string]string{}, Objective: math.NaN()}
+		t := SearchTrial{ID: r.ID, Name: r.Name, Point: idx, Rung: rung, Seed: r.Params["seed"], Status: r.Status, Searched: map[string]string{}, Objective: math.NaN()}
 		for _, p := range s.Space.Params {
 			if v, ok := r.Params[p.Key]; ok && (p.When == nil || holds(p.When, r.Params)) {
 				t.Searched[p.Key] = v
@@ -121,19 +132,31 @@ func groupPoints(trials []SearchTrial) []SearchPoint {
 		}
 		p := &out[len(out)-1]
 		p.Trials = append(p.Trials, i)
-		p.Steps += t.Steps
 	}
 	for k := range out {
 		p := &out[k]
-		sum := 0.0
+		sum, n := 0.0, 0
+		steps := map[string]int{} // per seed: the most steps of its rungs
 		for _, i := range p.Trials {
-			v := trials[i].Objective
-			if Outcome(trials[i].Status) != "finished" {
+			t := trials[i]
+			steps[t.Seed] = max(steps[t.Seed], t.Steps)
+			if t.Rung {
+				continue
+			}
+			v := t.Objective
+			if Outcome(t.Status) != "finished" {
 				v = math.NaN() // failed, diverged, or stopped early (pruned): no value
 			}
 			sum += v
+			n++
 		}
-		p.Value = sum / float64(len(p.Trials))
+		for _, seed := range slices.Sorted(maps.Keys(steps)) {
+			p.Steps += steps[seed]
+		}
+		p.Value = math.NaN()
+		if n > 0 {
+			p.Value = sum / float64(n)
+		}
 		if math.IsInf(p.Value, 0) {
 			p.Value = math.NaN()
 		}
@@ -153,15 +176,18 @@ func curveSeries(objective string, names []string) string {
 }
 
 // pointIndex reads the index of a search point's variant, "s12" or
-// "s12/gd", from its JSON text (experiment.PointVariant).
-func pointIndex(variantJSON string) (int, bool) {
+// "s12/gd", from its JSON text (experiment.PointVariant); rung reports a
+// pruned search's trial short of its last rung ("s12@100", "s12/gd@100":
+// experiment.RungVariant).
+func pointIndex(variantJSON string) (idx int, rung, ok bool) {
 	var v string
 	if json.Unmarshal([]byte(variantJSON), &v) != nil || !strings.HasPrefix(v, "s") {
-		return 0, false
+		return 0, false, false
 	}
+	v, _, rung = strings.Cut(v, "@")
 	num, _, _ := strings.Cut(v[1:], "/")
 	n, err := strconv.Atoi(num)
-	return n, err == nil && n >= 0
+	return n, rung, err == nil && n >= 0
 }
 
 // holds reports whether the recorded params meet a conditional setting's

@@ -172,7 +172,13 @@ func (s Schedule) bracketSizes() []int {
 	w := make([]float64, s.Brackets)
 	var sum float64
 	for b := range w {
-		w[b] = float64(S+1) / float64(S-b+1) * math.Pow(float64(s.Eta), float64(S-b))
+		pow := 1.0 // eta^(S-b), exact: integers far below 2^53
+		for range S - b {
+			pow *= float64(s.Eta)
+		}
+		// float64(...): the product rounded before the sum, so no fused
+		// multiply-add (the same bits on every build).
+		w[b] = float64(float64(S+1) / float64(S-b+1) * pow)
 		sum += w[b]
 	}
 	n := make([]int, s.Brackets)

@@ -15,7 +15,7 @@
 #      float32, and OpenBLAS's DGEMM/SGEMM on the same three products
 #      (U C^T, X C, X^T U through torch.matmul: the tuned GEMM of these
 #      cores, the roofline the kernel is held against);
-#   3. the MovieLens training step at 1/5 of ML-20M (BenchmarkTrainStep/
+#   3. the MovieLens training step at 1/5 of ML-20M, float64 and float32 (BenchmarkTrainStep/
 #      driver: T = 100, 30k users, 6k items, d = 30, 2M ratings, AdaGrad)
 #      and the PyTorch `fast` step (ml_step_torch.py --scale c), float64
 #      and float32;
@@ -105,8 +105,10 @@ echo "# torch DWE float32 (load $(load)): $t32"
 blas=$("$py" -c "$gemm" "$dweV" "$threads")
 echo "# OpenBLAS GEMM GFLOP/s on the three products (load $(load)): $blas"
 
-ml=$(gobench "$bin/models.test" -test.run '^$' -test.bench 'TrainStep/driver' -test.benchtime "${mlSteps}x")
+ml=$(gobench "$bin/models.test" -test.run '^$' -test.bench 'TrainStep/driver$' -test.benchtime "${mlSteps}x")
 echo "# goldstone MovieLens float64 (load $(load)): $ml"
+ml32=$(gobench GOLDSTONE_BENCH_DTYPE=float32 "$bin/models.test" -test.run '^$' -test.bench 'TrainStep/driver_float32$' -test.benchtime "${mlSteps}x")
+echo "# goldstone MovieLens float32 (load $(load)): $ml32"
 m64=$("$py" "$peers/ml_step_torch.py" --scale c --dtype float64 --threads "$threads" --variants fast --steps "$mlSteps" 2>/dev/null)
 echo "# torch MovieLens float64 (load $(load)): $(json fast <<<"$m64")"
 m32=$("$py" "$peers/ml_step_torch.py" --scale c --dtype float32 --threads "$threads" --variants fast --steps "$mlSteps" 2>/dev/null)
@@ -117,11 +119,11 @@ gs=$(metric s/timestep "$dwe") g32=$(metric s/timestep_products "$dwe32")
 tt64=$(json dense timestep_s <<<"$t64") tt32=$(json dense timestep_s <<<"$t32")
 gf=$(metric GFLOP/s_kernel "$dwe") gf32=$(metric GFLOP/s_tiles32 "$dwe32")
 ob64=$(json float64 <<<"$blas") ob32=$(json float32 <<<"$blas")
-mls=$(metric s/step "$ml") tm64=$(json fast step <<<"$m64") tm32=$(json fast step <<<"$m32")
+mls=$(metric s/step "$ml") mls32=$(metric s/step "$ml32") tm64=$(json fast step <<<"$m64") tm32=$(json fast step <<<"$m32")
 printf '\n| what | goldstone | PyTorch | PyTorch / goldstone |\n|---|---|---|---|\n'
 printf '| DWE time step, V=%s, d=100, float64 | %.3f s | %.3f s | %s |\n' "$dweV" "$gs" "$tt64" "$(ratio "$tt64" "$gs")"
 printf '| DWE time step, float32 (goldstone: tile products only) | %.3f s | %.3f s | %s |\n' "$g32" "$tt32" "$(ratio "$tt32" "$g32")"
 printf '| DWE GFLOP/s (6 V^2 d) vs OpenBLAS GEMM, float64 | %.1f | %.1f | %s |\n' "$gf" "$ob64" "$(ratio "$ob64" "$gf")"
 printf '| DWE GFLOP/s vs OpenBLAS GEMM, float32 (tile products) | %.1f | %.1f | %s |\n' "$gf32" "$ob32" "$(ratio "$ob32" "$gf32")"
 printf '| MovieLens step, 1/5 ML-20M, float64 | %.3f s (%s triads) | %.3f s | %s |\n' "$mls" "$(metric step/triad "$ml")" "$tm64" "$(ratio "$tm64" "$mls")"
-printf '| MovieLens step, PyTorch float32 vs goldstone float64 | %.3f s | %.3f s | %s |\n' "$mls" "$tm32" "$(ratio "$tm32" "$mls")"
+printf '| MovieLens step, 1/5 ML-20M, float32 | %.3f s | %.3f s | %s |\n' "$mls32" "$tm32" "$(ratio "$tm32" "$mls32")"

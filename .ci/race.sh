@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$SECONDS
 go test -race -count=3 \
-  ./runs ./pipeline ./sweep ./sweep/slurmexec/batch \
+  ./runs ./pipeline ./sweep ./sweep/batch ./sweep/procexec \
   ./internal/atomicfile ./internal/checkpoint ./internal/fault \
   ./optim ./train
 echo "race: $((SECONDS - start)) s"

@@ -319,6 +319,21 @@ func PointVariant(index int, v string) string {
 	return fmt.Sprintf("s%d/%s", index, v)
 }
 
+// ParsePointVariant reads the index of a search point's variant, "s12" or
+// "s12/gd" (PointVariant), from its JSON text as the store records it;
+// rung reports a pruned search's trial short of its last rung ("s12@100",
+// "s12/gd@100": Pruning.RungVariant).
+func ParsePointVariant(variantJSON string) (idx int, rung, ok bool) {
+	var v string
+	if json.Unmarshal([]byte(variantJSON), &v) != nil || !strings.HasPrefix(v, "s") {
+		return 0, false, false
+	}
+	v, _, rung = strings.Cut(v, "@")
+	num, _, _ := strings.Cut(v[1:], "/")
+	n, err := strconv.Atoi(num)
+	return n, rung, err == nil && n >= 0
+}
+
 // Wave returns the experiment whose trials are those of points (the
 // suggestions of indices first, first+1, ...): each point times the
 // experiment's variants, as variants named by PointVariant, times its

@@ -8,7 +8,6 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"goldstone/experiment"
@@ -86,7 +85,7 @@ func LoadSearch(ctx context.Context, st *runs.Store, e *experiment.Experiment, r
 	}
 	d := &SearchData{Experiment: e.Name, Run: runID, Search: s, Curve: curveSeries(s.Objective, names)}
 	for _, r := range rows {
-		idx, rung, ok := pointIndex(r.Params["variant"])
+		idx, rung, ok := experiment.ParsePointVariant(r.Params["variant"])
 		if !ok {
 			return nil, fmt.Errorf("run %d, trial %s: variant %s is not a search point's (s<index>, s<index>@<steps>)", runID, r.ID, r.Params["variant"])
 		}
@@ -173,21 +172,6 @@ func curveSeries(objective string, names []string) string {
 		return rest
 	}
 	return "loss"
-}
-
-// pointIndex reads the index of a search point's variant, "s12" or
-// "s12/gd", from its JSON text (experiment.PointVariant); rung reports a
-// pruned search's trial short of its last rung ("s12@100", "s12/gd@100":
-// experiment.RungVariant).
-func pointIndex(variantJSON string) (idx int, rung, ok bool) {
-	var v string
-	if json.Unmarshal([]byte(variantJSON), &v) != nil || !strings.HasPrefix(v, "s") {
-		return 0, false, false
-	}
-	v, _, rung = strings.Cut(v, "@")
-	num, _, _ := strings.Cut(v[1:], "/")
-	n, err := strconv.Atoi(num)
-	return n, rung, err == nil && n >= 0
 }
 
 // holds reports whether the recorded params meet a conditional setting's

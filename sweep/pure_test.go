@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"goldstone/experiment"
 	"goldstone/pipeline"
 	"goldstone/runs"
 )
@@ -110,12 +111,12 @@ func TestBestPoint(t *testing.T) {
 
 func TestPointIndex(t *testing.T) {
 	for in, want := range map[string]int{`"s12"`: 12, `"s0/gd"`: 0, `"s-1"`: -1, `"x3"`: -1, `s3`: -1, `"s"`: -1, `"s4@100"`: 4, `"s5/gd@27"`: 5} {
-		n, rung, ok := pointIndex(in)
+		n, rung, ok := experiment.ParsePointVariant(in)
 		if ok != (want >= 0) || ok && n != want {
-			t.Errorf("pointIndex(%s) = %d, %v; want %d", in, n, ok, want)
+			t.Errorf("ParsePointVariant(%s) = %d, %v; want %d", in, n, ok, want)
 		}
 		if wantRung := strings.Contains(in, "@"); ok && rung != wantRung {
-			t.Errorf("pointIndex(%s): rung %v, want %v", in, rung, wantRung)
+			t.Errorf("ParsePointVariant(%s): rung %v, want %v", in, rung, wantRung)
 		}
 	}
 }

@@ -7,8 +7,6 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"strconv"
-	"strings"
 
 	"goldstone/experiment"
 	"goldstone/runs"
@@ -86,7 +84,7 @@ func SearchPoints(ctx context.Context, st *runs.Store, runID int64, e *experimen
 	}
 	byIndex := map[int]*PointResult{}
 	for _, r := range rows {
-		idx, rung, ok := pointIndex(r.Params["variant"])
+		idx, rung, ok := experiment.ParsePointVariant(r.Params["variant"])
 		if !ok {
 			return nil, fmt.Errorf("run %d, trial %s: variant %s is not a search point's (s<index>): is run %d a run of search %s?", runID, r.ID, r.Params["variant"], runID, e.Name)
 		}
@@ -126,20 +124,6 @@ func conditionHolds(c *search.Condition, params map[string]string) bool {
 		}
 	}
 	return false
-}
-
-// pointIndex reads the index of a search point's variant, "s12" or
-// "s12/gd", from its JSON text; rung reports a pruned search's trial short
-// of its last rung ("s12@100", "s12/gd@100": experiment.RungVariant).
-func pointIndex(variantJSON string) (idx int, rung, ok bool) {
-	var v string
-	if json.Unmarshal([]byte(variantJSON), &v) != nil || !strings.HasPrefix(v, "s") {
-		return 0, false, false
-	}
-	v, _, rung = strings.Cut(v, "@")
-	num, _, _ := strings.Cut(v[1:], "/")
-	n, err := strconv.Atoi(num)
-	return n, rung, err == nil && n >= 0
 }
 
 // BestPoint is the complete point of the best mean objective (the first

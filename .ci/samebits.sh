@@ -19,6 +19,9 @@
 #   arm64   cross-compiled without cgo, run under qemu-aarch64 (Debian's
 #           qemu-user): the numeric packages' tests and TestGolden (the
 #           pipelines' other tests need SQLite, which is cgo)
+#
+# The float32 DWE mode has its own bits file, models/dwe/testdata/
+# dwe-float32.bits.json (TestBits32, in the models/dwe run of every build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

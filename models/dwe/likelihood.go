@@ -18,6 +18,12 @@ type scratch struct {
 	ptr            []int
 	col            []int32
 	val            []float64
+
+	// the float32 mode (negLogLik32, step32)
+	tile32, vt32           []float32
+	ub32, vb32, gu32, gv32 []float32
+	row                    []float64
+	buf32                  gemm32Buf
 }
 
 type scratchPool struct {
@@ -61,6 +67,9 @@ type likelihood struct {
 	losses  []float64
 	z, grad []float64
 	fn      func(c, lo, hi int)
+
+	z32, grad32 []float32 // the float32 mode's (eval32)
+	fn32        func(c, lo, hi int)
 }
 
 func newLikelihood(c *Counts, d, tb int, pool *optim.Pool) *likelihood {
@@ -77,6 +86,11 @@ func newLikelihood(c *Counts, d, tb int, pool *optim.Pool) *likelihood {
 	l.fn = func(_, lo, hi int) {
 		for t := lo; t < hi; t++ {
 			l.losses[t] = l.step(t)
+		}
+	}
+	l.fn32 = func(_, lo, hi int) {
+		for t := lo; t < hi; t++ {
+			l.losses[t] = l.step32(t)
 		}
 	}
 	return l
@@ -177,14 +191,35 @@ func (l *likelihood) step(t int) float64 {
 			sparseRows{sc.rowPtr, sc.J, sc.Pos}, 0, 1, l.tb, s.tile, s.cur)
 	}
 	m, nc := len(l.words), len(l.ctxs)
-	s.ub, s.vb = slices.Grow(s.ub[:0], m*d)[:m*d], slices.Grow(s.vb[:0], nc*d)[:nc*d]
+	s.ub, s.vb = gatherRows(s.ub, u, l.words, d), gatherRows(s.vb, c, l.ctxs, d)
+	l.gatherCounts(s, sc)
+	var gub, gvb []float64
+	if gu != nil {
+		s.gu, s.gv = slices.Grow(s.gu[:0], m*d)[:m*d], slices.Grow(s.gv[:0], nc*d)[:nc*d]
+		gub, gvb = s.gu, s.gv
+		clear(gub)
+		clear(gvb)
+	}
+	s.tile = tileBuf(s.tile, l.tb, nc, d)
+	loss := negLogLik(gub, gvb, s.ub, s.vb, s.a, s.b, m, nc, d,
+		sparseRows{s.ptr, s.col, s.val}, 0, l.scale, l.tb, s.tile, s.cur)
+	if gu != nil {
+		scatterRows(gu, gub, l.words, d)
+		scatterRows(gc, gvb, l.ctxs, d)
+	}
+	return loss
+}
+
+// gatherCounts sets s.a, s.b (the minibatch's negative weights) and the CSR
+// s.ptr, s.col, s.val of its positive counts (columns are positions in
+// l.ctxs) from one step's counts.
+func (l *likelihood) gatherCounts(s *scratch, sc *StepCounts) {
+	m, nc := len(l.words), len(l.ctxs)
 	s.a, s.b = slices.Grow(s.a[:0], m)[:m], slices.Grow(s.b[:0], nc)[:nc]
 	for r, i := range l.words {
-		copy(s.ub[r*d:(r+1)*d], u[i*d:(i+1)*d])
 		s.a[r] = sc.NegA[i]
 	}
 	for r, j := range l.ctxs {
-		copy(s.vb[r*d:(r+1)*d], c[j*d:(j+1)*d])
 		s.b[r] = sc.NegB[j]
 	}
 	if cap(s.ptr) < m+1 {
@@ -201,25 +236,6 @@ func (l *likelihood) step(t int) float64 {
 		}
 		s.ptr[r+1] = len(s.col)
 	}
-	var gub, gvb []float64
-	if gu != nil {
-		s.gu, s.gv = slices.Grow(s.gu[:0], m*d)[:m*d], slices.Grow(s.gv[:0], nc*d)[:nc*d]
-		gub, gvb = s.gu, s.gv
-		clear(gub)
-		clear(gvb)
-	}
-	s.tile = tileBuf(s.tile, l.tb, nc, d)
-	loss := negLogLik(gub, gvb, s.ub, s.vb, s.a, s.b, m, nc, d,
-		sparseRows{s.ptr, s.col, s.val}, 0, l.scale, l.tb, s.tile, s.cur)
-	if gu != nil {
-		for r, i := range l.words {
-			copy(gu[i*d:(i+1)*d], gub[r*d:(r+1)*d])
-		}
-		for r, j := range l.ctxs {
-			copy(gc[j*d:(j+1)*d], gvb[r*d:(r+1)*d])
-		}
-	}
-	return loss
 }
 
 // evalChunkRows is the chunk size (in words) of StepNegLogLik.

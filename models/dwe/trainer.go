@@ -75,9 +75,11 @@ func (s Schedule) Draw(m Trainable, rng *rand.Rand, step int) {
 type Trainer struct {
 	Model  Trainable
 	Method optim.Method // nil: DefaultAdam()
-	Gauge  optim.Gauge  // nil: none
-	K1     int
-	Pool   *optim.Pool // runs the optimizer's fused pass (use the model's Config.Pool); nil: inline
+	// Method32 is Run32's method (the float32 mode); nil: DefaultAdam32().
+	Method32 optim.MethodOf[float32]
+	Gauge    optim.Gauge // nil: none
+	K1       int
+	Pool     *optim.Pool // runs the optimizer's fused pass (use the model's Config.Pool); nil: inline
 
 	Steps                     int // total number of steps
 	MinibatchSteps            int // steps of the first phase
@@ -105,27 +107,6 @@ func (tr *Trainer) Run(ctx context.Context, x []float64, each func(it *Iter) err
 	if method == nil {
 		method = DefaultAdam()
 	}
-	if tr.Steps <= 0 {
-		return nil
-	}
-	sched := Schedule{Steps: tr.Steps, MinibatchSteps: tr.MinibatchSteps, BatchWords: tr.BatchWords, BatchContexts: tr.BatchContexts}
-	rng := rand.New(NewSource(tr.Seed))
-	sched.Draw(tr.Model, rng, 0)
 	d := optim.Driver{Method: method, Gauge: tr.Gauge, K1: tr.K1, Pool: tr.Pool}
-	var it Iter
-	_, err := d.Run(tr.Model.Problem(), x, tr.Steps, func(oi *optim.Iter) error {
-		it.Iter = *oi
-		it.Minibatch = sched.Minibatch(oi.Step)
-		if each != nil {
-			if err := each(&it); err != nil {
-				return err
-			}
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		sched.Draw(tr.Model, rng, oi.Step+1)
-		return nil
-	})
-	return err
+	return runSchedule(ctx, tr, &d, tr.Model.Problem(), x, each)
 }

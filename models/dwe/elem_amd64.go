@@ -10,3 +10,10 @@ var useElemAVX2 = cpu.X86.HasAVX2
 
 //go:noescape
 func elemAVX2(x, b, lt, gs *float64, n int, ai, scale float64) bool
+
+// useElemAVX512 selects elem512_amd64.s (8 entries at a time) over
+// elem_amd64.s.
+var useElemAVX512 = useElemAVX2 && cpu.X86.HasAVX512F
+
+//go:noescape
+func elemAVX512(x, b, lt, gs *float64, n int, ai, scale float64) bool

@@ -7,3 +7,9 @@ var useElemAVX2 = false
 func elemAVX2(x, b, lt, gs *float64, n int, ai, scale float64) bool {
 	panic("dwe: no AVX2 kernel")
 }
+
+var useElemAVX512 = false
+
+func elemAVX512(x, b, lt, gs *float64, n int, ai, scale float64) bool {
+	panic("dwe: no AVX-512 kernel")
+}

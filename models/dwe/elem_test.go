@@ -36,6 +36,21 @@ func TestElemAVX2MatchesGo(t *testing.T) {
 	if !useElemAVX2 {
 		t.Skip("no AVX2 kernel on this build/CPU")
 	}
+	a5 := useElemAVX512
+	defer func() { useElemAVX512 = a5 }()
+	for _, on := range []bool{false, true} {
+		if on && !a5 {
+			t.Log("avx512: not on this CPU")
+			continue
+		}
+		useElemAVX512 = on
+		t.Run(map[bool]string{false: "avx2", true: "avx512"}[on], checkElemVecMatchesGo)
+	}
+}
+
+// checkElemVecMatchesGo compares elemRowAVX2 (on the kernel useElemAVX512
+// selects) with elemRowGo bit for bit on random rows.
+func checkElemVecMatchesGo(t *testing.T) {
 	rng := rand.New(rand.NewPCG(61, 1))
 	for trial := range 400 {
 		n := 1 + rng.IntN(150)

@@ -253,19 +253,26 @@ func elemRowGo(row, bj []float64, ai, scale float64, pos *tilePositives, loss fl
 const elemChunk = 64
 
 // elemRowAVX2 is elemRowGo with the element-wise maths on elem_amd64.s, 4
-// entries at a time by the same IEEE operations (the same bits): the
-// assembly returns each entry's negative loss term and its scaled gradient
-// without the positive count; the loss is then summed in the same order as
+// entries at a time, or on elem512_amd64.s, 8 at a time where the CPU has
+// AVX-512, by the same IEEE operations (the same bits): the assembly
+// returns each entry's negative loss term and its scaled gradient without
+// the positive count; the loss is then summed in the same order as
 // elemRowGo, and the few entries with a positive count and the last
-// len(row) mod 4 go to elemRowGo one by one. A chunk with an argument
+// len(row) mod 4 (8) go to elemRowGo one by one. A chunk with an argument
 // outside expNeg's fast range (|x| > 700 or NaN) goes to elemRowGo whole.
 func elemRowAVX2(row, bj []float64, ai, scale float64, pos *tilePositives, loss float64) float64 {
 	var lt, gs [elemChunk]float64
 	for c0 := 0; c0 < len(row); c0 += elemChunk {
 		c1 := min(c0+elemChunk, len(row))
 		xr, br := row[c0:c1], bj[c0:c1]
-		n4 := len(xr) &^ 3
-		if n4 > 0 && !elemAVX2(&xr[0], &br[0], &lt[0], &gs[0], n4, ai, scale) {
+		nv, ok := len(xr)&^3, true
+		if useElemAVX512 {
+			nv = len(xr) &^ 7
+			ok = nv == 0 || elemAVX512(&xr[0], &br[0], &lt[0], &gs[0], nv, ai, scale)
+		} else if nv > 0 {
+			ok = elemAVX2(&xr[0], &br[0], &lt[0], &gs[0], nv, ai, scale)
+		}
+		if !ok {
 			sub := *pos
 			sub.lo += int32(c0)
 			sub.hi = sub.lo + int32(len(xr))
@@ -273,9 +280,16 @@ func elemRowAVX2(row, bj []float64, ai, scale float64, pos *tilePositives, loss 
 			pos.k = sub.k
 			continue
 		}
-		next := pos.next() - c0
-		for jj := range xr {
-			if jj < n4 && jj != next {
+		next, jj := pos.next()-c0, 0
+		if next < 0 || next >= nv { // no positive count among the vector's entries
+			for _, l := range lt[:nv] {
+				loss += l
+			}
+			copy(xr[:nv], gs[:nv])
+			jj = nv
+		}
+		for ; jj < len(xr); jj++ {
+			if jj < nv && jj != next {
 				loss += lt[jj]
 				xr[jj] = gs[jj]
 				continue

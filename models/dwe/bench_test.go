@@ -422,6 +422,11 @@ func tileProducts32(gu, gv, u, v, vt []float32, m, n, d, tb int, tile []float32,
 // and product) are from the fastest iteration of each, which on a loaded
 // machine is the one least disturbed: compare them with the FMA peak of a
 // core (2 FMA units x 8 float64 or 16 float32 lanes x 2 flops x the clock).
+// f64_elem is the kernel's element-wise work on the same tiles (on the
+// AVX-512 kernel where the CPU has it, else AVX2; f64_elem_avx2 the AVX2
+// kernel on an AVX-512 CPU), its time counted as tb^2 d flops like one
+// product, so that with p the products' GFLOP/s and e its figure, the
+// kernel takes about 1 + p/(3 e) times its three products' time.
 func BenchmarkTileProducts(b *testing.B) {
 	const tb, d, v = DefaultTile, paperD, 1024
 	rng := rand.New(rand.NewPCG(4, 1))
@@ -444,6 +449,40 @@ func BenchmarkTileProducts(b *testing.B) {
 		{"f32_xUCt", func(i0, j0 int) { gemmNT32(x32, u32[i0*d:], ct32[j0:], tb, tb, d, v, &buf) }},
 		{"f32_gU+=xC", func(i0, j0 int) { gemmAcc32(gu32[i0*d:], d, x32, tb, 1, c32[j0*d:], d, tb, d, tb, &buf) }},
 		{"f32_gC+=xtU", func(i0, j0 int) { gemmAcc32(gc32[j0*d:], d, x32, 1, tb, u32[i0*d:], d, tb, d, tb, &buf) }},
+	}
+	// The element-wise work of the float64 kernel on the same tiles
+	// (negLogLik's per-row calls on a 64 x 64 tile of scores, refreshed
+	// from xs before every tile; no positive counts: 20 in 10,000 columns
+	// at the paper's density), counted as if it were the tile's x = U C^T
+	// (2 tb^2 d flops) so that its GFLOP/s compare with the products'.
+	xs, bw := make([]float64, tb*tb), make([]float64, v)
+	for i := range xs {
+		xs[i] = 4 * rng.NormFloat64()
+	}
+	for i := range bw {
+		bw[i] = rng.Float64()
+	}
+	var noPos sparseRows
+	prods = append(prods, struct {
+		name string
+		fn   func(i0, j0 int)
+	}{"f64_elem", func(i0, j0 int) {
+		copy(x, xs)
+		for r := range tb {
+			pos := tilePositives{sp: noPos, lo: int32(j0), hi: int32(j0 + tb)}
+			sinkLoss = elemRowAVX2(x[r*tb:(r+1)*tb], bw[j0:j0+tb], 0.5, 1, &pos, sinkLoss)
+		}
+	}})
+	if useElemAVX512 { // the AVX2 kernel, for comparison
+		elem := prods[len(prods)-1].fn
+		prods = append(prods, struct {
+			name string
+			fn   func(i0, j0 int)
+		}{"f64_elem_avx2", func(i0, j0 int) {
+			useElemAVX512 = false
+			defer func() { useElemAVX512 = true }()
+			elem(i0, j0)
+		}})
 	}
 	best := make([]float64, len(prods))
 	b.ResetTimer()

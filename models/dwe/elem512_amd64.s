@@ -2,30 +2,39 @@
 
 #include "textflag.h"
 
-// elemAVX512: elemAVX2 (elem_amd64.s) on 8 entries at a time: the same
-// IEEE operations in the same order (no fused multiply-adds; VRNDSCALEPD
-// $1 is VROUNDPD $1's floor; the comparisons go to mask registers and
-// select 1 or 0 exactly as the AVX2 code's masks ANDed with 1), so every
-// result has the same bits as elemRowGo. AVX-512 F only.
+// elemAVX512: elemAVX2 (elem_amd64.s) on 8 entries at a time, with the
+// loss terms summed in column order: the same IEEE operations in the same
+// order as elemRowGo (no fused multiply-adds; VRNDSCALEPD $1 is VROUNDPD
+// $1's floor; the comparisons go to mask registers and select 1 or 0
+// exactly as the AVX2 code's masks ANDed with 1), so every result has the
+// same bits. AVX-512 F only.
+//
+// The work is split in two passes over the chunk (e = exp(-|x|) for all
+// entries, then the rest), whose iterations are short enough for the CPU
+// to overlap many of them: each entry is one long dependency chain (the
+// exp polynomial, a division, the log polynomial), which one pass over
+// groups of 8 could not hide. The second pass also adds the first nsum
+// groups' loss terms to loss one by one in column order (a serial chain
+// of additions that runs beside the vector work instead of after it).
 
-// func elemAVX512(x, b, lt, gs *float64, n int, ai, scale float64) bool
+// func elemAVX512(x, b, lt, gs *float64, n int, ai, scale, loss float64, nsum int) (float64, bool)
 // For j < 8*(n/8), with xv = x[j] and w = ai*b[j]:
-//   lt[j] = w * softplus(xv), gs[j] = (w * sig(xv)) * scale.
-// It returns false (and the outputs are not to be used) when some |x[j]|
-// is not <= 700 (NaN included): expNeg's other branch.
-TEXT ·elemAVX512(SB), NOSPLIT, $0-57
+//   lt[j] = w * softplus(xv), gs[j] = (w * sig(xv)) * scale,
+// and it returns loss + lt[0] + lt[1] + ... + lt[8 nsum - 1] (in that
+// order; nsum <= n/8). It returns false (and the outputs are not to be
+// used) when some |x[j]| is not <= 700 (NaN included): expNeg's other
+// branch.
+TEXT ·elemAVX512(SB), NOSPLIT, $0-81
 	MOVQ x+0(FP), SI
-	MOVQ b+8(FP), DX
-	MOVQ lt+16(FP), DI
 	MOVQ gs+24(FP), R8
 	MOVQ n+32(FP), CX
-	SHRQ $3, CX
 	MOVQ $0xff, AX
 	KMOVW AX, K7             // every lane in range so far
-	TESTQ CX, CX
+	SHRQ $3, CX
 	JZ done
+	MOVQ CX, BX
 
-loop:
+passA:
 	VMOVUPD (SI), Z0                      // xv
 	VPANDQ dweZ_absmask<>(SB), Z0, Z1     // a = |xv|
 	VCMPPD $2, dweZ_c700<>(SB), Z1, K1    // a <= 700 (false for NaN)
@@ -71,6 +80,22 @@ loop:
 	VPSUBQ Z5, Z6, Z5                     // 1023 - n
 	VPSLLQ $52, Z5, Z5                    // 2^-n
 	VMULPD Z5, Z4, Z4                     // e = exp(-a)
+	VMOVUPD Z4, (R8)                      // e, in gs until phase B
+	ADDQ $64, SI
+	ADDQ $64, R8
+	DECQ CX
+	JNZ passA
+
+	MOVQ x+0(FP), SI
+	MOVQ b+8(FP), DX
+	MOVQ lt+16(FP), DI
+	MOVQ gs+24(FP), R8
+	MOVQ nsum+64(FP), R9
+	VMOVSD loss+56(FP), X15
+
+passB:
+	VMOVUPD (SI), Z0                      // xv
+	VMOVUPD (R8), Z4                      // e
 	// log(1+e), 1/(1+e)
 	VADDPD dweZ_one<>(SB), Z4, Z6         // y = 1 + e
 	VCMPPD $13, dweZ_sqrt2<>(SB), Z6, K2  // y >= sqrt2
@@ -136,18 +161,33 @@ loop:
 	VBROADCASTSD scale+48(FP), Z14
 	VMULPD Z14, Z9, Z9
 	VMOVUPD Z9, (R8)                      // gs = g*scale
+
+	TESTQ R9, R9
+	JZ nosum
+	VADDSD 0(DI), X15, X15
+	VADDSD 8(DI), X15, X15
+	VADDSD 16(DI), X15, X15
+	VADDSD 24(DI), X15, X15
+	VADDSD 32(DI), X15, X15
+	VADDSD 40(DI), X15, X15
+	VADDSD 48(DI), X15, X15
+	VADDSD 56(DI), X15, X15
+	DECQ R9
+
+nosum:
 	ADDQ $64, SI
 	ADDQ $64, DX
 	ADDQ $64, DI
 	ADDQ $64, R8
-	DECQ CX
-	JNZ loop
+	DECQ BX
+	JNZ passB
+	VMOVSD X15, ret+72(FP)
 
 done:
 	KMOVW K7, AX
 	ANDQ $0xff, AX
 	CMPQ AX, $0xff
-	SETEQ ret+56(FP)
+	SETEQ ret1+80(FP)
 	VZEROUPPER
 	RET
 

@@ -16,4 +16,4 @@ func elemAVX2(x, b, lt, gs *float64, n int, ai, scale float64) bool
 var useElemAVX512 = useElemAVX2 && cpu.X86.HasAVX512F
 
 //go:noescape
-func elemAVX512(x, b, lt, gs *float64, n int, ai, scale float64) bool
+func elemAVX512(x, b, lt, gs *float64, n int, ai, scale, loss float64, nsum int) (float64, bool)

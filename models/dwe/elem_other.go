@@ -10,6 +10,6 @@ func elemAVX2(x, b, lt, gs *float64, n int, ai, scale float64) bool {
 
 var useElemAVX512 = false
 
-func elemAVX512(x, b, lt, gs *float64, n int, ai, scale float64) bool {
+func elemAVX512(x, b, lt, gs *float64, n int, ai, scale, loss float64, nsum int) (float64, bool) {
 	panic("dwe: no AVX-512 kernel")
 }

@@ -256,8 +256,8 @@ const elemChunk = 64
 // entries at a time, or on elem512_amd64.s, 8 at a time where the CPU has
 // AVX-512, by the same IEEE operations (the same bits): the assembly
 // returns each entry's negative loss term and its scaled gradient without
-// the positive count; the loss is then summed in the same order as
-// elemRowGo, and the few entries with a positive count and the last
+// the positive count (AVX-512: and the sum of the terms before the first
+// positive count); the loss is summed in the same order as elemRowGo, and the few entries with a positive count and the last
 // len(row) mod 4 (8) go to elemRowGo one by one. A chunk with an argument
 // outside expNeg's fast range (|x| > 700 or NaN) goes to elemRowGo whole.
 func elemRowAVX2(row, bj []float64, ai, scale float64, pos *tilePositives, loss float64) float64 {
@@ -265,10 +265,23 @@ func elemRowAVX2(row, bj []float64, ai, scale float64, pos *tilePositives, loss 
 	for c0 := 0; c0 < len(row); c0 += elemChunk {
 		c1 := min(c0+elemChunk, len(row))
 		xr, br := row[c0:c1], bj[c0:c1]
-		nv, ok := len(xr)&^3, true
+		nv, ok, jj := len(xr)&^3, true, 0
+		next := pos.next() - c0
 		if useElemAVX512 {
+			// The assembly sums the loss terms of the groups of 8
+			// before the first positive count.
 			nv = len(xr) &^ 7
-			ok = nv == 0 || elemAVX512(&xr[0], &br[0], &lt[0], &gs[0], nv, ai, scale)
+			nsum := nv / 8
+			if next >= 0 && next < nv {
+				nsum = next / 8
+			}
+			if nv > 0 {
+				var l float64
+				if l, ok = elemAVX512(&xr[0], &br[0], &lt[0], &gs[0], nv, ai, scale, loss, nsum); ok {
+					loss, jj = l, 8*nsum
+					copy(xr[:jj], gs[:jj])
+				}
+			}
 		} else if nv > 0 {
 			ok = elemAVX2(&xr[0], &br[0], &lt[0], &gs[0], nv, ai, scale)
 		}
@@ -280,8 +293,7 @@ func elemRowAVX2(row, bj []float64, ai, scale float64, pos *tilePositives, loss 
 			pos.k = sub.k
 			continue
 		}
-		next, jj := pos.next()-c0, 0
-		if next < 0 || next >= nv { // no positive count among the vector's entries
+		if jj == 0 && (next < 0 || next >= nv) { // no positive count among the vector's entries
 			for _, l := range lt[:nv] {
 				loss += l
 			}

@@ -191,6 +191,179 @@ done:
 	VZEROUPPER
 	RET
 
+// elem32AVX512 is elemAVX512 on float32 scores x (widened exactly) with
+// the scaled gradients rounded to float32 (VCVTPD2PS, round to nearest
+// even: Go's float32 conversion): the float32 mode's element-wise work.
+//
+// func elem32AVX512(x *float32, b, lt *float64, gs *float32, n int, ai, scale, loss float64, nsum int) (float64, bool)
+TEXT ·elem32AVX512(SB), NOSPLIT, $0-81
+	MOVQ x+0(FP), SI
+	MOVQ lt+16(FP), DI
+	MOVQ n+32(FP), CX
+	MOVQ $0xff, AX
+	KMOVW AX, K7             // every lane in range so far
+	SHRQ $3, CX
+	JZ done
+	MOVQ CX, BX
+
+passA:
+	VCVTPS2PD (SI), Z0                    // xv, widened (exact)
+	VPANDQ dweZ_absmask<>(SB), Z0, Z1     // a = |xv|
+	VCMPPD $2, dweZ_c700<>(SB), Z1, K1    // a <= 700 (false for NaN)
+	KANDW K1, K7, K7
+	// expNeg(a)
+	VMULPD dweZ_log2e<>(SB), Z1, Z2
+	VADDPD dweZ_half<>(SB), Z2, Z2
+	VRNDSCALEPD $1, Z2, Z2                   // n = floor(a*log2e + 0.5)
+	VMULPD dweZ_ln2hi<>(SB), Z2, Z3
+	VSUBPD Z1, Z3, Z3                     // n*ln2hi - a
+	VMULPD dweZ_ln2lo<>(SB), Z2, Z4
+	VADDPD Z4, Z3, Z3                     // r
+	VMOVUPD dweZ_p13<>(SB), Z4
+	VMULPD Z3, Z4, Z4
+	VADDPD dweZ_p12<>(SB), Z4, Z4
+	VMULPD Z3, Z4, Z4
+	VADDPD dweZ_p11<>(SB), Z4, Z4
+	VMULPD Z3, Z4, Z4
+	VADDPD dweZ_p10<>(SB), Z4, Z4
+	VMULPD Z3, Z4, Z4
+	VADDPD dweZ_p9<>(SB), Z4, Z4
+	VMULPD Z3, Z4, Z4
+	VADDPD dweZ_p8<>(SB), Z4, Z4
+	VMULPD Z3, Z4, Z4
+	VADDPD dweZ_p7<>(SB), Z4, Z4
+	VMULPD Z3, Z4, Z4
+	VADDPD dweZ_p6<>(SB), Z4, Z4
+	VMULPD Z3, Z4, Z4
+	VADDPD dweZ_p5<>(SB), Z4, Z4
+	VMULPD Z3, Z4, Z4
+	VADDPD dweZ_p4<>(SB), Z4, Z4
+	VMULPD Z3, Z4, Z4
+	VADDPD dweZ_p3<>(SB), Z4, Z4
+	VMULPD Z3, Z4, Z4
+	VADDPD dweZ_half<>(SB), Z4, Z4
+	VMULPD Z3, Z4, Z4
+	VADDPD dweZ_one<>(SB), Z4, Z4
+	VMULPD Z3, Z4, Z4
+	VADDPD dweZ_one<>(SB), Z4, Z4         // p
+	VADDPD dweZ_magic<>(SB), Z2, Z5       // 2^52 + n: n in the low bits
+	VPSUBQ dweZ_magic<>(SB), Z5, Z5       // n as an integer
+	VMOVUPD dweZ_i1023<>(SB), Z6
+	VPSUBQ Z5, Z6, Z5                     // 1023 - n
+	VPSLLQ $52, Z5, Z5                    // 2^-n
+	VMULPD Z5, Z4, Z4                     // e = exp(-a)
+	VMOVUPD Z4, (DI)                      // e, in lt until pass B
+	ADDQ $32, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ passA
+
+	MOVQ x+0(FP), SI
+	MOVQ b+8(FP), DX
+	MOVQ lt+16(FP), DI
+	MOVQ gs+24(FP), R8
+	MOVQ nsum+64(FP), R9
+	VMOVSD loss+56(FP), X15
+
+passB:
+	VCVTPS2PD (SI), Z0                    // xv
+	VMOVUPD (DI), Z4                      // e
+	// log(1+e), 1/(1+e)
+	VADDPD dweZ_one<>(SB), Z4, Z6         // y = 1 + e
+	VCMPPD $13, dweZ_sqrt2<>(SB), Z6, K2  // y >= sqrt2
+	VMOVUPD.Z dweZ_one<>(SB), K2, Z7      // kl
+	VMULPD dweZ_half<>(SB), Z7, Z8
+	VMOVUPD dweZ_one<>(SB), Z9
+	VSUBPD Z8, Z9, Z8                     // 1 - 0.5*kl
+	VMULPD Z8, Z6, Z8
+	VSUBPD dweZ_one<>(SB), Z8, Z8         // f
+	VADDPD dweZ_two<>(SB), Z8, Z9         // 2 + f
+	VMULPD Z9, Z6, Z10
+	VMOVUPD dweZ_one<>(SB), Z11
+	VDIVPD Z10, Z11, Z10                  // q = 1/(y*(2+f))
+	VMULPD Z10, Z9, Z9                    // inv = (2+f)*q
+	VMULPD Z10, Z6, Z10
+	VMULPD Z10, Z8, Z10                   // s = f*(y*q)
+	VMULPD Z10, Z10, Z11                  // s2
+	VMULPD Z11, Z11, Z12                  // s4
+	VMULPD dweZ_lg7<>(SB), Z12, Z13
+	VADDPD dweZ_lg5<>(SB), Z13, Z13
+	VMULPD Z13, Z12, Z13
+	VADDPD dweZ_lg3<>(SB), Z13, Z13
+	VMULPD Z13, Z12, Z13
+	VADDPD dweZ_lg1<>(SB), Z13, Z13
+	VMULPD Z13, Z11, Z13                  // s2*(lg1+...)
+	VMULPD dweZ_lg6<>(SB), Z12, Z14
+	VADDPD dweZ_lg4<>(SB), Z14, Z14
+	VMULPD Z14, Z12, Z14
+	VADDPD dweZ_lg2<>(SB), Z14, Z14
+	VMULPD Z14, Z12, Z14                  // s4*(lg2+...)
+	VADDPD Z14, Z13, Z13                  // r
+	VMULPD dweZ_half<>(SB), Z8, Z14
+	VMULPD Z8, Z14, Z14                   // hfsq = 0.5*f*f
+	VADDPD Z13, Z14, Z13                  // hfsq + r
+	VMULPD Z13, Z10, Z13                  // s*(hfsq+r)
+	VMULPD dweZ_ln2lo<>(SB), Z7, Z11      // kl*ln2lo
+	VADDPD Z11, Z13, Z13
+	VSUBPD Z13, Z14, Z13                  // hfsq - (...)
+	VSUBPD Z8, Z13, Z13                   // (...) - f
+	VMULPD dweZ_ln2hi<>(SB), Z7, Z11      // kl*ln2hi
+	VSUBPD Z13, Z11, Z13
+	VSUBPD dweZ_one<>(SB), Z6, Z11        // y - 1
+	VSUBPD Z11, Z4, Z11                   // e - (y-1)
+	VMULPD Z9, Z11, Z11
+	VADDPD Z11, Z13, Z13                  // l1 = log(1+e)
+	VMULPD Z9, Z4, Z4                     // ei = e*inv
+	// sig(x), softplus(x)
+	VPXORQ Z12, Z12, Z12
+	VCMPPD $13, Z12, Z0, K3               // xv >= 0
+	VMOVUPD.Z dweZ_one<>(SB), K3, Z7      // pf
+	VMULPD Z9, Z7, Z9                     // pf*inv
+	VMOVUPD dweZ_one<>(SB), Z8
+	VSUBPD Z7, Z8, Z8                     // 1 - pf
+	VMULPD Z4, Z8, Z8                     // (1-pf)*ei
+	VADDPD Z8, Z9, Z9                     // sig
+	VMAXPD Z12, Z0, Z0                    // max(xv, 0)
+	VADDPD Z0, Z13, Z13                   // spp = l1 + max(xv, 0)
+	VBROADCASTSD ai+40(FP), Z8
+	VMULPD (DX), Z8, Z8                   // w = ai*b
+	VMULPD Z13, Z8, Z13
+	VMOVUPD Z13, (DI)                     // lt = w*spp
+	VMULPD Z9, Z8, Z9                     // g = w*sig
+	VBROADCASTSD scale+48(FP), Z14
+	VMULPD Z14, Z9, Z9
+	VCVTPD2PS Z9, Y9
+	VMOVUPS Y9, (R8)                      // gs = float32(g*scale)
+
+	TESTQ R9, R9
+	JZ nosum
+	VADDSD 0(DI), X15, X15
+	VADDSD 8(DI), X15, X15
+	VADDSD 16(DI), X15, X15
+	VADDSD 24(DI), X15, X15
+	VADDSD 32(DI), X15, X15
+	VADDSD 40(DI), X15, X15
+	VADDSD 48(DI), X15, X15
+	VADDSD 56(DI), X15, X15
+	DECQ R9
+
+nosum:
+	ADDQ $32, SI
+	ADDQ $64, DX
+	ADDQ $64, DI
+	ADDQ $32, R8
+	DECQ BX
+	JNZ passB
+	VMOVSD X15, ret+72(FP)
+
+done:
+	KMOVW K7, AX
+	ANDQ $0xff, AX
+	CMPQ AX, $0xff
+	SETEQ ret1+80(FP)
+	VZEROUPPER
+	RET
+
 DATA dweZ_absmask<>+0(SB)/8, $0x7fffffffffffffff
 DATA dweZ_absmask<>+8(SB)/8, $0x7fffffffffffffff
 DATA dweZ_absmask<>+16(SB)/8, $0x7fffffffffffffff

@@ -17,3 +17,6 @@ var useElemAVX512 = useElemAVX2 && cpu.X86.HasAVX512F
 
 //go:noescape
 func elemAVX512(x, b, lt, gs *float64, n int, ai, scale, loss float64, nsum int) (float64, bool)
+
+//go:noescape
+func elem32AVX512(x *float32, b, lt *float64, gs *float32, n int, ai, scale, loss float64, nsum int) (float64, bool)

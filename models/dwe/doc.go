@@ -40,7 +40,9 @@
 //     their pure-Go versions with the same results on CPUs without FMA), consumed at once (loss, then G_ij = dloss/dx_ij, then
 //     gU += G V, gV += G^T U by two more tile products) and never stored:
 //     6 V^2 d flops plus one exp, one log(1+e) and one division per pair
-//     (inline, branch-free; within a few ulp of math.Exp and math.Log1p). Positive counts are
+//     (inline, branch-free; within a few ulp of math.Exp and math.Log1p;
+//     on AVX-512 8 pairs at a time, elem512_amd64.s, else AVX2 4 at a
+//     time, with the Go loop's bits). Positive counts are
 //     merged into the tile loop through a CSR row index. Time steps are
 //     independent and run in parallel, one chunk per step; within a step the
 //     order of summation is fixed, so results are bit-identical at any
@@ -59,6 +61,9 @@
 //
 // Training: MAP.Problem and Variational.Problem are what optim.Driver trains
 // (MAP's local prior is Problem.L2, applied in the Driver's fused pass).
+// The float32 mode (float32.go): MAP.Problem32 for optim.DriverOf[float32]
+// and Trainer.Run32, the parameters, gradient and Adam state in float32,
+// the losses in float64 (docs/maths.md says what each quantity keeps).
 //
 // # Variational smoothing
 //

@@ -20,7 +20,9 @@ import (
 // redone, and their values are those of trials run to that length from
 // step 0. Once the schedule has no more jobs, the last wave ends the run
 // and the trials of every point that stopped short of the last rung are
-// marked pruned (runs.StatusPruned) with the rung and its steps. The jobs
+// marked pruned (runs.StatusPruned) with the rung and its steps, and the
+// checkpoints the run kept are removed (ReleaseRunCheckpoints; a search
+// left interrupted keeps them for its resume). The jobs
 // and the suggestions are a pure function of the search's seed and the
 // recorded results: a killed search replays the waves that have results
 // and resumes the first that has not.
@@ -82,6 +84,12 @@ func searchPruned(ctx context.Context, st *runs.Store, e *experiment.Experiment,
 			fault.Point("search:pruned")
 			if err := markPruned(ctx, st, runID, e, points, sched.Stopped(ps)); err != nil {
 				return out, err
+			}
+			// The search has ended: no promotion needs its checkpoints.
+			if n, freed, err := ReleaseRunCheckpoints(opts.WorkDir, e.Name, runID); err != nil {
+				return out, err
+			} else if n > 0 {
+				opts.Log.Info("search ended: its kept checkpoints removed", "experiment", e.Name, "run", runID, "directories", n, "bytes", freed)
 			}
 			return out, countStatuses(ctx, st, out)
 		}

@@ -30,6 +30,7 @@ func searchPruned(ctx context.Context, st *runs.Store, e *experiment.Experiment,
 	s := e.Search
 	sched := PruneSchedule(e)
 	opts.keepCheckpoints = true
+	fresh := opts.Kind != "" && opts.Kind != runs.KindRun // a repro: a new run of its own (see Search)
 	var points []search.Point
 	var jobs []experiment.RungJob
 	for wave := 0; ; wave++ {
@@ -69,6 +70,11 @@ func searchPruned(ctx context.Context, st *runs.Store, e *experiment.Experiment,
 		}
 		wopts := opts
 		wopts.unended = !last
+		if fresh && runID != 0 {
+			// A repro's later waves resume its own run; their promotions
+			// go on from the checkpoints its earlier waves kept.
+			wopts.resume, wopts.Force = runID, false
+		}
 		if !last {
 			wopts.ReportDir = ""
 		}
@@ -156,6 +162,13 @@ func pruneState(ctx context.Context, st *runs.Store, runID int64, e *experiment.
 	status, err := trialStatus(ctx, st, runID)
 	if err != nil {
 		return nil, err
+	}
+	for id, s := range status {
+		if s == runs.StatusPruned {
+			// Marked when the search ended: its value is that of the
+			// trial as it was done (a replay of an ended search).
+			status[id] = runs.StatusDone
+		}
 	}
 	for _, j := range jobs {
 		ids, err := jobTrials(e, points, j)

@@ -31,7 +31,7 @@ k1 = { int = [5, 20], when = { gauge = ["goldstone"] } }
 // repro's own checkpoints) and matches every value bit for bit; a
 // recorded value of a pruned trial tampered with makes it fail, naming
 // the trial. The run's report rebuilds from its record (the pruned
-// search replayed over its results).
+// search replayed over its results), with its rungs table.
 func TestPrunedSearchRepro(t *testing.T) {
 	e := newEnv(t)
 	writeConfig(t, e, strings.Replace(prunedE2E, "steps = 40", "steps = 27", 1))
@@ -55,6 +55,20 @@ func TestPrunedSearchRepro(t *testing.T) {
 	}
 	if out := e.mustRun(0, "report", "--run", "1"); !strings.Contains(out, "report of run 1 (s):") {
 		t.Fatalf("report --run 1:\n%s", out)
+	}
+	// The rungs table: 6 points at step 3, on the page and in the summary.
+	page, err := os.ReadFile(filepath.Join(dir, "index.html"))
+	if err != nil || !strings.Contains(string(page), `<table id="search-rungs">`) || !strings.Contains(string(page), `<td class="num">0</td><td class="num">3</td><td class="num">6</td>`) {
+		t.Errorf("the page has no rungs table (%v)", err)
+	}
+	mds, _ := filepath.Glob(filepath.Join(dir, "*.md"))
+	found := false
+	for _, m := range mds {
+		b, _ := os.ReadFile(m)
+		found = found || strings.Contains(string(b), "## Search rungs") && strings.Contains(string(b), "| 0 | 3 | 6 | ")
+	}
+	if !found {
+		t.Errorf("no Markdown summary of %v has the rungs table", mds)
 	}
 	var trial, name string
 	if err := db.QueryRow(`SELECT trial, json_extract(params_json, '$.name') FROM trial_rows WHERE run_id = 1 AND status = 'pruned' ORDER BY trial LIMIT 1`).Scan(&trial, &name); err != nil {

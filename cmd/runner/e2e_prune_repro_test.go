@@ -83,3 +83,30 @@ func TestPrunedSearchRepro(t *testing.T) {
 		t.Fatalf("repro of the tampered pruned search (trial %s):\n%s", name, out)
 	}
 }
+
+// TestPrunedSearchGCCheckpoints: a pruned search killed after its run
+// ended but before it removed the checkpoints it kept leaves them to gc:
+// `gc --keep-last N --dry-run` lists each with its run and size, and gc
+// removes them and says how much it freed; the search run again is up to
+// date and leaves none.
+func TestPrunedSearchGCCheckpoints(t *testing.T) {
+	e := newEnv(t)
+	writeConfig(t, e, strings.Replace(prunedE2E, "steps = 40", "steps = 27", 1))
+	e.runKilled("search:pruned@1", "--experiment", "s", "--jobs", "2", "--quiet")
+	kept, _ := filepath.Glob(filepath.Join(e.dir, "work", "checkpoints", "*", "resume-*"))
+	if len(kept) == 0 {
+		t.Fatal("the killed search kept no checkpoints")
+	}
+	out := e.mustRun(0, "gc", "--keep-last", "5", "--dry-run")
+	if !strings.Contains(out, "would delete "+strconv.Itoa(len(kept))+" of trials that have ended or of pruned searches that have") || strings.Count(out, "(run 1 of s finished; ") != len(kept) {
+		t.Fatalf("gc --dry-run with %d kept checkpoints of an ended search:\n%s", len(kept), out)
+	}
+	out = e.mustRun(0, "gc", "--keep-last", "5")
+	if !strings.Contains(out, "deleted "+strconv.Itoa(len(kept))+" of trials that have ended") || strings.Contains(out, "(run 1 of s finished; ") {
+		t.Fatalf("gc:\n%s", out)
+	}
+	if left, _ := filepath.Glob(filepath.Join(e.dir, "work", "checkpoints", "*", "resume-*")); len(left) > 0 {
+		t.Fatalf("gc left %v", left)
+	}
+	e.mustRun(0, "--experiment", "s", "--jobs", "2", "--quiet")
+}

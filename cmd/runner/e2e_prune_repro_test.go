@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -109,4 +110,19 @@ func TestPrunedSearchGCCheckpoints(t *testing.T) {
 		t.Fatalf("gc left %v", left)
 	}
 	e.mustRun(0, "--experiment", "s", "--jobs", "2", "--quiet")
+}
+
+// TestCheckpointResumeDWEEarlyStop: DWE trials with early stopping killed
+// mid-trial resume from their checkpoints to the same best state, the same
+// stopping step and the same values, bit for bit.
+func TestCheckpointResumeDWEEarlyStop(t *testing.T) {
+	corpus := writeDWECorpus(t)
+	mk := func() *env {
+		e := newEnv(t)
+		e.writeConfig(fmt.Sprintf(dweConfig, corpus))
+		return e
+	}
+	checkpointCase(t, mk(), mk(), "train-dwe", 4,
+		[]string{"train:step@6", "train:step@13"},
+		"--experiment", "words", "--jobs", "1", "--quiet", "--set", "early_stopping=true", "--set", "patience=4", "--set", "valid_every=3")
 }

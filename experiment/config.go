@@ -373,6 +373,13 @@ func lookupSetting(pipeline, key string) (*settings.Spec, error) {
 	if s, ok := specOf(pipeline, key); ok {
 		return s, nil
 	}
+	if p, ok := LookupPipeline(pipeline); ok {
+		if r, ok := p.(Refuser); ok {
+			if why := r.Refuses(key); why != "" {
+				return nil, fmt.Errorf("pipeline %q refuses it: %s", pipeline, why)
+			}
+		}
+	}
 	if others := pipelinesWith(key); len(others) > 0 {
 		return nil, fmt.Errorf("setting not used by pipeline %q (only by %s)", pipeline, strings.Join(others, ", "))
 	}

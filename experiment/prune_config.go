@@ -20,11 +20,11 @@ var Pruners = []string{"asha", "successive_halving", "hyperband", "median", "non
 // and only the best go on from their checkpoint to the next rung (see
 // sweep.Search). MaxSteps is the trials' steps setting.
 type Pruning struct {
-	Pruner   string // asha, successive_halving, hyperband, median
-	MinSteps int    // the first rung
-	Eta      int    // the reduction factor: the best 1/Eta of a rung go on
-	MaxSteps int    // the last rung: the trials' steps
-	Brackets int    // hyperband: the brackets (each starting one rung later); else 1
+	Pruner   string `json:"pruner"`    // asha, successive_halving, hyperband, median
+	MinSteps int    `json:"min_steps"` // the first rung
+	Eta      int    `json:"eta"`       // the reduction factor: the best 1/Eta of a rung go on
+	MaxSteps int    `json:"max_steps"` // the last rung: the trials' steps
+	Brackets int    `json:"brackets"`  // hyperband: the brackets (each starting one rung later); else 1
 }
 
 // Rungs are the steps of the rungs, increasing, the last MaxSteps.

@@ -207,6 +207,13 @@ func SettingsTable() string {
 	return b.String()
 }
 
+// Refuser is a pipeline that says why it refuses a setting other
+// pipelines take (artificial: early_stopping, which needs held-out data
+// it does not have): the reason replaces "only by ..." in the error.
+type Refuser interface {
+	Refuses(key string) string // "" when it has no reason of its own
+}
+
 // Headliner is a pipeline whose reports lead with some of its summary
 // metrics: the aggregate tables over seeds of a run's page and summary.md,
 // the runs index and `runner compare` show these, in this order.

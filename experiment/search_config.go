@@ -457,6 +457,7 @@ func searchFromResolved(js json.RawMessage, conv func(key string, v any) (any, e
 			High    json.Number      `json:"high"`
 			When    map[string][]any `json:"when"`
 		} `json:"space"`
+		Pruner *Pruning `json:"pruner"`
 	}
 	dec := json.NewDecoder(strings.NewReader(string(js)))
 	dec.UseNumber()
@@ -515,6 +516,12 @@ func searchFromResolved(js json.RawMessage, conv func(key string, v any) (any, e
 	}
 	if err := s.Space.Check(); err != nil {
 		return nil, err
+	}
+	if p := raw.Pruner; p != nil {
+		if !slices.Contains(Pruners, p.Pruner) || p.Pruner == "none" || p.Eta < 2 || p.MinSteps <= 0 || p.MinSteps > p.MaxSteps || p.Brackets < 1 || p.Brackets > len(p.Rungs()) {
+			return nil, fmt.Errorf("pruner %+v: not a recorded search's", *p)
+		}
+		s.Pruning = p
 	}
 	return s, nil
 }

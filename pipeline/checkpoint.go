@@ -2,7 +2,11 @@ package pipeline
 
 import (
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"goldstone/internal/checkpoint"
 )
@@ -79,4 +83,107 @@ func (io *IO) Checkpoint() Checkpoint {
 		return Checkpoint{Policy: checkpoint.Policy{Off: true}}
 	}
 	return io.ckpt
+}
+
+// KeepMarkPrefix starts the name of the file that marks a kept checkpoint
+// directory with an owner (Options.KeepMark): "kept-by-<mark>".
+const KeepMarkPrefix = "kept-by-"
+
+// mark writes the owner's mark into a kept checkpoint directory (nothing
+// for checkpoints that are not kept, or no mark).
+func (c Checkpoint) mark(owner string) error {
+	if !c.Keep || owner == "" {
+		return nil
+	}
+	if strings.ContainsAny(owner, `/\`) || owner == "." || owner == ".." {
+		return fmt.Errorf("checkpoint mark %q is not a file name", owner)
+	}
+	if err := os.MkdirAll(c.Path, 0o777); err != nil {
+		return err
+	}
+	p := filepath.Join(c.Path, KeepMarkPrefix+owner)
+	if _, err := os.Stat(p); err == nil {
+		return nil
+	}
+	return os.WriteFile(p, nil, 0o666)
+}
+
+// KeptCheckpoint is a kept checkpoint directory (a Resumable stage's,
+// <workdir>/checkpoints/<stage>/resume-<key>) and the marks of its owners
+// (Options.KeepMark; none for one kept by a run without a mark).
+type KeptCheckpoint struct {
+	Dir   string
+	Marks []string
+	Bytes int64
+}
+
+// KeptCheckpoints lists the kept checkpoint directories under workdir, in
+// the order of their paths.
+func KeptCheckpoints(workdir string) ([]KeptCheckpoint, error) {
+	dirs, err := filepath.Glob(filepath.Join(CheckpointsDir(workdir), "*", "resume-*"))
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(dirs)
+	var out []KeptCheckpoint
+	for _, d := range dirs {
+		ents, err := os.ReadDir(d)
+		if err != nil {
+			if os.IsNotExist(err) {
+				continue // removed meanwhile
+			}
+			return nil, err
+		}
+		k := KeptCheckpoint{Dir: d}
+		for _, e := range ents {
+			if m, ok := strings.CutPrefix(e.Name(), KeepMarkPrefix); ok && !e.IsDir() {
+				k.Marks = append(k.Marks, m)
+			}
+		}
+		k.Bytes = treeBytes(d)
+		out = append(out, k)
+	}
+	return out, nil
+}
+
+// ReleaseKept removes the owner's mark from a kept checkpoint directory,
+// and the directory when no other owner's mark is left in it; removed
+// says whether it went. A directory without the mark is left as it is.
+func ReleaseKept(dir, mark string) (removed bool, err error) {
+	if err := os.Remove(filepath.Join(dir, KeepMarkPrefix+mark)); err != nil {
+		if os.IsNotExist(err) {
+			return false, nil
+		}
+		return false, err
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return false, nil
+		}
+		return false, err
+	}
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), KeepMarkPrefix) {
+			return false, nil // another owner's
+		}
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// treeBytes is the size of the files under dir (what can be read of it).
+func treeBytes(dir string) int64 {
+	var n int64
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
 }

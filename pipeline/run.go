@@ -48,6 +48,12 @@ type Options struct {
 	// their nodes ended, each with one at the end of its budget, for a
 	// longer run of the same stage to continue (see Checkpoint).
 	KeepCheckpoints bool
+	// KeepMark, with KeepCheckpoints, marks each kept checkpoint
+	// directory with its owner (a file KeepMarkPrefix+KeepMark in it,
+	// written when the node starts), so that the owner's end or a gc can
+	// find and remove them (KeptCheckpoints, ReleaseKept). It must be a
+	// valid file name.
+	KeepMark string
 	// Idle, when set, is called each time the scheduler has started every
 	// node that is ready and job slots stay free: some nodes run, fewer
 	// than Jobs, and the others wait for them (or none are left). The
@@ -687,6 +693,9 @@ func (s *session) execute(ctx context.Context, t *task) (o outcome) {
 	}
 	if s.opts.Force {
 		io.ckpt.Remove() // forced: the node runs from its start
+	}
+	if o.err = io.ckpt.mark(s.opts.KeepMark); o.err != nil {
+		return o
 	}
 	for name, r := range t.n.Inputs {
 		if _, bad := t.failedInputs[name]; bad {

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"goldstone/experiment"
@@ -36,6 +37,9 @@ type SearchTrial struct {
 	// on from the checkpoint of the same point and seed at the rung below.
 	Rung bool
 	Seed string
+	// RungSteps is its steps setting: a pruned search's rung (0 when the
+	// run did not record one).
+	RungSteps int
 }
 
 // SearchPoint is one suggestion of the search and its trials.
@@ -90,6 +94,9 @@ func LoadSearch(ctx context.Context, st *runs.Store, e *experiment.Experiment, r
 			return nil, fmt.Errorf("run %d, trial %s: variant %s is not a search point's (s<index>, s<index>@<steps>)", runID, r.ID, r.Params["variant"])
 		}
 		t := SearchTrial{ID: r.ID, Name: r.Name, Point: idx, Rung: rung, Seed: r.Params["seed"], Status: r.Status, Searched: map[string]string{}, Objective: math.NaN()}
+		if n, err := strconv.Atoi(r.Params["steps"]); err == nil {
+			t.RungSteps = n
+		}
 		for _, p := range s.Space.Params {
 			if v, ok := r.Params[p.Key]; ok && (p.When == nil || holds(p.When, r.Params)) {
 				t.Searched[p.Key] = v

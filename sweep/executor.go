@@ -114,6 +114,7 @@ func (Local) Run(ctx context.Context, job *Job) error {
 		// A pruned search's promoted trials continue their shorter
 		// trials' checkpoints.
 		KeepCheckpoints: opts.keepCheckpoints,
+		KeepMark:        keepMarkOf(job),
 		Workers:         workersPerTrial(opts.Jobs, opts.Cores),
 		Observer:        rec.observer(ctx),
 		// Spread waits for loops running on the pools it grows: not on
@@ -121,4 +122,14 @@ func (Local) Run(ctx context.Context, job *Job) error {
 		Idle: func(int) { go job.Budget.Spread() },
 	})
 	return nil
+}
+
+// keepMarkOf marks the checkpoints a run keeps (a pruned search's) with
+// the run, so that its end and gc find them (ReleaseRunCheckpoints); ""
+// when it keeps none.
+func keepMarkOf(job *Job) string {
+	if !job.Options.keepCheckpoints {
+		return ""
+	}
+	return keepMark(job.Experiment.Name, job.RunID)
 }

@@ -56,7 +56,7 @@ func GC(ctx context.Context, st *runs.Store, o GCOptions) (*GCReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &GCReport{Checkpoints: scanCheckpoints(o.WorkDir)}
+	out := &GCReport{}
 	self := runs.Self() // gc as the owner of the runs it deletes
 	if !o.DryRun {
 		// Runners share the workdir: gc takes no lock on it. It owns the
@@ -65,14 +65,21 @@ func GC(ctx context.Context, st *runs.Store, o GCOptions) (*GCReport, error) {
 		if old, out.InUse, err = ClaimForDeletion(ctx, st, old, self); err != nil {
 			return nil, err
 		}
-		if err := out.Checkpoints.remove(); err != nil {
-			return nil, err
-		}
 	}
 	out.Runs = old
 	ids := make([]int64, len(old))
+	gone := map[int64]bool{}
 	for i, r := range old {
 		ids[i] = r.ID
+		gone[r.ID] = true
+	}
+	if out.Checkpoints, err = scanCheckpoints(ctx, st, o.WorkDir, gone); err != nil {
+		return nil, err
+	}
+	if !o.DryRun {
+		if err := out.Checkpoints.remove(); err != nil {
+			return nil, err
+		}
 	}
 	plan, err := st.DeleteOwnedRuns(ctx, ids, self, true)
 	if err != nil {
@@ -301,44 +308,72 @@ func removeEmptyUpTo(dir, root string) {
 // workdir (pipeline.CheckpointsDir, and each Slurm task's own workdir):
 // those of nodes that have not ended are kept (the next run resumes them);
 // those of a node whose cache entry exists are left over by a runner
-// killed between caching the node and removing them, and are removed.
+// killed between caching the node and removing them, and are removed; so
+// are those a pruned search kept for its promotions (pipeline.KeepMark)
+// once every run that kept them has ended or is gone (deleted now or
+// before).
 type GCCheckpoints struct {
 	Kept, Stale           int
 	KeptBytes, StaleBytes int64
-	staleDirs             []string
+	Removed               []StaleCheckpoint // the stale ones, with why
 }
 
-// scanCheckpoints finds the checkpoint directories under the workdir work.
-func scanCheckpoints(work string) *GCCheckpoints {
+// scanCheckpoints finds the checkpoint directories under the workdir work;
+// gone are the runs gc deletes.
+func scanCheckpoints(ctx context.Context, st *runs.Store, work string, gone map[int64]bool) (*GCCheckpoints, error) {
 	c := &GCCheckpoints{}
-	roots := []string{work}
-	tasks, _ := filepath.Glob(workdir.Workdir(work).BatchTasks())
-	roots = append(roots, tasks...)
-	for _, root := range roots {
+	for _, root := range checkpointRoots(work) {
+		kept, err := pipeline.KeptCheckpoints(root)
+		if err != nil {
+			return nil, err
+		}
+		marks := map[string]pipeline.KeptCheckpoint{}
+		for _, k := range kept {
+			marks[k.Dir] = k
+		}
 		dirs, _ := filepath.Glob(filepath.Join(pipeline.CheckpointsDir(root), "*", "*"))
 		for _, d := range dirs {
 			key := filepath.Base(d)
 			stage := filepath.Base(filepath.Dir(d))
 			size := dirSize(d)
-			// A task's cache/ is the shared cache.
-			if _, err := os.Stat(workdir.Workdir(root).CacheEntry(stage, key)); err == nil {
+			stale, why := false, ""
+			if k, ok := marks[d]; ok {
+				if stale, why, err = keptStale(ctx, st, k, gone); err != nil {
+					return nil, err
+				}
+			} else if _, err := os.Stat(workdir.Workdir(root).CacheEntry(stage, key)); err == nil {
+				// A task's cache/ is the shared cache.
+				stale, why = true, "its node is cached"
+			}
+			if stale {
 				c.Stale++
 				c.StaleBytes += size
-				c.staleDirs = append(c.staleDirs, d)
+				c.Removed = append(c.Removed, StaleCheckpoint{Dir: d, Why: why, Bytes: size, marks: marks[d].Marks})
 				continue
 			}
 			c.Kept++
 			c.KeptBytes += size
 		}
 	}
-	return c
+	return c, nil
 }
 
-// remove deletes the stale checkpoint directories.
+// remove deletes the stale checkpoint directories: a kept one by
+// releasing the marks of its runs (pipeline.ReleaseKept: it goes with the
+// last, unless a run marked it since).
 func (c *GCCheckpoints) remove() error {
-	for _, d := range c.staleDirs {
-		if err := os.RemoveAll(d); err != nil {
-			return fmt.Errorf("gc: remove the checkpoints %s: %w", d, err)
+	for _, s := range c.Removed {
+		var err error
+		if len(s.marks) == 0 {
+			err = os.RemoveAll(s.Dir)
+		}
+		for _, m := range s.marks {
+			if _, err = pipeline.ReleaseKept(s.Dir, m); err != nil {
+				break
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("gc: remove the checkpoints %s: %w", s.Dir, err)
 		}
 	}
 	return nil

@@ -20,7 +20,9 @@ import (
 // redone, and their values are those of trials run to that length from
 // step 0. Once the schedule has no more jobs, the last wave ends the run
 // and the trials of every point that stopped short of the last rung are
-// marked pruned (runs.StatusPruned) with the rung and its steps. The jobs
+// marked pruned (runs.StatusPruned) with the rung and its steps, and the
+// checkpoints the run kept are removed (ReleaseRunCheckpoints; a search
+// left interrupted keeps them for its resume). The jobs
 // and the suggestions are a pure function of the search's seed and the
 // recorded results: a killed search replays the waves that have results
 // and resumes the first that has not.
@@ -28,6 +30,7 @@ func searchPruned(ctx context.Context, st *runs.Store, e *experiment.Experiment,
 	s := e.Search
 	sched := PruneSchedule(e)
 	opts.keepCheckpoints = true
+	fresh := opts.Kind != "" && opts.Kind != runs.KindRun // a repro: a new run of its own (see Search)
 	var points []search.Point
 	var jobs []experiment.RungJob
 	for wave := 0; ; wave++ {
@@ -67,6 +70,11 @@ func searchPruned(ctx context.Context, st *runs.Store, e *experiment.Experiment,
 		}
 		wopts := opts
 		wopts.unended = !last
+		if fresh && runID != 0 {
+			// A repro's later waves resume its own run; their promotions
+			// go on from the checkpoints its earlier waves kept.
+			wopts.resume, wopts.Force = runID, false
+		}
 		if !last {
 			wopts.ReportDir = ""
 		}
@@ -82,6 +90,12 @@ func searchPruned(ctx context.Context, st *runs.Store, e *experiment.Experiment,
 			fault.Point("search:pruned")
 			if err := markPruned(ctx, st, runID, e, points, sched.Stopped(ps)); err != nil {
 				return out, err
+			}
+			// The search has ended: no promotion needs its checkpoints.
+			if n, freed, err := ReleaseRunCheckpoints(opts.WorkDir, e.Name, runID); err != nil {
+				return out, err
+			} else if n > 0 {
+				opts.Log.Info("search ended: its kept checkpoints removed", "experiment", e.Name, "run", runID, "directories", n, "bytes", freed)
 			}
 			return out, countStatuses(ctx, st, out)
 		}
@@ -148,6 +162,13 @@ func pruneState(ctx context.Context, st *runs.Store, runID int64, e *experiment.
 	status, err := trialStatus(ctx, st, runID)
 	if err != nil {
 		return nil, err
+	}
+	for id, s := range status {
+		if s == runs.StatusPruned {
+			// Marked when the search ended: its value is that of the
+			// trial as it was done (a replay of an ended search).
+			status[id] = runs.StatusDone
+		}
 	}
 	for _, j := range jobs {
 		ids, err := jobTrials(e, points, j)

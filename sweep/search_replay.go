@@ -24,6 +24,9 @@ func SearchWave(ctx context.Context, st *runs.Store, runID int64, e *experiment.
 	if s == nil {
 		return nil, fmt.Errorf("experiment %s has no search table", e.Name)
 	}
+	if s.Pruning != nil {
+		return prunedSearchWave(ctx, st, runID, e)
+	}
 	sampler, err := search.Lookup(s.Sampler)
 	if err != nil {
 		return nil, err

@@ -132,6 +132,11 @@ func gcSay(w io.Writer, keepLast int, verb string, rep *sweep.GCReport) bool {
 	}
 	if t := checkpointsText(rep.Checkpoints, verb); t != "" {
 		fmt.Fprintln(w, t)
+		if verb != "deleted" && gcFlags.keepLast >= 0 { // a dry run of one N lists them
+			for _, l := range checkpointsList(rep.Checkpoints, verb) {
+				fmt.Fprintln(w, l)
+			}
+		}
 	}
 	if len(old) == 0 {
 		fmt.Fprintf(w, "nothing to delete: no experiment has more than %d runs\n", keepLast)

@@ -67,6 +67,12 @@ type Page struct {
 	// cache output) to its copy inside it (Localize), relative to the
 	// page; files outside without a copy are named, not linked.
 	Local map[string]string
+	// Rungs is a pruned search's rungs table (report.SearchRungs; nil
+	// for any other run), RungsIntro what it shows, RungsObjective the
+	// search's objective, RungsMaximize its direction.
+	Rungs                      []report.SearchRung
+	RungsIntro, RungsObjective string
+	RungsMaximize              bool
 	// SummaryHTML is the Markdown summary rendered (its run header aside,
 	// which the page shows itself).
 	SummaryHTML template.HTML
@@ -617,7 +623,15 @@ var funcs = template.FuncMap{
 		}
 		return strings.Join(parts, " ")
 	},
-	"stat":   statText,
+	"stat":      statText,
+	"rungValue": report.RungValue,
+	"promoted":  report.PromotedText,
+	"joinPoints": func(ps []string) string {
+		if len(ps) == 0 {
+			return "none"
+		}
+		return strings.Join(ps, ", ")
+	},
 	"join":   strings.Join,
 	"better": betterText,
 	"values": func(c runs.Cell) string {

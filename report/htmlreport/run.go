@@ -79,6 +79,13 @@ func WriteRun(ctx context.Context, st *runs.Store, e *experiment.Experiment, run
 	if err != nil {
 		return "", err
 	}
+	if p.Rungs, err = report.LoadSearchRungs(ctx, st, e, runID); err != nil { // a pruned search's
+		return "", err
+	}
+	if p.Rungs != nil {
+		p.RungsObjective, p.RungsMaximize = e.Search.Objective, e.Search.Maximize()
+		p.RungsIntro = report.SearchRungsIntro(p.RungsObjective, p.RungsMaximize)
+	}
 	// The trials' logs and small outputs are copied into the report, so
 	// that a copied reports folder has no link into the workdir.
 	copied, err := Localize(ctx, dir, p, MaxLocalOutput)
@@ -345,6 +352,9 @@ func annotateSummary(dir string, p *Page) (string, error) {
 	}
 	if agg := AggregatesMarkdown(p.Aggregates); agg != "" {
 		b.WriteString("\n## Aggregates over seeds\n\n" + agg)
+	}
+	if rungs := report.SearchRungsMarkdown(p.RungsObjective, p.RungsMaximize, p.Rungs); rungs != "" {
+		b.WriteString("\n## Search rungs\n\n" + rungs)
 	}
 	b.WriteString("\nFigures:\n")
 	for _, f := range p.Figures {

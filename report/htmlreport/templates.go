@@ -117,7 +117,12 @@ var pageTmpl = template.Must(template.New("page").Funcs(funcs).Parse(`<!DOCTYPE 
 {{range .Cells}}<tr{{if .Best}} class="best"{{end}}><td>{{.Variant}}</td>{{range .Settings}}<td>{{.}}</td>{{end}}<td class="num" data-v="{{.N}}">{{.N}}</td><td class="num{{if .Never}} never{{end}}" data-v="{{.Never}}">{{never .}}</td><td class="num" data-v="{{stat .Mean}}">{{stat .Mean}}</td><td class="num" data-v="{{stat .SD}}">{{stat .SD}}</td><td class="num">{{ci .}}</td><td class="num">{{stat .Median}}</td><td class="num">{{values .}}</td></tr>
 {{end}}</tbody></table></div>
 {{end}}{{end}}
-` + settingDiffsHTML + `<h2>Trials</h2>
+{{with .Rungs}}<h2 id="rungs">Search rungs</h2>
+<p class="muted">{{$.RungsIntro}}</p>
+<div class="wide"><table id="search-rungs"><thead><tr><th>rung</th><th>steps</th><th>points</th><th>promoted</th><th>best {{$.RungsObjective}}</th><th>median {{$.RungsObjective}}</th><th>pruned here</th></tr></thead><tbody>
+{{range .}}<tr><td class="num">{{.Index}}</td><td class="num">{{.Steps}}</td><td class="num">{{.Points}}</td><td class="num">{{promoted .}}</td><td class="num">{{rungValue .Best}}</td><td class="num">{{rungValue .Median}}</td><td>{{joinPoints .Pruned}}</td></tr>
+{{end}}</tbody></table></div>
+{{end}}` + settingDiffsHTML + `<h2>Trials</h2>
 <div class="wide"><table id="trials" class="sortable"><thead><tr>
 <th>#</th><th>name</th><th>status</th>{{range $.ParamKeys}}<th>{{.}}</th>{{end}}{{range $.MetricKeys}}<th>{{.}}</th>{{end}}<th>wall</th><th>log</th>
 </tr></thead><tbody>

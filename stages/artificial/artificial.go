@@ -43,6 +43,17 @@ func (Pipeline) Headline() []runs.Headline {
 	}
 }
 
+// Refuses implements experiment.Refuser: early stopping keeps the state
+// of the best validation metric, and the artificial data set has no
+// held-out data (the loss is that of the whole fully observed X).
+func (Pipeline) Refuses(key string) string {
+	switch key {
+	case "early_stopping", "patience", "valid_every":
+		return "early stopping needs held-out validation data, and the artificial pipeline fits the whole of its fully observed X (no validation split); use the movielens or dwe pipeline"
+	}
+	return ""
+}
+
 // Settings implements experiment.Pipeline: the train stage's settings are all
 // the pipeline reads.
 func (Pipeline) Settings() any { return &TrainSettings{} }

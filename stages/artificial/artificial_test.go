@@ -152,3 +152,17 @@ func TestInitShared(t *testing.T) {
 		t.Error("init_shared=true is not in the key")
 	}
 }
+
+// TestEarlyStoppingRefused: the artificial pipeline has no held-out data,
+// so early_stopping (and patience, valid_every) stop the config with one
+// line naming the file, the line, the key and why.
+func TestEarlyStoppingRefused(t *testing.T) {
+	for _, key := range []string{"early_stopping = true", "patience = 3", "valid_every = 5"} {
+		doc := "[experiments.a]\npipeline = \"artificial\"\n[experiments.a.settings]\nsteps = 10\n" + key + "\n"
+		_, err := experiment.ParseConfig("x.toml", []byte(doc))
+		name, _, _ := strings.Cut(key, " ")
+		if err == nil || !strings.Contains(err.Error(), "x.toml:5: experiments.a.settings."+name+": pipeline \"artificial\" refuses it: early stopping needs held-out validation data") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v", key, err)
+		}
+	}
+}

@@ -6,6 +6,7 @@
 package dwe
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -142,6 +143,7 @@ type TrainSettings struct {
 	MinibatchWords int       `set:"minibatch_words" default:"0" check:">=0" doc:"words per minibatch in the first phase (0: full batches)"`
 	BatchContexts  int       `set:"batch_contexts" default:"0" check:">=0" doc:"contexts per minibatch in the first phase (0: as minibatch_words)"`
 	MinibatchSteps int       `set:"minibatch_steps" default:"0" check:">=0" doc:"steps of the minibatch phase"`
+	EarlyStop      EarlyStopSettings
 }
 
 // EvalSettings are the evaluate stage's settings.
@@ -186,6 +188,9 @@ func (Pipeline) Build(ctx context.Context, b *experiment.Built, e *experiment.Ex
 	reportIn := map[string]pipeline.Ref{}
 	for _, tr := range trials {
 		s := settings.MustDecode[Settings](tr.Settings)
+		if s.Train.EarlyStop.Enabled && data.Bin.ValidSteps == 0 {
+			return fmt.Errorf("trial %s: early_stopping = true keeps the state of the best validation log-likelihood: set valid_steps > 0 (held-out validation time steps)", cmp.Or(tr.Name, tr.ID))
+		}
 		tid, eid := "train/"+tr.Slug(), "evaluate/"+tr.Slug()
 		b.Add(&pipeline.Node{ID: tid, Stage: &TrainStage{Settings: s.Train, Budget: env.Budget}, Inputs: inputs, Outputs: []string{"model"}})
 		in := map[string]pipeline.Ref{"model": pipeline.Out(tid, "model")}
@@ -455,17 +460,32 @@ func Train(ctx context.Context, s TrainSettings, io *pipeline.IO, pool *optim.Po
 	}
 	sched := mdwe.Schedule{Steps: steps, MinibatchSteps: s.MinibatchSteps, BatchWords: s.MinibatchWords, BatchContexts: s.BatchContexts}
 	loop.AtStep = func(step int, _ []float64) { sched.Draw(model, rng, step) }
+	b := model.Blocks()
+	best, err := newTracker(s.EarlyStop, data.valid)
+	if err != nil {
+		return err
+	}
+	if best != nil {
+		loop.Extra = best.extra(series, means, b, data.train.Times, data.valid, pool)
+		best.hook(&loop.State, b.Len())
+	}
 	if err := loop.Run(ctx, x); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	b := model.Blocks()
 	if err := trialio.WriteNpy(filepath.Join(dir, "means.npy"), means(x), b.T, b.N, b.D); err != nil {
 		return err
 	}
-	if err := trialio.WriteJSON(filepath.Join(dir, "model.json"), meta{T: b.T, V: data.train.V, D: b.D, Times: data.train.Times, Vocab: data.vocab}); err != nil {
+	m := meta{T: b.T, V: data.train.V, D: b.D, Times: data.train.Times, Vocab: data.vocab}
+	if best != nil {
+		best.summarize(sum, loop)
+		if m.Best, err = best.write(dir, means(x), b); err != nil {
+			return err
+		}
+	}
+	if err := trialio.WriteJSON(filepath.Join(dir, "model.json"), m); err != nil {
 		return err
 	}
 	if err := trialio.WriteTrialSeries(dir, series); err != nil {
@@ -490,24 +510,36 @@ type meta struct {
 	D     int       `json:"d"` // embedding dimension
 	Times []float64 `json:"times"`
 	Vocab []string  `json:"vocab"`
+	// Best is the subdirectory of the best-validation means (early
+	// stopping: BestDir), "" for none.
+	Best string `json:"best,omitempty"`
 }
 
-// loadEmbedding reads a train-dwe output.
+// loadEmbedding reads a train-dwe output: the best-validation means when
+// it kept them (early stopping), else the final ones.
 func loadEmbedding(dir string) (*meta, []float64, optim.Blocks, error) {
 	var meta meta
 	if err := trialio.ReadJSON(filepath.Join(dir, "model.json"), &meta); err != nil {
 		return nil, nil, optim.Blocks{}, err
 	}
 	b := optim.Blocks{T: meta.T, N: 2 * meta.V, D: meta.D}
-	path := filepath.Join(dir, "means.npy")
-	x, shape, err := trialio.ReadNpy(path)
+	x, err := readMeans(filepath.Join(dir, meta.Best, "means.npy"), b)
 	if err != nil {
 		return nil, nil, optim.Blocks{}, err
 	}
-	if !slices.Equal(shape, []int{b.T, b.N, b.D}) {
-		return nil, nil, optim.Blocks{}, fmt.Errorf("%s: shape %v, model.json says (%d, %d, %d)", path, shape, b.T, b.N, b.D)
-	}
 	return &meta, x, b, nil
+}
+
+// readMeans reads a means.npy of the shape of b.
+func readMeans(path string, b optim.Blocks) ([]float64, error) {
+	x, shape, err := trialio.ReadNpy(path)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Equal(shape, []int{b.T, b.N, b.D}) {
+		return nil, fmt.Errorf("%s: shape %v, model.json says (%d, %d, %d)", path, shape, b.T, b.N, b.D)
+	}
+	return x, nil
 }
 
 // Evaluate computes the predictive log-likelihood per test point at the
@@ -527,6 +559,9 @@ func Evaluate(ctx context.Context, queries []string, pio *pipeline.IO, pool *opt
 		for _, k := range []string{"test_ll", "valid_ll", "median_first_last_cos"} {
 			sum[k] = math.NaN()
 		}
+		if _, ok := sum["best_valid_step"]; ok { // early stopping
+			sum["final_test_ll"], sum["final_valid_ll"] = math.NaN(), math.NaN()
+		}
 		return writeEvaluated(pio, dir, sum)
 	}
 	meta, x, b, err := loadEmbedding(pio.Input("model"))
@@ -537,18 +572,17 @@ func Evaluate(ctx context.Context, queries []string, pio *pipeline.IO, pool *opt
 	if err != nil {
 		return err
 	}
-	for _, part := range []struct {
-		name string
-		c    *mdwe.Counts
-	}{{"test_ll", data.test}, {"valid_ll", data.valid}} {
-		if len(part.c.Steps) == 0 {
-			continue
-		}
-		ll, err := mdwe.PredictiveLogLik(x, b, meta.Times, part.c, pool)
+	if err := heldOut(sum, "", x, b, meta.Times, data, pool); err != nil {
+		return err
+	}
+	if meta.Best != "" { // early stopping: x is the best state; the final one's too
+		final, err := readMeans(filepath.Join(pio.Input("model"), "means.npy"), b)
 		if err != nil {
 			return err
 		}
-		sum[part.name] = ll
+		if err := heldOut(sum, "final_", final, b, meta.Times, data, pool); err != nil {
+			return err
+		}
 	}
 	cos := mdwe.FirstLastCosines(x, b)
 	sum["median_first_last_cos"] = figures.Median(cos)
@@ -585,6 +619,26 @@ func Evaluate(ctx context.Context, queries []string, pio *pipeline.IO, pool *opt
 		}
 	}
 	return writeEvaluated(pio, dir, sum)
+}
+
+// heldOut adds the predictive log-likelihoods of the means x on the test
+// and the validation time steps (those there are) to sum, as
+// prefix+"test_ll" and prefix+"valid_ll".
+func heldOut(sum trialio.Summary, prefix string, x []float64, b optim.Blocks, times []float64, data *data, pool *optim.Pool) error {
+	for _, part := range []struct {
+		name string
+		c    *mdwe.Counts
+	}{{"test_ll", data.test}, {"valid_ll", data.valid}} {
+		if len(part.c.Steps) == 0 {
+			continue
+		}
+		ll, err := mdwe.PredictiveLogLik(x, b, times, part.c, pool)
+		if err != nil {
+			return err
+		}
+		sum[prefix+part.name] = ll
+	}
+	return nil
 }
 
 // writeEvaluated writes what every evaluation does into dir: the training's

@@ -37,6 +37,8 @@ package dwe
 // depends on the budget (no extra record of the last step: its loss and
 // psi are final_loss and final_psi; the gap around a gauge round past the
 // end is recorded as a longer run would).
+// No bump for early_stopping (issue 30): off, it is in no trial's keys and
+// nothing written changes (TestGolden); on, its trials have keys of their own.
 const (
 	IngestVersion   = "13" // ingest-corpus
 	BinVersion      = "13" // bin-corpus

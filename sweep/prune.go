@@ -67,10 +67,11 @@ func searchPruned(ctx context.Context, st *runs.Store, e *experiment.Experiment,
 		}
 		wopts := opts
 		wopts.unended = !last
+		wopts.wave = &Wave{Points: points, Jobs: jobs, Last: last}
 		if !last {
 			wopts.ReportDir = ""
 		}
-		out, err := Execute(ctx, st, w, x, wopts)
+		out, err := executeWave(ctx, st, w, x, wopts)
 		if out != nil && !resumed {
 			out.Resumed = false
 		}

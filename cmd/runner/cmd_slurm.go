@@ -397,11 +397,43 @@ func htmlPage(g *globalOptions) func(ctx context.Context, st *runs.Store, e *exp
 	}
 }
 
+// searchExecutor is the executor of a search's waves: local, or the
+// batch --executor, whose submissions of the waves this runner waits for,
+// collecting their results and printing the progress line when it
+// changed. The run's HTML page is written once the search ended, as a
+// local search's.
+func searchExecutor(g *globalOptions, e *experiment.Experiment, retryFailed bool) (sweep.Executor, error) {
+	if !sweep.Detached(slurmFlags.executor) {
+		return sweep.Local{}, nil
+	}
+	b, ok := slurmexec.Lookup(slurmFlags.executor)
+	if !ok {
+		return nil, usageErr("--executor must be one of %s, got %q", strings.ReplaceAll(executorNames(), "|", ", "), slurmFlags.executor)
+	}
+	o, err := batchOptions(g, e, retryFailed, b)
+	if err != nil {
+		return nil, err
+	}
+	if err := o.Client.Available(); err != nil {
+		return nil, usageErr("--executor %s: %v (is this a submit host of it?)", b.Name, err)
+	}
+	o.OnReport, o.Poll = nil, slurmFlags.poll
+	last := ""
+	o.Progress = func(s *slurmexec.RunStatus) {
+		if line := progressLine(s); line != last && !g.quiet {
+			fmt.Fprintln(g.stdout, line)
+			last = line
+		}
+	}
+	x, err := slurmexec.NewExecutor(o)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	return x, nil
+}
+
 // runExecutor runs the experiment with --executor other than local.
 func runExecutor(ctx context.Context, g *globalOptions, e *experiment.Experiment, st *runs.Store, retryFailed bool) error {
-	if err := checkSearchRun(g, e, slurmFlags.executor); err != nil {
-		return err // a search runs locally only
-	}
 	b, ok := slurmexec.Lookup(slurmFlags.executor)
 	if !ok {
 		return usageErr("--executor must be one of %s, got %q", strings.ReplaceAll(executorNames(), "|", ", "), slurmFlags.executor)

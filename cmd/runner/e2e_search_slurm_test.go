@@ -1,0 +1,175 @@
+package main
+
+import (
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// searchBatchConfig holds the two searches the batch executors run:
+// "s" (searchE2E: 4 random points in waves of 2, two seeds each) and "pr",
+// a TPE search with ASHA on a tiny chain (9 points to step 3, the best
+// third on to 9 and 27, in waves of 3), whose promoted trials go on from
+// the checkpoints of the rung below.
+const searchBatchConfig = searchE2E + `
+[experiments.pr]
+pipeline = "artificial"
+[experiments.pr.settings]
+time_steps = 4
+rows = 5
+cols = 4
+steps = 27
+clip = 0.01
+lr_s0 = 100.0
+gauge_gap_every = 2
+snapshots = [0, 5]
+[experiments.pr.grid]
+seed = [1]
+[experiments.pr.search]
+sampler = "tpe"
+trials = 9
+wave = 3
+seed = 3
+objective = "final_loss"
+direction = "minimize"
+pruner = "asha"
+min_steps = 3
+eta = 3
+[experiments.pr.search.space]
+lr = { log_uniform = [0.1, 3.0] }
+gauge = { choice = ["none", "goldstone"] }
+k1 = { int = [2, 6], when = { gauge = ["goldstone"] } }
+`
+
+// searchRecord is what a search run recorded (recorded: statuses, params,
+// summaries, series) with where its pruned trials stopped, and the run's
+// status.
+func searchRecord(t *testing.T, db *sql.DB) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString(recorded(t, db))
+	rows, err := db.Query(`SELECT trial, status, coalesce(rung, -1), coalesce(pruned_at_step, -1) FROM trial_rows ORDER BY trial`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, st string
+		var rung, at int
+		if err := rows.Scan(&id, &st, &rung, &at); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "%s|%s|%d|%d\n", id, st, rung, at)
+	}
+	return b.String()
+}
+
+// localSearch runs the experiment locally into local.db and returns what
+// it recorded.
+func localSearch(t *testing.T, e *env, name string) string {
+	t.Helper()
+	e.mustRun(0, "--experiment", name, "--db", "local.db", "--workdir", "localwork", "--quiet")
+	return searchRecord(t, e.dbAt(filepath.Join(e.dir, "local.db")))
+}
+
+// sameSearch fails unless the batch run recorded what the local one did.
+func sameSearch(t *testing.T, e *env, what, local string) {
+	t.Helper()
+	got := searchRecord(t, e.db())
+	if got != local {
+		t.Fatalf("%s: the search recorded other trials, pruning decisions or values than the local one:\n%s", what, lineDiff(local, got))
+	}
+}
+
+// onceEach fails when a trial of the batch run ran more than once (a
+// result file per execution: results/<index>.<attempt>.json).
+func onceEach(t *testing.T, e *env, name string) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(e.dir, "work", "batch", name, "run-1", "results", "*.json"))
+	seen := map[string]string{}
+	for _, f := range files {
+		idx, _, _ := strings.Cut(filepath.Base(f), ".")
+		if prev, dup := seen[idx]; dup {
+			t.Fatalf("trial %s ran twice: %s and %s", idx, prev, f)
+		}
+		seen[idx] = f
+	}
+	if len(seen) == 0 {
+		t.Fatalf("no result files under %s", filepath.Join(e.dir, "work", "batch", name, "run-1", "results"))
+	}
+}
+
+// TestSearchOnBatchExecutorMatchesLocal: a search, unpruned (random) and
+// pruned (TPE with ASHA), run with a batch executor (each wave an array
+// job, the loop on this host) records the same trials, statuses,
+// pruned_at_step and values, bit for bit, as the local search: the
+// process back end always, Slurm when a cluster answers. Before, the
+// runner refused a search on them.
+func TestSearchOnBatchExecutorMatchesLocal(t *testing.T) {
+	for _, exe := range []string{"process", "slurm"} {
+		for _, name := range []string{"s", "pr"} {
+			t.Run(exe+"/"+name, func(t *testing.T) {
+				if exe == "slurm" {
+					needSlurm(t)
+				}
+				e := newEnv(t)
+				writeConfig(t, e, searchBatchConfig)
+				local := localSearch(t, e, name)
+				out := e.mustRun(0, "--experiment", name, "--executor", exe, "--slurm-poll", "200ms", "--workdir", "work", "--jobs", "2")
+				if !strings.Contains(out, "status finished") {
+					t.Fatalf("the search on %s:\n%s", exe, out)
+				}
+				sameSearch(t, e, exe, local)
+				onceEach(t, e, name)
+				if name == "pr" {
+					// Promoted trials went on from the kept checkpoints in the
+					// shared workdir (no step redone).
+					logs, _ := filepath.Glob(filepath.Join(e.dir, "work", "batch", name, "run-1", "logs", "*.out"))
+					n := 0
+					for _, l := range logs {
+						b, _ := os.ReadFile(l)
+						n += strings.Count(string(b), "resumed from the checkpoint of step")
+					}
+					if n == 0 {
+						t.Fatalf("no promoted trial resumed from its checkpoint (task logs %v)", logs)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestSearchOnBatchExecutorResumesAfterKill: the submitting runner killed
+// with SIGKILL between waves, right after a wave's sbatch (before it
+// recorded the job: the next one adopts it by name) and before a pruned
+// search's marks, then run again with the same command, ends with the
+// same trials, pruning decisions and values as the local search, and no
+// trial ran twice. The process back end always; Slurm when a cluster
+// answers.
+func TestSearchOnBatchExecutorResumesAfterKill(t *testing.T) {
+	for _, exe := range []string{"process", "slurm"} {
+		for _, c := range []struct{ name, kill string }{
+			{"s", "search:wave@1"},
+			{"pr", "search:wave@2"},
+			{"pr", "slurm:submitted@3"},
+			{"pr", "search:pruned@1"},
+		} {
+			t.Run(exe+"/"+c.name+"/"+c.kill, func(t *testing.T) {
+				if exe == "slurm" {
+					needSlurm(t)
+				}
+				e := newEnv(t)
+				writeConfig(t, e, searchBatchConfig)
+				local := localSearch(t, e, c.name)
+				args := []string{"--experiment", c.name, "--executor", exe, "--slurm-poll", "200ms", "--workdir", "work", "--jobs", "2", "--quiet"}
+				e.runKilled(c.kill, args...)
+				e.mustRun(0, args...)
+				sameSearch(t, e, exe+" killed at "+c.kill, local)
+				onceEach(t, e, c.name)
+			})
+		}
+	}
+}

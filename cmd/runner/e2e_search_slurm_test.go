@@ -119,8 +119,11 @@ func TestSearchOnBatchExecutorMatchesLocal(t *testing.T) {
 				writeConfig(t, e, searchBatchConfig)
 				local := localSearch(t, e, name)
 				out := e.mustRun(0, "--experiment", name, "--executor", exe, "--slurm-poll", "200ms", "--workdir", "work", "--jobs", "2")
-				if !strings.Contains(out, "status finished") {
+				if !strings.Contains(out, "status finished") || !strings.Contains(out, "html report:") {
 					t.Fatalf("the search on %s:\n%s", exe, out)
+				}
+				if _, err := os.Stat(filepath.Join(e.dir, "reports", name, "run-1", "search-best.png")); err != nil {
+					t.Fatalf("the search's report has no views: %v", err)
 				}
 				sameSearch(t, e, exe, local)
 				onceEach(t, e, name)
@@ -144,7 +147,8 @@ func TestSearchOnBatchExecutorMatchesLocal(t *testing.T) {
 
 // TestSearchOnBatchExecutorResumesAfterKill: the submitting runner killed
 // with SIGKILL between waves, right after a wave's sbatch (before it
-// recorded the job: the next one adopts it by name) and before a pruned
+// recorded the job: the next one adopts it by name), while it waited for
+// a wave (the next one adopts its queued tasks) and before a pruned
 // search's marks, then run again with the same command, ends with the
 // same trials, pruning decisions and values as the local search, and no
 // trial ran twice. The process back end always; Slurm when a cluster
@@ -155,6 +159,7 @@ func TestSearchOnBatchExecutorResumesAfterKill(t *testing.T) {
 			{"s", "search:wave@1"},
 			{"pr", "search:wave@2"},
 			{"pr", "slurm:submitted@3"},
+			{"pr", "search:waiting@4"},
 			{"pr", "search:pruned@1"},
 		} {
 			t.Run(exe+"/"+c.name+"/"+c.kill, func(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 
 	"goldstone/experiment"
 	"goldstone/internal/atomicfile"
+	"goldstone/internal/fault"
 	"goldstone/internal/slurm"
 	"goldstone/pipeline"
 	"goldstone/runs"
@@ -272,10 +273,16 @@ func linkCheckpoints(w, shared string) error {
 // results that arrived (Collect, on this host) and tells Options.Progress,
 // until every trial of the wave has its result and none of the run's
 // tasks is queued (the next wave's submission would be refused while one
-// is). A wave whose trials lack a result with none queued (a lost node, a
+// is). Each poll that finds the wave unfinished passes the fault point
+// "search:waiting". A wave whose trials lack a result with none queued (a lost node, a
 // cancelled task) stops the search: the same command resubmits them.
 func (x *Executor) WaitWave(ctx context.Context, st *runs.Store, runID int64) (*sweep.WaveEnd, error) {
 	o := x.o
+	if s := x.Submission; s != nil && s.RunID == runID && s.Finished != nil {
+		// Run found every result and ended the run itself (the last
+		// wave, resumed after its tasks ended): its report is written.
+		return &sweep.WaveEnd{Status: s.Finished.Status, ReportPath: s.Finished.ReportPath}, nil
+	}
 	p := &slurm.Poller{Client: o.client(), Interval: o.poll()}
 	for {
 		c, err := Collect(ctx, st, runID, o)
@@ -292,6 +299,7 @@ func (x *Executor) WaitWave(ctx context.Context, st *runs.Store, runID int64) (*
 		case c.WaveEnded && !queued(ctx, st, runID, o):
 			return &sweep.WaveEnd{Status: runs.StatusInterrupted}, nil
 		}
+		fault.Point("search:waiting")
 		if o.Progress != nil {
 			if s, err := Status(ctx, st, runID, o.WorkDir, p); err == nil {
 				o.Progress(s)

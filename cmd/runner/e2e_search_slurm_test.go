@@ -127,6 +127,12 @@ func TestSearchOnBatchExecutorMatchesLocal(t *testing.T) {
 				}
 				sameSearch(t, e, exe, local)
 				onceEach(t, e, name)
+				st := e.mustRun(0, "status", "--run", "1", "--workdir", "work")
+				want := map[string]string{"s": "search wave: trials 4-7 (4 trials), 4 points suggested so far; the search's last",
+					"pr": "rung jobs; the search's last: the run ends with it"}[name]
+				if !strings.Contains(st, want) {
+					t.Errorf("status, want %q:\n%s", want, st)
+				}
 				if name == "pr" {
 					// Promoted trials went on from the kept checkpoints in the
 					// shared workdir (no step redone).
@@ -171,10 +177,54 @@ func TestSearchOnBatchExecutorResumesAfterKill(t *testing.T) {
 				local := localSearch(t, e, c.name)
 				args := []string{"--experiment", c.name, "--executor", exe, "--slurm-poll", "200ms", "--workdir", "work", "--jobs", "2", "--quiet"}
 				e.runKilled(c.kill, args...)
+				if c.kill == "search:wave@1" {
+					// Between its first two waves: the first's trials.
+					st := e.mustRun(0, "status", "--run", "1", "--workdir", "work")
+					if want := "search wave: trials 0-3 (4 trials), 2 points suggested so far; the search's loop on the submitting host submits the next wave when it ends"; !strings.Contains(st, want) {
+						t.Errorf("status between waves, want %q:\n%s", want, st)
+					}
+				}
 				e.mustRun(0, args...)
 				sameSearch(t, e, exe+" killed at "+c.kill, local)
 				onceEach(t, e, c.name)
 			})
 		}
+	}
+}
+
+// TestSearchPlanOnBatchExecutor: plan with a batch --executor shows a
+// search's space, its first wave and that wave's array job as the run
+// submits it; --detach and --set of a searched setting are refused with
+// exit 2 and no run. Before, plan had no --executor and run refused a
+// search on Slurm.
+func TestSearchPlanOnBatchExecutor(t *testing.T) {
+	e := newEnv(t)
+	writeConfig(t, e, searchBatchConfig)
+	out := e.mustRun(0, "plan", "--experiment", "s", "--executor", "slurm", "--slurm-max-parallel", "3")
+	for _, want := range []string{"search: sampler random, 4 points in waves of 2", "first wave (2 points):",
+		"on slurm: the first wave's trials (4) as 1 array job --array=0-3%3 (one trial per task)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan, want %q:\n%s", want, out)
+		}
+	}
+	out = e.mustRun(0, "plan", "--experiment", "pr", "--executor", "process", "--slurm-trials-per-task", "2")
+	if want := "on process: the first wave's trials (3) as 1 array job --array=0-1 (up to 2 trials per task)"; !strings.Contains(out, want) {
+		t.Errorf("plan, want %q:\n%s", want, out)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--experiment", "s", "--executor", "slurm", "--detach"}, "experiment s is a search: it has no --detach"},
+		{[]string{"--experiment", "s", "--executor", "slurm", "--set", "lr=0.5"}, "--set lr=0.5: lr is searched by experiment s"},
+		{[]string{"plan", "--experiment", "s", "--executor", "slurm", "--set", "gauge=none"}, "--set gauge=none: gauge is searched by experiment s"},
+	} {
+		_, errs, code := e.run(c.args...)
+		if code != exitUsage || !strings.Contains(errorLine(t, errs), c.want) {
+			t.Errorf("runner %s: exit %d, want 2 and %q:\n%s", strings.Join(c.args, " "), code, c.want, errs)
+		}
+	}
+	if n := e.runCount(); n != 0 {
+		t.Fatalf("%d runs recorded", n)
 	}
 }

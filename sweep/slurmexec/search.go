@@ -38,6 +38,9 @@ type frozenWave struct {
 	Points []map[string]frozenValue `json:"points"`
 	Jobs   []experiment.RungJob     `json:"jobs,omitempty"`
 	Last   bool                     `json:"last"`
+	// First is the index of the wave's first trial: the earlier waves'
+	// trials are those before it.
+	First int `json:"first"`
 }
 
 // frozenValue is one searched setting's value of a point, typed: the
@@ -81,12 +84,13 @@ func (f frozenValue) value() (any, error) {
 	return nil, errors.New("a frozen search point has a value without a type")
 }
 
-// freezeWave is the manifest's text of w (nil for a grid's nil).
-func freezeWave(w *sweep.Wave) (json.RawMessage, error) {
+// freezeWave is the manifest's text of w, whose trials begin at index
+// first (nil for a grid's nil).
+func freezeWave(w *sweep.Wave, first int) (json.RawMessage, error) {
 	if w == nil {
 		return nil, nil
 	}
-	f := frozenWave{Jobs: w.Jobs, Last: w.Last}
+	f := frozenWave{Jobs: w.Jobs, Last: w.Last, First: first}
 	for _, pt := range w.Points {
 		m := map[string]frozenValue{}
 		for k, v := range pt {
@@ -101,8 +105,8 @@ func freezeWave(w *sweep.Wave) (json.RawMessage, error) {
 	return json.Marshal(f)
 }
 
-// thawWave reads the wave a manifest froze; nil for a grid's manifest.
-func thawWave(m *batch.Manifest) (*sweep.Wave, error) {
+// thawFrozen reads the manifest's frozen wave; nil for a grid's.
+func thawFrozen(m *batch.Manifest) (*frozenWave, error) {
 	if len(m.Search) == 0 {
 		return nil, nil
 	}
@@ -111,6 +115,15 @@ func thawWave(m *batch.Manifest) (*sweep.Wave, error) {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
 		return nil, fmt.Errorf("manifest of run %d: search: %w", m.RunID, err)
+	}
+	return &f, nil
+}
+
+// thawWave reads the wave a manifest froze; nil for a grid's manifest.
+func thawWave(m *batch.Manifest) (*sweep.Wave, error) {
+	f, err := thawFrozen(m)
+	if err != nil || f == nil {
+		return nil, err
 	}
 	w := &sweep.Wave{Jobs: f.Jobs, Last: f.Last}
 	for i, pm := range f.Points {
@@ -165,7 +178,11 @@ func extendManifest(d batch.Dir, m *batch.Manifest, job *sweep.Job, o Options) (
 	if err := earlierWaves(d, m, job); err != nil {
 		return nil, err
 	}
-	wave, err := freezeWave(job.Wave())
+	first := len(m.Trials)
+	if old, err := thawFrozen(m); err == nil && old != nil && len(job.Trials) == len(m.Trials) {
+		first = old.First // no trial added (a pruned search's last wave): the same wave
+	}
+	wave, err := freezeWave(job.Wave(), first)
 	if err != nil {
 		return nil, err
 	}
@@ -347,4 +364,48 @@ func (x *Executor) queuedWave(ctx context.Context, st *runs.Store, d batch.Dir, 
 		}
 	}
 	return extendManifest(d, m, job, x.o)
+}
+
+// PlanArrays are the sbatch --array values of the first submission of n
+// trials of a new run (runner plan: a grid's trials, a search's first
+// wave): one trial per task, or Options.TrialsPerTask per task, split
+// below Options.MaxArraySize (else DefaultMaxArraySize: plan asks no
+// cluster), each with the MaxParallel throttle. Several arrays are
+// "OFFSET+SPEC", as the run records them.
+func PlanArrays(n int, o Options) []string {
+	if n <= 0 {
+		return nil
+	}
+	tasks := (n + o.perTask() - 1) / o.perTask()
+	idx := make([]int, tasks)
+	for i := range idx {
+		idx[i] = i
+	}
+	size := o.MaxArraySize
+	if size <= 0 {
+		size = DefaultMaxArraySize
+	}
+	var out []string
+	for _, c := range chunks(idx, size) {
+		out = append(out, c.recorded(c.spec(o.MaxParallel)))
+	}
+	return out
+}
+
+// SearchWave is a search run's latest wave as its manifest froze it
+// (RunStatus.Search; nil for a grid's run).
+type SearchWave struct {
+	Points int  // points suggested so far
+	Jobs   int  // a pruned search's rung jobs so far (0 without a pruner)
+	Last   bool // the search's last wave: the run ends with it
+	First  int  // index of the wave's first trial; the earlier waves' trials are those before it
+}
+
+// searchWave is the manifest's SearchWave.
+func searchWave(m *batch.Manifest) (*SearchWave, error) {
+	f, err := thawFrozen(m)
+	if err != nil || f == nil {
+		return nil, err
+	}
+	return &SearchWave{Points: len(f.Points), Jobs: len(f.Jobs), Last: f.Last, First: f.First}, nil
 }

@@ -301,7 +301,7 @@ func freeze(d batch.Dir, job *sweep.Job, inBytes []int64, o Options) (*batch.Man
 	if _, err := rand.Read(token); err != nil {
 		return nil, err
 	}
-	wave, err := freezeWave(job.Wave())
+	wave, err := freezeWave(job.Wave(), 0)
 	if err != nil {
 		return nil, err
 	}

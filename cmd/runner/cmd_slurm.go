@@ -478,7 +478,10 @@ func printWave(g *globalOptions, s *slurmexec.RunStatus) {
 		return
 	}
 	trials := "no new trials"
-	if n := len(s.Trials); n > w.First {
+	switch n := len(s.Trials); {
+	case n == w.First+1:
+		trials = fmt.Sprintf("trial %d", w.First)
+	case n > w.First:
 		trials = fmt.Sprintf("trials %d-%d", w.First, n-1)
 	}
 	jobs := ""

@@ -188,6 +188,9 @@ func TestSearchOnBatchExecutorResumesAfterKill(t *testing.T) {
 					if want := "search wave: trials 0-3 (4 trials), 2 points suggested so far; the search's loop on the submitting host submits the next wave when it ends"; !strings.Contains(st, want) {
 						t.Errorf("status between waves, want %q:\n%s", want, st)
 					}
+					if out := e.mustRun(0, "collect", "--run", "1", "--workdir", "work"); !strings.Contains(out, "every trial of its search's wave has a result") {
+						t.Errorf("collect between waves:\n%s", out)
+					}
 				}
 				e.mustRun(0, args...)
 				sameSearch(t, e, exe+" killed at "+c.kill, local)

@@ -409,3 +409,28 @@ func searchWave(m *batch.Manifest) (*SearchWave, error) {
 	}
 	return &SearchWave{Points: len(f.Points), Jobs: len(f.Jobs), Last: f.Last, First: f.First}, nil
 }
+
+// toSubmit is how many trials a submission of job would queue at most, as
+// Check asks sbatch --test-only and the submit limit about them: every
+// trial of a grid's run, and of a search's later wave those of its
+// trials that have no outcome in the run yet (the earlier waves' ended).
+func (x *Executor) toSubmit(ctx context.Context, job *sweep.Job) (int, error) {
+	n := len(job.Trials)
+	if job.Wave() == nil || job.RunID == 0 {
+		return n, nil
+	}
+	ts, err := job.Store.TrialStatuses(ctx, job.RunID)
+	if err != nil {
+		return 0, err
+	}
+	ended := map[string]bool{}
+	for _, t := range ts {
+		ended[t.ID] = runs.HasResult(t.Status) || (t.Status == runs.StatusFailed && !x.o.RetryFailed)
+	}
+	for _, tr := range job.Trials {
+		if ended[tr.ID] {
+			n--
+		}
+	}
+	return n, nil
+}

@@ -381,9 +381,9 @@ func collectJob(o Options, name, script string) *slurm.Job {
 // ends the submission with sbatch's message and no run recorded.
 func (x *Executor) Check(ctx context.Context, job *sweep.Job) error {
 	o := x.o
-	n := len(job.Trials)
-	if n == 0 {
-		return nil
+	n, err := x.toSubmit(ctx, job)
+	if err != nil || n == 0 {
+		return err
 	}
 	cpus, mem := derive(0)
 	if job.RunID != 0 {
@@ -421,7 +421,7 @@ func (x *Executor) Check(ctx context.Context, job *sweep.Job) error {
 	// arguments, so that a site's required QOS or reservation is checked
 	// for all of them before anything is recorded.
 	what := "trials"
-	err := o.client().TestSubmit(ctx, j)
+	err = o.client().TestSubmit(ctx, j)
 	if err == nil && o.SharedJob {
 		what = "shared job"
 		scpus, smem := sharedRequest(0, o)

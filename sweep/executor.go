@@ -131,5 +131,5 @@ func keepMarkOf(job *Job) string {
 	if !job.Options.keepCheckpoints {
 		return ""
 	}
-	return keepMark(job.Experiment.Name, job.RunID)
+	return KeepMark(job.Experiment.Name, job.RunID)
 }

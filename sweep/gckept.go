@@ -13,14 +13,14 @@ import (
 	"goldstone/workdir"
 )
 
-// keepMark is the mark a run's kept checkpoints carry (pipeline
+// KeepMark is the mark a run's kept checkpoints carry (pipeline
 // Options.KeepMark): "run-<id>.<experiment>", so that the run's end
 // (ReleaseRunCheckpoints) and gc (GC) find the checkpoints it kept.
-func keepMark(experiment string, runID int64) string {
+func KeepMark(experiment string, runID int64) string {
 	return fmt.Sprintf("run-%d.%s", runID, experiment)
 }
 
-// parseKeepMark is keepMark's inverse; ok is false for a mark of another
+// parseKeepMark is KeepMark's inverse; ok is false for a mark of another
 // form.
 func parseKeepMark(m string) (experiment string, runID int64, ok bool) {
 	rest, ok := strings.CutPrefix(m, "run-")
@@ -49,7 +49,7 @@ func checkpointRoots(work string) []string {
 // from each, and a directory with no other run's mark goes with it.
 // removed counts the directories removed, freed their bytes.
 func ReleaseRunCheckpoints(work, experiment string, runID int64) (removed int, freed int64, err error) {
-	mark := keepMark(experiment, runID)
+	mark := KeepMark(experiment, runID)
 	for _, root := range checkpointRoots(work) {
 		kept, err := pipeline.KeptCheckpoints(root)
 		if err != nil {

@@ -75,10 +75,11 @@ func searchPruned(ctx context.Context, st *runs.Store, e *experiment.Experiment,
 			// go on from the checkpoints its earlier waves kept.
 			wopts.resume, wopts.Force = runID, false
 		}
+		wopts.wave = &Wave{Points: points, Jobs: jobs, Last: last}
 		if !last {
 			wopts.ReportDir = ""
 		}
-		out, err := Execute(ctx, st, w, x, wopts)
+		out, err := executeWave(ctx, st, w, x, wopts)
 		if out != nil && !resumed {
 			out.Resumed = false
 		}

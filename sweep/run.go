@@ -49,6 +49,9 @@ type RunOptions struct {
 	// keepCheckpoints: a pruned search's wave (searchPruned) keeps the
 	// training checkpoints for its promoted trials (pipeline.Options).
 	keepCheckpoints bool
+	// wave: the search wave of the run's trials (Search), for a batch
+	// executor (Job.Wave).
+	wave *Wave
 }
 
 // Outcome is what a run did.

@@ -35,8 +35,8 @@ func Search(ctx context.Context, st *runs.Store, e *experiment.Experiment, x Exe
 	if s == nil {
 		return nil, fmt.Errorf("experiment %s has no search table", e.Name)
 	}
-	if Detached(x.Name()) {
-		return nil, fmt.Errorf("experiment %s is a search: it runs with the local executor only (its waves on %s are not supported yet)", e.Name, x.Name())
+	if err := searchExecutor(e, x); err != nil {
+		return nil, err
 	}
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -92,6 +92,7 @@ func Search(ctx context.Context, st *runs.Store, e *experiment.Experiment, x Exe
 		}
 		wopts := opts
 		wopts.unended = !last
+		wopts.wave = &Wave{Points: points, Last: last}
 		if fresh && runID != 0 {
 			// The earlier waves' trials ran in this call: kept, and the
 			// stages they share come from the cache they just wrote.
@@ -100,7 +101,7 @@ func Search(ctx context.Context, st *runs.Store, e *experiment.Experiment, x Exe
 		if !last {
 			wopts.ReportDir = "" // the report is copied out once, by the last wave
 		}
-		out, err := Execute(ctx, st, w, x, wopts)
+		out, err := executeWave(ctx, st, w, x, wopts)
 		if out != nil && !resumed {
 			out.Resumed = false // the waves after the first resume this call's own run
 		}

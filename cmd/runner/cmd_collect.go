@@ -61,9 +61,12 @@ func endCollect(g *globalOptions, id int64, c *slurmexec.Collection) error {
 		return &exitError{exitFailed, fmt.Errorf("run %d failed: %s; re-run the submitting command to resubmit", id, c.SharedFailed)}
 	}
 	if c.Finished == nil {
-		if c.MarkedInterrupted {
+		switch {
+		case c.MarkedInterrupted:
 			fmt.Fprintf(g.stdout, "run %d interrupted: no task is queued; re-run the submitting command to resubmit the %d trial(s) without a result\n", id, len(c.Pending))
-		} else {
+		case c.WaveEnded:
+			fmt.Fprintf(g.stdout, "run %d: every trial of its search's wave has a result; the search's loop on the submitting host submits the next wave (run the submitting command again if it was stopped)\n", id)
+		default:
 			fmt.Fprintf(g.stdout, "not finished: %d trial(s) without a result yet\n", len(c.Pending))
 		}
 		return nil

@@ -12,11 +12,13 @@ import (
 
 	"goldstone/experiment"
 	"goldstone/pipeline"
-	"goldstone/runs"
 )
 
 func init() {
-	commands = append(commands, &command{name: "plan", summary: "dry run: list each stage as cached or to run, with the reason", run: runPlan})
+	commands = append(commands, &command{name: "plan", summary: "dry run: list each stage as cached or to run, with the reason", run: runPlan,
+		// With a batch --executor, the array job of the trials (a
+		// search's first wave) as the run would submit it.
+		flags: registerSlurmFlags})
 }
 
 func runPlan(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) error {
@@ -25,7 +27,7 @@ func runPlan(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string)
 		return err
 	}
 	if e.Search != nil {
-		if err := checkSearchRun(g, e, runs.ExecutorLocal); err != nil {
+		if err := checkSearchRun(g, e, slurmFlags.executor); err != nil {
 			return err
 		}
 		if e, err = planSearch(g.stdout, e); err != nil {
@@ -33,6 +35,9 @@ func runPlan(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string)
 		}
 	}
 	trials := e.Trials()
+	if err := planArrays(g, e, len(trials)); err != nil {
+		return err
+	}
 	built, err := experiment.Build(ctx, e, trials, experiment.Env{DataDir: g.dataDir, Scan: true})
 	if err != nil {
 		return &exitError{exitUsage, err}

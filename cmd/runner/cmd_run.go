@@ -48,8 +48,8 @@ func runRun(ctx context.Context, g *globalOptions, _ *flag.FlagSet, _ []string) 
 	}
 	defer st.Close()
 	recoverStale(ctx, g, st)
-	if sweep.Detached(slurmFlags.executor) {
-		return runExecutor(ctx, g, e, st, runFlags.retryFailed)
+	if sweep.Detached(slurmFlags.executor) && e.Search == nil {
+		return runExecutor(ctx, g, e, st, runFlags.retryFailed) // a search's loop runs here (execute)
 	}
 	prog := newProgress(g, e.Size(), runFlags.progressMetric) // the exact count comes with RunStarted
 	defer prog.Close()

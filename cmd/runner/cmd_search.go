@@ -17,27 +17,33 @@ import (
 	"goldstone/sweep"
 )
 
-// execute runs an experiment locally: its search (sweep.Search) when it
-// has a search table, else its grid.
+// execute runs an experiment: its search (sweep.Search) when it has a
+// search table, its waves here or on the batch --executor (the search's
+// loop runs here, each wave an array job of the back end), else its grid
+// here.
 func execute(ctx context.Context, g *globalOptions, st *runs.Store, e *experiment.Experiment, opts sweep.RunOptions) (*sweep.Outcome, error) {
 	if e.Search != nil {
-		if err := checkSearchRun(g, e, runs.ExecutorLocal); err != nil {
+		if err := checkSearchRun(g, e, slurmFlags.executor); err != nil {
 			return nil, err
 		}
-		return sweep.Search(ctx, st, e, sweep.Local{}, opts)
+		x, err := searchExecutor(g, e, runFlags.retryFailed)
+		if err != nil {
+			return nil, err
+		}
+		return sweep.Search(ctx, st, e, x, opts)
 	}
 	return sweep.Execute(ctx, st, e, sweep.Local{}, opts)
 }
 
-// checkSearchRun refuses what a search does not support: another executor
-// than local, and --set of a searched setting (the search would override
-// it).
+// checkSearchRun refuses what a search does not support: --detach (its
+// loop runs on this host: it waits for each wave to suggest the next), and
+// --set of a searched setting (the search would override it).
 func checkSearchRun(g *globalOptions, e *experiment.Experiment, executor string) error {
 	if e.Search == nil {
 		return nil
 	}
-	if sweep.Detached(executor) {
-		return usageErr("experiment %s is a search: it runs with --executor local only (waves on %s are not supported yet)", e.Name, executor)
+	if sweep.Detached(executor) && slurmFlags.detach {
+		return usageErr("experiment %s is a search: it has no --detach (its loop runs on this host, submits each wave to %s and waits for it to suggest the next; Ctrl-C stops waiting, not the wave's tasks, and the same command goes on)", e.Name, executor)
 	}
 	for _, kv := range g.sets {
 		k, _, _ := strings.Cut(kv, "=")

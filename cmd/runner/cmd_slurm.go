@@ -397,14 +397,100 @@ func htmlPage(g *globalOptions) func(ctx context.Context, st *runs.Store, e *exp
 	}
 }
 
+// searchExecutor is the executor of a search's waves: local, or the
+// batch --executor, whose submissions of the waves this runner waits for,
+// collecting their results and printing the progress line when it
+// changed. The run's HTML page is written once the search ended, as a
+// local search's.
+func searchExecutor(g *globalOptions, e *experiment.Experiment, retryFailed bool) (sweep.Executor, error) {
+	if !sweep.Detached(slurmFlags.executor) {
+		return sweep.Local{}, nil
+	}
+	b, ok := slurmexec.Lookup(slurmFlags.executor)
+	if !ok {
+		return nil, usageErr("--executor must be one of %s, got %q", strings.ReplaceAll(executorNames(), "|", ", "), slurmFlags.executor)
+	}
+	o, err := batchOptions(g, e, retryFailed, b)
+	if err != nil {
+		return nil, err
+	}
+	if err := o.Client.Available(); err != nil {
+		return nil, usageErr("--executor %s: %v (is this a submit host of it?)", b.Name, err)
+	}
+	o.OnReport, o.Poll = nil, slurmFlags.poll
+	last := ""
+	o.Progress = func(s *slurmexec.RunStatus) {
+		if line := progressLine(s); line != last && !g.quiet {
+			fmt.Fprintln(g.stdout, line)
+			last = line
+		}
+	}
+	x, err := slurmexec.NewExecutor(o)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	return x, nil
+}
+
 // runExecutor runs the experiment with --executor other than local.
 func runExecutor(ctx context.Context, g *globalOptions, e *experiment.Experiment, st *runs.Store, retryFailed bool) error {
-	if err := checkSearchRun(g, e, slurmFlags.executor); err != nil {
-		return err // a search runs locally only
-	}
 	b, ok := slurmexec.Lookup(slurmFlags.executor)
 	if !ok {
 		return usageErr("--executor must be one of %s, got %q", strings.ReplaceAll(executorNames(), "|", ", "), slurmFlags.executor)
 	}
 	return runSlurm(ctx, g, e, st, retryFailed, b)
+}
+
+// planArrays prints, with a batch --executor, the array job(s) of the n
+// trials plan lists (a search's first wave: its later waves are
+// submitted as the search goes) as a new run would submit them.
+func planArrays(g *globalOptions, e *experiment.Experiment, n int) error {
+	if !sweep.Detached(slurmFlags.executor) {
+		return nil
+	}
+	b, ok := slurmexec.Lookup(slurmFlags.executor)
+	if !ok {
+		return usageErr("--executor must be one of %s, got %q", strings.ReplaceAll(executorNames(), "|", ", "), slurmFlags.executor)
+	}
+	o, err := slurmOptions(g, e, false)
+	if err != nil {
+		return err
+	}
+	what := "its trials"
+	if e.Search != nil {
+		what = "the first wave's trials"
+	}
+	per := "one trial per task"
+	if k := max(1, o.TrialsPerTask); k > 1 {
+		per = fmt.Sprintf("up to %d trials per task", k)
+	}
+	arrays := slurmexec.PlanArrays(n, o)
+	fmt.Fprintf(g.stdout, "on %s: %s (%d) as %s --array=%s (%s)\n", b.Name, what, n, plural(len(arrays), "array job"), strings.Join(arrays, ", "), per)
+	return nil
+}
+
+// printWave says which wave a search run on a batch back end is at: its
+// trials, the points (a pruned search's rung jobs) suggested so far, and
+// whether the run ends with it.
+func printWave(g *globalOptions, s *slurmexec.RunStatus) {
+	w := s.Search
+	if w == nil {
+		return
+	}
+	trials := "no new trials"
+	switch n := len(s.Trials); {
+	case n == w.First+1:
+		trials = fmt.Sprintf("trial %d", w.First)
+	case n > w.First:
+		trials = fmt.Sprintf("trials %d-%d", w.First, n-1)
+	}
+	jobs := ""
+	if w.Jobs > 0 {
+		jobs = fmt.Sprintf(", %d rung jobs", w.Jobs)
+	}
+	next := "the search's loop on the submitting host submits the next wave when it ends"
+	if w.Last {
+		next = "the search's last: the run ends with it"
+	}
+	fmt.Fprintf(g.stdout, "search wave: %s (%s), %d points suggested so far%s; %s\n", trials, plural(len(s.Trials)-w.First, "trial"), w.Points, jobs, next)
 }

@@ -111,6 +111,7 @@ func printStatus(g *globalOptions, s *slurmexec.RunStatus) {
 	fmt.Fprintf(g.stdout, "run %d of %s (%s): %d trials: %s; %d collected into the database\n",
 		s.Run.ID, termText(s.Run.Experiment), s.Run.Status, len(s.Trials), strings.Join(parts, ", "), s.Collected)
 	printShared(g, s.Shared)
+	printWave(g, s)
 	switch {
 	case s.QueueErr != nil:
 		fmt.Fprintf(g.stdout, "queue: squeue failed (%v); states are from the result files only\n", s.QueueErr)

@@ -151,8 +151,8 @@ func TestSearchRunBestRerun(t *testing.T) {
 }
 
 // TestSearchRefusesSetAndSlurm: --set of a searched setting (the search
-// would override it) and another executor than local stop a search with
-// exit 2 and no run.
+// would override it) and --detach on a batch executor (the search's loop
+// runs on the submitting host) stop a search with exit 2 and no run.
 func TestSearchRefusesSetAndSlurm(t *testing.T) {
 	e := newEnv(t)
 	writeConfig(t, e, searchE2E)
@@ -162,7 +162,7 @@ func TestSearchRefusesSetAndSlurm(t *testing.T) {
 	}{
 		{[]string{"--experiment", "s", "--set", "lr=0.5"}, "--set lr=0.5: lr is searched by experiment s"},
 		{[]string{"plan", "--experiment", "s", "--set", "gauge=none"}, "--set gauge=none: gauge is searched by experiment s"},
-		{[]string{"--experiment", "s", "--executor", "slurm"}, "experiment s is a search: it runs with --executor local only"},
+		{[]string{"--experiment", "s", "--executor", "slurm", "--detach"}, "experiment s is a search: it has no --detach"},
 	} {
 		_, errs, code := e.run(c.args...)
 		if code != exitUsage || !strings.Contains(errorLine(t, errs), c.want) {

@@ -19,7 +19,9 @@
 // package train; its checkpoint, if due, is written),
 // "slurm:submitted" (sbatch returned the trials job's id, not yet recorded;
 // package sweep/slurmexec), "search:wave" (a wave of a search ended, the
-// next not yet suggested; package sweep).
+// next not yet suggested; package sweep), "search:waiting" (a search's
+// wave on a batch back end is not finished at a poll of its waiting loop;
+// package sweep/slurmexec).
 package fault
 
 import (

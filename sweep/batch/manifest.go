@@ -31,6 +31,12 @@ type Manifest struct {
 	// by its name and adopted, never submitted twice.
 	Token  string  `json:"token,omitempty"`
 	Trials []Trial `json:"trials"` // in enumeration order; Trials[i].Index == i
+	// Search is the search wave whose trials these are (a search run on a
+	// batch back end; its layout is the executor's): the workers rebuild
+	// the trials from it. A search's later wave rewrites the manifest with
+	// its trials after the earlier waves' (the same indices), and its
+	// wave. Empty for a grid.
+	Search json.RawMessage `json:"search,omitempty"`
 }
 
 // Trial is one trial of a manifest: the task with array index Index runs it.

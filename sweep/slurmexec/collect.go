@@ -24,6 +24,10 @@ type Collection struct {
 	// failed (Options.SharedJob): its trials were cancelled, and the run
 	// was ended failed. One line, naming the job and its log file.
 	SharedFailed string
+	// WaveEnded: every trial of a search's wave that is not its last has
+	// a result; the run is left unended (interrupted) for the next wave
+	// (Finished is nil).
+	WaveEnded bool
 }
 
 // queued reports whether the run's latest trials jobs (one per array of
@@ -123,7 +127,8 @@ func Collect(ctx context.Context, st *runs.Store, id int64, o Options) (*Collect
 		}
 		return out, nil
 	}
-	out.Finished, err = Finish(ctx, st, d, m, nil, o)
+	out.Finished, err = endWave(ctx, st, d, m, nil, o)
+	out.WaveEnded = out.Finished == nil && err == nil
 	return out, err
 }
 

@@ -8,6 +8,7 @@ import (
 	"math"
 	"path/filepath"
 	"regexp"
+	"time"
 
 	"goldstone/experiment"
 	"goldstone/internal/slurm"
@@ -106,6 +107,22 @@ type Options struct {
 	Client   Scheduler
 	Executor string
 	Log      *slog.Logger // nil: discard
+
+	// Poll is how often a search's waiting loop (WaitWave) collects
+	// results and asks the queue (0: DefaultPoll); Progress, when set, gets
+	// the run's status at each poll.
+	Poll     time.Duration
+	Progress func(*RunStatus)
+}
+
+// DefaultPoll is how often a waiting search collects its wave's results.
+const DefaultPoll = 10 * time.Second
+
+func (o Options) poll() time.Duration {
+	if o.Poll > 0 {
+		return o.Poll
+	}
+	return DefaultPoll
 }
 
 // DefaultMaxParallel is the array throttle (--array=...%K) the runner asks

@@ -36,6 +36,9 @@ type RunStatus struct {
 	// Shared is the shared job of the latest submission (nil when it had
 	// none: the shared stages were cached or ran on the submit host).
 	Shared *SharedState
+	// Search is a search run's latest wave (nil for a grid's run): the
+	// trials from Search.First on are its, the others the earlier waves'.
+	Search *SearchWave
 	// tasks is the latest submission's task of each trial it submitted:
 	// "JOB_ARRAYINDEX", by trial index (the trials of a pack share one).
 	tasks   map[int]string
@@ -126,6 +129,9 @@ func Status(ctx context.Context, st *runs.Store, id int64, workdir string, p *sl
 		return nil, err
 	}
 	out := &RunStatus{Run: ri, Dir: d}
+	if out.Search, err = searchWave(m); err != nil {
+		return nil, err
+	}
 	if out.Jobs, err = st.SlurmJobs(ctx, id); err != nil {
 		return nil, err
 	}

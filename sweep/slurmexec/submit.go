@@ -88,6 +88,9 @@ func Submit(ctx context.Context, st *runs.Store, e *experiment.Experiment, o Opt
 type Executor struct {
 	o          Options
 	Submission *Submission // set by Run
+	// adopted: a search's wave was submitted before (by a runner that was
+	// killed) and has tasks queued: Run submits nothing, WaitWave waits.
+	adopted bool
 }
 
 // NewExecutor checks o and makes its paths absolute (the jobs run in other
@@ -124,7 +127,7 @@ func (x *Executor) Name() string {
 func (x *Executor) Run(ctx context.Context, job *sweep.Job) error {
 	o, st, e, log := x.o, job.Store, job.Experiment, x.o.log()
 	out := &Submission{RunID: job.RunID, Resumed: job.Outcome.Resumed, Trials: len(job.Trials)}
-	x.Submission = out
+	x.Submission, x.adopted = out, false
 	inBytes, err := x.shared(ctx, job)
 	if err != nil {
 		return err
@@ -152,11 +155,15 @@ func (x *Executor) Run(ctx context.Context, job *sweep.Job) error {
 		return err
 	}
 	job.Outcome.HandedOff = true
+	if x.adopted {
+		return nil // a search's wave whose tasks are queued: WaitWave waits for them
+	}
 	if len(todo) == 0 {
 		// Every task ended and left its result (the waiting submit was
 		// stopped before they did): end the run here, as this
-		// run's owner.
-		out.Finished, err = Finish(ctx, st, d, m, job.Lock, o)
+		// run's owner (a search's wave that is not its last leaves it
+		// for the next).
+		out.Finished, err = endWave(ctx, st, d, m, job.Lock, o)
 		return err
 	}
 	jobs, err := st.SlurmJobs(ctx, job.RunID)
@@ -218,8 +225,8 @@ func (x *Executor) resume(ctx context.Context, st *runs.Store, d batch.Dir, job 
 	if _, err := adopt(ctx, st, d, m, x.o); err != nil {
 		return nil, nil, err
 	}
-	if err := refuseQueued(ctx, st, job.RunID, x.o); err != nil {
-		return nil, nil, err
+	if m, err = x.queuedWave(ctx, st, d, m, job); err != nil || x.adopted {
+		return m, nil, err
 	}
 	c, err := batch.Collect(ctx, st, d, m)
 	if err != nil {
@@ -294,7 +301,11 @@ func freeze(d batch.Dir, job *sweep.Job, inBytes []int64, o Options) (*batch.Man
 	if _, err := rand.Read(token); err != nil {
 		return nil, err
 	}
-	m := &batch.Manifest{Format: batch.ManifestFormat, RunID: job.RunID, Experiment: job.Experiment.Name, ConfigHash: job.ConfigHash,
+	wave, err := freezeWave(job.Wave(), 0)
+	if err != nil {
+		return nil, err
+	}
+	m := &batch.Manifest{Format: batch.ManifestFormat, RunID: job.RunID, Experiment: job.Experiment.Name, ConfigHash: job.ConfigHash, Search: wave,
 		Sets: slices.Clone(o.Sets), DB: o.DB, WorkDir: o.WorkDir, DataDir: o.DataDir, Reports: o.Reports,
 		Created: time.Now().UTC(), Token: hex.EncodeToString(token)}
 	for i, tr := range job.Trials {
@@ -370,9 +381,9 @@ func collectJob(o Options, name, script string) *slurm.Job {
 // ends the submission with sbatch's message and no run recorded.
 func (x *Executor) Check(ctx context.Context, job *sweep.Job) error {
 	o := x.o
-	n := len(job.Trials)
-	if n == 0 {
-		return nil
+	n, err := x.toSubmit(ctx, job)
+	if err != nil || n == 0 {
+		return err
 	}
 	cpus, mem := derive(0)
 	if job.RunID != 0 {
@@ -410,7 +421,7 @@ func (x *Executor) Check(ctx context.Context, job *sweep.Job) error {
 	// arguments, so that a site's required QOS or reservation is checked
 	// for all of them before anything is recorded.
 	what := "trials"
-	err := o.client().TestSubmit(ctx, j)
+	err = o.client().TestSubmit(ctx, j)
 	if err == nil && o.SharedJob {
 		what = "shared job"
 		scpus, smem := sharedRequest(0, o)

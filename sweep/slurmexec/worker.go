@@ -59,6 +59,10 @@ func loadFrozen(d batch.Dir, m *batch.Manifest) (*experiment.Experiment, []exper
 	if err := e.Override(m.Sets); err != nil {
 		return nil, nil, err
 	}
+	// A search's trials are its waves' so far.
+	if e, err = waveExperiment(e, m); err != nil {
+		return nil, nil, err
+	}
 	if _, h := e.Resolved(); h != m.ConfigHash {
 		return nil, nil, fmt.Errorf("%s: experiment %s resolves to config hash %s, the manifest says %s (was this runner built from other code?)",
 			d.Config(), m.Experiment, h, m.ConfigHash)
@@ -372,6 +376,18 @@ func runTrial(ctx context.Context, d batch.Dir, m *batch.Manifest, opts WorkerOp
 	if err != nil {
 		return err
 	}
+	// A pruned search's trials keep their training checkpoints in the
+	// shared work directory, where the task of the point's next rung (a
+	// later wave, another index) goes on from them.
+	keep, err := keepsCheckpoints(m)
+	if err != nil {
+		return err
+	}
+	if keep {
+		if err := linkCheckpoints(w, m.WorkDir); err != nil {
+			return err
+		}
+	}
 	// The first failure of the trial's own nodes is its error, worded as
 	// the local executor words it.
 	var failure string
@@ -386,7 +402,13 @@ func runTrial(ctx context.Context, d batch.Dir, m *batch.Manifest, opts WorkerOp
 		}
 		out.Event(ev)
 	})
-	r, err := pipeline.Run(ctx, subgraph(built.Graph, tn.Nodes...), pipeline.Options{WorkDir: w, Jobs: 1, Workers: workers, Observer: obs, Checkpoint: opts.Checkpoint})
+	popts := pipeline.Options{WorkDir: w, Jobs: 1, Workers: workers, Observer: obs, Checkpoint: opts.Checkpoint, KeepCheckpoints: keep}
+	if keep {
+		// Marked with the run, as the local executor marks them, so that
+		// the search's end and gc remove them.
+		popts.KeepMark = sweep.KeepMark(m.Experiment, m.RunID)
+	}
+	r, err := pipeline.Run(ctx, subgraph(built.Graph, tn.Nodes...), popts)
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}

@@ -145,6 +145,12 @@ func TestSearchOnBatchExecutorMatchesLocal(t *testing.T) {
 					if n == 0 {
 						t.Fatalf("no promoted trial resumed from its checkpoint (task logs %v)", logs)
 					}
+					// The ended search removed what it kept: the tasks mark
+					// their checkpoints with the run, as the local executor does.
+					kept, _ := filepath.Glob(filepath.Join(e.dir, "work", "checkpoints", "*", "resume-*"))
+					if len(kept) != 0 {
+						t.Errorf("the ended search left its kept checkpoints: %v", kept)
+					}
 				}
 			})
 		}

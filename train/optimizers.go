@@ -34,6 +34,8 @@ var (
 type MethodSettings interface {
 	// Method builds the optimizer for a learning-rate schedule.
 	Method(rate optim.Schedule) optim.Method
+	// Method32 builds it on float32 parameters (the float32 mode).
+	Method32(rate optim.Schedule) optim.MethodOf[float32]
 	// DefaultRate is the learning rate used when lr is 0.
 	DefaultRate() float64
 }
@@ -45,6 +47,9 @@ type GDSettings struct {
 
 func (s GDSettings) Method(rate optim.Schedule) optim.Method {
 	return &optim.GD{Rate: rate, Clip: s.Clip}
+}
+func (s GDSettings) Method32(rate optim.Schedule) optim.MethodOf[float32] {
+	return &optim.GDOf[float32]{Rate: rate, Clip: s.Clip}
 }
 func (GDSettings) DefaultRate() float64 { return optim.DefaultGDRate }
 
@@ -58,6 +63,9 @@ func (AdaGradSettings) Defaults() any {
 }
 func (s AdaGradSettings) Method(rate optim.Schedule) optim.Method {
 	return &optim.AdaGrad{Rate: rate, Eps: s.Eps}
+}
+func (s AdaGradSettings) Method32(rate optim.Schedule) optim.MethodOf[float32] {
+	return &optim.AdaGradOf[float32]{Rate: rate, Eps: s.Eps}
 }
 func (AdaGradSettings) DefaultRate() float64 { return optim.DefaultAdaGradRate }
 
@@ -73,6 +81,9 @@ func (AdamSettings) Defaults() any {
 }
 func (s AdamSettings) Method(rate optim.Schedule) optim.Method {
 	return &optim.Adam{Rate: rate, Beta1: s.Beta1, Beta2: s.Beta2, Eps: s.Eps}
+}
+func (s AdamSettings) Method32(rate optim.Schedule) optim.MethodOf[float32] {
+	return &optim.AdamOf[float32]{Rate: rate, Beta1: s.Beta1, Beta2: s.Beta2, Eps: s.Eps}
 }
 func (AdamSettings) DefaultRate() float64 { return optim.DefaultAdamRate }
 

@@ -285,3 +285,53 @@ func detExplicit(rng *rand.Rand, n, users, items, bins int) *Ratings {
 	}
 	return r
 }
+
+// TestHeldOut32: every ratings model's HeldOut32 on float32 parameters is
+// HeldOut on the widened parameters, bit for bit (logistic with and
+// without biases, gaussian, poisson; every metric, all or not).
+func TestHeldOut32(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	spec := func(r *Ratings) RatingsSpec {
+		return RatingsSpec{Train: r, Users: 40, Items: 30, D: 5, T: 4, Lambda: 2, Gamma: 0.5}
+	}
+	type heldOut32 interface {
+		HeldOut32(x []float32, r *Ratings, all bool) ([]Metric, error)
+	}
+	for _, tc := range []struct {
+		name string
+		m    RatingsModel
+		test *Ratings
+	}{
+		{"logistic", NewLogisticMF(spec(detRatings(rng, 800, 40, 30, 4)), false), detRatings(rng, 300, 40, 30, 4)},
+		{"logistic bias", NewLogisticMF(spec(detRatings(rng, 800, 40, 30, 4)), true), detRatings(rng, 300, 40, 30, 4)},
+		{"gaussian", NewGaussianMF(spec(detExplicit(rng, 800, 40, 30, 4)), 0.8), detExplicit(rng, 300, 40, 30, 4)},
+		{"poisson", NewPoissonMF(spec(detExplicit(rng, 800, 40, 30, 4))), detExplicit(rng, 300, 40, 30, 4)},
+	} {
+		if err := tc.m.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		x := make([]float32, tc.m.NumParams())
+		tc.m.(interface{ core() *SparseMF }).core().Init32(x, rand.New(rand.NewPCG(1, 2)))
+		for i := range x { // biases and intercept away from 0 too
+			x[i] += float32(0.01 * float64(i%7))
+		}
+		for _, all := range []bool{false, true} {
+			want, err := tc.m.HeldOut(Widen(x), tc.test, all)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := tc.m.(heldOut32).HeldOut32(x, tc.test, all)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(want) {
+				t.Fatalf("%s: %d metrics, HeldOut %d", tc.name, len(got), len(want))
+			}
+			for i := range want {
+				if got[i].Name != want[i].Name || math.Float64bits(got[i].Value) != math.Float64bits(want[i].Value) {
+					t.Errorf("%s: %s = %v, HeldOut of the widened parameters %v", tc.name, got[i].Name, got[i].Value, want[i].Value)
+				}
+			}
+		}
+	}
+}

@@ -631,11 +631,11 @@ func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, poo
 		}
 		x := make([]float32, m.NumParams())
 		m32.Init32(x, rng)
-		return trainOf(ctx, s, m, dtypeOps[float32]{problem: m32.Problem32(), fullLoss: m32.FullLoss32}, x, valid, meta, pool, dir, sio)
+		return trainOf(ctx, s, m, dtypeOps[float32]{problem: m32.Problem32(), fullLoss: m32.FullLoss32, heldOut: m32.HeldOut32}, x, valid, meta, pool, dir, sio)
 	}
 	x := make([]float64, m.NumParams())
 	m.Init(x, rng)
-	return trainOf(ctx, s, m, dtypeOps[float64]{problem: models.ProblemOf(m), fullLoss: m.FullLoss}, x, valid, meta, pool, dir, sio)
+	return trainOf(ctx, s, m, dtypeOps[float64]{problem: models.ProblemOf(m), fullLoss: m.FullLoss, heldOut: m.HeldOut}, x, valid, meta, pool, dir, sio)
 }
 
 // float32Model is a ratings model with a float32 mode (the models.SparseMF
@@ -644,16 +644,18 @@ type float32Model interface {
 	Init32(x []float32, rng *rand.Rand)
 	Problem32() optim.ProblemOf[float32]
 	FullLoss32(grad, x []float32) float64
+	HeldOut32(x []float32, r *models.Ratings, all bool) ([]models.Metric, error)
 }
 
 // dtypeOps are what trainOf needs of the model on parameters of type F.
 type dtypeOps[F optim.Float] struct {
 	problem  optim.ProblemOf[F]
 	fullLoss func(grad, x []F) float64
+	heldOut  func(x []F, r *models.Ratings, all bool) ([]models.Metric, error) // RatingsModel.HeldOut on []F
 }
 
 // wide returns x as float64: x itself on float64, else x widened into
-// *buf (allocated once), for the held-out metrics and the parameter files.
+// *buf (allocated once), for the parameter files.
 func wide[F optim.Float](x []F, buf *[]float64) []float64 {
 	switch x := any(x).(type) {
 	case []float64:
@@ -686,10 +688,9 @@ func trainOf[F optim.Float](ctx context.Context, s TrainSettings, m models.Ratin
 	if err != nil {
 		return err
 	}
-	var xw []float64 // the float32 mode's widened x
 	loop.Extra = func(it *optim.Iter, x []F) error {
 		if it.Step%validEvery == 0 { // not the last step: budget-independent series (pruning)
-			met, err := m.HeldOut(wide(x, &xw), valid, false)
+			met, err := ops.heldOut(x, valid, false)
 			if err != nil {
 				return err
 			}
@@ -723,6 +724,7 @@ func trainOf[F optim.Float](ctx context.Context, s TrainSettings, m models.Ratin
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	var xw []float64 // the float32 mode's widened x
 	if err := writeParams(dir, wide(x, &xw), meta); err != nil {
 		return err
 	}

@@ -132,7 +132,8 @@ func TestFloat32Trial(t *testing.T) {
 	}
 }
 
-// TestDtypePlan: dtype = "float32" plans in movielens; a value besides
+// TestDtypePlan: dtype = "float32" plans in movielens, with a trial id of
+// its own while dtype = "float64" keeps the default's; a value besides
 // float64 and float32 is refused naming the file and line; the dwe and
 // artificial pipelines refuse float32 at plan naming the key and the
 // pipelines that support it.
@@ -144,6 +145,18 @@ func TestDtypePlan(t *testing.T) {
 	e := c.Experiments["p"]
 	if _, err := experiment.Build(context.Background(), e, e.Trials(), experiment.Env{DataDir: t.TempDir()}); err != nil {
 		t.Fatal(err)
+	}
+	// The key carries dtype only when it is float32: a float64 trial
+	// keeps the id it had before the setting existed.
+	id := func(extra string) string {
+		c, err := experiment.ParseConfig("t.toml", []byte(float32Doc+extra))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.Experiments["p"].Trials()[0].ID
+	}
+	if d, f64, f32 := id(""), id("dtype = \"float64\"\n"), id("dtype = \"float32\"\n"); d != f64 || f32 == d {
+		t.Errorf("trial ids: default %s, dtype float64 %s, float32 %s: want the first two equal, the third other", d, f64, f32)
 	}
 	_, err = experiment.ParseConfig("t.toml", []byte(float32Doc+"dtype = \"float16\"\n"))
 	if err == nil || !strings.Contains(err.Error(), "t.toml:") || !strings.Contains(err.Error(), "dtype") {
@@ -162,5 +175,22 @@ func TestDtypePlan(t *testing.T) {
 			t.Errorf("%s with dtype = \"float32\": %v, want a one-line refusal naming the key and movielens", p, err)
 		}
 		t.Log(err)
+	}
+}
+
+// TestFloat32KeepBest: a float32 trial with early stopping and keep =
+// "best" (one node: train and evaluate) keeps the best-validation state:
+// its summary names the best check, and the kept parameters are those of
+// the same trial with keep = "final"'s best/ directory (the float32 best
+// state widened), bit for bit.
+func TestFloat32KeepBest(t *testing.T) {
+	es := "dtype = \"float32\"\nearly_stopping = true\npatience = 1000\n"
+	final, _ := runDtype(t, es, 1, 1)
+	best, params := runDtype(t, es+"keep = \"best\"\n", 1, 1)
+	if !(best["best_valid_step"] > 0) || best["best_valid_step"] != final["best_valid_step"] || best["test_ll"] != final["test_ll"] {
+		t.Fatalf("keep = best: best_valid_step %v test_ll %v; keep = final: %v %v", best["best_valid_step"], best["test_ll"], final["best_valid_step"], final["test_ll"])
+	}
+	if len(params) == 0 {
+		t.Fatal("keep = best kept no parameters")
 	}
 }

@@ -12,6 +12,16 @@
 # runners). Run it alone with bash .ci/samebits.sh [build...], builds among
 # v3 purego v4 arm64 (default: all); it prints each build's time.
 #
+# The float32 mode (dtype = "float32") has its own contract, checked the
+# same way: models/testdata/models-float32.bits.json (TestBitsFloat32: the
+# float32 kernels, the Driver and the gauge rounds on float32 parameters),
+# the float32 variants of stages/movielens/testdata/golden.json
+# (TestGolden: float32 trials end to end), and optim's float32 tests
+# (the float32 Driver and gauge rounds against the float64 ones of the
+# same build). SAMEBITS_RUN narrows every build to the tests it matches
+# (go test -run); SAMEBITS_RUN=float32 is the float32 part alone:
+#   SAMEBITS_RUN=float32 bash .ci/samebits.sh [build...]
+#
 #   v3      GOAMD64=v3 (the compiler may fuse x*y+z), cgo: every test of the
 #           numeric packages and of stages/pipelines
 #   purego  GOAMD64=v3 -tags purego (the Go twins instead of the assembly)
@@ -30,8 +40,11 @@ golden="./stages/pipelines"
 builds=("$@")
 [ ${#builds[@]} -gt 0 ] || builds=(v3 purego v4 arm64)
 
+only="${SAMEBITS_RUN:-}"
+[ "$only" = float32 ] && only='^(TestBitsFloat32|TestFloat32Gradient|TestFloat32AgreesWithFloat64|TestDriverFloat32|TestDriverFloat32NoAlloc|TestGauge32|TestGauge32NoAlloc|TestRotateOverlap32|TestFMA32|TestGemm32|TestGolden)$'
+
 run_build() { # name, then environment assignments
-  env "${@:2}" go test -count=1 $numeric $golden
+  env "${@:2}" go test -count=1 ${only:+-run "$only"} $numeric $golden
 }
 
 arm64() {
@@ -42,6 +55,7 @@ arm64() {
     CGO_ENABLED=0 GOARCH=arm64 go test -c -o "$bin" "$pkg"
     run='.'
     [ "$pkg" = "$golden" ] && run='^TestGolden$'
+    [ -n "$only" ] && run="$only"
     # TestMAPRecoversPlanted (a convergence test: 11 s native, minutes
     # emulated) is left out; TestBits covers the bits of MAP training.
     (cd "$pkg" && qemu-aarch64 "$bin" -test.count=1 -test.timeout=20m \

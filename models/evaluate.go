@@ -39,8 +39,11 @@ func EvaluateRatingsBias(x []float64, b optim.Blocks, users int, test *Ratings) 
 }
 
 // evaluateRatings scores test; bias is nil or the item biases followed by
-// the bin biases and the user biases.
-func evaluateRatings(x []float64, b optim.Blocks, users int, bias []float64, test *Ratings) (Metrics, error) {
+// the bin biases and the user biases. On float32 parameters every entry is
+// widened to float64 before it is used (a product of two widened float32
+// entries is exact), so the scores are those of the widened parameters,
+// bit for bit.
+func evaluateRatings[F optim.Float](x []F, b optim.Blocks, users int, bias []F, test *Ratings) (Metrics, error) {
 	if len(x) < b.Offset+b.Len() || users <= 0 || users >= b.N {
 		panic(fmt.Sprintf("models: EvaluateRatings: len(x)=%d blocks=%+v users=%d", len(x), b, users))
 	}
@@ -52,16 +55,18 @@ func evaluateRatings(x []float64, b optim.Blocks, users int, bias []float64, tes
 		return Metrics{}, fmt.Errorf("evaluate: the ratings have no binary labels")
 	}
 	scores := make([]float64, test.Len())
+	n := b.N * b.D
 	for k := range scores {
-		u := b.Block(x, int(test.T[k]))
+		t := int(test.T[k])
+		u := x[b.Offset+t*n : b.Offset+(t+1)*n]
 		uo := int(test.User[k]) * b.D
 		vo := (users + int(test.Item[k])) * b.D
 		var s float64
 		for j, a := range u[uo : uo+b.D] {
-			s += float64(a * u[vo+j])
+			s += float64(float64(a) * float64(u[vo+j]))
 		}
 		if bias != nil {
-			s += bias[test.Item[k]] + bias[items+int(test.T[k])] + bias[items+b.T+int(test.User[k])]
+			s += float64(bias[test.Item[k]]) + float64(bias[items+int(test.T[k])]) + float64(bias[items+b.T+int(test.User[k])])
 		}
 		scores[k] = s
 	}
@@ -70,11 +75,19 @@ func evaluateRatings(x []float64, b optim.Blocks, users int, bias []float64, tes
 
 // Evaluate is EvaluateRatings with the model's layout.
 func (m *LogisticMF) Evaluate(x []float64, test *Ratings) (Metrics, error) {
+	return evaluateLogistic(m, x, test)
+}
+
+// evaluateLogistic is Evaluate on parameters of type F (widened entry by
+// entry: see evaluateRatings).
+func evaluateLogistic[F optim.Float](m *LogisticMF, x []F, test *Ratings) (Metrics, error) {
 	checkLen("x", x, m.NumParams())
+	b := m.Blocks()
 	if m.Bias {
-		return EvaluateRatingsBias(x, m.Blocks(), m.Users, test)
+		end := b.Offset + b.Len()
+		return evaluateRatings(x, b, m.Users, x[end:], test)
 	}
-	return EvaluateRatings(x, m.Blocks(), m.Users, test)
+	return evaluateRatings(x, b, m.Users, nil, test)
 }
 
 // BaseRate evaluates the predictor that gives every rating probability

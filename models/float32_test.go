@@ -188,7 +188,9 @@ func relDiff(a, b float64) float64 { return math.Abs(a-b) / max(math.Abs(b), 1e-
 // own file): initialisation, the local loss and its gradient, 20 steps of
 // the Driver (AdaGrad, then Adam) on 2 workers, the parameters and the
 // held-out metrics, for logistic MF with biases and minibatches and for
-// gaussian MF. .ci/samebits.sh runs it under every build.
+// gaussian MF; and 20 AdaGrad steps with Goldstone-GD and with Procrustes
+// rounds on float32 parameters (round statistics, parameters, Gap32).
+// .ci/samebits.sh runs it under every build.
 func TestBitsFloat32(t *testing.T) {
 	var v bitscheck.Values
 	pool := optim.NewPool(2)
@@ -239,6 +241,38 @@ func TestBitsFloat32(t *testing.T) {
 			v.Add(c.name, e.Value)
 		}
 	}
+	// The gauge rounds on float32 parameters (optim's gauge32.go):
+	// Goldstone-GD (exact maps, wall flips, the rate search) and
+	// Procrustes every 4 steps of AdaGrad, the round statistics, the
+	// parameters and the gap meter's Gap32.
+	m := NewLogisticMF(RatingsSpec{Train: detRatings(rng, 2000, 40, 30, 4), Users: 40, Items: 30, D: 5, T: 4,
+		Lambda: 2, Gamma: 0.5, Pool: pool}, false)
+	if err := m.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, gc := range []struct {
+		name string
+		g    optim.Gauge
+	}{{"float32 Goldstone rounds", &optim.Goldstone{Pool: pool, Search: optim.SearchRate}}, {"float32 Procrustes rounds", &optim.Procrustes{Pool: pool}}} {
+		x := make([]float32, m.NumParams())
+		m.Init32(x, rand.New(rand.NewPCG(4, 4)))
+		drv := &optim.DriverOf[float32]{Method: &optim.AdaGradOf[float32]{Rate: optim.Constant(0.3)}, Gauge: gc.g, K1: 4, Pool: pool}
+		if _, err := drv.Run(m.Problem32(), x, 20, func(it *optim.Iter) error {
+			v.Add(gc.name, it.Loss, it.Psi)
+			if st := it.Gauge; st != nil {
+				v.Add(gc.name, st.PsiBefore, st.PsiStep, st.PsiAfter, st.Predicted, float64(st.Flips))
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		add32(gc.name, x)
+		var p optim.Procrustes
+		if err := p.Init(m.Blocks(), m.Graph()); err != nil {
+			t.Fatal(err)
+		}
+		v.Add(gc.name, p.Gap32(x))
+	}
 	bitscheck.Check(t, "models-float32", &v)
 }
 
@@ -250,4 +284,54 @@ func detExplicit(rng *rand.Rand, n, users, items, bins int) *Ratings {
 		r.AppendValue(int32(rng.IntN(bins)), int32(rng.IntN(users)), int32(rng.IntN(items)), float32(1+rng.IntN(9))/2)
 	}
 	return r
+}
+
+// TestHeldOut32: every ratings model's HeldOut32 on float32 parameters is
+// HeldOut on the widened parameters, bit for bit (logistic with and
+// without biases, gaussian, poisson; every metric, all or not).
+func TestHeldOut32(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	spec := func(r *Ratings) RatingsSpec {
+		return RatingsSpec{Train: r, Users: 40, Items: 30, D: 5, T: 4, Lambda: 2, Gamma: 0.5}
+	}
+	type heldOut32 interface {
+		HeldOut32(x []float32, r *Ratings, all bool) ([]Metric, error)
+	}
+	for _, tc := range []struct {
+		name string
+		m    RatingsModel
+		test *Ratings
+	}{
+		{"logistic", NewLogisticMF(spec(detRatings(rng, 800, 40, 30, 4)), false), detRatings(rng, 300, 40, 30, 4)},
+		{"logistic bias", NewLogisticMF(spec(detRatings(rng, 800, 40, 30, 4)), true), detRatings(rng, 300, 40, 30, 4)},
+		{"gaussian", NewGaussianMF(spec(detExplicit(rng, 800, 40, 30, 4)), 0.8), detExplicit(rng, 300, 40, 30, 4)},
+		{"poisson", NewPoissonMF(spec(detExplicit(rng, 800, 40, 30, 4))), detExplicit(rng, 300, 40, 30, 4)},
+	} {
+		if err := tc.m.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		x := make([]float32, tc.m.NumParams())
+		tc.m.(interface{ core() *SparseMF }).core().Init32(x, rand.New(rand.NewPCG(1, 2)))
+		for i := range x { // biases and intercept away from 0 too
+			x[i] += float32(0.01 * float64(i%7))
+		}
+		for _, all := range []bool{false, true} {
+			want, err := tc.m.HeldOut(Widen(x), tc.test, all)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := tc.m.(heldOut32).HeldOut32(x, tc.test, all)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(want) {
+				t.Fatalf("%s: %d metrics, HeldOut %d", tc.name, len(got), len(want))
+			}
+			for i := range want {
+				if got[i].Name != want[i].Name || math.Float64bits(got[i].Value) != math.Float64bits(want[i].Value) {
+					t.Errorf("%s: %s = %v, HeldOut of the widened parameters %v", tc.name, got[i].Name, got[i].Value, want[i].Value)
+				}
+			}
+		}
+	}
 }

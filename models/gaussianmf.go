@@ -119,12 +119,22 @@ func halfLog2Pi(v float64) float64 { return float64(0.5 * optim.Log(2*math.Pi*v)
 // absolute error of the prediction s, not clipped to the rating scale). All
 // three take one pass, so all makes no difference.
 func (m *GaussianMF) HeldOut(x []float64, r *Ratings, all bool) ([]Metric, error) {
-	if err := m.heldOutCheck(x, r); err != nil {
+	return gaussianHeldOut(m, x, r)
+}
+
+// HeldOut32 is HeldOut on float32 parameters: the metrics of the widened
+// parameters, bit for bit, without a widened copy.
+func (m *GaussianMF) HeldOut32(x []float32, r *Ratings, all bool) ([]Metric, error) {
+	return gaussianHeldOut(m, x, r)
+}
+
+func gaussianHeldOut[F optim.Float](m *GaussianMF, x []F, r *Ratings) ([]Metric, error) {
+	if err := heldOutCheck(&m.SparseMF, x, r); err != nil {
 		return nil, err
 	}
 	var sq, abs float64
 	for k := range r.Len() {
-		e := float64(r.Value[k]) - m.predict(x, r, k)
+		e := float64(r.Value[k]) - predictOf(&m.SparseMF, x, r, k)
 		sq += float64(e * e)
 		abs += math.Abs(e)
 	}

@@ -89,7 +89,17 @@ func (m *LogisticMF) blockLoss(acc *linkSum) float64 { return acc.a }
 // HeldOut implements RatingsModel: ll (the mean log-likelihood per rating),
 // and with all also auc and acc (see Metrics).
 func (m *LogisticMF) HeldOut(x []float64, r *Ratings, all bool) ([]Metric, error) {
-	met, err := m.Evaluate(x, r)
+	return logisticHeldOut(m, x, r, all)
+}
+
+// HeldOut32 is HeldOut on float32 parameters: the metrics of the widened
+// parameters, bit for bit, without a widened copy.
+func (m *LogisticMF) HeldOut32(x []float32, r *Ratings, all bool) ([]Metric, error) {
+	return logisticHeldOut(m, x, r, all)
+}
+
+func logisticHeldOut[F optim.Float](m *LogisticMF, x []F, r *Ratings, all bool) ([]Metric, error) {
+	met, err := evaluateLogistic(m, x, r)
 	if err != nil {
 		return nil, err
 	}

@@ -112,12 +112,22 @@ func (m *PoissonMF) blockLoss(acc *linkSum) float64 { return acc.a }
 // 2 [y log(y/mu) - (y - mu)] per count: 0 for a perfect fit); both take
 // one pass, so all makes no difference.
 func (m *PoissonMF) HeldOut(x []float64, r *Ratings, _ bool) ([]Metric, error) {
-	if err := m.heldOutCheck(x, r); err != nil {
+	return poissonHeldOut(m, x, r)
+}
+
+// HeldOut32 is HeldOut on float32 parameters: the metrics of the widened
+// parameters, bit for bit, without a widened copy.
+func (m *PoissonMF) HeldOut32(x []float32, r *Ratings, _ bool) ([]Metric, error) {
+	return poissonHeldOut(m, x, r)
+}
+
+func poissonHeldOut[F optim.Float](m *PoissonMF, x []F, r *Ratings) ([]Metric, error) {
+	if err := heldOutCheck(&m.SparseMF, x, r); err != nil {
 		return nil, err
 	}
 	var p poissonMetrics
 	for k := range r.Len() {
-		mu, _ := softplusSigmoid(m.predict(x, r, k))
+		mu, _ := softplusSigmoid(predictOf(&m.SparseMF, x, r, k))
 		p.add(mu, float64(r.Value[k]))
 	}
 	return p.metrics(), nil

@@ -610,22 +610,29 @@ const group = 8
 // predict returns eta for rating k of r of a model withMean: the plain
 // dot product (the held-out metrics' order), then the offsets added left to
 // right.
-func (m *SparseMF) predict(x []float64, r *Ratings, k int) float64 {
+func (m *SparseMF) predict(x []float64, r *Ratings, k int) float64 { return predictOf(m, x, r, k) }
+
+// predictOf is predict on parameters of type F, each entry widened to
+// float64 before it is used (the prediction of the widened parameters,
+// bit for bit).
+func predictOf[F optim.Float](m *SparseMF, x []F, r *Ratings, k int) float64 {
 	b := m.Blocks()
-	z := b.Block(x, int(r.T[k]))
+	n := b.N * b.D
+	t := int(r.T[k])
+	z := x[b.Offset+t*n : b.Offset+(t+1)*n]
 	uo := int(r.User[k]) * b.D
 	vo := (m.Users + int(r.Item[k])) * b.D
 	var s float64
 	for j, a := range z[uo : uo+b.D] {
-		s += float64(a * z[vo+j])
+		s += float64(float64(a) * float64(z[vo+j]))
 	}
 	bo := m.BiasOffset()
-	return s + x[bo+int(r.Item[k])] + x[bo+m.Items+int(r.T[k])] + x[bo+m.Items+m.T+int(r.User[k])] + x[len(x)-1]
+	return s + float64(x[bo+int(r.Item[k])]) + float64(x[bo+m.Items+int(r.T[k])]) + float64(x[bo+m.Items+m.T+int(r.User[k])]) + float64(x[len(x)-1])
 }
 
 // heldOutCheck checks x's length and the held-out ratings r against the
 // model and its labels.
-func (m *SparseMF) heldOutCheck(x []float64, r *Ratings) error {
+func heldOutCheck[F optim.Float](m *SparseMF, x []F, r *Ratings) error {
 	checkLen("x", x, m.NumParams())
 	if err := r.Validate(m.T, m.Users, m.Items); err != nil {
 		return fmt.Errorf("evaluate: %w", err)

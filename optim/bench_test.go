@@ -47,30 +47,40 @@ func BenchmarkStep(b *testing.B) {
 	}
 }
 
+// BenchmarkGaugeRound times a round per parameter on float64 and on
+// float32 parameters (Round32: the float32 mode; B/op shows that neither
+// allocates).
 func BenchmarkGaugeRound(b *testing.B) {
 	x := benchParams(b)
+	x32 := narrow32(x)
 	g := Chain(benchBlocks.T, 10)
 	for _, w := range []int{1, 2} {
 		for _, tc := range []struct {
 			name string
-			g    Gauge
+			g    Gauge32
 		}{
 			{"GoldstoneExact", &Goldstone{Pool: testPool(w)}},
 			{"GoldstoneLinear", &Goldstone{Pool: testPool(w), Rotation: RotationLinear}},
 			{"Procrustes", &Procrustes{Pool: testPool(w)}},
 		} {
-			b.Run(fmt.Sprintf("%s/workers=%d", tc.name, w), func(b *testing.B) {
-				if err := tc.g.Init(benchBlocks, g); err != nil {
-					b.Fatal(err)
+			for _, dt := range []string{"float64", "float32"} {
+				round := func() RoundStats { return tc.g.Round(x) }
+				if dt == "float32" {
+					round = func() RoundStats { return tc.g.Round32(x32) }
 				}
-				tc.g.Round(x) // warm-up
-				b.ReportAllocs()
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					benchSink = tc.g.Round(x).PsiAfter
-				}
-				b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(b.N)/float64(benchBlocks.Len()), "ns/param")
-			})
+				b.Run(fmt.Sprintf("%s/workers=%d/%s", tc.name, w, dt), func(b *testing.B) {
+					if err := tc.g.Init(benchBlocks, g); err != nil {
+						b.Fatal(err)
+					}
+					round() // warm-up
+					b.ReportAllocs()
+					b.ResetTimer()
+					for i := 0; i < b.N; i++ {
+						benchSink = round().PsiAfter
+					}
+					b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(b.N)/float64(benchBlocks.Len()), "ns/param")
+				})
+			}
 		}
 	}
 }

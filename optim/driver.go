@@ -95,7 +95,7 @@ type ProblemOf[F Float] struct {
 type Problem = ProblemOf[float64]
 
 // DriverOf runs a base Method on parameters of type F and, every K1 steps,
-// a Gauge round (float64 parameters only: the gauges work on float64).
+// a Gauge round (on float32 parameters the Gauge must be a Gauge32).
 type DriverOf[F Float] struct {
 	Method MethodOf[F]
 	Gauge  Gauge // nil: no gauge rounds
@@ -296,8 +296,12 @@ func (d *DriverOf[F]) Run(p ProblemOf[F], x []F, steps int, each func(it *Iter) 
 		it.Step, it.Loss, it.Local, it.Psi, it.Gauge, it.DivergeScale = s, loss, local, psi, nil, scale
 		if gauge && RoundAfter(d.K1, s) {
 			start := time.Now()
-			x64, _ := as64(x) // setup refused a gauge on other types
-			stats = d.Gauge.Round(x64)
+			if x64, ok := as64(x); ok {
+				stats = d.Gauge.Round(x64)
+			} else {
+				x32, _ := as32(x)
+				stats = d.Gauge.(Gauge32).Round32(x32) // setup checked it
+			}
 			res.Add(&stats, time.Since(start).Seconds())
 			it.Gauge = &stats
 		}
@@ -333,7 +337,9 @@ func (d *DriverOf[F]) setup(p ProblemOf[F], x []F) error {
 			return errors.New("optim: gauge step needs a coupling graph")
 		}
 		if _, ok := as64(x); !ok {
-			return errors.New("optim: gauge steps need float64 parameters")
+			if _, ok := d.Gauge.(Gauge32); !ok {
+				return fmt.Errorf("optim: gauge step %T does not run on float32 parameters (not a Gauge32)", d.Gauge)
+			}
 		}
 		if err := d.Gauge.Init(p.Blocks, p.Graph); err != nil {
 			return fmt.Errorf("init gauge: %w", err)

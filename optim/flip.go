@@ -115,6 +115,5 @@ func (g *Goldstone) flipChunk(t, _, _ int) {
 	if !g.flipped[t] {
 		return
 	}
-	d := g.d
-	rotate(g.block(t), g.b.N, d, g.flipRot[t*g.dd:(t+1)*g.dd], g.scratch(t))
+	g.rx.rotate(g.b, t, g.flipRot[t*g.dd:(t+1)*g.dd], g.scratch(t))
 }

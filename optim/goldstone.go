@@ -156,8 +156,8 @@ type Goldstone struct {
 	cgram   []float64 // T x dd: Z_t Z_t^T for Concentration when gram is not computed
 	eigBuf  []float64 // 2d: power iteration vectors
 
-	x   []float64 // parameters during a Round
-	rho float64   // rho' during a Round
+	rx  roundX  // parameters during a Round
+	rho float64 // rho' during a Round
 
 	// Domain-wall flips (tree couplings).
 	tree                 bool
@@ -274,14 +274,32 @@ func (g *Goldstone) Init(b Blocks, gr *Graph) error {
 
 // Round implements Gauge.
 func (g *Goldstone) Round(x []float64) RoundStats {
+	g.begin(len(x))
+	g.rx.x = x
+	defer g.rx.release()
+	return g.round()
+}
+
+// Round32 implements Gauge32: the round on float32 parameters (see
+// gauge32.go).
+func (g *Goldstone) Round32(x []float32) RoundStats {
+	g.begin(len(x))
+	g.rx.x32 = x
+	defer g.rx.release()
+	return g.round()
+}
+
+func (g *Goldstone) begin(n int) {
 	if !g.ready {
 		panic("optim: Goldstone.Round before Init")
 	}
-	if g.b.Offset+g.b.Len() > len(x) {
-		panic(fmt.Sprintf("optim: blocks %+v do not fit in len(x)=%d", g.b, len(x)))
+	if g.b.Offset+g.b.Len() > n {
+		panic(fmt.Sprintf("optim: blocks %+v do not fit in len(x)=%d", g.b, n))
 	}
-	g.x = x
-	defer g.release()
+}
+
+// round is Round on g.rx.
+func (g *Goldstone) round() RoundStats {
 	T, E := g.b.T, len(g.edges)
 
 	g.Pool.Chunks(E+T, 1, g.ovFn)
@@ -420,12 +438,8 @@ func (g *Goldstone) predict() float64 {
 	return del
 }
 
-func (g *Goldstone) release() { g.x = nil }
-
 // Fields returns the gauge fields G_t (T x d x d, row-major), for inspection.
 func (g *Goldstone) Fields() []float64 { return g.gf }
-
-func (g *Goldstone) block(t int) []float64 { return g.b.Block(g.x, t) }
 
 // scratch returns the overlap/rotate scratch of chunk k (node t: k = t, edge
 // e: k = T + e).
@@ -438,11 +452,10 @@ func (g *Goldstone) scratch(k int) []float64 {
 // nodes whose first edge is e; chunks [E,E+T) compute ||Z_t||^2 for the
 // other nodes and, if needed, the Gram matrix C_t (and ||Z_t||^2 with it).
 func (g *Goldstone) overlapChunk(c, _, _ int) {
-	n, d, dd := g.b.N, g.d, g.dd
+	dd := g.dd
 	if c < len(g.edges) {
 		e := g.edges[c]
-		zs, zt := g.block(e.S), g.block(e.T)
-		dist, ss, st := overlap(g.m[c*dd:(c+1)*dd], zs, zt, n, d, g.scratch(g.b.T+c))
+		dist, ss, st := g.rx.overlap(g.b, g.m[c*dd:(c+1)*dd], e.S, e.T, g.scratch(g.b.T+c))
 		g.edgePsi[c] = e.W * dist
 		if g.sqEdge[e.S] == c {
 			g.nodeSq[e.S] = ss
@@ -453,21 +466,16 @@ func (g *Goldstone) overlapChunk(c, _, _ int) {
 		return
 	}
 	t := c - len(g.edges)
-	z := g.block(t)
 	if g.needC {
-		_, ss, _ := overlap(g.gram[t*dd:(t+1)*dd], z, z, n, d, g.scratch(t))
+		_, ss, _ := g.rx.overlap(g.b, g.gram[t*dd:(t+1)*dd], t, t, g.scratch(t))
 		if g.gramSq {
 			g.nodeSq[t] = ss
 		}
 	} else if g.Concentration {
-		overlap(g.cgram[t*dd:(t+1)*dd], z, z, n, d, g.scratch(t))
+		g.rx.overlap(g.b, g.cgram[t*dd:(t+1)*dd], t, t, g.scratch(t))
 	}
 	if !g.gramSq && g.sqEdge[t] < 0 {
-		var s float64
-		for _, v := range z {
-			s += float64(v * v)
-		}
-		g.nodeSq[t] = s
+		g.nodeSq[t] = g.rx.sumSq(g.b, t)
 	}
 }
 
@@ -615,13 +623,12 @@ func edgeDelta(m, rs, rt []float64, d int, w, qs, qt float64) float64 {
 }
 
 func (g *Goldstone) applyChunk(t, _, _ int) {
-	d := g.d
-	rotate(g.block(t), g.b.N, d, g.rot[t*g.dd:(t+1)*g.dd], g.scratch(t))
+	g.rx.rotate(g.b, t, g.rot[t*g.dd:(t+1)*g.dd], g.scratch(t))
 }
 
 func (g *Goldstone) psiChunk(k, _, _ int) {
 	e := g.edges[k]
-	g.edgePsi[k] = e.W * halfSqDist(g.block(e.S), g.block(e.T))
+	g.edgePsi[k] = e.W * g.rx.halfSqDist(g.b, e.S, e.T)
 }
 
 // orthTol bounds max |R^T R - I| for a map the guard treats as orthogonal.

@@ -41,7 +41,7 @@ func prepared(t *testing.T, g *Goldstone, x []float64, b Blocks, gr *Graph) {
 	if err := g.Init(b, gr); err != nil {
 		t.Fatal(err)
 	}
-	g.x = x
+	g.rx.x = x
 	g.Pool.Chunks(len(g.edges)+b.T, 1, g.ovFn)
 	g.buildF()
 }

@@ -91,14 +91,20 @@ func (g *Graph) Connected() bool {
 func (g *Graph) IsTree() bool { return len(g.Edges) == g.N-1 && g.Connected() }
 
 // Psi returns psi(Z) = 1/2 sum over edges of W ||Z_S - Z_T||_F^2 for the blocks of x.
-func Psi(x []float64, b Blocks, g *Graph) float64 {
+func Psi(x []float64, b Blocks, g *Graph) float64 { return PsiOf(x, b, g) }
+
+// PsiOf is Psi on parameters of type F, summed in float64 (each
+// difference taken between the entries widened to float64).
+func PsiOf[F Float](x []F, b Blocks, g *Graph) float64 {
 	checkGraph(b, g)
 	var psi float64
 	for _, e := range g.Edges {
-		zs, zt := b.Block(x, e.S), b.Block(x, e.T)
+		n := b.N * b.D
+		zs := x[b.Offset+e.S*n : b.Offset+(e.S+1)*n]
+		zt := x[b.Offset+e.T*n : b.Offset+(e.T+1)*n]
 		var s float64
 		for i, v := range zs {
-			d := v - zt[i]
+			d := float64(v) - float64(zt[i])
 			s += float64(d * d)
 		}
 		psi += float64(0.5 * e.W * s)

@@ -47,7 +47,7 @@ type Procrustes struct {
 	edgePsi []float64 // E
 	edgeGap []float64 // E
 
-	x     []float64
+	rx    roundX // parameters during a Round or Gap
 	ovFn  func(c, lo, hi int)
 	svdFn func(c, lo, hi int)
 	appFn func(c, lo, hi int)
@@ -97,8 +97,24 @@ func (p *Procrustes) Init(b Blocks, g *Graph) error {
 // Round implements Gauge: it applies the psi-minimising maps to x. It never
 // rejects: the result is the global minimum of psi over the maps.
 func (p *Procrustes) Round(x []float64) RoundStats {
-	st := p.solve(x)
-	defer p.release()
+	p.begin(len(x))
+	p.rx.x = x
+	defer p.rx.release()
+	return p.round()
+}
+
+// Round32 implements Gauge32: the round on float32 parameters (see
+// gauge32.go).
+func (p *Procrustes) Round32(x []float32) RoundStats {
+	p.begin(len(x))
+	p.rx.x32 = x
+	defer p.rx.release()
+	return p.round()
+}
+
+// round is Round on p.rx.
+func (p *Procrustes) round() RoundStats {
+	st := p.solve()
 	if len(p.edges) == 0 {
 		return st
 	}
@@ -129,8 +145,23 @@ func (p *Procrustes) Round(x []float64) RoundStats {
 // w (sum of the (signed) singular values of M - Tr M). After Init it does not
 // allocate.
 func (p *Procrustes) Gap(x []float64) float64 {
-	p.solve(x)
-	p.release()
+	p.begin(len(x))
+	p.rx.x = x
+	defer p.rx.release()
+	return p.gap()
+}
+
+// Gap32 is Gap on float32 parameters (the overlaps accumulated in float64
+// from the widened entries, see gauge32.go).
+func (p *Procrustes) Gap32(x []float32) float64 {
+	p.begin(len(x))
+	p.rx.x32 = x
+	defer p.rx.release()
+	return p.gap()
+}
+
+func (p *Procrustes) gap() float64 {
+	p.solve()
 	var gap float64
 	for _, v := range p.edgeGap {
 		gap += v
@@ -138,15 +169,17 @@ func (p *Procrustes) Gap(x []float64) float64 {
 	return gap
 }
 
-// solve computes the overlaps, psi and the per-edge optima; x is kept in p.x.
-func (p *Procrustes) solve(x []float64) RoundStats {
+func (p *Procrustes) begin(n int) {
 	if !p.ready {
 		panic("optim: Procrustes used before Init")
 	}
-	if p.b.Offset+p.b.Len() > len(x) {
-		panic(fmt.Sprintf("optim: blocks %+v do not fit in len(x)=%d", p.b, len(x)))
+	if p.b.Offset+p.b.Len() > n {
+		panic(fmt.Sprintf("optim: blocks %+v do not fit in len(x)=%d", p.b, n))
 	}
-	p.x = x
+}
+
+// solve computes the overlaps, psi and the per-edge optima of p.rx.
+func (p *Procrustes) solve() RoundStats {
 	E := len(p.edges)
 	p.Pool.Chunks(E, 1, p.ovFn)
 	st := RoundStats{Predicted: math.NaN(), Rate: math.NaN(), Concentration: math.NaN()}
@@ -158,8 +191,6 @@ func (p *Procrustes) solve(x []float64) RoundStats {
 	return st
 }
 
-func (p *Procrustes) release() { p.x = nil }
-
 // scratch returns scratch buffer k: node k's in applyChunk, edge k's in
 // overlapChunk (the two never run at the same time).
 func (p *Procrustes) scratch(k int) []float64 {
@@ -169,14 +200,13 @@ func (p *Procrustes) scratch(k int) []float64 {
 
 func (p *Procrustes) overlapChunk(k, _, _ int) {
 	e := p.edges[k]
-	zs, zt := p.b.Block(p.x, e.S), p.b.Block(p.x, e.T)
-	dist, _, _ := overlap(p.m[k*p.dd:(k+1)*p.dd], zs, zt, p.b.N, p.d, p.scratch(k))
+	dist, _, _ := p.rx.overlap(p.b, p.m[k*p.dd:(k+1)*p.dd], e.S, e.T, p.scratch(k))
 	p.edgePsi[k] = e.W * dist
 }
 
 func (p *Procrustes) psiChunk(k, _, _ int) {
 	e := p.edges[k]
-	p.edgePsi[k] = e.W * halfSqDist(p.b.Block(p.x, e.S), p.b.Block(p.x, e.T))
+	p.edgePsi[k] = e.W * p.rx.halfSqDist(p.b, e.S, e.T)
 }
 
 // svdChunk solves the Procrustes problem of edge k: with parent p and child
@@ -237,8 +267,7 @@ func (p *Procrustes) svdChunk(k, _, _ int) {
 }
 
 func (p *Procrustes) applyChunk(t, _, _ int) {
-	d := p.d
-	rotate(p.b.Block(p.x, t), p.b.N, d, p.rot[t*p.dd:(t+1)*p.dd], p.scratch(t))
+	p.rx.rotate(p.b, t, p.rot[t*p.dd:(t+1)*p.dd], p.scratch(t))
 }
 
 // gapCache keeps one inline (Pool nil) Procrustes per (blocks, graph) for

@@ -61,24 +61,24 @@ type loopState struct {
 }
 
 // checkpointer saves and restores a Loop's state.
-type checkpointer struct {
-	l     *Loop
-	d     *optim.Driver
-	x     []float64
+type checkpointer[F optim.Float] struct {
+	l     *LoopOf[F]
+	d     *optim.DriverOf[F]
+	x     []F
 	ls    *loopState
 	drawn bool // the checkpoint restored was saved after its AtStep
 }
 
-func (l *Loop) checkpointer(d *optim.Driver, x []float64, ls *loopState) *checkpointer {
+func (l *LoopOf[F]) checkpointer(d *optim.DriverOf[F], x []F, ls *loopState) *checkpointer[F] {
 	ls.savedTime = time.Now()
-	return &checkpointer{l: l, d: d, x: x, ls: ls}
+	return &checkpointer[F]{l: l, d: d, x: x, ls: ls}
 }
 
-func (c *checkpointer) on() bool {
+func (c *checkpointer[F]) on() bool {
 	return c.l.Checkpoint.Path != "" && !c.l.Checkpoint.Policy.Off
 }
 
-func (c *checkpointer) logf(format string, args ...any) {
+func (c *checkpointer[F]) logf(format string, args ...any) {
 	if c.l.Logf != nil {
 		c.l.Logf(format, args...)
 	}
@@ -87,7 +87,7 @@ func (c *checkpointer) logf(format string, args ...any) {
 // resume finds the newest usable checkpoint and, when there is one, sets
 // the driver to continue from it (the state is restored by Driver.Restore,
 // after the optimizer's Init).
-func (c *checkpointer) resume(d *optim.Driver) (bool, error) {
+func (c *checkpointer[F]) resume(d *optim.DriverOf[F]) (bool, error) {
 	if !c.on() {
 		return false, nil
 	}
@@ -124,24 +124,74 @@ func (c *checkpointer) resume(d *optim.Driver) (bool, error) {
 
 // states lists the optimizer's and the symmetry step's state slices with
 // their section names.
-func (c *checkpointer) states() (names []string, vals [][]float64) {
-	for i, v := range optim.StateOf(c.d.Method) {
-		names, vals = append(names, fmt.Sprintf("method.%d", i)), append(vals, v)
+// The method's state has the parameters' type F, the gauge's (its fields,
+// d x d work) is float64 in both modes.
+func (c *checkpointer[F]) states() (mnames []string, mvals [][]F, gnames []string, gvals [][]float64) {
+	if s, ok := c.d.Method.(interface{ State() [][]F }); ok {
+		for i, v := range s.State() {
+			mnames, mvals = append(mnames, fmt.Sprintf("method.%d", i)), append(mvals, v)
+		}
 	}
 	for i, v := range optim.StateOf(c.d.Gauge) {
-		names, vals = append(names, fmt.Sprintf("gauge.%d", i)), append(vals, v)
+		gnames, gvals = append(gnames, fmt.Sprintf("gauge.%d", i)), append(gvals, v)
 	}
-	return names, vals
+	return mnames, mvals, gnames, gvals
 }
 
-func (c *checkpointer) restore(st *checkpoint.State) error {
+// dtype names the element type F in checkpoints and errors.
+func dtype[F optim.Float]() string {
+	if is32[F]() {
+		return "float32"
+	}
+	return "float64"
+}
+
+// kindOf is the checkpoint section kind of a []F.
+func kindOf[F optim.Float]() string {
+	if is32[F]() {
+		return "f32"
+	}
+	return "f64"
+}
+
+// saveFloats adds v to st as a float64 or a float32 section.
+func saveFloats[F optim.Float](st *checkpoint.State, name string, v []F) {
+	switch v := any(v).(type) {
+	case []float32:
+		st.Float32s(name, v)
+	case []float64:
+		st.Floats(name, v)
+	}
+}
+
+// readFloats reads the section written by saveFloats into dst.
+func readFloats[F optim.Float](st *checkpoint.State, name string, dst []F) error {
+	switch dst := any(dst).(type) {
+	case []float32:
+		return st.ReadFloat32s(name, dst)
+	case []float64:
+		return st.ReadFloats(name, dst)
+	}
+	panic("unreachable")
+}
+
+func (c *checkpointer[F]) restore(st *checkpoint.State) error {
 	ls, l := c.ls, c.l
-	if err := st.ReadFloats("x", c.x); err != nil {
+	if k := st.Kind("x"); k != "" && k != kindOf[F]() {
+		other := map[string]string{"f32": "float32", "f64": "float64"}[k]
+		return fmt.Errorf("its parameters are %s (dtype = %q), this trial's %s: %w", other, other, dtype[F](), checkpoint.ErrMismatch)
+	}
+	if err := readFloats(st, "x", c.x); err != nil {
 		return err
 	}
-	names, vals := c.states()
-	for i, n := range names {
-		if err := st.ReadFloats(n, vals[i]); err != nil {
+	mnames, mvals, gnames, gvals := c.states()
+	for i, n := range mnames {
+		if err := readFloats(st, n, mvals[i]); err != nil {
+			return err
+		}
+	}
+	for i, n := range gnames {
+		if err := st.ReadFloats(n, gvals[i]); err != nil {
 			return err
 		}
 	}
@@ -190,7 +240,7 @@ func (c *checkpointer) restore(st *checkpoint.State) error {
 // called): it saves a checkpoint when the policy says one is due, at the
 // end of the budget when the checkpoints are kept for a longer run, and
 // when ctx is cancelled (then it returns ctx's error, to stop the run).
-func (c *checkpointer) after(ctx context.Context, step int, trained float64, drawn bool) error {
+func (c *checkpointer[F]) after(ctx context.Context, step int, trained float64, drawn bool) error {
 	cancelled := ctx.Err() != nil
 	if !c.on() {
 		return ctx.Err()
@@ -208,14 +258,17 @@ func (c *checkpointer) after(ctx context.Context, step int, trained float64, dra
 	return ctx.Err()
 }
 
-func (c *checkpointer) save(step int, trained float64, drawn bool) error {
+func (c *checkpointer[F]) save(step int, trained float64, drawn bool) error {
 	t0 := time.Now()
 	ls, l := c.ls, c.l
 	st := checkpoint.NewState(step)
-	st.Floats("x", c.x)
-	names, vals := c.states()
-	for i, n := range names {
-		st.Floats(n, vals[i])
+	saveFloats(st, "x", c.x)
+	mnames, mvals, gnames, gvals := c.states()
+	for i, n := range mnames {
+		saveFloats(st, n, mvals[i])
+	}
+	for i, n := range gnames {
+		st.Floats(n, gvals[i])
 	}
 	st.Strings("series.metric", l.Series.Metric)
 	st.Ints("series.step", l.Series.Step...)

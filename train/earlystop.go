@@ -6,7 +6,11 @@ import (
 	"math"
 
 	"goldstone/internal/checkpoint"
+	"goldstone/optim"
 )
+
+// Best is BestOf on float64 parameters.
+type Best = BestOf[float64]
 
 // EarlyStopSettings choose whether a trial keeps its best-validation state
 // and when it stops (issue 30): with Enabled, every validation check that
@@ -35,26 +39,28 @@ var ErrStopEarly = errors.New("stopped early")
 // best value of one validation metric so far, its step and value, and the
 // checks since. Its state goes with the Loop's checkpoints (Save, Load), so
 // that a resumed run keeps the same best state and stops at the same step.
-type Best struct {
+// BestOf keeps the parameters in their own type F (float32 in the float32
+// mode: a float32 copy).
+type BestOf[F optim.Float] struct {
 	Patience    int  // checks without improvement after which Check says stop
 	LowerBetter bool // the metric improves downwards (RMSE, deviance)
 
-	X     []float64 // the parameters at the best check (nil before the first)
-	Step  int       // the iterate index of the best check
-	Value float64   // the metric there
-	Since int       // checks since the best one
+	X     []F     // the parameters at the best check (nil before the first)
+	Step  int     // the iterate index of the best check
+	Value float64 // the metric there
+	Since int     // checks since the best one
 }
 
 // Check records the metric v of the iterate x at step and reports whether
 // the run should stop: after Patience checks without a strict improvement.
 // A value that is not finite is never an improvement. The first finite
 // value is the best so far.
-func (b *Best) Check(step int, v float64, x []float64) (stop bool) {
+func (b *BestOf[F]) Check(step int, v float64, x []F) (stop bool) {
 	better := !math.IsNaN(v) && !math.IsInf(v, 0) &&
 		(b.X == nil || (b.LowerBetter && v < b.Value) || (!b.LowerBetter && v > b.Value))
 	if better {
 		if b.X == nil {
-			b.X = make([]float64, len(x))
+			b.X = make([]F, len(x))
 		}
 		copy(b.X, x)
 		b.Step, b.Value, b.Since = step, v, 0
@@ -65,18 +71,18 @@ func (b *Best) Check(step int, v float64, x []float64) (stop bool) {
 }
 
 // Save adds the tracker's state to a checkpoint (sections best.*).
-func (b *Best) Save(st *checkpoint.State) {
+func (b *BestOf[F]) Save(st *checkpoint.State) {
 	has := int64(0)
 	if b.X != nil {
 		has = 1
-		st.Floats("best.x", b.X)
+		saveFloats(st, "best.x", b.X)
 	}
 	st.Ints("best.ints", has, int64(b.Step), int64(b.Since))
 	st.Floats("best.value", []float64{b.Value})
 }
 
 // Load restores what Save wrote; n is the length of the parameters.
-func (b *Best) Load(st *checkpoint.State, n int) error {
+func (b *BestOf[F]) Load(st *checkpoint.State, n int) error {
 	ints, err := st.ReadInts("best.ints", 3)
 	if err != nil {
 		return err
@@ -87,8 +93,8 @@ func (b *Best) Load(st *checkpoint.State, n int) error {
 	}
 	b.X = nil
 	if ints[0] == 1 {
-		b.X = make([]float64, n)
-		if err := st.ReadFloats("best.x", b.X); err != nil {
+		b.X = make([]F, n)
+		if err := readFloats(st, "best.x", b.X); err != nil {
 			return err
 		}
 	} else if ints[0] != 0 {

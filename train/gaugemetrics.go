@@ -98,22 +98,33 @@ func gaugeSummary(sum trialio.Summary, r optim.Result, diverged bool) {
 // rotation or reflection of the time steps could lower psi there, against
 // which round_psi_pred and round_psi_real are read. The time spent in eval
 // and gap is kept apart so that the gauge's time does not include it.
-type roundRecorder struct {
+type roundRecorder[F optim.Float] struct {
 	inner   optim.Gauge
-	eval    func(x []float64) float64 // nil: no loss records
-	gap     *gapMeter                 // nil: no round_gap
+	eval    func(x []F) float64 // nil: no loss records
+	gap     *gapMeter[F]        // nil: no round_gap
 	series  *trialio.Series
 	iterate int // label of the next round
 	seconds float64
 }
 
-func (r *roundRecorder) Init(b optim.Blocks, g *optim.Graph) error { return r.inner.Init(b, g) }
+func (r *roundRecorder[F]) Init(b optim.Blocks, g *optim.Graph) error { return r.inner.Init(b, g) }
 
 // State forwards the wrapped gauge's state (optim.Stateful) to the loop's
 // checkpoints.
-func (r *roundRecorder) State() [][]float64 { return optim.StateOf(r.inner) }
+func (r *roundRecorder[F]) State() [][]float64 { return optim.StateOf(r.inner) }
 
-func (r *roundRecorder) Round(x []float64) optim.RoundStats {
+func (r *roundRecorder[F]) Round(x []float64) optim.RoundStats {
+	return r.round(any(x).([]F), func() optim.RoundStats { return r.inner.Round(x) })
+}
+
+// Round32 implements optim.Gauge32 (the loop checked that the inner gauge
+// is one).
+func (r *roundRecorder[F]) Round32(x []float32) optim.RoundStats {
+	return r.round(any(x).([]F), func() optim.RoundStats { return r.inner.(optim.Gauge32).Round32(x) })
+}
+
+// round records around inner, the inner gauge's round on x.
+func (r *roundRecorder[F]) round(x []F, inner func() optim.RoundStats) optim.RoundStats {
 	start := time.Now()
 	var l0 float64
 	if r.eval != nil {
@@ -123,7 +134,7 @@ func (r *roundRecorder) Round(x []float64) optim.RoundStats {
 		r.series.Add("round_gap", r.iterate, r.gap.gap(x))
 	}
 	r.seconds += time.Since(start).Seconds()
-	st := r.inner.Round(x)
+	st := inner()
 	if r.eval == nil {
 		return st
 	}
@@ -142,9 +153,9 @@ func (r *roundRecorder) Round(x []float64) optim.RoundStats {
 // recordGap records, for the iterate x_k (k = iterate), the gauge gap
 // psi(Z) - min over rotations psi(R Z) as "gauge_gap" and the gap relative
 // to psi at the same iterate as "gauge_gap_rel" (0 when psi is 0).
-func (m *gapMeter) record(s *trialio.Series, iterate int, x []float64) {
+func (m *gapMeter[F]) record(s *trialio.Series, iterate int, x []F) {
 	gap := m.gap(x)
-	psi := optim.Psi(x, m.b, m.g)
+	psi := optim.PsiOf(x, m.b, m.g)
 	rel := 0.0
 	if psi != 0 || gap != 0 {
 		rel = gap / psi

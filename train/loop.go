@@ -17,24 +17,48 @@ import (
 // Optimizer is a trial's optimizer as built from its settings.
 type Optimizer struct {
 	Method optim.Method
-	Gauge  optim.Gauge // nil: no symmetry step
-	K1     int
-	Pool   *optim.Pool // the trial's pool (nil: inline); not owned
+	// Method32 is the same method on float32 parameters (the float32
+	// mode, LoopOf[float32]); nil: the optimizer has none.
+	Method32 optim.MethodOf[float32]
+	Gauge    optim.Gauge // nil: no symmetry step (a float32 loop needs an optim.Gauge32)
+	K1       int
+	Pool     *optim.Pool // the trial's pool (nil: inline); not owned
 }
 
-// Build builds the base method and the symmetry step on the trial's pool.
+// Build builds the base method (for both element types) and the symmetry
+// step on the trial's pool.
 func (s OptimSettings) Build(pool *optim.Pool) *Optimizer {
-	return &Optimizer{Method: s.Method.Method(s.Schedule()), Gauge: s.Gauge.Gauge(pool), K1: s.Gauge.Every(), Pool: pool}
+	r := s.Schedule()
+	return &Optimizer{Method: s.Method.Method(r), Method32: s.Method.Method32(r), Gauge: s.Gauge.Gauge(pool), K1: s.Gauge.Every(), Pool: pool}
 }
 
-// Loop is the shared training loop of the MF pipelines: it runs the driver,
+// methodOf returns o's method on parameters of type F (nil: none).
+func methodOf[F optim.Float](o *Optimizer) optim.MethodOf[F] {
+	var m any = o.Method
+	if is32[F]() {
+		m = o.Method32
+	}
+	mf, _ := m.(optim.MethodOf[F])
+	return mf
+}
+
+// is32 reports whether F is float32 (the float32 mode).
+func is32[F optim.Float]() bool {
+	_, ok := any([]F(nil)).([]float32)
+	return ok
+}
+
+// LoopOf is the shared training loop of the MF pipelines on parameters of
+// type F (Loop: float64; float32: the float32 mode, whose parameters,
+// gradients and optimizer state are float32 while every loss, psi, gap and
+// summary is float64). It runs the driver,
 // records loss, local loss, psi and the gauge gap as step-wise metrics, and
 // wall and gauge time as summary metrics. With a Checkpoint it saves its
 // state as the policy says and when ctx is cancelled, and a Loop that finds
 // a checkpoint continues from it: the series, summary and parameters are
 // then those of an uninterrupted run, bit for bit (see checkpoint.go).
-type Loop struct {
-	Problem optim.Problem
+type LoopOf[F optim.Float] struct {
+	Problem optim.ProblemOf[F]
 	Opt     *Optimizer
 	Steps   int
 	// DivergeFactor bounds the run (optim.Driver.DivergeFactor; 0: the
@@ -52,16 +76,16 @@ type Loop struct {
 	// records the loss before and after every gauge round (round_loss_pred,
 	// round_loss_real; two evaluations per round, not counted as gauge
 	// time).
-	Eval    func(x []float64) float64
+	Eval    func(x []F) float64
 	Series  *trialio.Series
 	Summary trialio.Summary
 	// Extra is called at every logged step, after the standard metrics, to
 	// record model-specific ones; it may return an error to stop.
-	Extra func(it *optim.Iter, x []float64) error
+	Extra func(it *optim.Iter, x []F) error
 	// AtStep is called before step s is taken (for snapshots, and to draw
 	// the step's minibatch); optional. A resumed loop calls it first with
 	// the step it resumes at.
-	AtStep func(step int, x []float64)
+	AtStep func(step int, x []F)
 	// Progress reports the current step, the loss at the last one and the
 	// series so far (for progress displays); optional.
 	Progress Progress
@@ -82,10 +106,18 @@ type Loop struct {
 	StoppedEarly bool
 }
 
+// Loop is LoopOf on float64 parameters.
+type Loop = LoopOf[float64]
+
 // Loop returns the training loop of these settings for a problem, with the
 // optimizer built on the trial's pool.
 func (s LoopSettings) Loop(p optim.Problem, pool *optim.Pool) *Loop {
-	return &Loop{Problem: p, Opt: s.Optim.Build(pool), Steps: s.Steps, DivergeFactor: s.DivergeFactor,
+	return LoopFor(s, p, pool)
+}
+
+// LoopFor is LoopSettings.Loop on parameters of type F.
+func LoopFor[F optim.Float](s LoopSettings, p optim.ProblemOf[F], pool *optim.Pool) *LoopOf[F] {
+	return &LoopOf[F]{Problem: p, Opt: s.Optim.Build(pool), Steps: s.Steps, DivergeFactor: s.DivergeFactor,
 		LogEvery: s.LogEvery, GapEvery: s.GapEvery, GapAround: s.GapAround}
 }
 
@@ -104,17 +136,20 @@ func (s LoopSettings) Loop(p optim.Problem, pool *optim.Pool) *Loop {
 // gauge_lowered_share is 0 (its rounds count as rounds that raised psi).
 // The stage must not evaluate x then, and reports its own metrics the
 // same way (see DivergedSummary).
-func (l *Loop) Run(ctx context.Context, x []float64) error {
-	d := &optim.Driver{Method: l.Opt.Method, Gauge: l.Opt.Gauge, K1: l.Opt.K1, Pool: l.Opt.Pool, DivergeFactor: l.DivergeFactor}
+func (l *LoopOf[F]) Run(ctx context.Context, x []F) error {
+	d := &optim.DriverOf[F]{Method: methodOf[F](l.Opt), Gauge: l.Opt.Gauge, K1: l.Opt.K1, Pool: l.Opt.Pool, DivergeFactor: l.DivergeFactor}
+	if _, ok := d.Gauge.(optim.Gauge32); is32[F]() && d.Gauge != nil && !ok {
+		return fmt.Errorf("train: the gauge step %T does not run on float32 parameters", d.Gauge)
+	}
 	tree := l.Problem.Graph != nil && l.Problem.Graph.IsTree()
 	gapEvery := l.GapEvery
 	if gapEvery <= 0 {
 		gapEvery = l.LogEvery
 	}
-	var gm *gapMeter
+	var gm *gapMeter[F]
 	if tree {
 		var err error
-		if gm, err = newGapMeter(l.Problem.Blocks, l.Problem.Graph, l.Opt.Pool); err != nil {
+		if gm, err = newGapMeter[F](l.Problem.Blocks, l.Problem.Graph, l.Opt.Pool); err != nil {
 			return err
 		}
 	}
@@ -193,7 +228,7 @@ func (l *Loop) Run(ctx context.Context, x []float64) error {
 // steps, and around the gauge rounds, those after the budget's end
 // included: a longer run records them too). The last step is not
 // special: its loss and psi are the summary's final_loss and final_psi.
-func (l *Loop) logStep(it *optim.Iter, x []float64, gm *gapMeter, gapEvery int, ls *loopState) error {
+func (l *LoopOf[F]) logStep(it *optim.Iter, x []F, gm *gapMeter[F], gapEvery int, ls *loopState) error {
 	// Nothing here depends on l.Steps: the first s steps of a run record
 	// the same points whatever its budget, so a longer run of the same
 	// trial continues a shorter one's checkpoint exactly (pruning).
@@ -220,7 +255,7 @@ func (l *Loop) logStep(it *optim.Iter, x []float64, gm *gapMeter, gapEvery int, 
 
 // summarize writes the run's summary metrics (the final gap and
 // steps_to_gap_1pct only after a run that ended well or diverged).
-func (l *Loop) summarize(x []float64, gm *gapMeter, ls *loopState, res optim.Result, ok bool, start time.Time) {
+func (l *LoopOf[F]) summarize(x []F, gm *gapMeter[F], ls *loopState, res optim.Result, ok bool, start time.Time) {
 	div := l.Diverged
 	switch {
 	case gm != nil && ok && div != nil:
@@ -271,11 +306,11 @@ func DivergedSummary(sum trialio.Summary, d *optim.DivergedError) {
 // roundRecorder wraps d's gauge in a roundRecorder when the loop records
 // the loss around the rounds (Eval) or the gap they start from (GapAround
 // on a tree, gm), and returns it (nil: not wrapped).
-func (l *Loop) roundRecorder(d *optim.Driver, gm *gapMeter) *roundRecorder {
+func (l *LoopOf[F]) roundRecorder(d *optim.DriverOf[F], gm *gapMeter[F]) *roundRecorder[F] {
 	if d.Gauge == nil || d.K1 <= 0 || l.Eval == nil && (gm == nil || l.GapAround <= 0) {
 		return nil
 	}
-	rec := &roundRecorder{inner: d.Gauge, eval: l.Eval, series: l.Series}
+	rec := &roundRecorder[F]{inner: d.Gauge, eval: l.Eval, series: l.Series}
 	if l.GapAround > 0 {
 		rec.gap = gm
 	}
@@ -295,15 +330,16 @@ func FirstBelow(s *trialio.Series, metric string, thr float64) float64 {
 }
 
 // gapMeter measures the gauge gap psi(Z) - min_R psi(R Z) on a tree coupling
-// with one reusable Procrustes solver (no allocation per call).
-type gapMeter struct {
+// with one reusable Procrustes solver (no allocation per call); on float32
+// parameters its overlaps and sums are float64 (optim.Procrustes.Gap32).
+type gapMeter[F optim.Float] struct {
 	p optim.Procrustes
 	b optim.Blocks
 	g *optim.Graph
 }
 
-func newGapMeter(b optim.Blocks, g *optim.Graph, pool *optim.Pool) (*gapMeter, error) {
-	m := &gapMeter{b: b, g: g}
+func newGapMeter[F optim.Float](b optim.Blocks, g *optim.Graph, pool *optim.Pool) (*gapMeter[F], error) {
+	m := &gapMeter[F]{b: b, g: g}
 	m.p.Pool = pool
 	if err := m.p.Init(b, g); err != nil {
 		return nil, err
@@ -311,18 +347,25 @@ func newGapMeter(b optim.Blocks, g *optim.Graph, pool *optim.Pool) (*gapMeter, e
 	return m, nil
 }
 
-func (m *gapMeter) gap(x []float64) float64 {
+func (m *gapMeter[F]) gap(x []F) float64 {
 	// With a finite sum of squares every overlap M_tt' is finite
 	// (Cauchy-Schwarz); otherwise the iterate diverged and the driver
 	// reports it at the next step.
 	var ss float64
 	for _, v := range x[m.b.Offset : m.b.Offset+m.b.Len()] {
-		ss += float64(v * v)
+		w := float64(v)
+		ss += float64(w * w)
 	}
 	if math.IsNaN(ss) || math.IsInf(ss, 0) {
 		return math.NaN()
 	}
-	return m.p.Gap(x)
+	switch x := any(x).(type) {
+	case []float32:
+		return m.p.Gap32(x)
+	case []float64:
+		return m.p.Gap(x)
+	}
+	panic("unreachable")
 }
 
 // Progress reports a training stage's step of total, the loss at the last
@@ -365,6 +408,6 @@ func FromIO(io *pipeline.IO) StageIO {
 
 // Attach makes the loop save checkpoints, log and report progress through
 // sio.
-func (l *Loop) Attach(sio StageIO) {
+func (l *LoopOf[F]) Attach(sio StageIO) {
 	l.Checkpoint, l.Logf, l.Progress = sio.Checkpoint, sio.Logf, sio.Progress
 }

@@ -1,6 +1,8 @@
 package train
 
 import (
+	"fmt"
+
 	"goldstone/experiment/settings"
 	"goldstone/models"
 	"goldstone/optim"
@@ -34,6 +36,8 @@ var (
 type MethodSettings interface {
 	// Method builds the optimizer for a learning-rate schedule.
 	Method(rate optim.Schedule) optim.Method
+	// Method32 builds it on float32 parameters (the float32 mode).
+	Method32(rate optim.Schedule) optim.MethodOf[float32]
 	// DefaultRate is the learning rate used when lr is 0.
 	DefaultRate() float64
 }
@@ -45,6 +49,9 @@ type GDSettings struct {
 
 func (s GDSettings) Method(rate optim.Schedule) optim.Method {
 	return &optim.GD{Rate: rate, Clip: s.Clip}
+}
+func (s GDSettings) Method32(rate optim.Schedule) optim.MethodOf[float32] {
+	return &optim.GDOf[float32]{Rate: rate, Clip: s.Clip}
 }
 func (GDSettings) DefaultRate() float64 { return optim.DefaultGDRate }
 
@@ -58,6 +65,9 @@ func (AdaGradSettings) Defaults() any {
 }
 func (s AdaGradSettings) Method(rate optim.Schedule) optim.Method {
 	return &optim.AdaGrad{Rate: rate, Eps: s.Eps}
+}
+func (s AdaGradSettings) Method32(rate optim.Schedule) optim.MethodOf[float32] {
+	return &optim.AdaGradOf[float32]{Rate: rate, Eps: s.Eps}
 }
 func (AdaGradSettings) DefaultRate() float64 { return optim.DefaultAdaGradRate }
 
@@ -73,6 +83,9 @@ func (AdamSettings) Defaults() any {
 }
 func (s AdamSettings) Method(rate optim.Schedule) optim.Method {
 	return &optim.Adam{Rate: rate, Beta1: s.Beta1, Beta2: s.Beta2, Eps: s.Eps}
+}
+func (s AdamSettings) Method32(rate optim.Schedule) optim.MethodOf[float32] {
+	return &optim.AdamOf[float32]{Rate: rate, Beta1: s.Beta1, Beta2: s.Beta2, Eps: s.Eps}
 }
 func (AdamSettings) DefaultRate() float64 { return optim.DefaultAdamRate }
 
@@ -185,6 +198,7 @@ type LoopSettings struct {
 	GapAround int     `set:"gauge_gap_around" default:"0" check:">=0" doc:"also record the gauge gap at every iterate within this many steps of a gauge round (before and after it), and at the start of every round (round_gap)"`
 	InitScale float64 `set:"init_scale" check:">0" doc:"standard deviation of the random initial embeddings (independent per time step)"`
 	Dim       int     `set:"dim" default:"3" check:">0" doc:"embedding dimension d"`
+	Dtype     string  `set:"dtype" default:"float64" oneof:"float64 float32" doc:"element type of the parameters, their gradients and the optimizer state: float32 halves their memory and the bytes of every memory-bound pass, while losses, psi, the gauge rounds' overlaps and d x d work and every metric stay float64 (docs/maths.md); float32 only in the movielens pipeline"`
 	// DivergeFactor bounds the training (optim.Driver.DivergeFactor).
 	DivergeFactor float64 `set:"diverge_factor" check:">0" doc:"the trial diverges (status diverged) at the first step whose loss, local loss or psi is not finite or exceeds diverge_factor x max(1, |loss at step 0|)"`
 	Optim         OptimSettings
@@ -201,6 +215,31 @@ func (s LoopSettings) PruneKeys(m map[string]any) {
 	if s.DivergeFactor == optim.DefaultDivergeFactor {
 		delete(m, "diverge_factor")
 	}
+	if s.Dtype == DtypeFloat64 {
+		delete(m, "dtype") // every float64 trial keeps its key
+	}
+}
+
+// The element types of the dtype setting.
+const (
+	DtypeFloat64 = "float64"
+	DtypeFloat32 = "float32"
+)
+
+// Float32Pipelines names the pipelines whose trials may set dtype =
+// "float32".
+const Float32Pipelines = "movielens"
+
+// Float32 reports whether the trial trains in float32 (dtype = "float32").
+func (s LoopSettings) Float32() bool { return s.Dtype == DtypeFloat32 }
+
+// RequireFloat64 is the plan-time error of a trial of a pipeline that
+// trains in float64 only when it sets dtype = "float32" (nil otherwise).
+func (s LoopSettings) RequireFloat64(pipeline, trial string) error {
+	if s.Float32() {
+		return fmt.Errorf("trial %s: dtype = %q: the %s pipeline trains in float64 only (dtype = \"float32\" is supported by: %s)", trial, s.Dtype, pipeline, Float32Pipelines)
+	}
+	return nil
 }
 
 // MFPrior are the dynamic matrix factorisation models' prior settings.

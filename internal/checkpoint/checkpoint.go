@@ -59,6 +59,7 @@ const Keep = 2
 // Section kinds.
 const (
 	kindF64   = "f64"
+	kindF32   = "f32"
 	kindI64   = "i64"
 	kindBytes = "bytes"
 )
@@ -128,15 +129,24 @@ type section struct {
 	Count int64  `json:"count"`
 
 	f64 []float64
+	f32 []float32
 	i64 []int64
 	b   []byte
 }
 
 func (s *section) size() int64 {
-	if s.Kind == kindBytes {
-		return s.Count
+	return int64(s.width()) * s.Count
+}
+
+// width is the bytes per value of the section's kind.
+func (s *section) width() int {
+	switch s.Kind {
+	case kindBytes:
+		return 1
+	case kindF32:
+		return 4
 	}
-	return 8 * s.Count
+	return 8
 }
 
 // header is the JSON header of a checkpoint file.
@@ -179,6 +189,12 @@ func (s *State) add(sec section) {
 // Floats adds an array of float64 values (stored as their bits).
 func (s *State) Floats(name string, v []float64) {
 	s.add(section{Name: name, Kind: kindF64, Count: int64(len(v)), f64: v})
+}
+
+// Float32s adds an array of float32 values (stored as their bits: a
+// float32 trial's parameters and optimizer state). ReadFloats refuses it.
+func (s *State) Float32s(name string, v []float32) {
+	s.add(section{Name: name, Kind: kindF32, Count: int64(len(v)), f32: v})
 }
 
 // Ints adds an array of int64 values.
@@ -260,6 +276,33 @@ func (s *State) ReadFloats(name string, dst []float64) error {
 	})
 }
 
+// ReadFloat32s reads a section written by Float32s into dst, which must
+// have its length.
+func (s *State) ReadFloat32s(name string, dst []float32) error {
+	i, err := s.find(name, kindF32)
+	if err != nil {
+		return err
+	}
+	if n := s.sections[i].Count; n != int64(len(dst)) {
+		return fmt.Errorf("%s: section %q has %d values, want %d: %w", s.path, name, n, len(dst), ErrMismatch)
+	}
+	return s.read(i, func(b []byte, k int) {
+		for j := range len(b) / 4 {
+			dst[k+j] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*j:]))
+		}
+	})
+}
+
+// Kind returns the kind of section name's values ("f64", "f32", "i64",
+// "bytes"), or "" when there is none.
+func (s *State) Kind(name string) string {
+	i, ok := s.byName[name]
+	if !ok {
+		return ""
+	}
+	return s.sections[i].Kind
+}
+
 // ReadInts reads section name, which must have n values (n < 0: any).
 func (s *State) ReadInts(name string, n int) ([]int64, error) {
 	i, err := s.find(name, kindI64)
@@ -318,8 +361,8 @@ func (s *State) ReadStrings(name string) ([]string, error) {
 }
 
 // read streams section i's data from the file to fn in pieces whose length
-// is a multiple of 8 (for numeric kinds); k is the index of the piece's
-// first value.
+// is a multiple of the kind's width; k is the index of the piece's first
+// value.
 func (s *State) read(i int, fn func(b []byte, k int)) error {
 	sec := &s.sections[i]
 	if s.path == "" {
@@ -339,7 +382,7 @@ func (s *State) read(i int, fn func(b []byte, k int)) error {
 			return fmt.Errorf("%s: section %q: %w", s.path, sec.Name, err)
 		}
 		fn(buf[:n], k)
-		k += n / 8
+		k += n / sec.width()
 		left -= int64(n)
 	}
 	return nil
@@ -374,6 +417,14 @@ func (d Dir) Save(st *State) (int64, error) {
 			case kindF64:
 				for _, v := range sec.f64 {
 					buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(v))
+					if len(buf) == cap(buf) {
+						bw.Write(buf)
+						buf = buf[:0]
+					}
+				}
+			case kindF32:
+				for _, v := range sec.f32 {
+					buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(v))
 					if len(buf) == cap(buf) {
 						bw.Write(buf)
 						buf = buf[:0]
@@ -560,7 +611,7 @@ func open(p string) (*opened, error) {
 	st := &State{Step: hd.Step, byName: map[string]int{}, path: p, created: hd.Created}
 	off := int64(len(pre)) + int64(hl)
 	for _, sec := range hd.Sections {
-		if sec.Count < 0 || (sec.Kind != kindF64 && sec.Kind != kindI64 && sec.Kind != kindBytes) {
+		if sec.Count < 0 || (sec.Kind != kindF64 && sec.Kind != kindF32 && sec.Kind != kindI64 && sec.Kind != kindBytes) {
 			return nil, fmt.Errorf("header: bad section %q (%s, %d)", sec.Name, sec.Kind, sec.Count)
 		}
 		if _, dup := st.byName[sec.Name]; dup || sec.Name == "" {

@@ -264,3 +264,57 @@ func BenchmarkSaveLoad(b *testing.B) {
 	b.ReportMetric(float64(bytes)*float64(b.N)/saveSec/1e6, "MB/s-save")
 	b.ReportMetric(float64(bytes)*float64(b.N)/loadSec/1e6, "MB/s-load")
 }
+
+// TestFloat32Sections: float32 arrays (a float32 trial's parameters and
+// optimizer state) come back bit for bit, an odd count included (the
+// next section's data follows at 4 bytes) and one past the read buffer
+// (1 MiB); reading one as float64, or a float64 one as float32, is a
+// mismatch.
+func TestFloat32Sections(t *testing.T) {
+	d := Dir{Path: filepath.Join(t.TempDir(), "ck"), Key: "train/f32"}
+	small := []float32{1.5, float32(math.Copysign(0, -1)), float32(math.Inf(-1)), math.Float32frombits(0x7fc00123), 1e-40}
+	big := make([]float32, 300_001)
+	for i := range big {
+		big[i] = float32(i) * 0.25
+	}
+	st := NewState(7)
+	st.Float32s("x", small)
+	st.Ints("n", 3)
+	st.Float32s("big", big)
+	st.Floats("f64", []float64{2})
+	if _, err := d.Save(st); err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := d.Load()
+	if err != nil || got == nil {
+		t.Fatalf("Load: %v %v", got, err)
+	}
+	if got.Kind("x") != "f32" || got.Kind("f64") != "f64" || got.Kind("nope") != "" {
+		t.Errorf("kinds %q %q %q", got.Kind("x"), got.Kind("f64"), got.Kind("nope"))
+	}
+	y := make([]float32, len(small))
+	if err := got.ReadFloat32s("x", y); err != nil {
+		t.Fatal(err)
+	}
+	for i := range small {
+		if math.Float32bits(small[i]) != math.Float32bits(y[i]) {
+			t.Errorf("x[%d]: bits %x, saved %x", i, math.Float32bits(y[i]), math.Float32bits(small[i]))
+		}
+	}
+	if n, err := got.ReadInts("n", 1); err != nil || n[0] != 3 {
+		t.Errorf("the section after an odd float32 one: %v %v", n, err)
+	}
+	yb := make([]float32, len(big))
+	if err := got.ReadFloat32s("big", yb); err != nil || !reflect.DeepEqual(yb, big) {
+		t.Errorf("the large float32 section did not come back (%v)", err)
+	}
+	for name, err := range map[string]error{
+		"float32 read as float64": got.ReadFloats("x", make([]float64, len(small))),
+		"float64 read as float32": got.ReadFloat32s("f64", make([]float32, 1)),
+		"wrong length":            got.ReadFloat32s("x", make([]float32, 2)),
+	} {
+		if !errors.Is(err, ErrMismatch) {
+			t.Errorf("%s: %v, want ErrMismatch", name, err)
+		}
+	}
+}

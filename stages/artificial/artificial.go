@@ -92,7 +92,11 @@ func (Pipeline) Build(_ context.Context, b *experiment.Built, e *experiment.Expe
 	reportIn := map[string]pipeline.Ref{}
 	for _, tr := range trials {
 		id := "train/" + tr.Slug()
-		b.Add(&pipeline.Node{ID: id, Stage: &TrainStage{Settings: settings.MustDecode[TrainSettings](tr.Settings)}, Outputs: []string{"result"}})
+		ts := settings.MustDecode[TrainSettings](tr.Settings)
+		if err := ts.Loop.RequireFloat64("artificial", tr.ID); err != nil {
+			return err
+		}
+		b.Add(&pipeline.Node{ID: id, Stage: &TrainStage{Settings: ts}, Outputs: []string{"result"}})
 		b.AddTrial(tr, id, id)
 		reportIn[tr.ID] = pipeline.Out(id, "result")
 	}

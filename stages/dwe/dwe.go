@@ -153,6 +153,11 @@ type EvalSettings struct {
 
 // Build implements experiment.Pipeline.
 func (Pipeline) Build(ctx context.Context, b *experiment.Built, e *experiment.Experiment, trials []experiment.Trial, env experiment.Env) error {
+	for _, tr := range trials {
+		if err := settings.MustDecode[TrainSettings](tr.Settings).Loop.RequireFloat64("dwe", tr.ID); err != nil {
+			return err
+		}
+	}
 	data, err := experiment.Shared[DataSettings](e, trials)
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 
 	"goldstone/internal/checkpoint"
 	"goldstone/models"
+	"goldstone/optim"
 	"goldstone/train"
 	"goldstone/trialio"
 )
@@ -40,14 +41,14 @@ func validationMetric(m models.RatingsModel) (name string, lowerBetter bool) {
 
 // esTracker is a trial's early stopping (nil: off; every method is a no-op
 // on nil).
-type esTracker struct {
-	train.Best
+type esTracker[F optim.Float] struct {
+	train.BestOf[F]
 	metric string
 	last   int // the iterate index of the last check
 }
 
 // bestTracker returns the tracker of s (nil when early stopping is off).
-func bestTracker(s TrainSettings, m models.RatingsModel, valid *models.Ratings) (*esTracker, error) {
+func bestTracker[F optim.Float](s TrainSettings, m models.RatingsModel, valid *models.Ratings) (*esTracker[F], error) {
 	if !s.EarlyStop.Enabled {
 		return nil, nil
 	}
@@ -55,12 +56,12 @@ func bestTracker(s TrainSettings, m models.RatingsModel, valid *models.Ratings) 
 		return nil, errors.New("early_stopping = true: the validation split is empty (give it a share in split)")
 	}
 	name, lower := validationMetric(m)
-	return &esTracker{Best: train.Best{Patience: s.EarlyStop.Patience, LowerBetter: lower}, metric: name}, nil
+	return &esTracker[F]{BestOf: train.BestOf[F]{Patience: s.EarlyStop.Patience, LowerBetter: lower}, metric: name}, nil
 }
 
 // check records the validation metrics met of the iterate x (index step)
 // and returns train.ErrStopEarly when patience has run out.
-func (b *esTracker) check(step int, met []models.Metric, x []float64) error {
+func (b *esTracker[F]) check(step int, met []models.Metric, x []F) error {
 	if b == nil {
 		return nil
 	}
@@ -78,7 +79,7 @@ func (b *esTracker) check(step int, met []models.Metric, x []float64) error {
 
 // hook adds the tracker's state to the loop's checkpoints (after the
 // hooks already there); n is the length of the parameters.
-func (b *esTracker) hook(h *train.StateHooks, n int) {
+func (b *esTracker[F]) hook(h *train.StateHooks, n int) {
 	if b == nil {
 		return
 	}
@@ -102,7 +103,7 @@ func (b *esTracker) hook(h *train.StateHooks, n int) {
 // summarize adds best_valid_step (the iterate index of the best check;
 // NaN when no check gave a finite value), best_valid_<metric> and
 // trained_steps (the steps taken: fewer than steps when patience ran out).
-func (b *esTracker) summarize(sum trialio.Summary, l *train.Loop) {
+func (b *esTracker[F]) summarize(sum trialio.Summary, l *train.LoopOf[F]) {
 	if b == nil {
 		return
 	}
@@ -125,14 +126,15 @@ func (b *esTracker) summarize(sum trialio.Summary, l *train.Loop) {
 // write writes the best parameters into dir/BestDir (the final ones when
 // no check gave a finite value: evaluate reports NaN for them then) and
 // returns BestDir.
-func (b *esTracker) write(dir string, x []float64, meta modelMeta) (string, error) {
+func (b *esTracker[F]) write(dir string, x []F, meta modelMeta) (string, error) {
 	bx := b.X
 	if bx == nil {
 		bx = x
 	}
+	var buf []float64
 	d := filepath.Join(dir, BestDir)
 	if err := os.MkdirAll(d, 0o755); err != nil {
 		return "", err
 	}
-	return BestDir, writeParams(d, bx, meta)
+	return BestDir, writeParams(d, wide(bx, &buf), meta)
 }

@@ -598,13 +598,16 @@ type modelMeta struct {
 // A training that diverged is a result too (train.Loop.Diverged): the
 // same files, the parameters as the driver left them, the summary saying
 // where (evaluate then reports no held-out metric of the model).
+// With dtype = "float32" the parameters, gradients and optimizer state
+// are float32 (models.SparseMF's float32 mode); the files hold them
+// widened to float64 (exactly), so evaluate reads every trial alike.
 func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, pool *optim.Pool, dir string, sio train.StageIO) error {
 	var info binInfo
 	if err := trialio.ReadJSON(filepath.Join(binnedDir, "info.json"), &info); err != nil {
 		return err
 	}
 	labels := s.Model.Labels()
-	train, err := loadRatings(ctx, filepath.Join(splitDir, "train.parquet"), labels)
+	tr, err := loadRatings(ctx, filepath.Join(splitDir, "train.parquet"), labels)
 	if err != nil {
 		return err
 	}
@@ -612,29 +615,82 @@ func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, poo
 	if err != nil {
 		return err
 	}
-	m := s.Model.Likelihood.New(modelSpec(s, info, train, pool))
+	m := s.Model.Likelihood.New(modelSpec(s, info, tr, pool))
 	if err := m.Validate(); err != nil {
 		return err
 	}
+	meta := modelMeta{T: info.T, Users: info.Users, Items: info.Items, D: s.Loop.Dim, Labels: labels.String(), Arrays: m.Arrays()}
+	if meta.Arrays == nil {
+		meta.Arrays = []models.Array{} // [] in model.json
+	}
+	rng := rand.New(rand.NewPCG(uint64(s.Loop.Seed), 0x696e6974))
+	if s.Loop.Float32() {
+		m32, ok := m.(float32Model)
+		if !ok {
+			return fmt.Errorf("dtype = \"float32\": the %T model has no float32 mode", m)
+		}
+		x := make([]float32, m.NumParams())
+		m32.Init32(x, rng)
+		return trainOf(ctx, s, m, dtypeOps[float32]{problem: m32.Problem32(), fullLoss: m32.FullLoss32, heldOut: m32.HeldOut32}, x, valid, meta, pool, dir, sio)
+	}
 	x := make([]float64, m.NumParams())
-	m.Init(x, rand.New(rand.NewPCG(uint64(s.Loop.Seed), 0x696e6974)))
+	m.Init(x, rng)
+	return trainOf(ctx, s, m, dtypeOps[float64]{problem: models.ProblemOf(m), fullLoss: m.FullLoss, heldOut: m.HeldOut}, x, valid, meta, pool, dir, sio)
+}
+
+// float32Model is a ratings model with a float32 mode (the models.SparseMF
+// core's: LogisticMF, GaussianMF, PoissonMF).
+type float32Model interface {
+	Init32(x []float32, rng *rand.Rand)
+	Problem32() optim.ProblemOf[float32]
+	FullLoss32(grad, x []float32) float64
+	HeldOut32(x []float32, r *models.Ratings, all bool) ([]models.Metric, error)
+}
+
+// dtypeOps are what trainOf needs of the model on parameters of type F.
+type dtypeOps[F optim.Float] struct {
+	problem  optim.ProblemOf[F]
+	fullLoss func(grad, x []F) float64
+	heldOut  func(x []F, r *models.Ratings, all bool) ([]models.Metric, error) // RatingsModel.HeldOut on []F
+}
+
+// wide returns x as float64: x itself on float64, else x widened into
+// *buf (allocated once), for the parameter files.
+func wide[F optim.Float](x []F, buf *[]float64) []float64 {
+	switch x := any(x).(type) {
+	case []float64:
+		return x
+	case []float32:
+		if len(*buf) != len(x) {
+			*buf = make([]float64, len(x))
+		}
+		for i, v := range x {
+			(*buf)[i] = float64(v)
+		}
+	}
+	return *buf
+}
+
+// trainOf is Train on parameters x of type F, initialised.
+func trainOf[F optim.Float](ctx context.Context, s TrainSettings, m models.RatingsModel, ops dtypeOps[F], x []F, valid *models.Ratings,
+	meta modelMeta, pool *optim.Pool, dir string, sio train.StageIO) error {
 	series := &trialio.Series{}
 	sum := trialio.Summary{}
 	validEvery := s.ValidEvery
-	loop := s.Loop.Loop(models.ProblemOf(m), pool)
+	loop := train.LoopFor(s.Loop, ops.problem, pool)
 	loop.Series, loop.Summary = series, sum
 	loop.Attach(sio)
 	if s.RoundLoss {
-		scratch := make([]float64, len(x))
-		loop.Eval = func(x []float64) float64 { return m.FullLoss(scratch, x) }
+		scratch := make([]F, len(x))
+		loop.Eval = func(x []F) float64 { return ops.fullLoss(scratch, x) }
 	}
-	best, err := bestTracker(s, m, valid)
+	best, err := bestTracker[F](s, m, valid)
 	if err != nil {
 		return err
 	}
-	loop.Extra = func(it *optim.Iter, x []float64) error {
+	loop.Extra = func(it *optim.Iter, x []F) error {
 		if it.Step%validEvery == 0 { // not the last step: budget-independent series (pruning)
-			met, err := m.HeldOut(x, valid, false)
+			met, err := ops.heldOut(x, valid, false)
 			if err != nil {
 				return err
 			}
@@ -668,11 +724,8 @@ func Train(ctx context.Context, s TrainSettings, binnedDir, splitDir string, poo
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	meta := modelMeta{T: info.T, Users: info.Users, Items: info.Items, D: s.Loop.Dim, Labels: labels.String(), Arrays: m.Arrays()}
-	if meta.Arrays == nil {
-		meta.Arrays = []models.Array{} // [] in model.json
-	}
-	if err := writeParams(dir, x, meta); err != nil {
+	var xw []float64 // the float32 mode's widened x
+	if err := writeParams(dir, wide(x, &xw), meta); err != nil {
 		return err
 	}
 	if best != nil {

@@ -68,7 +68,7 @@ func (m *MAP) LocalLoss32(grad, x []float32) float64 {
 	var r float64
 	for i, v := range x {
 		r += float64(float64(v) * float64(v))
-		grad[i] += c32 * v
+		grad[i] += float32(c32 * v) // rounded: no fusion on any build
 	}
 	return loss + float64(0.5*c*r)
 }

@@ -103,3 +103,45 @@ func (b *BestOf[F]) Load(st *checkpoint.State, n int) error {
 	b.Step, b.Since, b.Value = int(ints[1]), int(ints[2]), v[0]
 	return nil
 }
+
+// Hook adds b's state to the loop's checkpoints, after the hooks already
+// in h; n is the length of the parameters.
+func (b *BestOf[F]) Hook(h *StateHooks, n int) {
+	save, load := h.Save, h.Load
+	h.Save = func(st *checkpoint.State) {
+		if save != nil {
+			save(st)
+		}
+		b.Save(st)
+	}
+	h.Load = func(st *checkpoint.State) error {
+		if load != nil {
+			if err := load(st); err != nil {
+				return err
+			}
+		}
+		return b.Load(st, n)
+	}
+}
+
+// Summarize adds to sum best_valid_step (the iterate index of the best
+// check; NaN when no check gave a finite value), best_valid_<metric> and
+// trained_steps: the steps l took, which are lastCheck (the iterate index
+// of the last check) when patience ran out and the divergence step when l
+// diverged.
+func (b *BestOf[F]) Summarize(sum map[string]float64, metric string, lastCheck int, l *LoopOf[F]) {
+	step, v := math.NaN(), math.NaN()
+	if b.X != nil {
+		step, v = float64(b.Step), b.Value
+	}
+	sum["best_valid_step"] = step
+	sum["best_valid_"+metric] = v
+	trained := float64(l.Steps)
+	switch {
+	case l.StoppedEarly:
+		trained = float64(lastCheck)
+	case l.Diverged != nil:
+		trained = float64(l.Diverged.Step)
+	}
+	sum["trained_steps"] = trained
+}

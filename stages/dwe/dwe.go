@@ -472,7 +472,7 @@ func Train(ctx context.Context, s TrainSettings, io *pipeline.IO, pool *optim.Po
 	}
 	if best != nil {
 		loop.Extra = best.extra(series, means, b, data.train.Times, data.valid, pool)
-		best.hook(&loop.State, b.Len())
+		best.Hook(&loop.State, b.Len())
 	}
 	if err := loop.Run(ctx, x); err != nil {
 		return err

@@ -2,11 +2,9 @@ package dwe
 
 import (
 	"errors"
-	"math"
 	"os"
 	"path/filepath"
 
-	"goldstone/internal/checkpoint"
 	mdwe "goldstone/models/dwe"
 	"goldstone/optim"
 	"goldstone/train"
@@ -87,44 +85,10 @@ func (b *esTracker) extra(series *trialio.Series, means func([]float64) []float6
 	}
 }
 
-// hook adds the tracker's state to the loop's checkpoints (after the
-// hooks already there); n is the length of the means.
-func (b *esTracker) hook(h *train.StateHooks, n int) {
-	save, load := h.Save, h.Load
-	h.Save = func(st *checkpoint.State) {
-		if save != nil {
-			save(st)
-		}
-		b.Save(st)
-	}
-	h.Load = func(st *checkpoint.State) error {
-		if load != nil {
-			if err := load(st); err != nil {
-				return err
-			}
-		}
-		return b.Load(st, n)
-	}
-}
-
-// summarize adds best_valid_step (NaN when no check gave a finite value),
-// best_valid_ll and trained_steps (fewer than steps when patience ran
-// out).
+// summarize adds best_valid_step, best_valid_ll and trained_steps
+// (train.BestOf.Summarize).
 func (b *esTracker) summarize(sum trialio.Summary, l *train.Loop) {
-	step, v := math.NaN(), math.NaN()
-	if b.X != nil {
-		step, v = float64(b.Step), b.Value
-	}
-	sum["best_valid_step"] = step
-	sum["best_valid_ll"] = v
-	trained := float64(l.Steps)
-	switch {
-	case l.StoppedEarly:
-		trained = float64(b.last)
-	case l.Diverged != nil:
-		trained = float64(l.Diverged.Step)
-	}
-	sum["trained_steps"] = trained
+	b.Summarize(sum, "ll", b.last, l)
 }
 
 // write writes the best means (the final ones when no check gave a finite

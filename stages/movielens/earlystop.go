@@ -3,11 +3,9 @@ package movielens
 import (
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 
-	"goldstone/internal/checkpoint"
 	"goldstone/models"
 	"goldstone/optim"
 	"goldstone/train"
@@ -77,50 +75,19 @@ func (b *esTracker[F]) check(step int, met []models.Metric, x []F) error {
 	return fmt.Errorf("early stopping: the model reports no validation %s", b.metric)
 }
 
-// hook adds the tracker's state to the loop's checkpoints (after the
-// hooks already there); n is the length of the parameters.
+// hook adds the tracker's state to the loop's checkpoints (train.BestOf.Hook).
 func (b *esTracker[F]) hook(h *train.StateHooks, n int) {
-	if b == nil {
-		return
-	}
-	save, load := h.Save, h.Load
-	h.Save = func(st *checkpoint.State) {
-		if save != nil {
-			save(st)
-		}
-		b.Save(st)
-	}
-	h.Load = func(st *checkpoint.State) error {
-		if load != nil {
-			if err := load(st); err != nil {
-				return err
-			}
-		}
-		return b.Load(st, n)
+	if b != nil {
+		b.Hook(h, n)
 	}
 }
 
-// summarize adds best_valid_step (the iterate index of the best check;
-// NaN when no check gave a finite value), best_valid_<metric> and
-// trained_steps (the steps taken: fewer than steps when patience ran out).
+// summarize adds best_valid_step, best_valid_<metric> and trained_steps
+// (train.BestOf.Summarize).
 func (b *esTracker[F]) summarize(sum trialio.Summary, l *train.LoopOf[F]) {
-	if b == nil {
-		return
+	if b != nil {
+		b.Summarize(sum, b.metric, b.last, l)
 	}
-	step, v := math.NaN(), math.NaN()
-	if b.X != nil {
-		step, v = float64(b.Step), b.Value
-	}
-	sum["best_valid_step"] = step
-	sum["best_valid_"+b.metric] = v
-	trained := float64(l.Steps)
-	switch {
-	case l.StoppedEarly:
-		trained = float64(b.last)
-	case l.Diverged != nil:
-		trained = float64(l.Diverged.Step)
-	}
-	sum["trained_steps"] = trained
 }
 
 // write writes the best parameters into dir/BestDir (the final ones when

@@ -7,10 +7,10 @@
 #   1. the DWE full-batch time step, V = DWE_V (default 10,000), d = 100,
 #      T = 2 on THREADS workers (BenchmarkPaperScale/fullbatch: the kernel's
 #      s/timestep, its GFLOP/s, gonum's native Dgemm and optim's tile GEMM
-#      on the same three products in the same run); then the float32 tile
-#      products (GOLDSTONE_BENCH_DTYPE=float32: gemmNT32/gemmAcc32 against
-#      gonum's blas32 SGEMM) - the float32 step without its element-wise
-#      work, as no float32 DWE model exists yet;
+#      on the same three products in the same run); then the float32
+#      model's whole step (GOLDSTONE_BENCH_DTYPE=float32: LocalLoss32, its
+#      GFLOP/s, and the float32 tile products gemmNT32/gemmAcc32 of the same
+#      shapes timed right after it in the same iteration);
 #   2. the PyTorch DWE step (dwe_step_torch.py, variant dense), float64 and
 #      float32, and OpenBLAS's DGEMM/SGEMM on the same three products
 #      (U C^T, X C, X^T U through torch.matmul: the tuned GEMM of these
@@ -97,7 +97,7 @@ gonum=0
 dwe=$(gobench GOLDSTONE_BENCH_GONUM=$gonum GOLDSTONE_BENCH_V="$dweV" GOLDSTONE_BENCH_T=2 "$bin/dwe.test" -test.run '^$' -test.bench 'PaperScale/fullbatch/' -test.benchtime 1x)
 echo "# goldstone DWE float64 (load $(load)): $dwe"
 dwe32=$(gobench GOLDSTONE_BENCH_GONUM=$gonum GOLDSTONE_BENCH_DTYPE=float32 GOLDSTONE_BENCH_V="$dweV" GOLDSTONE_BENCH_T=2 "$bin/dwe.test" -test.run '^$' -test.bench 'PaperScale/fullbatch32/' -test.benchtime 1x)
-echo "# goldstone DWE float32 tile products (load $(load)): $dwe32"
+echo "# goldstone DWE float32 step (load $(load)): $dwe32"
 t64=$("$py" "$peers/dwe_step_torch.py" --V "$dweV" --d 100 --threads "$threads" --dtype float64 --variants dense --reps 1)
 echo "# torch DWE float64 (load $(load)): $t64"
 t32=$("$py" "$peers/dwe_step_torch.py" --V "$dweV" --d 100 --threads "$threads" --dtype float32 --variants dense --reps 1)
@@ -115,15 +115,16 @@ m32=$("$py" "$peers/ml_step_torch.py" --scale c --dtype float32 --threads "$thre
 echo "# torch MovieLens float32 (load $(load)): $(json fast <<<"$m32")"
 echo "# load after: $(load)"
 
-gs=$(metric s/timestep "$dwe") g32=$(metric s/timestep_products "$dwe32")
+gs=$(metric s/timestep "$dwe") g32=$(metric s/timestep "$dwe32")
 tt64=$(json dense timestep_s <<<"$t64") tt32=$(json dense timestep_s <<<"$t32")
-gf=$(metric GFLOP/s_kernel "$dwe") gf32=$(metric GFLOP/s_tiles32 "$dwe32")
+gf=$(metric GFLOP/s_kernel "$dwe") gf32=$(metric GFLOP/s_kernel32 "$dwe32") st32=$(metric sgemm_tiles_over_kernel "$dwe32") og=$(metric optim_gemm_over_kernel "$dwe")
 ob64=$(json float64 <<<"$blas") ob32=$(json float32 <<<"$blas")
 mls=$(metric s/step "$ml") mls32=$(metric s/step "$ml32") tm64=$(json fast step <<<"$m64") tm32=$(json fast step <<<"$m32")
 printf '\n| what | goldstone | PyTorch | PyTorch / goldstone |\n|---|---|---|---|\n'
 printf '| DWE time step, V=%s, d=100, float64 | %.3f s | %.3f s | %s |\n' "$dweV" "$gs" "$tt64" "$(ratio "$tt64" "$gs")"
-printf '| DWE time step, float32 (goldstone: tile products only) | %.3f s | %.3f s | %s |\n' "$g32" "$tt32" "$(ratio "$tt32" "$g32")"
+printf '| DWE time step, float32 (the float32 model) | %.3f s | %.3f s | %s |\n' "$g32" "$tt32" "$(ratio "$tt32" "$g32")"
 printf '| DWE GFLOP/s (6 V^2 d) vs OpenBLAS GEMM, float64 | %.1f | %.1f | %s |\n' "$gf" "$ob64" "$(ratio "$ob64" "$gf")"
-printf '| DWE GFLOP/s vs OpenBLAS GEMM, float32 (tile products) | %.1f | %.1f | %s |\n' "$gf32" "$ob32" "$(ratio "$ob32" "$gf32")"
+printf '| DWE GFLOP/s vs OpenBLAS GEMM, float32 | %.1f | %.1f | %s |\n' "$gf32" "$ob32" "$(ratio "$ob32" "$gf32")"
+printf '| DWE step over its own tile GEMM in the same run (float64 / float32) | %s / %s | | |\n' "$og" "$st32"
 printf '| MovieLens step, 1/5 ML-20M, float64 | %.3f s (%s triads) | %.3f s | %s |\n' "$mls" "$(metric step/triad "$ml")" "$tm64" "$(ratio "$tm64" "$mls")"
 printf '| MovieLens step, 1/5 ML-20M, float32 | %.3f s | %.3f s | %s |\n' "$mls32" "$tm32" "$(ratio "$tm32" "$mls32")"

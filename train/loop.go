@@ -42,6 +42,24 @@ func methodOf[F optim.Float](o *Optimizer) optim.MethodOf[F] {
 	return mf
 }
 
+// Wide returns x as float64: x itself on float64, else x widened
+// (exactly) into *buf, allocated when its length is not len(x): what a
+// stage writes and evaluates of a float32 run.
+func Wide[F optim.Float](x []F, buf *[]float64) []float64 {
+	switch x := any(x).(type) {
+	case []float64:
+		return x
+	case []float32:
+		if len(*buf) != len(x) {
+			*buf = make([]float64, len(x))
+		}
+		for i, v := range x {
+			(*buf)[i] = float64(v)
+		}
+	}
+	return *buf
+}
+
 // is32 reports whether F is float32 (the float32 mode).
 func is32[F optim.Float]() bool {
 	_, ok := any([]F(nil)).([]float32)

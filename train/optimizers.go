@@ -198,7 +198,7 @@ type LoopSettings struct {
 	GapAround int     `set:"gauge_gap_around" default:"0" check:">=0" doc:"also record the gauge gap at every iterate within this many steps of a gauge round (before and after it), and at the start of every round (round_gap)"`
 	InitScale float64 `set:"init_scale" check:">0" doc:"standard deviation of the random initial embeddings (independent per time step)"`
 	Dim       int     `set:"dim" default:"3" check:">0" doc:"embedding dimension d"`
-	Dtype     string  `set:"dtype" default:"float64" oneof:"float64 float32" doc:"element type of the parameters, their gradients and the optimizer state: float32 halves their memory and the bytes of every memory-bound pass, while losses, psi, the gauge rounds' overlaps and d x d work and every metric stay float64 (docs/maths.md); float32 only in the movielens pipeline"`
+	Dtype     string  `set:"dtype" default:"float64" oneof:"float64 float32" doc:"element type of the parameters, their gradients and the optimizer state: float32 halves their memory and the bytes of every memory-bound pass, while losses, psi, the gauge rounds' overlaps and d x d work and every metric stay float64 (docs/maths.md); float32 in the movielens and dwe (inference = map) pipelines"`
 	// DivergeFactor bounds the training (optim.Driver.DivergeFactor).
 	DivergeFactor float64 `set:"diverge_factor" check:">0" doc:"the trial diverges (status diverged) at the first step whose loss, local loss or psi is not finite or exceeds diverge_factor x max(1, |loss at step 0|)"`
 	Optim         OptimSettings
@@ -228,7 +228,7 @@ const (
 
 // Float32Pipelines names the pipelines whose trials may set dtype =
 // "float32".
-const Float32Pipelines = "movielens"
+const Float32Pipelines = "movielens, dwe"
 
 // Float32 reports whether the trial trains in float32 (dtype = "float32").
 func (s LoopSettings) Float32() bool { return s.Dtype == DtypeFloat32 }

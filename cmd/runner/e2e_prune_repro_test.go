@@ -114,15 +114,22 @@ func TestPrunedSearchGCCheckpoints(t *testing.T) {
 
 // TestCheckpointResumeDWEEarlyStop: DWE trials with early stopping killed
 // mid-trial resume from their checkpoints to the same best state, the same
-// stopping step and the same values, bit for bit.
+// stopping step and the same values, bit for bit, in float64 and in the
+// float32 mode (float32 parameters, Adam moments and best state in the
+// checkpoints).
 func TestCheckpointResumeDWEEarlyStop(t *testing.T) {
 	corpus := writeDWECorpus(t)
-	mk := func() *env {
-		e := newEnv(t)
-		e.writeConfig(fmt.Sprintf(dweConfig, corpus))
-		return e
+	for _, dtype := range []string{"float64", "float32"} {
+		t.Run(dtype, func(t *testing.T) {
+			mk := func() *env {
+				e := newEnv(t)
+				e.writeConfig(fmt.Sprintf(dweConfig, corpus))
+				return e
+			}
+			checkpointCase(t, mk(), mk(), "train-dwe", 4,
+				[]string{"train:step@6", "train:step@13"},
+				"--experiment", "words", "--jobs", "1", "--quiet", "--set", "early_stopping=true", "--set", "patience=4", "--set", "valid_every=3",
+				"--set", "dtype="+dtype)
+		})
 	}
-	checkpointCase(t, mk(), mk(), "train-dwe", 4,
-		[]string{"train:step@6", "train:step@13"},
-		"--experiment", "words", "--jobs", "1", "--quiet", "--set", "early_stopping=true", "--set", "patience=4", "--set", "valid_every=3")
 }

@@ -154,7 +154,7 @@ type EvalSettings struct {
 // Build implements experiment.Pipeline.
 func (Pipeline) Build(ctx context.Context, b *experiment.Built, e *experiment.Experiment, trials []experiment.Trial, env experiment.Env) error {
 	for _, tr := range trials {
-		if err := settings.MustDecode[TrainSettings](tr.Settings).Loop.RequireFloat64("dwe", tr.ID); err != nil {
+		if err := settings.MustDecode[TrainSettings](tr.Settings).check32(cmp.Or(tr.Name, tr.ID)); err != nil {
 			return err
 		}
 	}
@@ -429,25 +429,49 @@ func loadData(ctx context.Context, io *pipeline.IO) (*data, error) {
 // time stamps (model.json), series.arrow, series.parquet and summary.json
 // into dir; a training that diverged writes them too (train.Loop.Diverged:
 // the means as the driver left them, the summary saying where).
+// With dtype = "float32" (inference = "map" only) the parameters, their
+// gradients and the optimizer state are float32 (models/dwe's float32
+// mode) on the same loop, checkpoints and early stopping; means.npy holds
+// them widened to float64 (exactly), so evaluate reads every trial alike.
 func Train(ctx context.Context, s TrainSettings, io *pipeline.IO, pool *optim.Pool, dir string) error {
 	data, err := loadData(ctx, io)
 	if err != nil {
 		return err
 	}
 	cfg := mdwe.Config{Dim: s.Loop.Dim, Sigma0Sq: s.Sigma0Sq, Diffusion: s.Diffusion, InitStd: s.Loop.InitScale, Pool: pool}
+	rng := rand.New(rand.NewPCG(uint64(s.Loop.Seed), 0x696e6974))
+	if s.Loop.Float32() {
+		inf, ok := s.Inference.(inference32)
+		if !ok {
+			return errNo32(s.Inference)
+		}
+		model, err := inf.model32(data.train, cfg)
+		if err != nil {
+			return err
+		}
+		x := make([]float32, model.NumParams())
+		model.Init32(x, rng)
+		n := model.Blocks().Len()
+		return trainOf(ctx, s, data, model, model.Problem32(), x, func(x []float32) []float32 { return x[:n] }, io, pool, dir)
+	}
 	model, means, err := s.Inference.model(data.train, cfg)
 	if err != nil {
 		return err
 	}
 	x := make([]float64, model.NumParams())
-	seed := uint64(s.Loop.Seed)
-	model.Init(x, rand.New(rand.NewPCG(seed, 0x696e6974)))
-	src := mdwe.NewSource(seed)
+	model.Init(x, rng)
+	return trainOf(ctx, s, data, model, model.Problem(), x, means, io, pool, dir)
+}
+
+// trainOf is Train on the initialised parameters x of type F of model (p
+// its problem on F; means maps x to the posterior means, in F).
+func trainOf[F optim.Float](ctx context.Context, s TrainSettings, data *data, model mdwe.Trainable, p optim.ProblemOf[F], x []F,
+	means func([]F) []F, io *pipeline.IO, pool *optim.Pool, dir string) error {
+	src := mdwe.NewSource(uint64(s.Loop.Seed))
 	rng := rand.New(src)
 	series := &trialio.Series{}
 	sum := trialio.Summary{}
-	steps := s.Loop.Steps
-	loop := s.Loop.Loop(model.Problem(), pool)
+	loop := train.LoopFor(s.Loop, p, pool)
 	loop.Series, loop.Summary = series, sum
 	loop.Attach(train.FromIO(io))
 	loop.State = train.StateHooks{ // the minibatch and noise source
@@ -463,10 +487,10 @@ func Train(ctx context.Context, s TrainSettings, io *pipeline.IO, pool *optim.Po
 			return err
 		},
 	}
-	sched := mdwe.Schedule{Steps: steps, MinibatchSteps: s.MinibatchSteps, BatchWords: s.MinibatchWords, BatchContexts: s.BatchContexts}
-	loop.AtStep = func(step int, _ []float64) { sched.Draw(model, rng, step) }
+	sched := mdwe.Schedule{Steps: s.Loop.Steps, MinibatchSteps: s.MinibatchSteps, BatchWords: s.MinibatchWords, BatchContexts: s.BatchContexts}
+	loop.AtStep = func(step int, _ []F) { sched.Draw(model, rng, step) }
 	b := model.Blocks()
-	best, err := newTracker(s.EarlyStop, data.valid)
+	best, err := newTracker[F](s.EarlyStop, data.valid)
 	if err != nil {
 		return err
 	}
@@ -480,7 +504,8 @@ func Train(ctx context.Context, s TrainSettings, io *pipeline.IO, pool *optim.Po
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if err := trialio.WriteNpy(filepath.Join(dir, "means.npy"), means(x), b.T, b.N, b.D); err != nil {
+	var wide []float64 // the float32 mode's widened means
+	if err := trialio.WriteNpy(filepath.Join(dir, "means.npy"), train.Wide(means(x), &wide), b.T, b.N, b.D); err != nil {
 		return err
 	}
 	m := meta{T: b.T, V: data.train.V, D: b.D, Times: data.train.Times, Vocab: data.vocab}

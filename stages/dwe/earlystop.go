@@ -45,34 +45,37 @@ func (s EarlyStopSettings) PruneKeys(m map[string]any) {
 const BestDir = "best"
 
 // esTracker is a dwe trial's early stopping (nil: off).
-type esTracker struct {
-	train.Best
+// It keeps the best means in the parameters' type F (a float32 copy in
+// the float32 mode) and evaluates them widened to float64.
+type esTracker[F optim.Float] struct {
+	train.BestOf[F]
 	every int
-	last  int // the iterate index of the last check
+	last  int       // the iterate index of the last check
+	wide  []float64 // the float32 mode's widened means
 }
 
 // newTracker returns the tracker of s (nil when early stopping is off).
-func newTracker(s EarlyStopSettings, valid *mdwe.Counts) (*esTracker, error) {
+func newTracker[F optim.Float](s EarlyStopSettings, valid *mdwe.Counts) (*esTracker[F], error) {
 	if !s.Enabled {
 		return nil, nil
 	}
 	if len(valid.Steps) == 0 {
 		return nil, errors.New("early_stopping = true: no validation time steps (set valid_steps > 0)")
 	}
-	return &esTracker{Best: train.Best{Patience: s.Patience}, every: s.ValidEvery}, nil
+	return &esTracker[F]{BestOf: train.BestOf[F]{Patience: s.Patience}, every: s.ValidEvery}, nil
 }
 
 // extra is the loop's Extra: every valid_every steps (not at the last
 // step: the series does not depend on the budget) the validation
 // log-likelihood of the means of the iterate x, recorded as valid_ll at
 // its index and checked; train.ErrStopEarly when patience has run out.
-func (b *esTracker) extra(series *trialio.Series, means func([]float64) []float64, bl optim.Blocks, times []float64, valid *mdwe.Counts, pool *optim.Pool) func(*optim.Iter, []float64) error {
-	return func(it *optim.Iter, x []float64) error {
+func (b *esTracker[F]) extra(series *trialio.Series, means func([]F) []F, bl optim.Blocks, times []float64, valid *mdwe.Counts, pool *optim.Pool) func(*optim.Iter, []F) error {
+	return func(it *optim.Iter, x []F) error {
 		if it.Step%b.every != 0 {
 			return nil
 		}
 		mx := means(x)
-		ll, err := mdwe.PredictiveLogLik(mx, bl, times, valid, pool)
+		ll, err := mdwe.PredictiveLogLik(train.Wide(mx, &b.wide), bl, times, valid, pool)
 		if err != nil {
 			return err
 		}
@@ -87,13 +90,13 @@ func (b *esTracker) extra(series *trialio.Series, means func([]float64) []float6
 
 // summarize adds best_valid_step, best_valid_ll and trained_steps
 // (train.BestOf.Summarize).
-func (b *esTracker) summarize(sum trialio.Summary, l *train.Loop) {
+func (b *esTracker[F]) summarize(sum trialio.Summary, l *train.LoopOf[F]) {
 	b.Summarize(sum, "ll", b.last, l)
 }
 
 // write writes the best means (the final ones when no check gave a finite
 // value) as dir/BestDir/means.npy and returns BestDir.
-func (b *esTracker) write(dir string, final []float64, bl optim.Blocks) (string, error) {
+func (b *esTracker[F]) write(dir string, final []F, bl optim.Blocks) (string, error) {
 	bx := b.X
 	if bx == nil {
 		bx = final
@@ -102,5 +105,5 @@ func (b *esTracker) write(dir string, final []float64, bl optim.Blocks) (string,
 	if err := os.MkdirAll(d, 0o755); err != nil {
 		return "", err
 	}
-	return BestDir, trialio.WriteNpy(filepath.Join(d, "means.npy"), bx, bl.T, bl.N, bl.D)
+	return BestDir, trialio.WriteNpy(filepath.Join(d, "means.npy"), train.Wide(bx, &b.wide), bl.T, bl.N, bl.D)
 }

@@ -103,5 +103,5 @@ func (b *esTracker[F]) write(dir string, x []F, meta modelMeta) (string, error) 
 	if err := os.MkdirAll(d, 0o755); err != nil {
 		return "", err
 	}
-	return BestDir, writeParams(d, wide(bx, &buf), meta)
+	return BestDir, writeParams(d, train.Wide(bx, &buf), meta)
 }

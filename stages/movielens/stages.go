@@ -654,23 +654,6 @@ type dtypeOps[F optim.Float] struct {
 	heldOut  func(x []F, r *models.Ratings, all bool) ([]models.Metric, error) // RatingsModel.HeldOut on []F
 }
 
-// wide returns x as float64: x itself on float64, else x widened into
-// *buf (allocated once), for the parameter files.
-func wide[F optim.Float](x []F, buf *[]float64) []float64 {
-	switch x := any(x).(type) {
-	case []float64:
-		return x
-	case []float32:
-		if len(*buf) != len(x) {
-			*buf = make([]float64, len(x))
-		}
-		for i, v := range x {
-			(*buf)[i] = float64(v)
-		}
-	}
-	return *buf
-}
-
 // trainOf is Train on parameters x of type F, initialised.
 func trainOf[F optim.Float](ctx context.Context, s TrainSettings, m models.RatingsModel, ops dtypeOps[F], x []F, valid *models.Ratings,
 	meta modelMeta, pool *optim.Pool, dir string, sio train.StageIO) error {
@@ -725,7 +708,7 @@ func trainOf[F optim.Float](ctx context.Context, s TrainSettings, m models.Ratin
 		return err
 	}
 	var xw []float64 // the float32 mode's widened x
-	if err := writeParams(dir, wide(x, &xw), meta); err != nil {
+	if err := writeParams(dir, train.Wide(x, &xw), meta); err != nil {
 		return err
 	}
 	if best != nil {

@@ -14,6 +14,8 @@ func elemAVX512(x, b, lt, gs *float64, n int, ai, scale, loss float64, nsum int)
 	panic("dwe: no AVX-512 kernel")
 }
 
-func elem32AVX512(x *float32, b, lt *float64, gs *float32, n int, ai, scale, loss float64, nsum int) (float64, bool) {
+var useElem32AVX512 = false
+
+func elem32AVX512x16(x *float32, b, lt *float64, gs *float32, n int, ai, scale, loss float64, nsum int) (float64, bool) {
 	panic("dwe: no AVX-512 kernel")
 }

@@ -157,9 +157,6 @@ func negLogLik32(gu, gv, u, v []float32, a, b []float64, m, n, d int, sp sparseR
 	s.vt32 = grow32(s.vt32, n*d)
 	transpose32(s.vt32, v, n, d)
 	s.tile32 = grow32(s.tile32, tb*tb)
-	if cap(s.row) < tb {
-		s.row = make([]float64, tb)
-	}
 	if cap(s.cur) < tb {
 		s.cur = make([]int, tb)
 	}
@@ -178,10 +175,10 @@ func negLogLik32(gu, gv, u, v []float32, a, b []float64, m, n, d int, sp sparseR
 			vb := v[j0*d : j1*d]
 			x := s.tile32[:mi*nj]
 			gemmNT32(x, ub, s.vt32[j0:], mi, nj, d, n, buf)
-			bj, row := b[j0:j1], s.row[:nj]
+			bj := b[j0:j1]
 			for r := 0; r < mi; r++ {
 				pos := tilePositives{sp: sp, k: cur[r], kend: sp.ptr[i0+r+1], lo: int32(j0) + col0, hi: int32(j1) + col0}
-				loss = elemRow32(x[r*nj:(r+1)*nj], bj, a[i0+r], scale, &pos, loss, row)
+				loss = elemRow32(x[r*nj:(r+1)*nj], bj, a[i0+r], scale, &pos, loss)
 				cur[r] = pos.k
 			}
 			if gu != nil {
@@ -266,80 +263,4 @@ func checkLen32(name string, x []float32, n int) {
 	if len(x) != n {
 		panic(fmt.Sprintf("dwe: len(%s)=%d, want %d", name, len(x), n))
 	}
-}
-
-// elemRow32 is the float32 mode's element-wise work on one row xr of a
-// float32 tile: elemRowGo's on the entries widened to float64 (w is
-// scratch of len >= len(xr)), each dl/dx rounded to float32 into xr. With
-// AVX-512 the assembly reads and writes the float32 row itself
-// (elem32AVX512: the widening and rounding in its loads and stores), else
-// the row goes through w and elemRowAVX2 (or elemRowGo): the same bits.
-func elemRow32(xr []float32, bj []float64, ai, scale float64, pos *tilePositives, loss float64, w []float64) float64 {
-	if !useElemAVX512 {
-		row := w[:len(xr)]
-		for k, xv := range xr {
-			row[k] = float64(xv)
-		}
-		if useElemAVX2 {
-			loss = elemRowAVX2(row, bj, ai, scale, pos, loss)
-		} else {
-			loss = elemRowGo(row, bj, ai, scale, pos, loss)
-		}
-		for k, g := range row {
-			xr[k] = float32(g)
-		}
-		return loss
-	}
-	var lt [elemChunk]float64
-	var gs [elemChunk]float32
-	for c0 := 0; c0 < len(xr); c0 += elemChunk {
-		c1 := min(c0+elemChunk, len(xr))
-		x, br := xr[c0:c1], bj[c0:c1]
-		nv, jj, ok := len(x)&^7, 0, true
-		next := pos.next() - c0
-		nsum := nv / 8 // the groups of 8 before the first positive count
-		if next >= 0 && next < nv {
-			nsum = next / 8
-		}
-		if nv > 0 {
-			var l float64
-			if l, ok = elem32AVX512(&x[0], &br[0], &lt[0], &gs[0], nv, ai, scale, loss, nsum); ok {
-				loss, jj = l, 8*nsum
-				copy(x[:jj], gs[:jj])
-			}
-		}
-		if !ok { // an entry outside expNeg's fast range: the chunk in Go
-			row := w[:len(x)]
-			for k, xv := range x {
-				row[k] = float64(xv)
-			}
-			sub := *pos
-			sub.lo += int32(c0)
-			sub.hi = sub.lo + int32(len(x))
-			loss = elemRowGo(row, br, ai, scale, &sub, loss)
-			for k, g := range row {
-				x[k] = float32(g)
-			}
-			pos.k = sub.k
-			continue
-		}
-		for ; jj < len(x); jj++ {
-			if jj < nv && jj != next {
-				loss += lt[jj]
-				x[jj] = gs[jj]
-				continue
-			}
-			one := *pos
-			one.lo += int32(c0 + jj)
-			one.hi = one.lo + 1
-			e := [1]float64{float64(x[jj])}
-			loss = elemRowGo(e[:], br[jj:jj+1], ai, scale, &one, loss)
-			x[jj] = float32(e[0])
-			if jj == next {
-				pos.k = one.k
-				next = pos.next() - c0
-			}
-		}
-	}
-	return loss
 }

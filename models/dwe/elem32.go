@@ -141,9 +141,10 @@ func elemRow32Go(xr []float32, bj []float64, ai, scale float64, pos *tilePositiv
 // elemRow32 is elemRow32Go with the groups of 16 entries on
 // elem32AVX512x16 where the CPU has AVX-512 (the same operations: the same
 // bits): the assembly returns each entry's negative loss term and its
-// scaled dl/dx without the positive count; the loss is summed here in
-// column order, and the entries with a positive count and the last len
-// mod 16 go to elemRow32Go one by one. A chunk with a NaN score goes to
+// scaled dl/dx without the positive count, and the sum of the terms before
+// the first positive count; the rest of the loss is summed here in column
+// order, and the entries with a positive count and the last len mod 16 go
+// to elemRow32Go one by one. A chunk with a NaN score goes to
 // elemRow32Go whole.
 func elemRow32(xr []float32, bj []float64, ai, scale float64, pos *tilePositives, loss float64) float64 {
 	if !useElem32AVX512 {
@@ -154,24 +155,27 @@ func elemRow32(xr []float32, bj []float64, ai, scale float64, pos *tilePositives
 	for c0 := 0; c0 < len(xr); c0 += elemChunk {
 		c1 := min(c0+elemChunk, len(xr))
 		x, br := xr[c0:c1], bj[c0:c1]
-		nv := len(x) &^ 15
-		if nv > 0 && !elem32AVX512x16(&x[0], &br[0], &lt[0], &gs[0], nv, ai, scale) {
-			sub := *pos // a NaN score: the chunk in Go
+		nv, jj, ok := len(x)&^15, 0, true
+		next := pos.next() - c0
+		nsum := nv / 16 // the groups of 16 before the first positive count
+		if next >= 0 && next < nv {
+			nsum = next / 16
+		}
+		if nv > 0 {
+			var l float64
+			if l, ok = elem32AVX512x16(&x[0], &br[0], &lt[0], &gs[0], nv, ai, scale, loss, nsum); ok {
+				loss, jj = l, 16*nsum
+				copy(x[:jj], gs[:jj])
+			}
+		}
+		if !ok { // a NaN score: the chunk in Go
+			sub := *pos
 			sub.lo += int32(c0)
 			sub.hi = sub.lo + int32(len(x))
 			loss = elemRow32Go(x, br, ai, scale, &sub, loss)
 			pos.k = sub.k
 			continue
 		}
-		next := pos.next() - c0
-		jj := nv // the entries before the first positive count
-		if next >= 0 && next < nv {
-			jj = next
-		}
-		for _, l := range lt[:jj] {
-			loss += l
-		}
-		copy(x[:jj], gs[:jj])
 		for ; jj < len(x); jj++ {
 			if jj < nv && jj != next {
 				loss += lt[jj]

@@ -12,16 +12,37 @@
 // AVX-512 F only.
 //
 // Two passes over the chunk, as elemAVX512: e = e^-|x| for all its entries
-// (into gs), then the rest. The loss terms are summed by the caller, in Go:
-// summed here, after pass B's wide stores of lt, the serial chain of
-// additions ran slower (98-104 against 133 GFLOP/s in TileProducts'
-// f32_elem on the development VM).
+// (into gs), then the rest, whose second pass also adds the first nsum
+// groups' loss terms to loss one by one in column order, from the
+// registers (a serial chain of additions that runs beside the vector work).
 //
-// func elem32AVX512x16(x *float32, b, lt *float64, gs *float32, n int, ai, scale float64) bool
+// func elem32AVX512x16(x *float32, b, lt *float64, gs *float32, n int, ai, scale, loss float64, nsum int) (float64, bool)
 // For j < 16*(n/16), with xv = x[j] and w = ai*b[j]:
-//   lt[j] = w * float64(softplus32(xv)), gs[j] = float32((w * float64(sig32(xv))) * scale).
-// It returns false (the outputs are not to be used) when some x[j] is NaN.
-TEXT ·elem32AVX512x16(SB), NOSPLIT, $0-57
+//   lt[j] = w * float64(softplus32(xv)), gs[j] = float32((w * float64(sig32(xv))) * scale),
+// and it returns loss + lt[0] + lt[1] + ... + lt[16 nsum - 1] (in that
+// order; nsum <= n/16). It returns false (the outputs are not to be used)
+// when some x[j] is NaN.
+// SUM8 adds the 8 float64 lanes of z (x its low 128 bits) to X15 one by
+// one, lane 0 first: from the register (loads of lt right after its wide
+// stores stall on store forwarding).
+#define SUM8(z, x) \
+	VADDSD x, X15, X15 \
+	VUNPCKHPD x, x, X2 \
+	VADDSD X2, X15, X15 \
+	VEXTRACTF32X4 $1, z, X3 \
+	VADDSD X3, X15, X15 \
+	VUNPCKHPD X3, X3, X3 \
+	VADDSD X3, X15, X15 \
+	VEXTRACTF32X4 $2, z, X5 \
+	VADDSD X5, X15, X15 \
+	VUNPCKHPD X5, X5, X5 \
+	VADDSD X5, X15, X15 \
+	VEXTRACTF32X4 $3, z, X6 \
+	VADDSD X6, X15, X15 \
+	VUNPCKHPD X6, X6, X6 \
+	VADDSD X6, X15, X15
+
+TEXT ·elem32AVX512x16(SB), NOSPLIT, $0-81
 	MOVQ x+0(FP), SI
 	MOVQ gs+24(FP), R8
 	MOVQ n+32(FP), CX
@@ -29,6 +50,10 @@ TEXT ·elem32AVX512x16(SB), NOSPLIT, $0-57
 	SHRQ $4, CX
 	JZ done
 	MOVQ CX, BX
+	VMOVUPS dwe32_one<>(SB), Z26
+	VMOVUPS dwe32_half<>(SB), Z27
+	VMOVUPS dwe32_two<>(SB), Z28
+	VMOVDQU32 dwe32_i127<>(SB), Z29
 
 passA:
 	VMOVUPS (SI), Z0                       // xv
@@ -37,7 +62,7 @@ passA:
 	KORW K1, K6, K6
 	VMINPS dwe32_amax<>(SB), Z1, Z1        // a < 104 ? a : 104
 	VMULPS dwe32_log2e<>(SB), Z1, Z2
-	VADDPS dwe32_half<>(SB), Z2, Z2
+	VADDPS Z27, Z2, Z2
 	VCVTTPS2DQ Z2, Z2                      // n = floor(a*log2e + 0.5)
 	VCVTDQ2PS Z2, Z3                       // nf
 	VMULPS dwe32_c1<>(SB), Z3, Z4
@@ -57,13 +82,12 @@ passA:
 	VADDPS dwe32_e0<>(SB), Z6, Z6          // p
 	VMULPS Z5, Z6, Z6
 	VADDPS Z4, Z6, Z6                      // p*z + r
-	VADDPS dwe32_one<>(SB), Z6, Z6         // y
+	VADDPS Z26, Z6, Z6                     // y
 	VPSRLD $1, Z2, Z7                      // n1 = n >> 1
 	VPSUBD Z7, Z2, Z8                      // n2 = n - n1
-	VMOVDQU32 dwe32_i127<>(SB), Z9
-	VPSUBD Z7, Z9, Z7
+	VPSUBD Z7, Z29, Z7
 	VPSLLD $23, Z7, Z7                     // 2^-n1
-	VPSUBD Z8, Z9, Z8
+	VPSUBD Z8, Z29, Z8
 	VPSLLD $23, Z8, Z8                     // 2^-n2
 	VMULPS Z7, Z6, Z6
 	VMULPS Z8, Z6, Z6                      // e = e^-a
@@ -77,6 +101,8 @@ passA:
 	MOVQ b+8(FP), DX
 	MOVQ lt+16(FP), DI
 	MOVQ gs+24(FP), R8
+	MOVQ nsum+64(FP), R9
+	VMOVSD loss+56(FP), X15
 	VBROADCASTSD ai+40(FP), Z18
 	VBROADCASTSD scale+48(FP), Z19
 	VPXORD Z12, Z12, Z12                   // 0
@@ -85,18 +111,17 @@ passB:
 	VMOVUPS (SI), Z0                       // xv
 	VMOVUPS (R8), Z4                       // e
 	// log(1+e), 1/(1+e)
-	VADDPS dwe32_one<>(SB), Z4, Z6         // y = 1 + e
+	VADDPS Z26, Z4, Z6                     // y = 1 + e
 	VCMPPS $13, dwe32_sqrt2<>(SB), Z6, K2  // y >= sqrt2
-	VMOVUPS.Z dwe32_one<>(SB), K2, Z7      // kl
-	VMULPS dwe32_half<>(SB), Z7, Z8
-	VMOVUPS dwe32_one<>(SB), Z9
-	VSUBPS Z8, Z9, Z8                      // m = 1 - 0.5*kl (exact)
+	VMOVAPS Z26, Z8
+	VMOVAPS Z27, K2, Z8                    // m: 0.5 where y >= sqrt2, else 1
+	VMOVUPS.Z dwe32_ln2hi<>(SB), K2, Z7    // kl*ln2hi (exact: ln2hi or +0)
+	VMOVUPS.Z dwe32_ln2lo<>(SB), K2, Z16   // kl*ln2lo
 	VMULPS Z8, Z6, Z8
-	VSUBPS dwe32_one<>(SB), Z8, Z8         // f = y*m - 1
-	VADDPS dwe32_two<>(SB), Z8, Z9         // d = 2 + f
+	VSUBPS Z26, Z8, Z8                     // f = y*m - 1
+	VADDPS Z28, Z8, Z9                     // d = 2 + f
 	VMULPS Z9, Z6, Z10                     // y*d
-	VMOVUPS dwe32_one<>(SB), Z11
-	VDIVPS Z10, Z11, Z10                   // q = 1/(y*d)
+	VDIVPS Z10, Z26, Z10                   // q = 1/(y*d)
 	VMULPS Z10, Z9, Z9                     // inv = d*q
 	VMULPS Z10, Z6, Z10
 	VMULPS Z10, Z8, Z10                    // s = f*(y*q)
@@ -109,17 +134,15 @@ passB:
 	VADDPS dwe32_lg1<>(SB), Z14, Z14
 	VMULPS Z14, Z11, Z14                   // t2 = z*(w*lg3 + lg1)
 	VADDPS Z13, Z14, Z13                   // r = t2 + t1
-	VMULPS dwe32_half<>(SB), Z8, Z14
+	VMULPS Z27, Z8, Z14
 	VMULPS Z8, Z14, Z14                    // hfsq = (0.5*f)*f
 	VADDPS Z13, Z14, Z13                   // hfsq + r
 	VMULPS Z13, Z10, Z13                   // s*(hfsq+r)
-	VMULPS dwe32_ln2lo<>(SB), Z7, Z11      // kl*ln2lo
-	VADDPS Z11, Z13, Z13
+	VADDPS Z16, Z13, Z13                   // + kl*ln2lo
 	VSUBPS Z13, Z14, Z13                   // hfsq - (...)
 	VSUBPS Z8, Z13, Z13                    // (...) - f
-	VMULPS dwe32_ln2hi<>(SB), Z7, Z11      // kl*ln2hi
-	VSUBPS Z13, Z11, Z13
-	VSUBPS dwe32_one<>(SB), Z6, Z11        // y - 1
+	VSUBPS Z13, Z7, Z13                    // kl*ln2hi - (...)
+	VSUBPS Z26, Z6, Z11                    // y - 1
 	VSUBPS Z11, Z4, Z11                    // e - (y-1)
 	VMULPS Z9, Z11, Z11
 	VADDPS Z11, Z13, Z13                   // l1 = log(1+e)
@@ -132,13 +155,13 @@ passB:
 	// float64: lt = w*spp, gs = float32((w*sig)*scale)
 	VMULPD (DX), Z18, Z20                  // w, entries 0-7
 	VMULPD 64(DX), Z18, Z21                // w, entries 8-15
-	VCVTPS2PD Y13, Z22
+	VCVTPS2PD Y13, Z0
 	VEXTRACTF64X4 $1, Z13, Y1
-	VCVTPS2PD Y1, Z23
-	VMULPD Z22, Z20, Z22
-	VMULPD Z23, Z21, Z23
-	VMOVUPD Z22, (DI)
-	VMOVUPD Z23, 64(DI)
+	VCVTPS2PD Y1, Z1
+	VMULPD Z0, Z20, Z0                     // lt, entries 0-7
+	VMULPD Z1, Z21, Z1                     // lt, entries 8-15
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
 	VCVTPS2PD Y4, Z24
 	VEXTRACTF64X4 $1, Z4, Y2
 	VCVTPS2PD Y2, Z25
@@ -151,16 +174,24 @@ passB:
 	VMOVUPS Y3, (R8)
 	VMOVUPS Y5, 32(R8)
 
+	TESTQ R9, R9
+	JZ nosum
+	SUM8(Z0, X0)
+	SUM8(Z1, X1)
+	DECQ R9
+
+nosum:
 	ADDQ $64, SI
 	ADDQ $128, DX
 	ADDQ $128, DI
 	ADDQ $64, R8
 	DECQ BX
 	JNZ passB
+	VMOVSD X15, ret+72(FP)
 
 done:
 	KORTESTW K6, K6
-	SETEQ ret+56(FP)
+	SETEQ ret1+80(FP)
 	VZEROUPPER
 	RET
 

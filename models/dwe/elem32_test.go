@@ -66,7 +66,7 @@ func TestElem32MatchesGo(t *testing.T) {
 		name := fmt.Sprintf("trial %d (n=%d)", trial, n)
 		pg := tilePositives{sp: sp, k: 1, kend: len(sp.col), lo: 7, hi: int32(7 + n)}
 		pa := pg
-		checkElem32Direct(t, name, row, bj, ai, scale)
+		checkElem32Direct(t, name, row, bj, ai, scale, loss0)
 		rg, ra := slices.Clone(row), slices.Clone(row)
 		lg := elemRow32Go(rg, bj, ai, scale, &pg, loss0)
 		la := elemRow32(ra, bj, ai, scale, &pa, loss0)
@@ -85,19 +85,22 @@ func TestElem32MatchesGo(t *testing.T) {
 }
 
 // checkElem32Direct calls elem32AVX512x16 on the first 16 k <= 64 entries
-// of row (without NaN: it must take them) and checks each loss term and
-// each dl/dx against elemRow32Go on single entries without positive
-// counts.
-func checkElem32Direct(t *testing.T, name string, row []float32, bj []float64, ai, scale float64) {
+// of row (without NaN: it must take them) and checks each loss term, each
+// dl/dx and the sum of the first nsum groups' terms against elemRow32Go on
+// single entries without positive counts.
+func checkElem32Direct(t *testing.T, name string, row []float32, bj []float64, ai, scale, loss0 float64) {
 	nv := min(len(row), elemChunk) &^ 15
 	if nv == 0 || slices.ContainsFunc(row[:nv], func(v float32) bool { return v != v }) {
 		return
 	}
 	var lt [elemChunk]float64
 	var gs [elemChunk]float32
-	if !elem32AVX512x16(&row[0], &bj[0], &lt[0], &gs[0], nv, ai, scale) {
+	nsum := len(row) / 3 % (nv/16 + 1)
+	l, ok := elem32AVX512x16(&row[0], &bj[0], &lt[0], &gs[0], nv, ai, scale, loss0, nsum)
+	if !ok {
 		t.Fatalf("%s: the kernel refused %d entries without NaN", name, nv)
 	}
+	want := loss0
 	for j := range nv {
 		g := []float32{row[j]}
 		var none tilePositives
@@ -105,6 +108,12 @@ func checkElem32Direct(t *testing.T, name string, row []float32, bj []float64, a
 		if math.Float64bits(lj) != math.Float64bits(lt[j]) || math.Float32bits(g[0]) != math.Float32bits(gs[j]) {
 			t.Fatalf("%s: entry %d (x = %v): term %v, dl/dx %v; Go %v, %v", name, j, row[j], lt[j], gs[j], lj, g[0])
 		}
+		if j < 16*nsum {
+			want += lt[j]
+		}
+	}
+	if math.Float64bits(l) != math.Float64bits(want) {
+		t.Fatalf("%s: the kernel's sum of %d groups %v, want %v", name, nsum, l, want)
 	}
 }
 

@@ -23,4 +23,4 @@ func elemAVX512(x, b, lt, gs *float64, n int, ai, scale, loss float64, nsum int)
 var useElem32AVX512 = cpu.X86.HasAVX512F
 
 //go:noescape
-func elem32AVX512x16(x *float32, b, lt *float64, gs *float32, n int, ai, scale float64) bool
+func elem32AVX512x16(x *float32, b, lt *float64, gs *float32, n int, ai, scale, loss float64, nsum int) (float64, bool)

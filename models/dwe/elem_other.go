@@ -16,6 +16,6 @@ func elemAVX512(x, b, lt, gs *float64, n int, ai, scale, loss float64, nsum int)
 
 var useElem32AVX512 = false
 
-func elem32AVX512x16(x *float32, b, lt *float64, gs *float32, n int, ai, scale float64) bool {
+func elem32AVX512x16(x *float32, b, lt *float64, gs *float32, n int, ai, scale, loss float64, nsum int) (float64, bool) {
 	panic("dwe: no AVX-512 kernel")
 }

@@ -490,11 +490,12 @@ func BenchmarkTileProducts(b *testing.B) {
 	// The float32 mode's element-wise work (elemRow32) on the same
 	// scores rounded to float32, and its Go twin where the kernel runs.
 	xs32 := narrow32(xs)
+	var ebuf elem32Buf
 	elem32 := func(i0, j0 int) {
 		copy(x32, xs32)
 		for r := range tb {
 			pos := tilePositives{sp: noPos, lo: int32(j0), hi: int32(j0 + tb)}
-			sinkLoss = elemRow32(x32[r*tb:(r+1)*tb], bw[j0:j0+tb], 0.5, 1, &pos, sinkLoss)
+			sinkLoss = elemRow32(x32[r*tb:(r+1)*tb], bw[j0:j0+tb], 0.5, 1, &pos, sinkLoss, &ebuf)
 		}
 	}
 	prods = append(prods, struct {

@@ -138,20 +138,25 @@ func elemRow32Go(xr []float32, bj []float64, ai, scale float64, pos *tilePositiv
 	return loss
 }
 
+// elem32Buf is elemRow32's scratch (its contents never influence results).
+type elem32Buf struct {
+	lt [elemChunk]float64
+	gs [elemChunk]float32
+}
+
 // elemRow32 is elemRow32Go with the groups of 16 entries on
 // elem32AVX512x16 where the CPU has AVX-512 (the same operations: the same
 // bits): the assembly returns each entry's negative loss term and its
 // scaled dl/dx without the positive count, and the sum of the terms before
-// the first positive count; the rest of the loss is summed here in column
+// the first positive count (and their dl/dx in place); the rest of the loss is summed here in column
 // order, and the entries with a positive count and the last len mod 16 go
 // to elemRow32Go one by one. A chunk with a NaN score goes to
 // elemRow32Go whole.
-func elemRow32(xr []float32, bj []float64, ai, scale float64, pos *tilePositives, loss float64) float64 {
+func elemRow32(xr []float32, bj []float64, ai, scale float64, pos *tilePositives, loss float64, buf *elem32Buf) float64 {
 	if !useElem32AVX512 {
 		return elemRow32Go(xr, bj, ai, scale, pos, loss)
 	}
-	var lt [elemChunk]float64
-	var gs [elemChunk]float32
+	lt, gs := &buf.lt, &buf.gs
 	for c0 := 0; c0 < len(xr); c0 += elemChunk {
 		c1 := min(c0+elemChunk, len(xr))
 		x, br := xr[c0:c1], bj[c0:c1]
@@ -164,8 +169,7 @@ func elemRow32(xr []float32, bj []float64, ai, scale float64, pos *tilePositives
 		if nv > 0 {
 			var l float64
 			if l, ok = elem32AVX512x16(&x[0], &br[0], &lt[0], &gs[0], nv, ai, scale, loss, nsum); ok {
-				loss, jj = l, 16*nsum
-				copy(x[:jj], gs[:jj])
+				loss, jj = l, 16*nsum // x[:jj] holds their dl/dx
 			}
 		}
 		if !ok { // a NaN score: the chunk in Go

@@ -20,8 +20,9 @@
 // For j < 16*(n/16), with xv = x[j] and w = ai*b[j]:
 //   lt[j] = w * float64(softplus32(xv)), gs[j] = float32((w * float64(sig32(xv))) * scale),
 // and it returns loss + lt[0] + lt[1] + ... + lt[16 nsum - 1] (in that
-// order; nsum <= n/16). It returns false (the outputs are not to be used)
-// when some x[j] is NaN.
+// order; nsum <= n/16). For j < 16 nsum, gs[j] goes to x[j] instead (the
+// caller's dl/dx in place). It returns false, with x unchanged (and lt and
+// gs not to be used), when some x[j] is NaN.
 // SUM8 adds the 8 float64 lanes of z (x its low 128 bits) to X15 one by
 // one, lane 0 first: from the register (loads of lt right after its wide
 // stores stall on store forwarding).
@@ -96,6 +97,8 @@ passA:
 	ADDQ $64, R8
 	DECQ CX
 	JNZ passA
+	KORTESTW K6, K6
+	JNE done                               // a NaN: nothing written but gs
 
 	MOVQ x+0(FP), SI
 	MOVQ b+8(FP), DX
@@ -171,8 +174,11 @@ passB:
 	VMULPD Z19, Z25, Z25
 	VCVTPD2PS Z24, Y3
 	VCVTPD2PS Z25, Y5
-	VMOVUPS Y3, (R8)
-	VMOVUPS Y5, 32(R8)
+	MOVQ R8, R10
+	TESTQ R9, R9
+	CMOVQNE SI, R10                        // the summed groups' dl/dx in place
+	VMOVUPS Y3, (R10)
+	VMOVUPS Y5, 32(R10)
 
 	TESTQ R9, R9
 	JZ nosum

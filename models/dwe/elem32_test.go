@@ -43,6 +43,7 @@ func TestElem32MatchesGo(t *testing.T) {
 		t.Skip("no AVX-512 kernel on this build/CPU")
 	}
 	rng := rand.New(rand.NewPCG(63, 1))
+	var buf elem32Buf
 	for trial := range 600 {
 		n := 1 + rng.IntN(200)
 		row := make([]float32, n)
@@ -69,7 +70,7 @@ func TestElem32MatchesGo(t *testing.T) {
 		checkElem32Direct(t, name, row, bj, ai, scale, loss0)
 		rg, ra := slices.Clone(row), slices.Clone(row)
 		lg := elemRow32Go(rg, bj, ai, scale, &pg, loss0)
-		la := elemRow32(ra, bj, ai, scale, &pa, loss0)
+		la := elemRow32(ra, bj, ai, scale, &pa, loss0, &buf)
 		if math.Float64bits(lg) != math.Float64bits(la) && !(math.IsNaN(lg) && math.IsNaN(la)) {
 			t.Fatalf("%s: loss %v (%x), Go %v (%x)", name, la, math.Float64bits(la), lg, math.Float64bits(lg))
 		}
@@ -85,18 +86,27 @@ func TestElem32MatchesGo(t *testing.T) {
 }
 
 // checkElem32Direct calls elem32AVX512x16 on the first 16 k <= 64 entries
-// of row (without NaN: it must take them) and checks each loss term, each
-// dl/dx and the sum of the first nsum groups' terms against elemRow32Go on
+// of row (with a NaN it must refuse them and leave x unchanged; without,
+// take them) and checks each loss term, each
+// dl/dx (in place in the first nsum groups, the rest unchanged) and the sum
+// of the first nsum groups' terms against elemRow32Go on
 // single entries without positive counts.
 func checkElem32Direct(t *testing.T, name string, row []float32, bj []float64, ai, scale, loss0 float64) {
 	nv := min(len(row), elemChunk) &^ 15
-	if nv == 0 || slices.ContainsFunc(row[:nv], func(v float32) bool { return v != v }) {
+	if nv == 0 {
 		return
 	}
 	var lt [elemChunk]float64
 	var gs [elemChunk]float32
 	nsum := len(row) / 3 % (nv/16 + 1)
-	l, ok := elem32AVX512x16(&row[0], &bj[0], &lt[0], &gs[0], nv, ai, scale, loss0, nsum)
+	xa := slices.Clone(row[:nv])
+	l, ok := elem32AVX512x16(&xa[0], &bj[0], &lt[0], &gs[0], nv, ai, scale, loss0, nsum)
+	if slices.ContainsFunc(row[:nv], func(v float32) bool { return v != v }) {
+		if ok || !slices.EqualFunc(xa, row[:nv], func(a, b float32) bool { return math.Float32bits(a) == math.Float32bits(b) }) {
+			t.Fatalf("%s: the kernel took a NaN (%v) or changed x", name, ok)
+		}
+		return
+	}
 	if !ok {
 		t.Fatalf("%s: the kernel refused %d entries without NaN", name, nv)
 	}
@@ -105,11 +115,15 @@ func checkElem32Direct(t *testing.T, name string, row []float32, bj []float64, a
 		g := []float32{row[j]}
 		var none tilePositives
 		lj := elemRow32Go(g, bj[j:j+1], ai, scale, &none, 0)
-		if math.Float64bits(lj) != math.Float64bits(lt[j]) || math.Float32bits(g[0]) != math.Float32bits(gs[j]) {
-			t.Fatalf("%s: entry %d (x = %v): term %v, dl/dx %v; Go %v, %v", name, j, row[j], lt[j], gs[j], lj, g[0])
-		}
+		ga := gs[j]
 		if j < 16*nsum {
 			want += lt[j]
+			ga = xa[j] // in place
+		} else if math.Float32bits(xa[j]) != math.Float32bits(row[j]) {
+			t.Fatalf("%s: entry %d (x = %v) of an unsummed group changed to %v", name, j, row[j], xa[j])
+		}
+		if math.Float64bits(lj) != math.Float64bits(lt[j]) || math.Float32bits(g[0]) != math.Float32bits(ga) {
+			t.Fatalf("%s: entry %d (x = %v): term %v, dl/dx %v; Go %v, %v", name, j, row[j], lt[j], ga, lj, g[0])
 		}
 	}
 	if math.Float64bits(l) != math.Float64bits(want) {

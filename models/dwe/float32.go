@@ -152,7 +152,7 @@ func runSchedule[F optim.Float](ctx context.Context, tr *Trainer, d *optim.Drive
 // u (m x d), v (n x d) and the gradients gu, gv (nil: loss only) float32,
 // the counts a, b, sp and the loss float64. s holds the scratch: the
 // contexts transposed once per call (gemmNT32 reads them by rows), the
-// float32 tile, a float64 row for the element-wise work, cur.
+// float32 tile, the element-wise work's buffers, cur.
 func negLogLik32(gu, gv, u, v []float32, a, b []float64, m, n, d int, sp sparseRows, col0 int32, scale float64, tb int, s *scratch) float64 {
 	s.vt32 = grow32(s.vt32, n*d)
 	transpose32(s.vt32, v, n, d)
@@ -178,7 +178,7 @@ func negLogLik32(gu, gv, u, v []float32, a, b []float64, m, n, d int, sp sparseR
 			bj := b[j0:j1]
 			for r := 0; r < mi; r++ {
 				pos := tilePositives{sp: sp, k: cur[r], kend: sp.ptr[i0+r+1], lo: int32(j0) + col0, hi: int32(j1) + col0}
-				loss = elemRow32(x[r*nj:(r+1)*nj], bj, a[i0+r], scale, &pos, loss)
+				loss = elemRow32(x[r*nj:(r+1)*nj], bj, a[i0+r], scale, &pos, loss, &s.elem32)
 				cur[r] = pos.k
 			}
 			if gu != nil {

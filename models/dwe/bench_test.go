@@ -428,8 +428,8 @@ func tileProducts32(gu, gv, u, v, vt []float32, m, n, d, tb int, tile []float32,
 // product, so that with p the products' GFLOP/s and e its figure, the
 // kernel takes about 1 + p/(3 e) times its three products' time. f32_elem
 // is the float32 mode's (elemRow32, on elem32AVX512x16 where the CPU has
-// AVX-512; f32_elem_go its Go twin on such a CPU), to compare with the f32
-// products.
+// AVX-512, else elem32AVX2x8; f32_elem_avx2 the AVX2 kernel on an AVX-512
+// CPU, f32_elem_go the Go twin), to compare with the f32 products.
 func BenchmarkTileProducts(b *testing.B) {
 	const tb, d, v = DefaultTile, paperD, 1024
 	rng := rand.New(rand.NewPCG(4, 1))
@@ -506,9 +506,20 @@ func BenchmarkTileProducts(b *testing.B) {
 		prods = append(prods, struct {
 			name string
 			fn   func(i0, j0 int)
-		}{"f32_elem_go", func(i0, j0 int) {
+		}{"f32_elem_avx2", func(i0, j0 int) {
 			useElem32AVX512 = false
 			defer func() { useElem32AVX512 = true }()
+			elem32(i0, j0)
+		}})
+	}
+	if useElem32AVX2 {
+		a5 := useElem32AVX512
+		prods = append(prods, struct {
+			name string
+			fn   func(i0, j0 int)
+		}{"f32_elem_go", func(i0, j0 int) {
+			useElem32AVX2, useElem32AVX512 = false, false
+			defer func() { useElem32AVX2, useElem32AVX512 = true, a5 }()
 			elem32(i0, j0)
 		}})
 	}

@@ -145,31 +145,41 @@ type elem32Buf struct {
 }
 
 // elemRow32 is elemRow32Go with the groups of 16 entries on
-// elem32AVX512x16 where the CPU has AVX-512 (the same operations: the same
-// bits): the assembly returns each entry's negative loss term and its
-// scaled dl/dx without the positive count, and the sum of the terms before
-// the first positive count (and their dl/dx in place); the rest of the loss is summed here in column
-// order, and the entries with a positive count and the last len mod 16 go
-// to elemRow32Go one by one. A chunk with a NaN score goes to
-// elemRow32Go whole.
+// elem32AVX512x16 where the CPU has AVX-512, else the groups of 8 on
+// elem32AVX2x8 where it has AVX2 (the same operations: the same bits): the
+// assembly returns each entry's negative loss term and its scaled dl/dx
+// without the positive count, and the sum of the terms before the first
+// positive count (and their dl/dx in place); the rest of the loss is
+// summed here in column order, and the entries with a positive count and
+// the last len mod 16 (8) go to elemRow32Go one by one. A chunk with a NaN
+// score goes to elemRow32Go whole.
 func elemRow32(xr []float32, bj []float64, ai, scale float64, pos *tilePositives, loss float64, buf *elem32Buf) float64 {
-	if !useElem32AVX512 {
+	if !useElem32AVX2 {
 		return elemRow32Go(xr, bj, ai, scale, pos, loss)
+	}
+	grp := 8
+	if useElem32AVX512 {
+		grp = 16
 	}
 	lt, gs := &buf.lt, &buf.gs
 	for c0 := 0; c0 < len(xr); c0 += elemChunk {
 		c1 := min(c0+elemChunk, len(xr))
 		x, br := xr[c0:c1], bj[c0:c1]
-		nv, jj, ok := len(x)&^15, 0, true
+		nv, jj, ok := len(x)/grp*grp, 0, true
 		next := pos.next() - c0
-		nsum := nv / 16 // the groups of 16 before the first positive count
+		nsum := nv / grp // the groups before the first positive count
 		if next >= 0 && next < nv {
-			nsum = next / 16
+			nsum = next / grp
 		}
 		if nv > 0 {
 			var l float64
-			if l, ok = elem32AVX512x16(&x[0], &br[0], &lt[0], &gs[0], nv, ai, scale, loss, nsum); ok {
-				loss, jj = l, 16*nsum // x[:jj] holds their dl/dx
+			if grp == 16 {
+				l, ok = elem32AVX512x16(&x[0], &br[0], &lt[0], &gs[0], nv, ai, scale, loss, nsum)
+			} else {
+				l, ok = elem32AVX2x8(&x[0], &br[0], &lt[0], &gs[0], nv, ai, scale, loss, nsum)
+			}
+			if ok {
+				loss, jj = l, grp*nsum // x[:jj] holds their dl/dx
 			}
 		}
 		if !ok { // a NaN score: the chunk in Go

@@ -201,6 +201,189 @@ done:
 	VZEROUPPER
 	RET
 
+// elem32AVX2x8 is elem32AVX512x16 (elem32_amd64.s) on 8 entries at a time
+// with AVX2: the same IEEE float32 and float64 operations in the same
+// order (the selections by masks ANDed in: kl*ln2hi as ln2hi or +0, sig
+// as inv or e*inv), so every result has elemRow32Go's bits. The constants
+// are the first 32 bytes of the dwe32_* tables.
+//
+// func elem32AVX2x8(x *float32, b, lt *float64, gs *float32, n int, ai, scale, loss float64, nsum int) (float64, bool)
+// As elem32AVX512x16 with groups of 8: for j < 8*(n/8), lt[j] and gs[j]
+// (x[j] in place for j < 8 nsum), and loss + lt[0] + ... + lt[8 nsum - 1];
+// false, with x unchanged, when some x[j] is NaN.
+
+// SUM4 adds the 4 float64 lanes of y (x its low 128 bits) to X15 one by
+// one, lane 0 first.
+#define SUM4(y, x) \
+	VADDSD x, X15, X15 \
+	VUNPCKHPD x, x, X8 \
+	VADDSD X8, X15, X15 \
+	VEXTRACTF128 $1, y, X9 \
+	VADDSD X9, X15, X15 \
+	VUNPCKHPD X9, X9, X9 \
+	VADDSD X9, X15, X15
+
+TEXT ·elem32AVX2x8(SB), NOSPLIT, $0-81
+	MOVQ x+0(FP), SI
+	MOVQ gs+24(FP), R8
+	MOVQ n+32(FP), CX
+	VXORPS Y15, Y15, Y15      // the NaN lanes so far
+	SHRQ $3, CX
+	JZ nan
+	MOVQ CX, BX
+
+passA:
+	VMOVUPS (SI), Y0                       // xv
+	VANDPS dwe32_absmask<>(SB), Y0, Y1     // a = |xv|
+	VCMPPS $3, Y1, Y1, Y2                  // unordered: NaN
+	VORPS Y2, Y15, Y15
+	VMINPS dwe32_amax<>(SB), Y1, Y1        // a < 104 ? a : 104
+	VMULPS dwe32_log2e<>(SB), Y1, Y2
+	VADDPS dwe32_half<>(SB), Y2, Y2
+	VCVTTPS2DQ Y2, Y2                      // n = floor(a*log2e + 0.5)
+	VCVTDQ2PS Y2, Y3                       // nf
+	VMULPS dwe32_c1<>(SB), Y3, Y4
+	VSUBPS Y1, Y4, Y4                      // nf*C1 - a
+	VMULPS dwe32_c2<>(SB), Y3, Y5
+	VADDPS Y5, Y4, Y4                      // r
+	VMULPS Y4, Y4, Y5                      // z = r*r
+	VMULPS dwe32_e5<>(SB), Y4, Y6
+	VADDPS dwe32_e4<>(SB), Y6, Y6
+	VMULPS Y4, Y6, Y6
+	VADDPS dwe32_e3<>(SB), Y6, Y6
+	VMULPS Y4, Y6, Y6
+	VADDPS dwe32_e2<>(SB), Y6, Y6
+	VMULPS Y4, Y6, Y6
+	VADDPS dwe32_e1<>(SB), Y6, Y6
+	VMULPS Y4, Y6, Y6
+	VADDPS dwe32_e0<>(SB), Y6, Y6          // p
+	VMULPS Y5, Y6, Y6
+	VADDPS Y4, Y6, Y6                      // p*z + r
+	VADDPS dwe32_one<>(SB), Y6, Y6         // y
+	VPSRLD $1, Y2, Y7                      // n1 = n >> 1
+	VPSUBD Y7, Y2, Y8                      // n2 = n - n1
+	VMOVDQU dwe32_i127<>(SB), Y9
+	VPSUBD Y7, Y9, Y7
+	VPSLLD $23, Y7, Y7                     // 2^-n1
+	VPSUBD Y8, Y9, Y8
+	VPSLLD $23, Y8, Y8                     // 2^-n2
+	VMULPS Y7, Y6, Y6
+	VMULPS Y8, Y6, Y6                      // e = e^-a
+	VMOVUPS Y6, (R8)                       // e, in gs until pass B
+	ADDQ $32, SI
+	ADDQ $32, R8
+	DECQ CX
+	JNZ passA
+	VPTEST Y15, Y15
+	JNE nan                                // a NaN: nothing written but gs
+
+	MOVQ x+0(FP), SI
+	MOVQ b+8(FP), DX
+	MOVQ lt+16(FP), DI
+	MOVQ gs+24(FP), R8
+	MOVQ nsum+64(FP), R9
+	VMOVSD loss+56(FP), X15
+
+passB:
+	VMOVUPS (SI), Y0                       // xv
+	VMOVUPS (R8), Y4                       // e
+	// log(1+e), 1/(1+e)
+	VADDPS dwe32_one<>(SB), Y4, Y6         // y = 1 + e
+	VCMPPS $13, dwe32_sqrt2<>(SB), Y6, Y2  // y >= sqrt2
+	VANDPS dwe32_ln2hi<>(SB), Y2, Y7       // kl*ln2hi (exact: ln2hi or +0)
+	VANDPS dwe32_ln2lo<>(SB), Y2, Y3       // kl*ln2lo
+	VANDPS dwe32_half<>(SB), Y2, Y5
+	VMOVUPS dwe32_one<>(SB), Y8
+	VSUBPS Y5, Y8, Y8                      // m = 1 - 0.5*kl (exact)
+	VMULPS Y8, Y6, Y8
+	VSUBPS dwe32_one<>(SB), Y8, Y8         // f = y*m - 1
+	VADDPS dwe32_two<>(SB), Y8, Y9         // d = 2 + f
+	VMULPS Y9, Y6, Y10                     // y*d
+	VMOVUPS dwe32_one<>(SB), Y11
+	VDIVPS Y10, Y11, Y10                   // q = 1/(y*d)
+	VMULPS Y10, Y9, Y9                     // inv = d*q
+	VMULPS Y10, Y6, Y10
+	VMULPS Y10, Y8, Y10                    // s = f*(y*q)
+	VMULPS Y10, Y10, Y11                   // z = s*s
+	VMULPS Y11, Y11, Y1                    // w = z*z
+	VMULPS dwe32_lg4<>(SB), Y1, Y13
+	VADDPS dwe32_lg2<>(SB), Y13, Y13
+	VMULPS Y13, Y1, Y13                    // t1 = w*(w*lg4 + lg2)
+	VMULPS dwe32_lg3<>(SB), Y1, Y14
+	VADDPS dwe32_lg1<>(SB), Y14, Y14
+	VMULPS Y14, Y11, Y14                   // t2 = z*(w*lg3 + lg1)
+	VADDPS Y13, Y14, Y13                   // r = t2 + t1
+	VMULPS dwe32_half<>(SB), Y8, Y14
+	VMULPS Y8, Y14, Y14                    // hfsq = (0.5*f)*f
+	VADDPS Y13, Y14, Y13                   // hfsq + r
+	VMULPS Y13, Y10, Y13                   // s*(hfsq+r)
+	VADDPS Y3, Y13, Y13                    // + kl*ln2lo
+	VSUBPS Y13, Y14, Y13                   // hfsq - (...)
+	VSUBPS Y8, Y13, Y13                    // (...) - f
+	VSUBPS Y13, Y7, Y13                    // kl*ln2hi - (...)
+	VSUBPS dwe32_one<>(SB), Y6, Y11        // y - 1
+	VSUBPS Y11, Y4, Y11                    // e - (y-1)
+	VMULPS Y9, Y11, Y11
+	VADDPS Y11, Y13, Y13                   // l1 = log(1+e)
+	VMULPS Y9, Y4, Y4                      // ei = e*inv
+	// sig(x), softplus(x)
+	VXORPS Y12, Y12, Y12
+	VCMPPS $13, Y12, Y0, Y2                // xv >= 0
+	VANDPS Y2, Y9, Y5                      // inv where xv >= 0
+	VANDNPS Y4, Y2, Y4                     // ei elsewhere
+	VORPS Y5, Y4, Y4                       // sig
+	VMAXPS Y12, Y0, Y0                     // xv > 0 ? xv : 0
+	VADDPS Y0, Y13, Y13                    // spp = l1 + max(xv, 0)
+	// float64: lt = w*spp, gs = float32((w*sig)*scale)
+	VBROADCASTSD ai+40(FP), Y5
+	VMULPD (DX), Y5, Y0                    // w, entries 0-3
+	VMULPD 32(DX), Y5, Y1                  // w, entries 4-7
+	VCVTPS2PD X13, Y2
+	VEXTRACTF128 $1, Y13, X3
+	VCVTPS2PD X3, Y3
+	VMULPD Y2, Y0, Y2                      // lt, entries 0-3
+	VMULPD Y3, Y1, Y3                      // lt, entries 4-7
+	VMOVUPD Y2, (DI)
+	VMOVUPD Y3, 32(DI)
+	VCVTPS2PD X4, Y6
+	VEXTRACTF128 $1, Y4, X7
+	VCVTPS2PD X7, Y7
+	VMULPD Y6, Y0, Y6
+	VMULPD Y7, Y1, Y7
+	VBROADCASTSD scale+48(FP), Y5
+	VMULPD Y5, Y6, Y6
+	VMULPD Y5, Y7, Y7
+	VCVTPD2PSY Y6, X6
+	VCVTPD2PSY Y7, X7
+	MOVQ R8, R10
+	TESTQ R9, R9
+	CMOVQNE SI, R10                        // the summed groups' dl/dx in place
+	VMOVUPS X6, (R10)
+	VMOVUPS X7, 16(R10)
+
+	TESTQ R9, R9
+	JZ nosum
+	SUM4(Y2, X2)
+	SUM4(Y3, X3)
+	DECQ R9
+
+nosum:
+	ADDQ $32, SI
+	ADDQ $64, DX
+	ADDQ $64, DI
+	ADDQ $32, R8
+	DECQ BX
+	JNZ passB
+	VMOVSD X15, ret+72(FP)
+	MOVB $1, ret1+80(FP)
+	VZEROUPPER
+	RET
+
+nan:
+	MOVB $0, ret1+80(FP)
+	VZEROUPPER
+	RET
+
 DATA dwe32_amax<>+0(SB)/8, $0x42d0000042d00000
 DATA dwe32_amax<>+8(SB)/8, $0x42d0000042d00000
 DATA dwe32_amax<>+16(SB)/8, $0x42d0000042d00000

@@ -32,16 +32,31 @@ func elem32Value(rng *rand.Rand, wild bool) float32 {
 	}
 }
 
-// TestElem32MatchesGo: the AVX-512 float32 element-wise kernel
-// (elemRow32 on elem32AVX512x16) gives the same bits as its Go twin
+// TestElem32MatchesGo: the float32 element-wise kernels (elemRow32 on
+// elem32AVX2x8 and elem32AVX512x16) give the same bits as their Go twin
 // elemRow32Go for the loss, every dl/dx and the positive-count cursor: on
 // rows of every length mod 16 and across chunks, positive counts anywhere
 // (first, last, adjacent, none), the edges of elem32Value (NaN: the chunk's
-// fallback to Go).
+// fallback to Go); and each kernel called directly (checkElem32Direct).
 func TestElem32MatchesGo(t *testing.T) {
-	if !useElem32AVX512 {
-		t.Skip("no AVX-512 kernel on this build/CPU")
+	if !useElem32AVX2 {
+		t.Skip("no AVX2 kernel on this build/CPU")
 	}
+	a2, a5 := useElem32AVX2, useElem32AVX512
+	defer func() { useElem32AVX2, useElem32AVX512 = a2, a5 }()
+	for _, on := range []bool{false, true} {
+		if on && !a5 {
+			t.Log("avx512: not on this CPU")
+			continue
+		}
+		useElem32AVX512 = on
+		t.Run(map[bool]string{false: "avx2", true: "avx512"}[on], checkElem32MatchesGo)
+	}
+}
+
+// checkElem32MatchesGo compares elemRow32 (on the kernel useElem32AVX512
+// selects) with elemRow32Go bit for bit on random rows.
+func checkElem32MatchesGo(t *testing.T) {
 	rng := rand.New(rand.NewPCG(63, 1))
 	var buf elem32Buf
 	for trial := range 600 {
@@ -85,22 +100,27 @@ func TestElem32MatchesGo(t *testing.T) {
 	}
 }
 
-// checkElem32Direct calls elem32AVX512x16 on the first 16 k <= 64 entries
+// checkElem32Direct calls the kernel useElem32AVX512 selects
+// (elem32AVX512x16 or elem32AVX2x8) on the first 16 k (8 k) <= 64 entries
 // of row (with a NaN it must refuse them and leave x unchanged; without,
 // take them) and checks each loss term, each
 // dl/dx (in place in the first nsum groups, the rest unchanged) and the sum
 // of the first nsum groups' terms against elemRow32Go on
 // single entries without positive counts.
 func checkElem32Direct(t *testing.T, name string, row []float32, bj []float64, ai, scale, loss0 float64) {
-	nv := min(len(row), elemChunk) &^ 15
+	kernel, grp := elem32AVX2x8, 8
+	if useElem32AVX512 {
+		kernel, grp = elem32AVX512x16, 16
+	}
+	nv := min(len(row), elemChunk) / grp * grp
 	if nv == 0 {
 		return
 	}
 	var lt [elemChunk]float64
 	var gs [elemChunk]float32
-	nsum := len(row) / 3 % (nv/16 + 1)
+	nsum := len(row) / 3 % (nv/grp + 1)
 	xa := slices.Clone(row[:nv])
-	l, ok := elem32AVX512x16(&xa[0], &bj[0], &lt[0], &gs[0], nv, ai, scale, loss0, nsum)
+	l, ok := kernel(&xa[0], &bj[0], &lt[0], &gs[0], nv, ai, scale, loss0, nsum)
 	if slices.ContainsFunc(row[:nv], func(v float32) bool { return v != v }) {
 		if ok || !slices.EqualFunc(xa, row[:nv], func(a, b float32) bool { return math.Float32bits(a) == math.Float32bits(b) }) {
 			t.Fatalf("%s: the kernel took a NaN (%v) or changed x", name, ok)
@@ -116,7 +136,7 @@ func checkElem32Direct(t *testing.T, name string, row []float32, bj []float64, a
 		var none tilePositives
 		lj := elemRow32Go(g, bj[j:j+1], ai, scale, &none, 0)
 		ga := gs[j]
-		if j < 16*nsum {
+		if j < grp*nsum {
 			want += lt[j]
 			ga = xa[j] // in place
 		} else if math.Float32bits(xa[j]) != math.Float32bits(row[j]) {

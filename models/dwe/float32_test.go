@@ -154,10 +154,10 @@ func TestFloat32Kernels(t *testing.T) {
 	m.Init32(x, rand.New(rand.NewPCG(8, 8)))
 	g0 := make([]float32, len(x))
 	l0 := m.LocalLoss32(g0, x)
-	e32 := useElem32AVX512
-	defer func() { useElem32AVX512 = e32 }()
-	for _, e := range []struct{ avx512 bool }{{false}, {e32}} {
-		useElem32AVX512 = e.avx512
+	e2, e5 := useElem32AVX2, useElem32AVX512
+	defer func() { useElem32AVX2, useElem32AVX512 = e2, e5 }()
+	for _, e := range []struct{ avx2, avx512 bool }{{false, false}, {e2, false}, {e2, e5}} {
+		useElem32AVX2, useElem32AVX512 = e.avx2, e.avx512
 		withGemm32(t, func(path string) {
 			g := make([]float32, len(x))
 			l := m.LocalLoss32(g, x)

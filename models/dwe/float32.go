@@ -15,12 +15,16 @@ import (
 //
 //   - x = U C^T, tile by tile, on gemmNT32: every entry one chain of
 //     correctly rounded float32 FMAs in k order (gemm32.go).
-//   - The element-wise work (e^-|x|, log(1+e^-|x|), the sigmoids, the loss
-//     terms and dl/dx) is negLogLik's own, in float64 on the widened entry
-//     (exact): elemRow32, on elem32AVX512 (float32 loads and stores) or
-//     through a float64 row on elemRowAVX2 or its Go twin elemRowGo, the
-//     same bits on every build. The loss terms are summed in float64 in column order as in the
-//     float64 mode; dl/dx is rounded once to float32 for the gradient
+//   - The element-wise work in float32 (elem32.go): e^-|x|, log(1+e^-|x|)
+//     and the sigmoids by a fixed sequence of correctly rounded float32
+//     operations (Cephes' expf and fdlibm's logf reductions and
+//     polynomials, no FMA; within 1.5-4.5 ulp of the float64 values,
+//     TestElem32Accuracy), 16 entries at a time on AVX-512 and 8 on AVX2
+//     (elem32_amd64.s) or in its Go twin elemRow32Go, the same bits on
+//     every build. Each loss term is the float64 weight (a_i b_j, n+)
+//     times the float32 softplus widened, summed in float64 in column
+//     order as in the float64 mode; dl/dx is formed in float64 from the
+//     widened sigmoids and rounded once to float32 for the gradient
 //     products.
 //   - The gradients gU += X C and gC += X^T U on gemmAcc32: per entry one
 //     float32 FMA chain over the contexts (words) of a tile, the tiles in

@@ -146,8 +146,8 @@ func TestFloat32Workers(t *testing.T) {
 // TestFloat32Kernels checks that the float32 likelihood gives the same
 // bits on every kernel path this CPU has (the float32 tile products' Go
 // twin, AVX2, AVX-512; the float32 element-wise work's Go twin, AVX2 and
-// AVX-512 kernels): what
-// .ci/samebits.sh checks across builds through TestBits32, within one.
+// AVX-512 kernels): what .ci/samebits.sh checks across builds through
+// TestBits32, within one.
 func TestFloat32Kernels(t *testing.T) {
 	c := smallCounts(t, 7, 45, 2, 6)
 	m, err := NewMAP(c, Config{Dim: 13, Tile: 16})

@@ -424,9 +424,12 @@ func tileProducts32(gu, gv, u, v, vt []float32, m, n, d, tb int, tile []float32,
 // core (2 FMA units x 8 float64 or 16 float32 lanes x 2 flops x the clock).
 // f64_elem is the kernel's element-wise work on the same tiles (on the
 // AVX-512 kernel where the CPU has it, else AVX2; f64_elem_avx2 the AVX2
-// kernel on an AVX-512 CPU), its time counted as tb^2 d flops like one
+// kernel on an AVX-512 CPU, f64_elem_go the Go loop), its time counted as 2 tb^2 d flops like one
 // product, so that with p the products' GFLOP/s and e its figure, the
-// kernel takes about 1 + p/(3 e) times its three products' time.
+// kernel takes about 1 + p/(3 e) times its three products' time. f32_elem
+// is the float32 mode's (elemRow32, on elem32AVX512x16 where the CPU has
+// AVX-512, else elem32AVX2x8; f32_elem_avx2 the AVX2 kernel on an AVX-512
+// CPU, f32_elem_go the Go twin), to compare with the f32 products.
 func BenchmarkTileProducts(b *testing.B) {
 	const tb, d, v = DefaultTile, paperD, 1024
 	rng := rand.New(rand.NewPCG(4, 1))
@@ -482,6 +485,52 @@ func BenchmarkTileProducts(b *testing.B) {
 			useElemAVX512 = false
 			defer func() { useElemAVX512 = true }()
 			elem(i0, j0)
+		}})
+	}
+	prods = append(prods, struct {
+		name string
+		fn   func(i0, j0 int)
+	}{"f64_elem_go", func(i0, j0 int) { // the Go loop (arm64, purego, CPUs without AVX2)
+		copy(x, xs)
+		for r := range tb {
+			pos := tilePositives{sp: noPos, lo: int32(j0), hi: int32(j0 + tb)}
+			sinkLoss = elemRowGo(x[r*tb:(r+1)*tb], bw[j0:j0+tb], 0.5, 1, &pos, sinkLoss)
+		}
+	}})
+	// The float32 mode's element-wise work (elemRow32) on the same
+	// scores rounded to float32, and its Go twin where the kernel runs.
+	xs32 := narrow32(xs)
+	var ebuf elem32Buf
+	elem32 := func(i0, j0 int) {
+		copy(x32, xs32)
+		for r := range tb {
+			pos := tilePositives{sp: noPos, lo: int32(j0), hi: int32(j0 + tb)}
+			sinkLoss = elemRow32(x32[r*tb:(r+1)*tb], bw[j0:j0+tb], 0.5, 1, &pos, sinkLoss, &ebuf)
+		}
+	}
+	prods = append(prods, struct {
+		name string
+		fn   func(i0, j0 int)
+	}{"f32_elem", elem32})
+	if useElem32AVX512 {
+		prods = append(prods, struct {
+			name string
+			fn   func(i0, j0 int)
+		}{"f32_elem_avx2", func(i0, j0 int) {
+			useElem32AVX512 = false
+			defer func() { useElem32AVX512 = true }()
+			elem32(i0, j0)
+		}})
+	}
+	if useElem32AVX2 {
+		a5 := useElem32AVX512
+		prods = append(prods, struct {
+			name string
+			fn   func(i0, j0 int)
+		}{"f32_elem_go", func(i0, j0 int) {
+			useElem32AVX2, useElem32AVX512 = false, false
+			defer func() { useElem32AVX2, useElem32AVX512 = true, a5 }()
+			elem32(i0, j0)
 		}})
 	}
 	best := make([]float64, len(prods))

@@ -15,12 +15,16 @@ import (
 //
 //   - x = U C^T, tile by tile, on gemmNT32: every entry one chain of
 //     correctly rounded float32 FMAs in k order (gemm32.go).
-//   - The element-wise work (e^-|x|, log(1+e^-|x|), the sigmoids, the loss
-//     terms and dl/dx) is negLogLik's own, in float64 on the widened entry
-//     (exact): elemRow32, on elem32AVX512 (float32 loads and stores) or
-//     through a float64 row on elemRowAVX2 or its Go twin elemRowGo, the
-//     same bits on every build. The loss terms are summed in float64 in column order as in the
-//     float64 mode; dl/dx is rounded once to float32 for the gradient
+//   - The element-wise work in float32 (elem32.go): e^-|x|, log(1+e^-|x|)
+//     and the sigmoids by a fixed sequence of correctly rounded float32
+//     operations (Cephes' expf and fdlibm's logf reductions and
+//     polynomials, no FMA; within 1.5-4.5 ulp of the float64 values,
+//     TestElem32Accuracy), 16 entries at a time on AVX-512 and 8 on AVX2
+//     (elem32_amd64.s) or in its Go twin elemRow32Go, the same bits on
+//     every build. Each loss term is the float64 weight (a_i b_j, n+)
+//     times the float32 softplus widened, summed in float64 in column
+//     order as in the float64 mode; dl/dx is formed in float64 from the
+//     widened sigmoids and rounded once to float32 for the gradient
 //     products.
 //   - The gradients gU += X C and gC += X^T U on gemmAcc32: per entry one
 //     float32 FMA chain over the contexts (words) of a tile, the tiles in
@@ -152,14 +156,11 @@ func runSchedule[F optim.Float](ctx context.Context, tr *Trainer, d *optim.Drive
 // u (m x d), v (n x d) and the gradients gu, gv (nil: loss only) float32,
 // the counts a, b, sp and the loss float64. s holds the scratch: the
 // contexts transposed once per call (gemmNT32 reads them by rows), the
-// float32 tile, a float64 row for the element-wise work, cur.
+// float32 tile, the element-wise work's buffers, cur.
 func negLogLik32(gu, gv, u, v []float32, a, b []float64, m, n, d int, sp sparseRows, col0 int32, scale float64, tb int, s *scratch) float64 {
 	s.vt32 = grow32(s.vt32, n*d)
 	transpose32(s.vt32, v, n, d)
 	s.tile32 = grow32(s.tile32, tb*tb)
-	if cap(s.row) < tb {
-		s.row = make([]float64, tb)
-	}
 	if cap(s.cur) < tb {
 		s.cur = make([]int, tb)
 	}
@@ -178,10 +179,10 @@ func negLogLik32(gu, gv, u, v []float32, a, b []float64, m, n, d int, sp sparseR
 			vb := v[j0*d : j1*d]
 			x := s.tile32[:mi*nj]
 			gemmNT32(x, ub, s.vt32[j0:], mi, nj, d, n, buf)
-			bj, row := b[j0:j1], s.row[:nj]
+			bj := b[j0:j1]
 			for r := 0; r < mi; r++ {
 				pos := tilePositives{sp: sp, k: cur[r], kend: sp.ptr[i0+r+1], lo: int32(j0) + col0, hi: int32(j1) + col0}
-				loss = elemRow32(x[r*nj:(r+1)*nj], bj, a[i0+r], scale, &pos, loss, row)
+				loss = elemRow32(x[r*nj:(r+1)*nj], bj, a[i0+r], scale, &pos, loss, &s.elem32)
 				cur[r] = pos.k
 			}
 			if gu != nil {
@@ -266,80 +267,4 @@ func checkLen32(name string, x []float32, n int) {
 	if len(x) != n {
 		panic(fmt.Sprintf("dwe: len(%s)=%d, want %d", name, len(x), n))
 	}
-}
-
-// elemRow32 is the float32 mode's element-wise work on one row xr of a
-// float32 tile: elemRowGo's on the entries widened to float64 (w is
-// scratch of len >= len(xr)), each dl/dx rounded to float32 into xr. With
-// AVX-512 the assembly reads and writes the float32 row itself
-// (elem32AVX512: the widening and rounding in its loads and stores), else
-// the row goes through w and elemRowAVX2 (or elemRowGo): the same bits.
-func elemRow32(xr []float32, bj []float64, ai, scale float64, pos *tilePositives, loss float64, w []float64) float64 {
-	if !useElemAVX512 {
-		row := w[:len(xr)]
-		for k, xv := range xr {
-			row[k] = float64(xv)
-		}
-		if useElemAVX2 {
-			loss = elemRowAVX2(row, bj, ai, scale, pos, loss)
-		} else {
-			loss = elemRowGo(row, bj, ai, scale, pos, loss)
-		}
-		for k, g := range row {
-			xr[k] = float32(g)
-		}
-		return loss
-	}
-	var lt [elemChunk]float64
-	var gs [elemChunk]float32
-	for c0 := 0; c0 < len(xr); c0 += elemChunk {
-		c1 := min(c0+elemChunk, len(xr))
-		x, br := xr[c0:c1], bj[c0:c1]
-		nv, jj, ok := len(x)&^7, 0, true
-		next := pos.next() - c0
-		nsum := nv / 8 // the groups of 8 before the first positive count
-		if next >= 0 && next < nv {
-			nsum = next / 8
-		}
-		if nv > 0 {
-			var l float64
-			if l, ok = elem32AVX512(&x[0], &br[0], &lt[0], &gs[0], nv, ai, scale, loss, nsum); ok {
-				loss, jj = l, 8*nsum
-				copy(x[:jj], gs[:jj])
-			}
-		}
-		if !ok { // an entry outside expNeg's fast range: the chunk in Go
-			row := w[:len(x)]
-			for k, xv := range x {
-				row[k] = float64(xv)
-			}
-			sub := *pos
-			sub.lo += int32(c0)
-			sub.hi = sub.lo + int32(len(x))
-			loss = elemRowGo(row, br, ai, scale, &sub, loss)
-			for k, g := range row {
-				x[k] = float32(g)
-			}
-			pos.k = sub.k
-			continue
-		}
-		for ; jj < len(x); jj++ {
-			if jj < nv && jj != next {
-				loss += lt[jj]
-				x[jj] = gs[jj]
-				continue
-			}
-			one := *pos
-			one.lo += int32(c0 + jj)
-			one.hi = one.lo + 1
-			e := [1]float64{float64(x[jj])}
-			loss = elemRowGo(e[:], br[jj:jj+1], ai, scale, &one, loss)
-			x[jj] = float32(e[0])
-			if jj == next {
-				pos.k = one.k
-				next = pos.next() - c0
-			}
-		}
-	}
-	return loss
 }

@@ -22,8 +22,8 @@ type scratch struct {
 	// the float32 mode (negLogLik32, step32)
 	tile32, vt32           []float32
 	ub32, vb32, gu32, gv32 []float32
-	row                    []float64
 	buf32                  gemm32Buf
+	elem32                 elem32Buf
 }
 
 type scratchPool struct {

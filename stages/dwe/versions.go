@@ -37,6 +37,9 @@ package dwe
 // depends on the budget (no extra record of the last step: its loss and
 // psi are final_loss and final_psi; the gap around a gauge round past the
 // end is recorded as a longer run would).
+// Train 22 (issue 33): the float32 mode's element-wise work in float32
+// (models/dwe elem32); other bits for dtype = "float32" trials only, float64
+// trials write what they wrote.
 // No bump for early_stopping (issue 30): off, it is in no trial's keys and
 // nothing written changes (TestGolden); on, its trials have keys of their own.
 const (
@@ -44,7 +47,7 @@ const (
 	BinVersion      = "13" // bin-corpus
 	VocabVersion    = "13" // vocab
 	CountVersion    = "13" // count
-	TrainVersion    = "21" // train-dwe
+	TrainVersion    = "22" // train-dwe
 	EvaluateVersion = "14" // evaluate-dwe
 	ReportVersion   = "18" // report-dwe (its Draw)
 )

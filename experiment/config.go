@@ -479,6 +479,12 @@ func (e *Experiment) Override(sets []string) error {
 		if !ok || k == "" {
 			return &ConfigError{File: "--set", Key: kv, Err: errors.New("want key=value")}
 		}
+		if strings.HasPrefix(k, "search.") {
+			if err := e.overrideSearch(k, raw); err != nil {
+				return err
+			}
+			continue
+		}
 		if strings.HasPrefix(k, "variants.") {
 			if err := e.overrideVariant(k, raw); err != nil {
 				return err

@@ -525,3 +525,53 @@ func searchFromResolved(js json.RawMessage, conv func(key string, v any) (any, e
 	}
 	return s, nil
 }
+
+// overrideSearch applies a --set of a search table key (k is
+// "search.KEY"): the sampler, its seed or the points to suggest, for the
+// same search run again with another seed or sampler. Its wave and
+// space stay as the table gives them; the grid sampler runs the first
+// trials points of the grid (all of it when trials is at least its size).
+func (e *Experiment) overrideSearch(k, raw string) error {
+	bad := func(format string, args ...any) error {
+		return &ConfigError{File: "--set", Key: k, Err: fmt.Errorf(format, args...)}
+	}
+	if e.Search == nil {
+		return bad("experiment %s has no search table", e.Name)
+	}
+	s := *e.Search
+	raw = strings.TrimSpace(raw)
+	switch key := strings.TrimPrefix(k, "search."); key {
+	case "seed", "trials":
+		n, err := strconv.ParseInt(raw, 10, 64)
+		switch {
+		case err != nil:
+			return bad("want an integer, got %q", raw)
+		case key == "seed" && n < 0:
+			return bad("must be >= 0, got %d", n)
+		case key == "seed":
+			s.Seed = uint64(n)
+		case n < 1 || n > maxSearchTrials:
+			return bad("want 1 to %d trials, got %d", maxSearchTrials, n)
+		default:
+			s.Trials = int(n)
+		}
+	case "sampler":
+		name := strings.Trim(raw, `"'`)
+		if _, err := search.Lookup(name); err != nil {
+			return bad("%v", err)
+		}
+		s.Sampler = name
+	default:
+		return bad("--set takes search.sampler, search.seed and search.trials (the space, the objective and the pruner are the file's)")
+	}
+	if s.Sampler == "grid" {
+		pts, err := search.GridPoints(&s.Space)
+		if err != nil {
+			return bad("the grid sampler: %v", err)
+		}
+		s.Trials = min(s.Trials, len(pts)) // the first trials points of the grid
+
+	}
+	e.Search = &s
+	return nil
+}

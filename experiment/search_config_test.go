@@ -174,3 +174,61 @@ func TestSearchGridSamplerTrials(t *testing.T) {
 		t.Fatalf("grid search: trials %d wave %d, want 4 and 4", s.Trials, s.Wave)
 	}
 }
+
+// TestOverrideSearch: --set search.seed, search.trials and search.sampler
+// change the search (and so its resolved configuration and hash) and
+// nothing else; bad values and other search keys are refused in one line
+// naming the key; an experiment without a search table refuses them.
+func TestOverrideSearch(t *testing.T) {
+	parse := func(doc string) *experiment.Experiment {
+		t.Helper()
+		c, err := experiment.ParseConfig("x.toml", []byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.Experiments["s"]
+	}
+	base := parse(goodSearch)
+	_, h0 := base.Resolved()
+	e := parse(goodSearch)
+	if err := e.Override([]string{"search.seed=7", "search.trials=20", "search.sampler=random"}); err != nil {
+		t.Fatal(err)
+	}
+	s := e.Search
+	if s.Seed != 7 || s.Trials != 20 || s.Sampler != "random" || s.Wave != base.Search.Wave || len(s.Space.Params) != len(base.Search.Space.Params) ||
+		s.Objective != base.Search.Objective {
+		t.Fatalf("overridden search %+v", s)
+	}
+	if base.Search.Seed != 3 || base.Search.Sampler != "tpe" {
+		t.Fatalf("the override changed the experiment it was parsed beside: %+v", base.Search)
+	}
+	if _, h := e.Resolved(); h == h0 {
+		t.Fatal("the overridden search has the same configuration hash")
+	}
+	// The grid sampler runs at most the grid's points.
+	g := parse(goodSearch)
+	if err := g.Override([]string{"search.sampler=grid"}); err == nil || !strings.Contains(err.Error(), "--set: search.sampler: the grid sampler: ") {
+		t.Fatalf("grid over a continuous space: %v", err)
+	}
+	doc := searchHead + "sampler = \"random\"\ntrials = 9\nobjective = \"final_loss\"\ndirection = \"minimize\"\n\n[experiments.s.search.space]\ngauge = { choice = [\"none\", \"goldstone\"] }\ndim = { int = [2, 3] }\n"
+	g = parse(doc)
+	if err := g.Override([]string{"search.sampler=grid"}); err != nil || g.Search.Trials != 4 {
+		t.Fatalf("grid of 4 points with trials 9: %v, trials %d", err, g.Search.Trials)
+	}
+	for _, c := range []struct{ set, want string }{
+		{"search.seed=-1", "--set: search.seed: must be >= 0, got -1"},
+		{"search.seed=x", `--set: search.seed: want an integer, got "x"`},
+		{"search.trials=0", "--set: search.trials: want 1 to 100000 trials, got 0"},
+		{"search.sampler=bayes", "--set: search.sampler: "},
+		{"search.objective=test_ll", "--set: search.objective: --set takes search.sampler, search.seed and search.trials"},
+	} {
+		err := parse(goodSearch).Override([]string{c.set})
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("--set %s: %v, want %q...", c.set, err, c.want)
+		}
+	}
+	plain := parse(strings.Replace(searchHead, "\n[experiments.s.search]\n", "", 1))
+	if err := plain.Override([]string{"search.seed=2"}); err == nil || err.Error() != "--set: search.seed: experiment s has no search table" {
+		t.Fatalf("no search table: %v", err)
+	}
+}

@@ -37,6 +37,21 @@ import (
 // Anything a new feature keeps across steps must be added here; the tests
 // (TestLoopResume) compare every value of resumed runs.
 
+// Drawn reports whether the checkpoint st was written after AtStep(st.Step)
+// (loop.drawn above), which the resumed run then does not call. A stage
+// whose AtStep draws into state its StateHooks do not save (DWE's
+// minibatch and noise, kept in the model) saves its random source as it
+// was before that draw and draws again in Load when Drawn: the resumed run,
+// of the same budget or a longer one, then takes step st.Step on the same
+// draw as the uninterrupted run.
+func Drawn(st *checkpoint.State) (bool, error) {
+	d, err := st.ReadInts("loop.drawn", 1)
+	if err != nil {
+		return false, err
+	}
+	return d[0] == 1, nil
+}
+
 // StateHooks save and restore a stage's own state with the Loop's
 // checkpoints. Save adds sections to st (names must not clash with the
 // Loop's); Load reads them back and may fail on a checkpoint that does not
@@ -222,11 +237,9 @@ func (c *checkpointer[F]) restore(st *checkpoint.State) error {
 	ls.run = optim.Result{Steps: st.Step, Rounds: int(n[0]), Rejected: int(n[1]), Flips: int(n[2]), Backtracks: int(n[3]),
 		Lowered: int(n[4]), GaugeSeconds: ls.gaugeSeconds}
 	c.d.Before = ls.run
-	drawn, err := st.ReadInts("loop.drawn", 1)
-	if err != nil {
+	if c.drawn, err = Drawn(st); err != nil {
 		return err
 	}
-	c.drawn = drawn[0] == 1
 	if l.State.Load != nil {
 		if err := l.State.Load(st); err != nil {
 			return err

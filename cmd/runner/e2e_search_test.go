@@ -163,6 +163,8 @@ func TestSearchRefusesSetAndSlurm(t *testing.T) {
 		{[]string{"--experiment", "s", "--set", "lr=0.5"}, "--set lr=0.5: lr is searched by experiment s"},
 		{[]string{"plan", "--experiment", "s", "--set", "gauge=none"}, "--set gauge=none: gauge is searched by experiment s"},
 		{[]string{"--experiment", "s", "--executor", "slurm", "--detach"}, "experiment s is a search: it has no --detach"},
+		{[]string{"--experiment", "s", "--set", "search.objective=test_ll"}, "--set: search.objective: --set takes search.sampler, search.seed and search.trials"},
+		{[]string{"plan", "--experiment", "s", "--set", "search.sampler=bayes"}, "--set: search.sampler: "},
 	} {
 		_, errs, code := e.run(c.args...)
 		if code != exitUsage || !strings.Contains(errorLine(t, errs), c.want) {
@@ -172,6 +174,11 @@ func TestSearchRefusesSetAndSlurm(t *testing.T) {
 	var n int
 	if err := e.db().QueryRow(`SELECT count(*) FROM runs`).Scan(&n); err != nil || n != 0 {
 		t.Fatalf("%d runs recorded (%v)", n, err)
+	}
+	// The search's own keys are set from the command line.
+	out := e.mustRun(0, "plan", "--experiment", "s", "--set", "search.seed=11", "--set", "search.sampler=sobol", "--set", "search.trials=3")
+	if !strings.Contains(out, "search: sampler sobol, 3 points in waves of 2, seed 11, minimize final_loss") {
+		t.Fatalf("plan with --set search.*:\n%s", out)
 	}
 }
 

@@ -131,7 +131,7 @@ func runSchedule[F optim.Float](ctx context.Context, tr *Trainer, d *optim.Drive
 	if tr.Steps <= 0 {
 		return nil
 	}
-	sched := Schedule{Steps: tr.Steps, MinibatchSteps: tr.MinibatchSteps, BatchWords: tr.BatchWords, BatchContexts: tr.BatchContexts}
+	sched := Schedule{MinibatchSteps: tr.MinibatchSteps, BatchWords: tr.BatchWords, BatchContexts: tr.BatchContexts}
 	rng := rand.New(NewSource(tr.Seed))
 	sched.Draw(tr.Model, rng, 0)
 	var it Iter
@@ -146,7 +146,9 @@ func runSchedule[F optim.Float](ctx context.Context, tr *Trainer, d *optim.Drive
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		sched.Draw(tr.Model, rng, oi.Step+1)
+		if oi.Step+1 < tr.Steps { // nothing to draw past the end
+			sched.Draw(tr.Model, rng, oi.Step+1)
+		}
 		return nil
 	})
 	return err

@@ -39,9 +39,10 @@ func DefaultAdam() *optim.Adam {
 // prior and entropy are always exact), then full-batch steps. A fresh
 // minibatch (and noise, for Variational) is drawn before every step from the
 // source NewSource gives. The dwe pipeline's train stage and Trainer both
-// run it.
+// run it. It has no total: what step s draws depends on s and the draws
+// before it only, so the first s steps of a run do not depend on its budget
+// (a longer run of the same trial continues a shorter one's checkpoint).
 type Schedule struct {
-	Steps          int // total number of steps
 	MinibatchSteps int // steps of the first phase
 	BatchWords     int // first-phase minibatch words (<= 0: full batches throughout)
 	BatchContexts  int // first-phase minibatch contexts (<= 0: BatchWords)
@@ -54,19 +55,17 @@ func NewSource(seed uint64) *rand.PCG { return rand.NewPCG(seed, 0x64776521) }
 func (s Schedule) Minibatch(step int) bool { return step < s.MinibatchSteps && s.BatchWords > 0 }
 
 // Draw draws the randomness of step from rng into m before the step is
-// taken (nothing at or past Steps).
+// taken.
 func (s Schedule) Draw(m Trainable, rng *rand.Rand, step int) {
-	switch {
-	case step >= s.Steps:
-	case s.Minibatch(step):
-		bc := s.BatchContexts
-		if bc <= 0 {
-			bc = s.BatchWords
-		}
-		m.Resample(rng, s.BatchWords, bc)
-	default:
+	if !s.Minibatch(step) {
 		m.Resample(rng, 0, 0)
+		return
 	}
+	bc := s.BatchContexts
+	if bc <= 0 {
+		bc = s.BatchWords
+	}
+	m.Resample(rng, s.BatchWords, bc)
 }
 
 // Trainer runs the DWE Schedule on top of optim.Driver, drawing from

@@ -337,6 +337,12 @@ type TrainStage struct {
 func (*TrainStage) Name() string    { return "train-dwe" }
 func (*TrainStage) Version() string { return TrainVersion }
 func (s *TrainStage) Params() any   { return settings.Keys(s.Settings) }
+
+// ResumeParams are the settings without the steps (pipeline.Resumable): the
+// first s steps of a trial do not depend on its budget (the schedule draws
+// step s's minibatch and noise whatever the total), so a longer run of it
+// continues a shorter one's checkpoint (pruning).
+func (s *TrainStage) ResumeParams() any { return train.ResumeKeys(s.Settings) }
 func (s *TrainStage) Run(ctx context.Context, io *pipeline.IO) error {
 	pool := train.NewPool(s.Budget, io.Workers())
 	defer pool.Close()
@@ -474,9 +480,26 @@ func trainOf[F optim.Float](ctx context.Context, s TrainSettings, data *data, mo
 	loop := train.LoopFor(s.Loop, p, pool)
 	loop.Series, loop.Summary = series, sum
 	loop.Attach(train.FromIO(io))
-	loop.State = train.StateHooks{ // the minibatch and noise source
+	sched := mdwe.Schedule{MinibatchSteps: s.MinibatchSteps, BatchWords: s.MinibatchWords, BatchContexts: s.BatchContexts}
+	// The minibatch and noise a step uses live in the model, which no
+	// checkpoint holds: a checkpoint keeps the source as it was before the
+	// draw for its step (pre, saved by AtStep), and a resume draws again
+	// where the loop will not (train.Drawn: written after AtStep(Steps) by a
+	// run stopped at its end, which a longer run continues).
+	var pre []byte
+	preStep := -1
+	draw := func(step int) {
+		pre, _ = src.AppendBinary(pre[:0]) // never fails; no allocation per step
+		preStep = step
+		sched.Draw(model, rng, step)
+	}
+	loop.AtStep = func(step int, _ []F) { draw(step) }
+	loop.State = train.StateHooks{
 		Save: func(st *checkpoint.State) {
-			b, _ := src.MarshalBinary() // never fails
+			b := slices.Clone(pre)
+			if preStep != st.Step { // not drawn yet for st.Step
+				b, _ = src.MarshalBinary()
+			}
 			st.Bytes("dwe.rng", b)
 		},
 		Load: func(st *checkpoint.State) error {
@@ -484,11 +507,16 @@ func trainOf[F optim.Float](ctx context.Context, s TrainSettings, data *data, mo
 			if err == nil {
 				err = src.UnmarshalBinary(b)
 			}
+			if err != nil {
+				return err
+			}
+			drawn, err := train.Drawn(st)
+			if err == nil && drawn {
+				draw(st.Step)
+			}
 			return err
 		},
 	}
-	sched := mdwe.Schedule{Steps: s.Loop.Steps, MinibatchSteps: s.MinibatchSteps, BatchWords: s.MinibatchWords, BatchContexts: s.BatchContexts}
-	loop.AtStep = func(step int, _ []F) { sched.Draw(model, rng, step) }
 	b := model.Blocks()
 	best, err := newTracker[F](s.EarlyStop, data.valid)
 	if err != nil {

@@ -31,7 +31,13 @@ type dweOut struct {
 // or the trial's.
 func runDWEOpts(t *testing.T, extra string, opts pipeline.Options, stop func(pipeline.Event) bool) (dweOut, error) {
 	t.Helper()
-	c, err := experiment.ParseConfig("t.toml", []byte(esDoc+extra))
+	return runDWEDoc(t, esDoc+extra, opts, stop)
+}
+
+// runDWEDoc is runDWEOpts on the whole experiments file doc (experiment p).
+func runDWEDoc(t *testing.T, doc string, opts pipeline.Options, stop func(pipeline.Event) bool) (dweOut, error) {
+	t.Helper()
+	c, err := experiment.ParseConfig("t.toml", []byte(doc))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,6 +40,11 @@ package dwe
 // Train 22 (issue 33): the float32 mode's element-wise work in float32
 // (models/dwe elem32); other bits for dtype = "float32" trials only, float64
 // trials write what they wrote.
+// No bump for pruning's resumable train stage (issue 30): the stage's
+// checkpoints are keyed without the steps (pipeline.Resumable) and keep the
+// random source as it was before their step's draw, so a longer run of a
+// trial continues a shorter one's; every output is the same (TestGolden),
+// and no earlier checkpoint is found under the new keys.
 // No bump for early_stopping (issue 30): off, it is in no trial's keys and
 // nothing written changes (TestGolden); on, its trials have keys of their own.
 const (

@@ -106,22 +106,23 @@ var _ Trainable32 = (*MAP)(nil)
 // Run32 is Run in the float32 mode: it trains the float32 x (len
 // Model.NumParams(), initialised by the caller, e.g. with Init32) of
 // Model, which must be a Trainable32, with Method32 (nil: DefaultAdam32())
-// on optim.DriverOf[float32], the same schedule and draws as Run. The
-// gauge rounds work on float64 parameters: Run32 refuses a Gauge.
+// on optim.DriverOf[float32], the same schedule and draws as Run. A Gauge
+// must run on float32 parameters (optim.Gauge32: Goldstone, Procrustes),
+// as the pipeline's float32 trials do.
 func (tr *Trainer) Run32(ctx context.Context, x []float32, each func(it *Iter) error) error {
 	m, ok := tr.Model.(Trainable32)
 	if !ok {
 		return errors.New("dwe trainer: the float32 mode needs a MAP model")
 	}
-	if tr.Gauge != nil && tr.K1 > 0 {
-		return errors.New("dwe trainer: gauge rounds need float64 parameters (the float32 mode has none)")
+	if _, ok := tr.Gauge.(optim.Gauge32); tr.Gauge != nil && tr.K1 > 0 && !ok {
+		return fmt.Errorf("dwe trainer: the gauge step %T does not run on float32 parameters", tr.Gauge)
 	}
 	checkLen32("x", x, m.NumParams())
 	method := tr.Method32
 	if method == nil {
 		method = DefaultAdam32()
 	}
-	d := optim.DriverOf[float32]{Method: method, Pool: tr.Pool}
+	d := optim.DriverOf[float32]{Method: method, Gauge: tr.Gauge, K1: tr.K1, Pool: tr.Pool}
 	return runSchedule(ctx, tr, &d, m.Problem32(), x, each)
 }
 

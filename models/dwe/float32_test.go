@@ -220,6 +220,57 @@ func TestFloat32MatchesFloat64(t *testing.T) {
 	}
 }
 
+// gauge64 is a gauge step with no float32 rounds (it hides Round32).
+type gauge64 struct{ optim.Gauge }
+
+// TestRun32Gauge: Run32 runs the float32 gauge rounds (Goldstone-GD and
+// Procrustes) after every K1 steps, through the minibatch and full-batch
+// phases, with the same bits inline and on 2 workers.
+func TestRun32Gauge(t *testing.T) {
+	c := smallCounts(t, 31, 70, 5, 8)
+	for _, mk := range []func() optim.Gauge{
+		func() optim.Gauge { return &optim.Goldstone{Rate: 0.01, K2: 5} },
+		func() optim.Gauge { return &optim.Procrustes{} },
+	} {
+		var ref []float32
+		for _, w := range []int{0, 2} {
+			var pool *optim.Pool
+			if w > 0 {
+				pool = optim.NewPool(w)
+				defer pool.Close()
+			}
+			m, err := NewMAP(c, Config{Dim: 5, Tile: 16, Pool: pool})
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := make([]float32, m.NumParams())
+			m.Init32(x, rand.New(rand.NewPCG(3, 3)))
+			g := mk()
+			rounds := 0
+			tr := &Trainer{Model: m, Pool: pool, Steps: 12, MinibatchSteps: 6, BatchWords: 30, Seed: 5, Gauge: g, K1: 3}
+			if err := tr.Run32(context.Background(), x, func(it *Iter) error {
+				if it.Gauge != nil {
+					rounds++
+				}
+				if math.IsNaN(it.Loss) || math.IsInf(it.Loss, 0) {
+					t.Fatalf("%T: step %d: loss %v", g, it.Step, it.Loss)
+				}
+				return nil
+			}); err != nil {
+				t.Fatalf("%T: %v", g, err)
+			}
+			if rounds != 4 {
+				t.Fatalf("%T: %d gauge rounds in 12 steps with K1 3, want 4", g, rounds)
+			}
+			if ref == nil {
+				ref = x
+			} else if !slices.Equal(x, ref) {
+				t.Fatalf("%T: other bits on %d workers", g, w)
+			}
+		}
+	}
+}
+
 // TestRun32Refuses checks Run32's setup errors.
 func TestRun32Refuses(t *testing.T) {
 	c := smallCounts(t, 1, 10, 2, 3)
@@ -233,7 +284,7 @@ func TestRun32Refuses(t *testing.T) {
 	}
 	x := make([]float32, m.NumParams())
 	for _, tr := range []*Trainer{
-		{Model: m, Gauge: &optim.Goldstone{}, K1: 2, Steps: 3},
+		{Model: m, Gauge: gauge64{&optim.Goldstone{}}, K1: 2, Steps: 3},
 		{Model: v, Steps: 3},
 	} {
 		if err := tr.Run32(context.Background(), x, nil); err == nil {

@@ -73,6 +73,9 @@ func (c pairedClaim) row(r *Run, method string) (string, string) {
 	for _, v := range sortedVariants(m, base) {
 		b, x := pairOf(m, base, v)
 		d := newPairedDiff(b, x)
+		if d.N == 0 && v != method {
+			continue // no seed with a value (it diverged or failed on every one: fails says so)
+		}
 		parts = append(parts, fmt.Sprintf("%s %.*f vs %s %.*f, difference %s", v, c.places, d.MethodM, base, c.places, d.BaseM, d.Text(c.digits)))
 		if v == method {
 			verdict = c.verdict(method, d, d.Word(c.bands))

@@ -231,6 +231,26 @@ func TestDivergedEverySeed(t *testing.T) {
 	}
 }
 
+// TestDivergedVariantBesideMethod: a variant that diverged on every seed
+// beside the row's method is reported by its divergence only, not as a
+// difference of NaNs; the method's difference and verdict stand.
+func TestDivergedVariantBesideMethod(t *testing.T) {
+	ll := func(v ...float64) []map[string]float64 {
+		var out []map[string]float64
+		for _, x := range v {
+			out = append(out, map[string]float64{"test_ll": x})
+		}
+		return out
+	}
+	r := divergeRun(map[string][]map[string]float64{"adam": ll(-0.640, -0.641, -0.642), "goldstone": ll(-0.6399, -0.6409, -0.6419),
+		"goldstone-linear": ll(math.NaN(), math.NaN(), math.NaN())}, map[string][]int{"goldstone-linear": {1, 2, 3}})
+	ours, v := llIntervalClaim(r, Params{Method: "goldstone", PaperGain: 0.0006})
+	if strings.Contains(ours, "NaN") || !strings.Contains(ours, "goldstone -0.6409 vs adam -0.6410, difference +0.00010 [") ||
+		!strings.Contains(ours, "goldstone-linear diverged on 3 of 3 seeds") || v == "" {
+		t.Errorf("ours %q\nverdict %q", ours, v)
+	}
+}
+
 func TestInitClaim(t *testing.T) {
 	r := &Run{}
 	for _, init := range []float64{0.01, 1} {

@@ -50,6 +50,31 @@ func (p *Pruning) String() string {
 	return s
 }
 
+// Unreached says why ASHA over trials points cannot bring any point to the
+// last rung, "" when it can. ASHA promotes the best floor(n/Eta) of the n
+// points with a result at a rung, so rung k holds at most
+// floor(trials/Eta^k) points and the last (the full budget) needs
+// trials >= Eta^(rungs-1); the other pruners always bring some point there.
+func (p *Pruning) Unreached(trials int) string {
+	rs := p.Rungs()
+	if p.Pruner != "asha" || trials <= 0 {
+		return ""
+	}
+	k, pow := 0, 1 // k: the deepest rung trials points reach
+	for k+1 < len(rs) && pow*p.Eta <= trials {
+		k, pow = k+1, pow*p.Eta
+	}
+	if k == len(rs)-1 {
+		return ""
+	}
+	need := pow
+	for range len(rs) - 1 - k {
+		need *= p.Eta
+	}
+	return fmt.Sprintf("asha over %d points with eta %d reaches at most rung %d of %d (%d steps): no point would train to the trials' %d steps, and the search would choose nothing; use trials >= %d, min_steps >= %d or fewer steps",
+		trials, p.Eta, k, len(rs)-1, rs[k], p.MaxSteps, need, p.MaxSteps/pow)
+}
+
 // pruningConfig checks a search's pruner keys against the experiment (its
 // steps must be one value: not in the grid, a variant or the space).
 func (c *Config) pruningConfig(path string, r *rawSearch, e *Experiment) (*Pruning, error) {
@@ -175,6 +200,9 @@ func (e *Experiment) overridePruning() error {
 	steps, _ := budgetOf(e)
 	p := *e.Search.Pruning
 	if int(steps) == p.MaxSteps {
+		if why := p.Unreached(e.Search.Trials); why != "" { // a --set search.trials
+			return &ConfigError{File: "--set", Key: "search.trials", Err: errors.New(why)}
+		}
 		return nil
 	}
 	if steps < int64(p.MinSteps) {
@@ -183,6 +211,9 @@ func (e *Experiment) overridePruning() error {
 	p.MaxSteps = int(steps)
 	if n := len(p.Rungs()); p.Brackets > n {
 		return &ConfigError{File: "--set", Key: "steps", Err: fmt.Errorf("%d steps give %d rungs, fewer than hyperband's %d brackets", steps, n, p.Brackets)}
+	}
+	if why := p.Unreached(e.Search.Trials); why != "" {
+		return &ConfigError{File: "--set", Key: "steps", Err: errors.New(why)}
 	}
 	s := *e.Search
 	s.Pruning = &p

@@ -89,3 +89,45 @@ func TestPrunerTableErrors(t *testing.T) {
 		t.Fatalf("steps in the grid: %v", err)
 	}
 }
+
+// TestASHAUnreachedLastRung: ASHA over too few points for its rungs (it
+// promotes the best floor(n/eta), so the last rung needs trials >=
+// eta^(rungs-1)) is refused at parse with the file and line of min_steps
+// and what would do; at the bound it is accepted; --set steps or
+// search.trials that make the last rung unreachable are refused naming the
+// key; successive halving (max(1, n/eta)) is not concerned.
+func TestASHAUnreachedLastRung(t *testing.T) {
+	doc := func(trials int, pruner string) string {
+		return strings.Replace(prunedSearch("pruner = \""+pruner+"\"\nmin_steps = 5\n"), "trials = 12", fmt.Sprintf("trials = %d", trials), 1)
+	}
+	// steps 50, min_steps 5, eta 3: rungs 5, 16, 50 need 9 points.
+	_, err := experiment.ParseConfig("x.toml", []byte(doc(8, "asha")))
+	want := "x.toml:17: experiments.s.search.min_steps: asha over 8 points with eta 3 reaches at most rung 1 of 2 (16 steps): no point would train to the trials' 50 steps, and the search would choose nothing; use trials >= 9, min_steps >= 16 or fewer steps"
+	if err == nil || err.Error() != want {
+		t.Fatalf("8 points:\n got %v\nwant %s", err, want)
+	}
+	for _, c := range []struct {
+		trials int
+		pruner string
+	}{{9, "asha"}, {2, "successive_halving"}} {
+		if _, err := experiment.ParseConfig("x.toml", []byte(doc(c.trials, c.pruner))); err != nil {
+			t.Fatalf("%s over %d points: %v", c.pruner, c.trials, err)
+		}
+	}
+	parse := func() *experiment.Experiment {
+		c, err := experiment.ParseConfig("x.toml", []byte(doc(9, "asha")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.Experiments["s"]
+	}
+	for _, set := range []struct{ set, key string }{{"steps=150", "steps"}, {"search.trials=8", "search.trials"}} {
+		err := parse().Override([]string{set.set})
+		if err == nil || !strings.HasPrefix(err.Error(), "--set: "+set.key+": asha over ") {
+			t.Errorf("--set %s: %v", set.set, err)
+		}
+	}
+	if err := parse().Override([]string{"steps=60", "search.trials=9"}); err != nil {
+		t.Errorf("--set steps=60 (rungs 6, 20, 60 for 9 points): %v", err)
+	}
+}

@@ -114,6 +114,11 @@ func (c *Config) searchConfig(path string, r *rawSearch, e *Experiment) (*Search
 			s.Trials = len(pts)
 		}
 	}
+	if s.Pruning != nil {
+		if why := s.Pruning.Unreached(s.Trials); why != "" {
+			return nil, c.errorf(path+".min_steps", "%s", why)
+		}
+	}
 	if s.Wave == 0 {
 		s.Wave = s.Trials
 		if _, tpe := sampler.(search.TPE); tpe {

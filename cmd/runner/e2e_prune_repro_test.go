@@ -9,10 +9,10 @@ import (
 	"testing"
 )
 
-// prunedE2E is a TPE search with ASHA on a tiny artificial chain: 6
+// prunedE2E is a TPE search with ASHA on a tiny artificial chain: 9
 // points to step 3, the best third on to 9 and 27, one seed.
 const prunedE2E = searchE2EHead + `sampler = "tpe"
-trials = 6
+trials = 9
 wave = 3
 seed = 3
 objective = "final_loss"
@@ -39,7 +39,7 @@ func TestPrunedSearchRepro(t *testing.T) {
 	e.mustRun(0, "--experiment", "s", "--jobs", "2", "--quiet")
 	db := e.db()
 	var n, pruned int
-	if err := db.QueryRow(`SELECT count(*), count(*) FILTER (WHERE status = 'pruned') FROM trial_rows WHERE run_id = 1`).Scan(&n, &pruned); err != nil || pruned == 0 || n <= 6 {
+	if err := db.QueryRow(`SELECT count(*), count(*) FILTER (WHERE status = 'pruned') FROM trial_rows WHERE run_id = 1`).Scan(&n, &pruned); err != nil || pruned == 0 || n <= 9 {
 		t.Fatalf("the pruned search: %d trials, %d pruned (%v)", n, pruned, err)
 	}
 	out := e.mustRun(0, "repro", "--run", "1", "--quiet")
@@ -57,16 +57,16 @@ func TestPrunedSearchRepro(t *testing.T) {
 	if out := e.mustRun(0, "report", "--run", "1"); !strings.Contains(out, "report of run 1 (s):") {
 		t.Fatalf("report --run 1:\n%s", out)
 	}
-	// The rungs table: 6 points at step 3, on the page and in the summary.
+	// The rungs table: 9 points at step 3, on the page and in the summary.
 	page, err := os.ReadFile(filepath.Join(dir, "index.html"))
-	if err != nil || !strings.Contains(string(page), `<table id="search-rungs">`) || !strings.Contains(string(page), `<td class="num">0</td><td class="num">3</td><td class="num">6</td>`) {
+	if err != nil || !strings.Contains(string(page), `<table id="search-rungs">`) || !strings.Contains(string(page), `<td class="num">0</td><td class="num">3</td><td class="num">9</td>`) {
 		t.Errorf("the page has no rungs table (%v)", err)
 	}
 	mds, _ := filepath.Glob(filepath.Join(dir, "*.md"))
 	found := false
 	for _, m := range mds {
 		b, _ := os.ReadFile(m)
-		found = found || strings.Contains(string(b), "## Search rungs") && strings.Contains(string(b), "| 0 | 3 | 6 | ")
+		found = found || strings.Contains(string(b), "## Search rungs") && strings.Contains(string(b), "| 0 | 3 | 9 | ")
 	}
 	if !found {
 		t.Errorf("no Markdown summary of %v has the rungs table", mds)

@@ -56,20 +56,20 @@ func (p *Pruning) String() string {
 // floor(trials/Eta^k) points and the last (the full budget) needs
 // trials >= Eta^(rungs-1); the other pruners always bring some point there.
 func (p *Pruning) Unreached(trials int) string {
-	rs := p.Rungs()
 	if p.Pruner != "asha" || trials <= 0 {
 		return ""
 	}
-	k, pow := 0, 1 // k: the deepest rung trials points reach
-	for k+1 < len(rs) && pow*p.Eta <= trials {
-		k, pow = k+1, pow*p.Eta
+	rs := p.Rungs()
+	need := 1
+	for range len(rs) - 1 {
+		need *= p.Eta
 	}
-	if k == len(rs)-1 {
+	if trials >= need {
 		return ""
 	}
-	need := pow
-	for range len(rs) - 1 - k {
-		need *= p.Eta
+	k, pow := 0, 1 // the deepest rung trials points reach, and Eta^k
+	for pow*p.Eta <= trials {
+		k, pow = k+1, pow*p.Eta
 	}
 	return fmt.Sprintf("asha over %d points with eta %d reaches at most rung %d of %d (%d steps): no point would train to the trials' %d steps, and the search would choose nothing; use trials >= %d, min_steps >= %d or fewer steps",
 		trials, p.Eta, k, len(rs)-1, rs[k], p.MaxSteps, need, p.MaxSteps/pow)
@@ -199,21 +199,19 @@ func (e *Experiment) overridePruning() error {
 	}
 	steps, _ := budgetOf(e)
 	p := *e.Search.Pruning
-	if int(steps) == p.MaxSteps {
-		if why := p.Unreached(e.Search.Trials); why != "" { // a --set search.trials
-			return &ConfigError{File: "--set", Key: "search.trials", Err: errors.New(why)}
+	key := "search.trials" // the steps unchanged: a --set search.trials
+	if int(steps) != p.MaxSteps {
+		key = "steps"
+		if steps < int64(p.MinSteps) {
+			return &ConfigError{File: "--set", Key: "steps", Err: fmt.Errorf("%d is less than the pruner's min_steps (%d)", steps, p.MinSteps)}
 		}
-		return nil
-	}
-	if steps < int64(p.MinSteps) {
-		return &ConfigError{File: "--set", Key: "steps", Err: fmt.Errorf("%d is less than the pruner's min_steps (%d)", steps, p.MinSteps)}
-	}
-	p.MaxSteps = int(steps)
-	if n := len(p.Rungs()); p.Brackets > n {
-		return &ConfigError{File: "--set", Key: "steps", Err: fmt.Errorf("%d steps give %d rungs, fewer than hyperband's %d brackets", steps, n, p.Brackets)}
+		p.MaxSteps = int(steps)
+		if n := len(p.Rungs()); p.Brackets > n {
+			return &ConfigError{File: "--set", Key: "steps", Err: fmt.Errorf("%d steps give %d rungs, fewer than hyperband's %d brackets", steps, n, p.Brackets)}
+		}
 	}
 	if why := p.Unreached(e.Search.Trials); why != "" {
-		return &ConfigError{File: "--set", Key: "steps", Err: errors.New(why)}
+		return &ConfigError{File: "--set", Key: key, Err: errors.New(why)}
 	}
 	s := *e.Search
 	s.Pruning = &p

@@ -106,12 +106,8 @@ func (c *Config) searchConfig(path string, r *rawSearch, e *Experiment) (*Search
 		return nil, c.spaceError(path+".space", err)
 	}
 	if r.Sampler == "grid" {
-		pts, err := search.GridPoints(&s.Space)
-		if err != nil {
+		if err := s.fitGrid(); err != nil {
 			return nil, c.spaceError(path+".space", err)
-		}
-		if s.Trials == 0 || s.Trials > len(pts) {
-			s.Trials = len(pts)
 		}
 	}
 	if s.Pruning != nil {
@@ -570,13 +566,23 @@ func (e *Experiment) overrideSearch(k, raw string) error {
 		return bad("--set takes search.sampler, search.seed and search.trials (the space, the objective and the pruner are the file's)")
 	}
 	if s.Sampler == "grid" {
-		pts, err := search.GridPoints(&s.Space)
-		if err != nil {
+		if err := s.fitGrid(); err != nil {
 			return bad("the grid sampler: %v", err)
 		}
-		s.Trials = min(s.Trials, len(pts)) // the first trials points of the grid
-
 	}
 	e.Search = &s
+	return nil
+}
+
+// fitGrid bounds the grid sampler's trials by the grid's points (0: all of
+// them); the space must be a grid.
+func (s *Search) fitGrid() error {
+	pts, err := search.GridPoints(&s.Space)
+	if err != nil {
+		return err
+	}
+	if s.Trials == 0 || s.Trials > len(pts) {
+		s.Trials = len(pts)
+	}
 	return nil
 }

@@ -85,18 +85,22 @@ func writeDWECorpus(t *testing.T) string {
 	return dir
 }
 
-const dweConfig = `
-[experiments.words]
-pipeline = "dwe"
-[experiments.words.settings]
-corpus = %q
+// dweData is the data and model size of the e2e dwe experiments (corpus:
+// the %q of writeDWECorpus's directory).
+const dweData = `corpus = %q
 corpus_format = "text"
 bin_years = 10
 heldout = 2
 valid_steps = 1
 vocab = 50
 dim = 3
-steps = 40
+`
+
+const dweConfig = `
+[experiments.words]
+pipeline = "dwe"
+[experiments.words.settings]
+` + dweData + `steps = 40
 minibatch_steps = 20
 minibatch_words = 20
 k1 = 10

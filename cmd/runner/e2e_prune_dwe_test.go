@@ -19,14 +19,7 @@ const prunedDWE = `
 [experiments.pw]
 pipeline = "dwe"
 [experiments.pw.settings]
-corpus = %q
-corpus_format = "text"
-bin_years = 10
-heldout = 2
-valid_steps = 1
-vocab = 50
-dim = 3
-steps = 27
+` + dweData + `steps = 27
 inference = "%s"
 minibatch_steps = 20
 minibatch_words = 20
@@ -129,25 +122,14 @@ func promotedTrial(t *testing.T, db *sql.DB, where, from string) string {
 	return ""
 }
 
-// trialSummary is a trial's summary metrics but timings, as bits (NaN
-// included).
+// trialSummary is a trial's summary metrics but timings, as bits (run 1;
+// searchSummaries keyed by trial).
 func trialSummary(t *testing.T, db *sql.DB, trial string) map[string]uint64 {
 	t.Helper()
-	rows, err := db.Query(`SELECT name, value FROM summaries WHERE run_id = 1 AND trial = ? AND name NOT LIKE '%seconds%'`, trial)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
 	m := map[string]uint64{}
-	for rows.Next() {
-		var k string
-		var v sql.NullFloat64
-		if err := rows.Scan(&k, &v); err != nil {
-			t.Fatal(err)
-		}
-		m[k] = math.Float64bits(v.Float64)
-		if !v.Valid {
-			m[k] = math.Float64bits(math.NaN())
+	for k, v := range searchSummaries(t, db) {
+		if name, ok := strings.CutPrefix(k, trial+" "); ok {
+			m[name] = v
 		}
 	}
 	return m

@@ -140,8 +140,9 @@ func (r *resolver) resolve(name string, stack []string) (rawExp, error) {
 // inherit is child over parent, key by key: settings, grid axes and
 // tolerances by key, variants by name (a variant of the same name takes
 // the child's keys over the parent's; new ones follow the parent's), the
-// slurm table by field, description and pipeline when the child gives
-// them. A key the child fixes in its settings leaves the inherited grid
+// slurm table by field, the search table whole (the child's when it has
+// one: its keys depend on each other), description and pipeline when the
+// child gives them. A key the child fixes in its settings leaves the inherited grid
 // and variants, as --set KEY=VALUE does.
 func inherit(parent, child rawExp) rawExp {
 	m := rawExp{
@@ -151,6 +152,7 @@ func inherit(parent, child rawExp) rawExp {
 		Grid:        maps.Clone(parent.Grid),
 		Tolerances:  maps.Clone(parent.Tolerances),
 		Slurm:       parent.Slurm,
+		Search:      cmp.Or(child.Search, parent.Search),
 	}
 	for _, v := range parent.Variants {
 		m.Variants = append(m.Variants, maps.Clone(v))

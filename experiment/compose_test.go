@@ -293,3 +293,44 @@ func TestShowRoundTrip(t *testing.T) {
 		t.Fatal("settings missing from the TOML")
 	}
 }
+
+// TestExtendsSearch: an experiment extending a search inherits its search
+// table whole, and one with a search table of its own keeps its own (before,
+// extends dropped both, leaving a plain grid).
+func TestExtendsSearch(t *testing.T) {
+	doc := `[experiments.a]
+pipeline = "artificial"
+[experiments.a.settings]
+steps = 20
+[experiments.a.search]
+sampler = "random"
+trials = 3
+objective = "final_loss"
+direction = "minimize"
+[experiments.a.search.space]
+lr = { log_uniform = [0.1, 1.0] }
+[experiments.b]
+extends = "a"
+[experiments.b.settings]
+steps = 30
+[experiments.c]
+extends = "a"
+[experiments.c.search]
+sampler = "sobol"
+trials = 5
+objective = "final_loss"
+direction = "minimize"
+[experiments.c.search.space]
+lr = { log_uniform = [0.2, 2.0] }
+`
+	c, err := experiment.ParseConfig("x.toml", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := c.Experiments["b"].Search; s == nil || s.Sampler != "random" || s.Trials != 3 || s.Space.Params[0].Hi != 1 {
+		t.Fatalf("b's search %+v", s)
+	}
+	if s := c.Experiments["c"].Search; s == nil || s.Sampler != "sobol" || s.Trials != 5 || s.Space.Params[0].Hi != 2 {
+		t.Fatalf("c's search %+v", s)
+	}
+}
